@@ -1,0 +1,134 @@
+/* check.c - stage `check`: the interface contract (docs/interface.md). */
+#include "etm/check.h"
+
+#include <string.h>
+
+static const char *const rule_names[ETM_RULE_COUNT] = {
+#define ETM_X_NAME(name, text) #name,
+    ETM_RULE_LIST(ETM_X_NAME)
+#undef ETM_X_NAME
+};
+
+static const char *const rule_texts[ETM_RULE_COUNT] = {
+#define ETM_X_TEXT(name, text) text,
+    ETM_RULE_LIST(ETM_X_TEXT)
+#undef ETM_X_TEXT
+};
+
+const char *etm_rule_name(etm_rule_t r) { return (unsigned)r < ETM_RULE_COUNT ? rule_names[r] : "UNKNOWN_RULE"; }
+const char *etm_rule_text(etm_rule_t r) { return (unsigned)r < ETM_RULE_COUNT ? rule_texts[r] : "unknown rule"; }
+
+void etm_check_init(etm_check_t *c, const etm_config_t *cfg)
+{
+    memset(c, 0, sizeof *c);
+    c->issue_width = cfg ? cfg->issue_width : 1;
+    c->first_q = 1;
+}
+
+/* Cortex-M3 exception numbers that can be entered: Reset 1 .. UsageFault 6,
+ * SVCall 11, DebugMonitor 12, PendSV 14, SysTick 15, external interrupts 16+. */
+static int intnum_enterable(unsigned n)
+{
+    return (n >= 1 && n <= 6) || n == 11 || n == 12 || n >= 14;
+}
+
+typedef struct {
+    etm_check_t *c;
+    etm_rule_t *fired;
+    unsigned max, n;
+} hits_t;
+
+static void hit(hits_t *h, etm_rule_t r)
+{
+    if (h->n < h->max)
+        h->fired[h->n] = r;
+    h->n++;
+    h->c->counts[r]++;
+    h->c->total++;
+}
+
+unsigned etm_check_step(etm_check_t *c, const etm_in_t *in, etm_rule_t *fired, unsigned max)
+{
+    hits_t h = { c, fired, max, 0 };
+
+    /* Table 16.1 qualifiers. */
+    if (in->ibranch && !in->ivalid)
+        hit(&h, ETM_RULE_IBRANCH_WITHOUT_IVALID);
+    if (in->iccfail && !in->ivalid)
+        hit(&h, ETM_RULE_ICCFAIL_WITHOUT_IVALID);
+    if (in->fold && !in->ivalid)
+        hit(&h, ETM_RULE_FOLD_WITHOUT_IVALID);
+    if (in->iindbr && !in->ibranch)
+        hit(&h, ETM_RULE_IINDBR_WITHOUT_IBRANCH);
+    if (in->findbr && !in->flush)
+        hit(&h, ETM_RULE_FINDBR_WITHOUT_FLUSH);
+    if (in->istall && in->ivalid)
+        hit(&h, ETM_RULE_ISTALL_WITH_IVALID);
+    if (in->intstat > ETM_INTSTAT_FETCH)
+        hit(&h, ETM_RULE_INTSTAT_RESERVED);
+    if (in->intstat == ETM_INTSTAT_EXIT && in->ivalid)
+        hit(&h, ETM_RULE_INTSTAT_EXIT_WITH_IVALID);
+    if (in->intstat == ETM_INTSTAT_ENTRY || in->intstat == ETM_INTSTAT_RETURN) {
+        if (!in->ivalid)
+            hit(&h, ETM_RULE_INTSTAT_ENTRY_WITHOUT_IVALID);
+        else if (!in->ibranch || !in->iindbr)
+            hit(&h, ETM_RULE_INTSTAT_ENTRY_NOT_INDIRECT);
+    }
+    if (in->intstat == ETM_INTSTAT_ENTRY && !intnum_enterable(in->intnum))
+        hit(&h, ETM_RULE_INTNUM_INVALID);
+
+    /* Second instruction slot. */
+    int slot1_used = in->ivalid1 || in->ibranch1 || in->iindbr1 || in->iccfail1;
+    if (slot1_used && c->issue_width < 2)
+        hit(&h, ETM_RULE_SLOT1_DISABLED);
+    if (in->ivalid1 && !in->ivalid)
+        hit(&h, ETM_RULE_SLOT1_WITHOUT_SLOT0);
+    if (in->ivalid1 && in->fold)
+        hit(&h, ETM_RULE_SLOT1_WITH_FOLD);
+    if (in->ibranch1 && !in->ivalid1)
+        hit(&h, ETM_RULE_IBRANCH1_WITHOUT_IVALID1);
+    if (in->iccfail1 && !in->ivalid1)
+        hit(&h, ETM_RULE_ICCFAIL1_WITHOUT_IVALID1);
+    if (in->iindbr1 && !in->ibranch1)
+        hit(&h, ETM_RULE_IINDBR1_WITHOUT_IBRANCH1);
+
+    /* Data value: belongs to the outstanding address of its slot from an earlier
+     * cycle. The value is checked before this cycle's address is recorded. */
+    unsigned dds = ETM_DDCTL_SLOT(in->ddctl);
+    if (dds) {
+        if (!c->pend_q[dds]) {
+            unsigned das = ETM_DACTL_SLOT(in->dactl);
+            hit(&h, das == dds ? ETM_RULE_DD_SAME_CYCLE : ETM_RULE_DD_WITHOUT_ADDRESS);
+        }
+        c->pend_q[dds] = 0;
+    }
+
+    /* Data address sequencing. */
+    unsigned das = ETM_DACTL_SLOT(in->dactl);
+    if (das) {
+        unsigned last = ETM_DACTL_LAST(in->dactl);
+        if (c->unal_q) {
+            /* Second half: only DALast is meaningful (table 15-5). */
+            if (ETM_DACTL_UNALIGNED(in->dactl))
+                hit(&h, ETM_RULE_DA_UNALIGNED_SECOND_HALF);
+            if (last != c->unal_last_q)
+                hit(&h, ETM_RULE_DA_UNALIGNED_LAST_MISMATCH);
+            c->unal_q = 0;
+            c->first_q = (uint8_t)last;
+        } else {
+            if (c->first_q && !ETM_DACTL_NSEQ(in->dactl))
+                hit(&h, ETM_RULE_DA_FIRST_WITHOUT_NSEQ);
+            if (ETM_DACTL_UNALIGNED(in->dactl)) {
+                c->unal_q = 1;
+                c->unal_last_q = (uint8_t)last;
+                c->first_q = 0;
+            } else {
+                c->first_q = (uint8_t)last;
+            }
+        }
+        c->pend_q[das] = 1;
+    }
+
+    c->cycle++;
+    return h.n;
+}

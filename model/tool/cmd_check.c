@@ -1,0 +1,110 @@
+/* cmd_check.c - `etm check`: run the interface checker over a stimulus file. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "etm/etm.h"
+#include "source.h"
+#include "subcommands.h"
+
+static void help(FILE *f)
+{
+    fprintf(f, "usage: etm check [options] STIMULUS\n\n"
+               "Checks every cycle of STIMULUS (vector file or VCD) against the ETM interface rules\n"
+               "(docs/interface.md). Each violation is reported as\n"
+               "  FILE:LINE: cycle N: RULE: what the rule says\n\n"
+               "  --warn         report every violation and continue (default: stop at the first)\n"
+               "  --max-report N in --warn mode, print at most N violations (default 100); all are counted\n"
+               "  --rules        list the rules and exit\n\n%s\n"
+               "Exit status: 0 no violation (or --warn), 1 violations in strict mode, 2 bad usage or input.\n",
+            source_opts_help);
+}
+
+int cmd_check(int argc, char **argv)
+{
+    source_opts_t so;
+    source_opts_init(&so);
+    int warn = 0;
+    unsigned long max_report = 100;
+    const char *path = NULL;
+    for (int i = 1; i < argc; i++) {
+        int k = source_opts_parse(&so, argc, argv, &i);
+        if (k < 0)
+            return 2;
+        if (k > 0)
+            continue;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            help(stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "--warn")) {
+            warn = 1;
+        } else if (!strcmp(argv[i], "--rules")) {
+            for (int r = 0; r < ETM_RULE_COUNT; r++)
+                printf("%-28s %s\n", etm_rule_name((etm_rule_t)r), etm_rule_text((etm_rule_t)r));
+            return 0;
+        } else if (!strcmp(argv[i], "--max-report")) {
+            char *end;
+            if (i + 1 >= argc || (max_report = strtoul(argv[++i], &end, 10), *end)) {
+                fprintf(stderr, "etm check: --max-report needs a number\n");
+                return 2;
+            }
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "etm check: unknown option '%s' (try --help)\n", argv[i]);
+            return 2;
+        } else if (path) {
+            fprintf(stderr, "etm check: one input file only\n");
+            return 2;
+        } else {
+            path = argv[i];
+        }
+    }
+    if (!path) {
+        help(stderr);
+        return 2;
+    }
+    source_t src;
+    if (source_open(&src, path, &so, ETM_VEC_STIMULUS))
+        return 2;
+    etm_check_t chk;
+    etm_check_init(&chk, &src.cfg);
+    etm_in_t in;
+    etm_err_t e;
+    unsigned long reported = 0;
+    int stopped = 0;
+    while ((e = source_read_in(&src, &in)) == ETM_OK) {
+        etm_rule_t fired[ETM_RULE_COUNT];
+        uint64_t cycle = chk.cycle;
+        progress("check", cycle);
+        unsigned n = etm_check_step(&chk, &in, fired, ETM_RULE_COUNT);
+        for (unsigned k = 0; k < n; k++) {
+            if (!warn || reported < max_report) {
+                progress_done();
+                if (src.is_vcd)
+                    fprintf(stderr, "%s: cycle %llu (time %llu): %s: %s\n", path, (unsigned long long)cycle,
+                            (unsigned long long)etm_vcd_time(src.vcd), etm_rule_name(fired[k]),
+                            etm_rule_text(fired[k]));
+                else
+                    fprintf(stderr, "%s:%lu: cycle %llu: %s: %s\n", path, source_line(&src),
+                            (unsigned long long)cycle, etm_rule_name(fired[k]), etm_rule_text(fired[k]));
+            }
+            reported++;
+        }
+        if (n && !warn) {
+            stopped = 1;
+            break;
+        }
+    }
+    progress_done();
+    source_close(&src);
+    if (e != ETM_OK && e != ETM_END)
+        return 2;
+    if (stopped) {
+        fprintf(stderr, "etm check: stopped at the first violation (--warn continues)\n");
+        return 1;
+    }
+    printf("%llu cycles checked, %llu violations\n", (unsigned long long)chk.cycle, (unsigned long long)chk.total);
+    for (int r = 0; r < ETM_RULE_COUNT; r++)
+        if (chk.counts[r])
+            printf("  %-28s %llu\n", etm_rule_name((etm_rule_t)r), (unsigned long long)chk.counts[r]);
+    return 0;
+}

@@ -1,0 +1,129 @@
+/* cmd_convert.c - `etm convert`: vector file <-> VCD. */
+#include <stdio.h>
+#include <string.h>
+
+#include "etm/etm.h"
+#include "source.h"
+#include "subcommands.h"
+
+static void help(FILE *f)
+{
+    fprintf(f, "usage: etm convert [options] INPUT OUTPUT\n\n"
+               "Converts per-cycle signals between a vector file and a VCD (chosen by the file\n"
+               "names: .vcd is VCD, anything else a vector file; OUTPUT '-' is standard output\n"
+               "as a vector file). A vector file written from a VCD has the columns found in it.\n\n"
+               "  --kind stimulus|expected  what INPUT holds when it is a VCD (default stimulus)\n\n%s",
+            source_opts_help);
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+int cmd_convert(int argc, char **argv)
+{
+    source_opts_t so;
+    source_opts_init(&so);
+    etm_veckind_t kind = ETM_VEC_STIMULUS;
+    int kind_given = 0;
+    const char *paths[2] = { NULL, NULL };
+    int npaths = 0;
+    for (int i = 1; i < argc; i++) {
+        int k = source_opts_parse(&so, argc, argv, &i);
+        if (k < 0)
+            return 2;
+        if (k > 0)
+            continue;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            help(stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "--kind")) {
+            if (i + 1 >= argc || (strcmp(argv[i + 1], "stimulus") && strcmp(argv[i + 1], "expected"))) {
+                fprintf(stderr, "etm convert: --kind must be stimulus or expected\n");
+                return 2;
+            }
+            kind = strcmp(argv[++i], "stimulus") ? ETM_VEC_EXPECTED : ETM_VEC_STIMULUS;
+            kind_given = 1;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "etm convert: unknown option '%s' (try --help)\n", argv[i]);
+            return 2;
+        } else if (npaths == 2) {
+            fprintf(stderr, "etm convert: expected INPUT and OUTPUT only\n");
+            return 2;
+        } else {
+            paths[npaths++] = argv[i];
+        }
+    }
+    if (npaths != 2) {
+        help(stderr);
+        return 2;
+    }
+    int in_vcd = so.format ? !strcmp(so.format, "vcd") : ends_with(paths[0], ".vcd");
+    if (!in_vcd && !kind_given) {
+        /* A vector file says its kind in its first line. */
+        etm_vec_reader_t *peek;
+        etm_diag_t d;
+        if (etm_vec_open(&peek, paths[0], &d) != ETM_OK) {
+            print_diag(&d);
+            return 2;
+        }
+        kind = etm_vec_kind(peek);
+        etm_vec_close(peek);
+    }
+    source_t src;
+    if (source_open(&src, paths[0], &so, kind))
+        return 2;
+    int out_vcd = ends_with(paths[1], ".vcd");
+    FILE *f = strcmp(paths[1], "-") ? fopen(paths[1], "w") : stdout;
+    if (!f) {
+        fprintf(stderr, "etm: %s: cannot create the file\n", paths[1]);
+        source_close(&src);
+        return 2;
+    }
+    uint64_t mask = source_signal_mask(&src);
+    etm_err_t e = ETM_OK, we = ETM_OK;
+    uint64_t n = 0;
+    if (out_vcd) {
+        etm_vcd_writer_t *w;
+        we = etm_vcd_writer_open(&w, f, kind == ETM_VEC_STIMULUS ? mask : 0, kind == ETM_VEC_EXPECTED ? mask : 0,
+                                 paths[0]);
+        etm_in_t in;
+        etm_out_t out;
+        memset(&in, 0, sizeof in);
+        memset(&out, 0, sizeof out);
+        while (we == ETM_OK && (e = kind == ETM_VEC_STIMULUS ? source_read_in(&src, &in) : source_read_out(&src, &out))
+                                   == ETM_OK) {
+            progress("convert", n++);
+            we = etm_vcd_write(w, &in, &out);
+        }
+        etm_err_t ce = etm_vcd_writer_close(w);
+        if (we == ETM_OK)
+            we = ce;
+    } else {
+        etm_vec_writer_t *w;
+        char comment[512];
+        snprintf(comment, sizeof comment, "converted from %s", paths[0]);
+        we = etm_vec_writer_open(&w, f, kind, &src.cfg, mask, comment);
+        etm_in_t in;
+        etm_out_t out;
+        while (we == ETM_OK && (e = kind == ETM_VEC_STIMULUS ? source_read_in(&src, &in) : source_read_out(&src, &out))
+                                   == ETM_OK) {
+            progress("convert", n++);
+            we = kind == ETM_VEC_STIMULUS ? etm_vec_write_in(w, &in) : etm_vec_write_out(w, &out);
+        }
+        etm_err_t ce = etm_vec_writer_close(w);
+        if (we == ETM_OK)
+            we = ce;
+    }
+    progress_done();
+    source_close(&src);
+    if (f != stdout && fclose(f) != 0 && we == ETM_OK)
+        we = ETM_ERR_IO;
+    if (we != ETM_OK) {
+        fprintf(stderr, "etm: %s: %s\n", paths[1], etm_strerror(we));
+        return 2;
+    }
+    return (e == ETM_END) ? 0 : 2;
+}

@@ -1,0 +1,224 @@
+/* source.c - per-cycle input for the command-line tool (see source.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "source.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+void source_opts_init(source_opts_t *o)
+{
+    memset(o, 0, sizeof *o);
+    etm_vcd_opts_init(&o->vcd);
+}
+
+const char source_opts_help[] =
+    "Input options (a file ending in .vcd is read as VCD, anything else as a vector file):\n"
+    "  --config FILE      register image for a VCD input (default: the etm-m3 preset)\n"
+    "  --format vec|vcd   override the choice by file name\n"
+    "  --clock NAME       VCD clock (default: CLK, HCLK, FCLK, clk_i or clock)\n"
+    "  --period P         VCD without a clock: sample every P time units\n"
+    "  --offset T         ... starting at time T (default P)\n"
+    "  --reset NAME       skip cycles while NAME is 1; --reset-n NAME: while it is 0\n"
+    "  --scope PATH       take signals from this scope only (dot-separated)\n"
+    "  --map COL=NAME     read column COL from VCD signal NAME (repeatable)\n"
+    "  --allow-missing    absent interface signals read as 0\n";
+
+static int need_value(int argc, char **argv, int *i)
+{
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "etm: %s needs a value\n", argv[*i]);
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_u64(const char *opt, const char *s, uint64_t *v)
+{
+    char *end;
+    unsigned long long x = strtoull(s, &end, 0);
+    if (!*s || *end || s[0] == '-') {
+        fprintf(stderr, "etm: %s: '%s' is not a number\n", opt, s);
+        return -1;
+    }
+    *v = x;
+    return 0;
+}
+
+int source_opts_parse(source_opts_t *o, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i];
+    if (!strcmp(a, "--allow-missing")) {
+        o->vcd.allow_missing = 1;
+        return 1;
+    }
+    static const char *const with_value[] = { "--config", "--format", "--clock",  "--period", "--offset",
+                                              "--reset",  "--reset-n", "--scope", "--map" };
+    size_t k;
+    for (k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
+        if (!strcmp(a, with_value[k]))
+            break;
+    if (k == sizeof with_value / sizeof with_value[0])
+        return 0;
+    if (need_value(argc, argv, i))
+        return -1;
+    const char *v = argv[++*i];
+    if (!strcmp(a, "--config"))
+        o->config_path = v;
+    else if (!strcmp(a, "--format")) {
+        if (strcmp(v, "vec") && strcmp(v, "vcd")) {
+            fprintf(stderr, "etm: --format must be vec or vcd, not '%s'\n", v);
+            return -1;
+        }
+        o->format = v;
+    } else if (!strcmp(a, "--clock"))
+        o->vcd.clock = v;
+    else if (!strcmp(a, "--period")) {
+        if (parse_u64(a, v, &o->vcd.period) || o->vcd.period == 0) {
+            if (o->vcd.period == 0)
+                fprintf(stderr, "etm: --period must be above 0\n");
+            return -1;
+        }
+    } else if (!strcmp(a, "--offset")) {
+        if (parse_u64(a, v, &o->vcd.offset))
+            return -1;
+    } else if (!strcmp(a, "--reset")) {
+        o->vcd.reset = v;
+        o->vcd.reset_active_low = 0;
+    } else if (!strcmp(a, "--reset-n")) {
+        o->vcd.reset = v;
+        o->vcd.reset_active_low = 1;
+    } else if (!strcmp(a, "--scope"))
+        o->vcd.scope = v;
+    else if (!strcmp(a, "--map")) {
+        if (o->nmap >= ETM_VCD_MAX_MAP - 1) {
+            fprintf(stderr, "etm: too many --map options\n");
+            return -1;
+        }
+        o->vcd.map[o->nmap++] = v;
+    }
+    return 1;
+}
+
+void print_diag(const etm_diag_t *d)
+{
+    char buf[512];
+    progress_done();
+    fprintf(stderr, "etm: %s\n", etm_diag_format(d, buf, sizeof buf));
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+int source_open(source_t *s, const char *path, const source_opts_t *o, etm_veckind_t kind)
+{
+    etm_diag_t d;
+    memset(s, 0, sizeof *s);
+    s->path = path;
+    s->is_vcd = o->format ? !strcmp(o->format, "vcd") : ends_with(path, ".vcd");
+    if (!s->is_vcd) {
+        if (o->config_path) {
+            fprintf(stderr, "etm: --config applies to VCD input; %s carries its configuration in its header\n", path);
+            return 2;
+        }
+        if (etm_vec_open(&s->vec, path, &d) != ETM_OK) {
+            print_diag(&d);
+            return 2;
+        }
+        if (etm_vec_kind(s->vec) != kind) {
+            fprintf(stderr, "etm: %s: expected a %s file, found %s\n", path,
+                    kind == ETM_VEC_STIMULUS ? "stimulus" : "expected-output",
+                    kind == ETM_VEC_STIMULUS ? "expected output" : "stimulus");
+            etm_vec_close(s->vec);
+            s->vec = NULL;
+            return 2;
+        }
+        s->cfg = *etm_vec_config(s->vec);
+        return 0;
+    }
+    if (o->config_path) {
+        if (etm_config_read_file(&s->cfg, o->config_path, &d) != ETM_OK) {
+            print_diag(&d);
+            return 2;
+        }
+    } else {
+        etm_config_default(&s->cfg);
+    }
+    etm_vcd_opts_t vo = o->vcd;
+    vo.kind = kind;
+    if (etm_vcd_open(&s->vcd, path, &vo, &d) != ETM_OK) {
+        print_diag(&d);
+        return 2;
+    }
+    return 0;
+}
+
+void source_close(source_t *s)
+{
+    etm_vec_close(s->vec);
+    etm_vcd_close(s->vcd);
+    s->vec = NULL;
+    s->vcd = NULL;
+}
+
+etm_err_t source_read_in(source_t *s, etm_in_t *in)
+{
+    etm_diag_t d;
+    etm_diag_clear(&d);
+    etm_err_t e = s->is_vcd ? etm_vcd_read_in(s->vcd, in, &d) : etm_vec_read_in(s->vec, in, &d);
+    if (e != ETM_OK && e != ETM_END)
+        print_diag(&d);
+    return e;
+}
+
+etm_err_t source_read_out(source_t *s, etm_out_t *out)
+{
+    etm_diag_t d;
+    etm_diag_clear(&d);
+    etm_err_t e = s->is_vcd ? etm_vcd_read_out(s->vcd, out, &d) : etm_vec_read_out(s->vec, out, &d);
+    if (e != ETM_OK && e != ETM_END)
+        print_diag(&d);
+    return e;
+}
+
+uint64_t source_signal_mask(const source_t *s)
+{
+    return s->is_vcd ? etm_vcd_signal_mask(s->vcd) : etm_vec_signal_mask(s->vec);
+}
+
+unsigned long source_line(const source_t *s) { return s->is_vcd ? 0 : etm_vec_line(s->vec); }
+
+/* ---- Progress ------------------------------------------------------------------ */
+
+static int progress_tty = -1;
+static time_t progress_last;
+static int progress_shown;
+
+void progress(const char *what, uint64_t cycle)
+{
+    if ((cycle & 0xffff) != 0)
+        return;
+    if (progress_tty < 0)
+        progress_tty = isatty(2);
+    if (!progress_tty)
+        return;
+    time_t now = time(NULL);
+    if (now == progress_last)
+        return;
+    progress_last = now;
+    fprintf(stderr, "\r%s: %llu cycles", what, (unsigned long long)cycle);
+    progress_shown = 1;
+}
+
+void progress_done(void)
+{
+    if (progress_shown) {
+        fprintf(stderr, "\r\033[K");
+        progress_shown = 0;
+    }
+}

@@ -1,0 +1,60 @@
+/* source.h - the command-line tool's view of per-cycle input: a vector file or a
+ * VCD, chosen by the file name, with the VCD options shared by every subcommand. */
+#ifndef ETM_TOOL_SOURCE_H
+#define ETM_TOOL_SOURCE_H
+
+#include <stdint.h>
+
+#include "etm/config.h"
+#include "etm/vcd.h"
+#include "etm/vector.h"
+
+typedef struct source {
+    const char *path;
+    int is_vcd;
+    etm_vec_reader_t *vec;
+    etm_vcd_reader_t *vcd;
+    etm_config_t cfg;      /* from the vector header, or --config / default for a VCD */
+} source_t;
+
+/* Options common to subcommands that read stimulus. */
+typedef struct source_opts {
+    etm_vcd_opts_t vcd;
+    const char *config_path;  /* --config FILE */
+    const char *format;       /* --format vec|vcd, or NULL to go by the file name */
+    int nmap;
+} source_opts_t;
+
+void source_opts_init(source_opts_t *o);
+
+/* If argv[*i] is a source option, consume it (and its value) and return 1;
+ * return -1 after printing an error for a bad value; 0 if not a source option. */
+int source_opts_parse(source_opts_t *o, int argc, char **argv, int *i);
+
+/* Help text of the source options. */
+extern const char source_opts_help[];
+
+/* Open path as stimulus (kind ETM_VEC_STIMULUS) or expected output. Prints the
+ * error and returns non-zero on failure. */
+int source_open(source_t *s, const char *path, const source_opts_t *o, etm_veckind_t kind);
+void source_close(source_t *s);
+
+/* Returns ETM_OK, ETM_END or an error (printed). */
+etm_err_t source_read_in(source_t *s, etm_in_t *in);
+etm_err_t source_read_out(source_t *s, etm_out_t *out);
+
+/* Bit mask of the signals present in the source. */
+uint64_t source_signal_mask(const source_t *s);
+
+/* Line of the record last read (0 for a VCD), cycle of it. */
+unsigned long source_line(const source_t *s);
+
+/* Print a diagnostic as "etm: file:line: cycle N: message". */
+void print_diag(const etm_diag_t *d);
+
+/* Progress on a terminal: call every cycle; prints at most a few times a second,
+ * only when standard error is a terminal. progress_done() clears the line. */
+void progress(const char *what, uint64_t cycle);
+void progress_done(void);
+
+#endif

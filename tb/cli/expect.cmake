@@ -1,0 +1,26 @@
+# Runs one command and checks its exit status and output.
+#   cmake -DCMD="prog|arg|..." -DRC=<status> [-DERR=<regex>] [-DOUT=<regex>]
+#         [-DNOT_ERR=<regex>] -P expect.cmake
+# ERR / OUT must match stderr / stdout; NOT_ERR must not match stderr.
+string(REPLACE "|" ";" CMD "${CMD}")
+execute_process(COMMAND ${CMD} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+set(ok TRUE)
+if(NOT rc STREQUAL RC)
+  message(SEND_ERROR "exit status ${rc}, expected ${RC}")
+  set(ok FALSE)
+endif()
+if(DEFINED ERR AND NOT err MATCHES "${ERR}")
+  message(SEND_ERROR "stderr does not match '${ERR}'")
+  set(ok FALSE)
+endif()
+if(DEFINED NOT_ERR AND err MATCHES "${NOT_ERR}")
+  message(SEND_ERROR "stderr matches '${NOT_ERR}'")
+  set(ok FALSE)
+endif()
+if(DEFINED OUT AND NOT out MATCHES "${OUT}")
+  message(SEND_ERROR "stdout does not match '${OUT}'")
+  set(ok FALSE)
+endif()
+if(NOT ok)
+  message(FATAL_ERROR "command: ${CMD}\n--- stdout ---\n${out}\n--- stderr ---\n${err}")
+endif()

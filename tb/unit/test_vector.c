@@ -1,0 +1,249 @@
+/* test_vector.c - vector files: hand-written files read as the format says,
+ * round trips of random records, and every malformed-input case with its line. */
+#include <stdlib.h>
+
+#include "etm/etm.h"
+#include "randrec.h"
+#include "test.h"
+
+static FILE *text_file(const char *text)
+{
+    FILE *f = tmpfile();
+    if (f) {
+        fputs(text, f);
+        rewind(f);
+    }
+    return f;
+}
+
+/* A file written by hand, read field by field. */
+static void test_handwritten(void)
+{
+    FILE *f = text_file("etm-vectors 1 stimulus\n"
+                        "# a comment\n"
+                        "ETMCR=0x00001810   # cycle-accurate\n"
+                        "columns CYCLE ETMIVALID ETMIA ETMINTSTAT ETMINTNUM ETMDD\n"
+                        "0 1 00000100 0 000 0\n"
+                        "\n"
+                        "# between cycles\n"
+                        "1 1 fffffffe 1 1ff 0123456789abcdef  # trailing\n"
+                        "2 0 2 4 010 FFFFFFFFFFFFFFFF\n");
+    etm_vec_reader_t *r;
+    etm_diag_t d;
+    CHECK_EQ(etm_vec_open_stream(&r, f, "hand.vec", &d), ETM_OK);
+    if (!r)
+        return;
+    CHECK_EQ(etm_vec_kind(r), ETM_VEC_STIMULUS);
+    CHECK_EQ(etm_vec_config(r)->etmcr, 0x1810);
+    CHECK_EQ(etm_vec_config(r)->etmidr, 0x4114F240); /* default kept */
+    CHECK_EQ(etm_vec_column_count(r), 6);
+    etm_in_t in;
+    CHECK_EQ(etm_vec_read_in(r, &in, &d), ETM_OK);
+    CHECK_EQ(in.ivalid, 1);
+    CHECK_EQ(in.ia, 0x100);
+    CHECK_EQ(etm_vec_line(r), 5);
+    CHECK_EQ(etm_vec_read_in(r, &in, &d), ETM_OK);
+    CHECK_EQ(in.ia, 0xfffffffe);
+    CHECK_EQ(in.intstat, 1);
+    CHECK_EQ(in.intnum, 0x1ff);
+    CHECK_EQ(in.dd, 0x0123456789abcdefull);
+    CHECK_EQ(etm_vec_line(r), 8);
+    CHECK_EQ(etm_vec_cycle(r), 1);
+    CHECK_EQ(etm_vec_read_in(r, &in, &d), ETM_OK);
+    CHECK_EQ(in.ivalid, 0);
+    CHECK_EQ(in.ia, 2);
+    CHECK_EQ(in.intstat, 4);
+    CHECK_EQ(in.dd, ~0ull);
+    CHECK_EQ(in.iccfail, 0); /* not a column: 0 */
+    CHECK_EQ(etm_vec_read_in(r, &in, &d), ETM_END);
+    etm_out_t out;
+    CHECK_EQ(etm_vec_read_out(r, &out, &d), ETM_ERR_STATE);
+    etm_vec_close(r);
+    fclose(f);
+
+    f = text_file("etm-vectors 1 expected\ncolumns PIPESTAT TRACEPKT V3BYTES OVERFLOW\n"
+                  "4 00ab - 0\n"
+                  "7 0000 000000000080 1\n");
+    CHECK_EQ(etm_vec_open_stream(&r, f, "exp.vec", &d), ETM_OK);
+    if (!r)
+        return;
+    CHECK_EQ(etm_vec_read_out(r, &out, &d), ETM_OK);
+    CHECK_EQ(out.pipestat, 4);
+    CHECK_EQ(out.tracepkt, 0xab);
+    CHECK_EQ(out.v3_count, 0);
+    CHECK_EQ(etm_vec_read_out(r, &out, &d), ETM_OK);
+    CHECK_EQ(out.v3_count, 6);
+    CHECK_EQ(out.v3_bytes[5], 0x80);
+    CHECK_EQ(out.v3_bytes[0], 0x00);
+    CHECK_EQ(out.overflow, 1);
+    CHECK_EQ(etm_vec_read_out(r, &out, &d), ETM_END);
+    etm_vec_close(r);
+    fclose(f);
+}
+
+static void test_roundtrip(void)
+{
+    test_rng_t rng = { 99 };
+    etm_config_t cfg;
+    etm_config_preset(&cfg, "etmv3.5");
+    cfg.etmcr |= ETM_CR_CYCLE_ACCURATE;
+    for (int pass = 0; pass < 2; pass++) {
+        uint64_t mask = pass == 0 ? 0 : 0x155555; /* all columns, then every other one */
+        FILE *f = tmpfile();
+        etm_vec_writer_t *w;
+        CHECK_EQ(etm_vec_writer_open(&w, f, ETM_VEC_STIMULUS, &cfg, mask, "random\nsecond line"), ETM_OK);
+        enum { N = 3000 };
+        etm_in_t *sent = (etm_in_t *)calloc(N, sizeof *sent);
+        for (int i = 0; i < N; i++) {
+            rand_in(&rng, &sent[i]);
+            CHECK_EQ(etm_vec_write_in(w, &sent[i]), ETM_OK);
+        }
+        CHECK_EQ(etm_vec_writer_close(w), ETM_OK);
+        rewind(f);
+        etm_vec_reader_t *r;
+        etm_diag_t d;
+        CHECK_EQ(etm_vec_open_stream(&r, f, "rt.vec", &d), ETM_OK);
+        if (!r) {
+            fprintf(stderr, "%s\n", d.msg);
+            free(sent);
+            return;
+        }
+        CHECK(etm_config_equal(etm_vec_config(r), &cfg));
+        int diffs = 0;
+        for (int i = 0; i < N; i++) {
+            etm_in_t got, want = sent[i];
+            CHECK_EQ(etm_vec_read_in(r, &got, &d), ETM_OK);
+            if (mask)
+                for (size_t s = 0; s < etm_in_signal_count; s++)
+                    if (!(mask & (1ull << s)))
+                        etm_signal_set(&etm_in_signals[s], &want, 0);
+            for (size_t s = 0; s < etm_in_signal_count; s++)
+                if (etm_signal_get(&etm_in_signals[s], &got) != etm_signal_get(&etm_in_signals[s], &want))
+                    diffs++;
+        }
+        CHECK_EQ(diffs, 0);
+        etm_in_t extra;
+        CHECK_EQ(etm_vec_read_in(r, &extra, &d), ETM_END);
+        etm_vec_close(r);
+        fclose(f);
+        free(sent);
+    }
+    /* Expected output. */
+    FILE *f = tmpfile();
+    etm_vec_writer_t *w;
+    CHECK_EQ(etm_vec_writer_open(&w, f, ETM_VEC_EXPECTED, &cfg, 0, NULL), ETM_OK);
+    etm_out_t sent[500];
+    for (int i = 0; i < 500; i++) {
+        rand_out(&rng, &sent[i]);
+        etm_vec_write_out(w, &sent[i]);
+    }
+    CHECK_EQ(etm_vec_writer_close(w), ETM_OK);
+    rewind(f);
+    etm_vec_reader_t *r;
+    etm_diag_t d;
+    CHECK_EQ(etm_vec_open_stream(&r, f, "rt.vec", &d), ETM_OK);
+    if (r) {
+        CHECK_EQ(etm_vec_signal_mask(r), (1ull << etm_out_signal_count) - 1);
+        int diffs = 0;
+        for (int i = 0; i < 500; i++) {
+            etm_out_t got;
+            CHECK_EQ(etm_vec_read_out(r, &got, &d), ETM_OK);
+            if (etm_out_diff(&got, &sent[i], ~0ull))
+                diffs++;
+        }
+        CHECK_EQ(diffs, 0);
+        etm_vec_close(r);
+    }
+    fclose(f);
+}
+
+typedef struct bad_case {
+    const char *text;
+    etm_err_t err;
+    unsigned long line;
+    const char *msg;
+} bad_case_t;
+
+static const bad_case_t bad_cases[] = {
+    { "", ETM_ERR_MISSING_HEADER, 0, "empty file" },
+    { "columns ETMIVALID\n1\n", ETM_ERR_MISSING_HEADER, 1, "missing header" },
+    { "etm-vectors 2 stimulus\ncolumns ETMIVALID\n", ETM_ERR_FORMAT_VERSION, 1, "format version 2" },
+    { "etm-vectors one stimulus\n", ETM_ERR_SYNTAX, 1, "format version" },
+    { "etm-vectors 1 stimuli\n", ETM_ERR_SYNTAX, 1, "kind" },
+    { "etm-vectors 1 stimulus\nETMCR=0x0\n", ETM_ERR_MISSING_HEADER, 2, "'columns'" },
+    { "etm-vectors 1 stimulus\nETMFOO=0x0\ncolumns ETMIVALID\n", ETM_ERR_UNKNOWN_NAME, 2, "ETMFOO" },
+    { "etm-vectors 1 stimulus\nETMCR=0x10000810\ncolumns ETMIVALID\n", ETM_ERR_RESERVED_BITS, 2, "ETMCR[28]" },
+    { "etm-vectors 1 stimulus\ncolumns ETMIVALID BOGUS\n", ETM_ERR_UNKNOWN_NAME, 2, "unknown column 'BOGUS'" },
+    { "etm-vectors 1 stimulus\ncolumns ETMIVALID PIPESTAT\n", ETM_ERR_UNKNOWN_NAME, 2, "column of expected" },
+    { "etm-vectors 1 stimulus\ncolumns ETMIVALID ETMIVALID\n", ETM_ERR_DUPLICATE, 2, "twice" },
+    { "etm-vectors 1 stimulus\ncolumns\n", ETM_ERR_SYNTAX, 2, "no column" },
+    { "etm-vectors 1 stimulus\ncolumns ETMIVALID ETMIA\n1 100\n1\n", ETM_ERR_TRUNCATED, 4, "1 of 2 values" },
+    { "etm-vectors 1 stimulus\ncolumns ETMIVALID ETMIA\n1 100 0\n", ETM_ERR_SYNTAX, 3, "3 values for 2" },
+    { "etm-vectors 1 stimulus\ncolumns ETMIVALID ETMIA\n1 10g\n", ETM_ERR_BAD_NUMBER, 3, "not a hex number" },
+    { "etm-vectors 1 stimulus\ncolumns ETMIVALID ETMIA\n1 0x100\n", ETM_ERR_BAD_NUMBER, 3, "not a hex number" },
+    { "etm-vectors 1 stimulus\ncolumns ETMIVALID ETMIA\n2 100\n", ETM_ERR_FIELD_WIDTH, 3, "wider than ETMIVALID" },
+    { "etm-vectors 1 stimulus\ncolumns ETMINTSTAT\n8\n", ETM_ERR_FIELD_WIDTH, 3, "ETMINTSTAT[2:0]" },
+    { "etm-vectors 1 stimulus\ncolumns ETMIA\n101\n", ETM_ERR_FIELD_WIDTH, 3, "must be even" },
+    { "etm-vectors 1 stimulus\ncolumns ETMIA\n100000000\n", ETM_ERR_FIELD_WIDTH, 3, "wider than ETMIA[31:1]" },
+    { "etm-vectors 1 stimulus\ncolumns ETMDD\n10000000000000000\n", ETM_ERR_FIELD_WIDTH, 3, "wider" },
+    { "etm-vectors 1 stimulus\ncolumns CYCLE ETMIVALID\n0 1\n2 1\n", ETM_ERR_SYNTAX, 4, "out of sequence" },
+    { "etm-vectors 1 stimulus\ncolumns CYCLE ETMIVALID\nx 1\n", ETM_ERR_BAD_NUMBER, 3, "decimal" },
+    { "etm-vectors 1 expected\ncolumns V3BYTES\n080\n", ETM_ERR_BAD_NUMBER, 3, "odd number" },
+    { "etm-vectors 1 expected\ncolumns V3BYTES\n000000000000000000\n", ETM_ERR_FIELD_WIDTH, 3, "9 bytes" },
+    { "etm-vectors 1 expected\ncolumns V3BYTES\nzz\n", ETM_ERR_BAD_NUMBER, 3, "hex bytes" },
+};
+
+static void test_malformed(void)
+{
+    for (size_t i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; i++) {
+        const bad_case_t *c = &bad_cases[i];
+        FILE *f = text_file(c->text);
+        etm_vec_reader_t *r;
+        etm_diag_t d;
+        etm_err_t e = etm_vec_open_stream(&r, f, "bad.vec", &d);
+        if (e == ETM_OK) {
+            etm_in_t in;
+            etm_out_t out;
+            do
+                e = etm_vec_kind(r) == ETM_VEC_STIMULUS ? etm_vec_read_in(r, &in, &d) : etm_vec_read_out(r, &out, &d);
+            while (e == ETM_OK);
+            etm_vec_close(r);
+        }
+        fclose(f);
+        if (e != c->err || d.line != c->line || !strstr(d.msg, c->msg)) {
+            fprintf(stderr, "case %zu: got %s line %lu '%s'; want %s line %lu '%s'\n", i, etm_errname(e), d.line,
+                    d.msg, etm_errname(c->err), c->line, c->msg);
+        }
+        CHECK_EQ(e, c->err);
+        CHECK_EQ(d.line, c->line);
+        CHECK_STR_CONTAINS(d.msg, c->msg);
+        CHECK_STR_CONTAINS(d.file, "bad.vec");
+    }
+    /* A line too long for the reader. */
+    FILE *f = tmpfile();
+    fputs("etm-vectors 1 stimulus\ncolumns ETMIVALID\n", f);
+    for (int i = 0; i < 9000; i++)
+        fputc('1', f);
+    fputc('\n', f);
+    rewind(f);
+    etm_vec_reader_t *r;
+    etm_diag_t d;
+    CHECK_EQ(etm_vec_open_stream(&r, f, "long.vec", &d), ETM_OK);
+    if (r) {
+        etm_in_t in;
+        CHECK_EQ(etm_vec_read_in(r, &in, &d), ETM_ERR_TOO_LONG);
+        CHECK_EQ(d.line, 3);
+        etm_vec_close(r);
+    }
+    fclose(f);
+    CHECK_EQ(etm_vec_open(&r, "/nonexistent/x.vec", &d), ETM_ERR_IO);
+    CHECK(r == NULL);
+}
+
+int main(void)
+{
+    test_handwritten();
+    test_roundtrip();
+    test_malformed();
+    return test_report("test_vector");
+}
