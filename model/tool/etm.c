@@ -19,6 +19,7 @@ static const struct subcommand {
     { "check", cmd_check, "check interface signals against the ETM interface rules" },
     { "convert", cmd_convert, "convert between vector files and VCD" },
     { "config", cmd_config, "validate, explain or print a register image" },
+    { "gen", cmd_gen, "generate legal random interface activity from a random program" },
 };
 
 static void usage(FILE *f)

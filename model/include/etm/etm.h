@@ -5,6 +5,7 @@
 #include "etm/check.h"
 #include "etm/config.h"
 #include "etm/error.h"
+#include "etm/gen.h"
 #include "etm/signals.h"
 #include "etm/vcd.h"
 #include "etm/vector.h"

@@ -1,0 +1,193 @@
+/* cmd_gen.c - `etm gen`: constrained-random legal stimulus (etm/gen.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "etm/etm.h"
+#include "source.h"
+#include "subcommands.h"
+
+static void help(FILE *f)
+{
+    fprintf(f, "usage: etm gen [options] OUTPUT\n\n"
+               "Writes seeded, reproducible, legal interface activity of a Cortex-M3 running a\n"
+               "random Thumb-2 program (branches of every kind, IT blocks and folds, stalls,\n"
+               "exceptions with nesting, tail-chaining and cancels, SVC) to OUTPUT, a vector\n"
+               "file or a .vcd.\n\n"
+               "  --cycles N        number of cycles (default 100000)\n"
+               "  --seed S          random seed (default 1)\n"
+               "  --config FILE     register image for the file header (default: etm-m3)\n"
+               "  --preset NAME     ... or a named one\n"
+               "  --issue-width 2   dual issue: some cycles retire a second instruction\n"
+               "  --irq-period N    mean cycles between exceptions (default 300; 0 none)\n"
+               "  --max-intnum N    highest exception number (16-511, default 79)\n"
+               "  --stall-pct P     percent of instructions with fetch stalls (default 10)\n"
+               "  --sleep N         per mille of instructions followed by a WFI gap (default 0)\n"
+               "  --data            drive the data slot interface\n"
+               "  --triggers        drive ETMTRIGGER / ETMTRIGINOTD\n"
+               "  --image PREFIX    write the code image as PREFIX.thread.bin and PREFIX.handler.bin\n"
+               "  --events FILE     write what executed, one line per instruction or exception\n");
+}
+
+static int num_arg(int argc, char **argv, int *i, unsigned long long *v)
+{
+    char *end;
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "etm gen: %s needs a value\n", argv[*i]);
+        return -1;
+    }
+    const char *s = argv[++*i];
+    *v = strtoull(s, &end, 0);
+    if (!*s || *end || *s == '-') {
+        fprintf(stderr, "etm gen: %s: '%s' is not a number\n", argv[*i - 1], s);
+        return -1;
+    }
+    return 0;
+}
+
+int cmd_gen(int argc, char **argv)
+{
+    etm_gen_params_t gp;
+    etm_gen_params_default(&gp);
+    unsigned long long cycles = 100000, v;
+    const char *out = NULL, *config = NULL, *preset = NULL, *image = NULL, *events_path = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            help(stdout);
+            return 0;
+        } else if (!strcmp(a, "--cycles")) {
+            if (num_arg(argc, argv, &i, &cycles))
+                return 2;
+        } else if (!strcmp(a, "--seed")) {
+            if (num_arg(argc, argv, &i, &v))
+                return 2;
+            gp.seed = v;
+        } else if (!strcmp(a, "--issue-width")) {
+            if (num_arg(argc, argv, &i, &v))
+                return 2;
+            gp.issue_width = (unsigned)v;
+        } else if (!strcmp(a, "--irq-period")) {
+            if (num_arg(argc, argv, &i, &v))
+                return 2;
+            gp.irq_period = (unsigned)v;
+        } else if (!strcmp(a, "--max-intnum")) {
+            if (num_arg(argc, argv, &i, &v))
+                return 2;
+            gp.max_intnum = (unsigned)v;
+        } else if (!strcmp(a, "--stall-pct")) {
+            if (num_arg(argc, argv, &i, &v))
+                return 2;
+            gp.stall_pct = (unsigned)v;
+        } else if (!strcmp(a, "--sleep")) {
+            if (num_arg(argc, argv, &i, &v))
+                return 2;
+            gp.sleep_pct = (unsigned)v;
+        } else if (!strcmp(a, "--data")) {
+            gp.data = 1;
+        } else if (!strcmp(a, "--triggers")) {
+            gp.triggers = 1;
+        } else if (!strcmp(a, "--config") && i + 1 < argc) {
+            config = argv[++i];
+        } else if (!strcmp(a, "--preset") && i + 1 < argc) {
+            preset = argv[++i];
+        } else if (!strcmp(a, "--image") && i + 1 < argc) {
+            image = argv[++i];
+        } else if (!strcmp(a, "--events") && i + 1 < argc) {
+            events_path = argv[++i];
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "etm gen: unknown option '%s' (try --help)\n", a);
+            return 2;
+        } else if (out) {
+            fprintf(stderr, "etm gen: one output file only\n");
+            return 2;
+        } else {
+            out = a;
+        }
+    }
+    if (!out) {
+        help(stderr);
+        return 2;
+    }
+    etm_config_t cfg;
+    etm_diag_t d;
+    etm_diag_clear(&d);
+    if (config) {
+        if (etm_config_read_file(&cfg, config, &d) != ETM_OK) {
+            print_diag(&d);
+            return 2;
+        }
+    } else if (preset) {
+        if (etm_config_preset(&cfg, preset) != ETM_OK) {
+            fprintf(stderr, "etm gen: unknown preset '%s'\n", preset);
+            return 2;
+        }
+    } else {
+        etm_config_default(&cfg);
+    }
+    cfg.issue_width = gp.issue_width;
+    if (etm_config_validate(&cfg, &d, NULL) != ETM_OK) {
+        print_diag(&d);
+        return 2;
+    }
+    etm_gen_t *g;
+    if (etm_gen_create(&g, &gp, &d) != ETM_OK) {
+        fprintf(stderr, "etm gen: %s\n", d.msg);
+        return 2;
+    }
+    /* Columns: table 16.1 always, slot 1 and the data slot when used. */
+    uint64_t mask = 0;
+    for (size_t i = 0; i < etm_in_signal_count; i++) {
+        const char *n = etm_in_signals[i].name;
+        int slot1 = strchr(n, '1') && strcmp(n, "ETMIA") != 0;
+        int data = !strncmp(n, "ETMDA", 5) || !strncmp(n, "ETMDD", 5);
+        if ((!slot1 || gp.issue_width > 1) && (!data || gp.data))
+            mask |= 1ull << i;
+    }
+    FILE *f = strcmp(out, "-") ? fopen(out, "w") : stdout;
+    FILE *ef = events_path ? fopen(events_path, "w") : NULL;
+    if (!f || (events_path && !ef)) {
+        fprintf(stderr, "etm gen: cannot create %s\n", !f ? out : events_path);
+        etm_gen_free(g);
+        return 2;
+    }
+    size_t olen = strlen(out);
+    int vcd = olen > 4 && !strcmp(out + olen - 4, ".vcd");
+    char comment[160];
+    snprintf(comment, sizeof comment, "etm gen --seed %llu --cycles %llu", (unsigned long long)gp.seed, cycles);
+    etm_vec_writer_t *vw = NULL;
+    etm_vcd_writer_t *cw = NULL;
+    etm_err_t e = vcd ? etm_vcd_writer_open(&cw, f, mask, 0, comment)
+                      : etm_vec_writer_open(&vw, f, ETM_VEC_STIMULUS, &cfg, mask, comment);
+    etm_in_t in;
+    etm_gen_event_t ev[ETM_GEN_MAX_EVENTS];
+    static const char *const kinds[] = { "insn", "cancel", "entry", "return" };
+    for (unsigned long long c = 0; c < cycles && e == ETM_OK; c++) {
+        progress("gen", c);
+        unsigned n = etm_gen_next(g, &in, ev);
+        e = vcd ? etm_vcd_write(cw, &in, NULL) : etm_vec_write_in(vw, &in);
+        for (unsigned k = 0; ef && k < n; k++)
+            fprintf(ef, "%llu %s %08x %u %u %u %u\n", c, kinds[ev[k].kind], (unsigned)ev[k].addr, ev[k].size,
+                    ev[k].passed, ev[k].excnum, ev[k].slot);
+    }
+    progress_done();
+    etm_err_t ce = vcd ? etm_vcd_writer_close(cw) : etm_vec_writer_close(vw);
+    if (e == ETM_OK)
+        e = ce;
+    if (f != stdout && fclose(f) != 0 && e == ETM_OK)
+        e = ETM_ERR_IO;
+    if (ef && fclose(ef) != 0 && e == ETM_OK)
+        e = ETM_ERR_IO;
+    if (e == ETM_OK && image) {
+        char p1[512], p2[512];
+        snprintf(p1, sizeof p1, "%s.thread.bin", image);
+        snprintf(p2, sizeof p2, "%s.handler.bin", image);
+        e = etm_gen_write_image(g, p1, p2);
+    }
+    etm_gen_free(g);
+    if (e != ETM_OK) {
+        fprintf(stderr, "etm gen: %s\n", etm_strerror(e));
+        return 2;
+    }
+    return 0;
+}
