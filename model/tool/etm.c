@@ -16,6 +16,7 @@ static const struct subcommand {
     int (*run)(int argc, char **argv);
     const char *summary;
 } subcommands[] = {
+    { "run", cmd_run, "run the model on a stimulus file: trace bytes, per-cycle outputs, summary" },
     { "check", cmd_check, "check interface signals against the ETM interface rules" },
     { "convert", cmd_convert, "convert between vector files and VCD" },
     { "config", cmd_config, "validate, explain or print a register image" },

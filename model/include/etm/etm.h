@@ -6,6 +6,7 @@
 #include "etm/config.h"
 #include "etm/error.h"
 #include "etm/gen.h"
+#include "etm/model.h"
 #include "etm/signals.h"
 #include "etm/vcd.h"
 #include "etm/vector.h"

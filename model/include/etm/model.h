@@ -1,0 +1,106 @@
+/* etm/model.h - the ETM model: one call per rising clock edge.
+ *
+ *     etm_ctx_t *etm;
+ *     etm_create(&etm, &cfg, &diag);          (or etm_ctx_size() + etm_ctx_init())
+ *     for each cycle: etm_step(etm, &in, &out);
+ *     etm_end(etm);                           close the packets still being gathered
+ *     while (etm_drain(etm, &out) == ETM_OK)  let the FIFO empty through the port
+ *         ...
+ *     etm_destroy(etm);
+ *
+ * Stages (one C file and one RTL module each): check -> frontend -> filter ->
+ * pheader + packet (ETMv3) or pipestat (ETMv1) -> fifo. docs/etmv3-encoder.md
+ * gives the packing policy and the cycle timing the RTL twin matches.
+ * No global state: any number of instances.
+ */
+#ifndef ETM_MODEL_H
+#define ETM_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "etm/check.h"
+#include "etm/config.h"
+#include "etm/error.h"
+#include "etm/signals.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct etm_ctx etm_ctx_t;
+
+/* Statistics kept by an instance (all counts since init or reset). */
+typedef enum etm_pkt_kind {
+    ETM_PKT_PHDR_F1, ETM_PKT_PHDR_F2, ETM_PKT_PHDR_F3, ETM_PKT_PHDR_F4,
+    ETM_PKT_BRANCH, ETM_PKT_BRANCH_EXC, ETM_PKT_ASYNC, ETM_PKT_ISYNC, ETM_PKT_ISYNC_CC,
+    ETM_PKT_CYCLE_COUNT, ETM_PKT_TRIGGER, ETM_PKT_EXC_RETURN, ETM_PKT_IGNORE,
+    ETM_PKT_KIND_COUNT
+} etm_pkt_kind_t;
+
+/* Name of a packet kind ("P-header format 1", "branch address", ...). */
+const char *etm_pkt_kind_name(etm_pkt_kind_t k);
+
+typedef struct etm_stats {
+    uint64_t cycles;           /* etm_step calls */
+    uint64_t instructions;     /* instructions signalled (a folded IT counts) */
+    uint64_t atoms;            /* E and N atoms traced */
+    uint64_t bytes;            /* trace bytes that entered the FIFO */
+    uint64_t port_bytes;       /* bytes that left the port, padding included */
+    uint64_t packets[ETM_PKT_KIND_COUNT];
+    uint64_t overflows;        /* FIFO overflows (each restarts with an I-sync) */
+    uint64_t bytes_lost;       /* bytes that did not fit */
+    uint64_t cycles_lost;      /* cycles whose trace was lost to an overflow */
+    uint64_t violations;       /* interface rule violations (stage check) */
+    uint64_t exceptions;       /* exception entries traced */
+    uint64_t triggers;         /* trigger events */
+    uint64_t untraceable;      /* inputs this ETM version cannot express (see docs) */
+} etm_stats_t;
+
+/* Bytes of caller memory for one instance (alignment: that of uint64_t). */
+size_t etm_ctx_size(void);
+
+/* Initialise an instance in caller memory. Checks the configuration
+ * (etm_config_validate) and that the model implements everything it selects.
+ * Returns ETM_OK, ETM_ERR_RESERVED_BITS, ETM_ERR_FIELD_WIDTH, ETM_ERR_UNSUPPORTED. */
+etm_err_t etm_ctx_init(etm_ctx_t *ctx, const etm_config_t *cfg, etm_diag_t *diag);
+
+/* The same with memory from malloc. Also returns ETM_ERR_NOMEM. */
+etm_err_t etm_create(etm_ctx_t **out, const etm_config_t *cfg, etm_diag_t *diag);
+void etm_destroy(etm_ctx_t *ctx);
+
+/* Does the model implement everything cfg selects? ETM_OK or ETM_ERR_UNSUPPORTED
+ * with the feature named in diag. */
+etm_err_t etm_model_supports(const etm_config_t *cfg, etm_diag_t *diag);
+
+/* One rising clock edge. Returns ETM_OK, ETM_ERR_RULE if the inputs broke an
+ * interface rule in this cycle (the cycle is still modelled; the rules are in
+ * etm_stats and etm_last_rules), or ETM_ERR_STATE after etm_end(). */
+etm_err_t etm_step(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out);
+
+/* Rules broken in the last cycle: writes up to max, returns how many. */
+unsigned etm_last_rules(const etm_ctx_t *ctx, etm_rule_t *rules, unsigned max);
+
+/* End of trace: close everything still being gathered (pending atoms, a run
+ * of W atoms) into the FIFO. After it only etm_drain and etm_reset are allowed.
+ * Returns ETM_OK (or ETM_ERR_STATE if called twice). */
+etm_err_t etm_end(etm_ctx_t *ctx);
+
+/* One more clock edge with no core activity, for the FIFO to empty through the
+ * port. Returns ETM_OK while bytes remain after this cycle, ETM_END when this
+ * call emptied the FIFO (out still holds its bytes) or it was already empty. */
+etm_err_t etm_drain(etm_ctx_t *ctx, etm_out_t *out);
+
+/* Back to the state after etm_ctx_init (statistics cleared). */
+void etm_reset(etm_ctx_t *ctx);
+
+const etm_stats_t *etm_get_stats(const etm_ctx_t *ctx);
+const etm_config_t *etm_get_config(const etm_ctx_t *ctx);
+
+/* Cortex-M3 TRM table 14-8: the exception number traced for an ETMINTNUM value. */
+unsigned etm_m3_traced_exception(unsigned intnum);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,253 @@
+/* etm.c - the model's top level: one etm_step = one rising clock edge through
+ * the stages check, frontend, filter, pheader/packet and fifo. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "etm/etm.h"
+#include "etm/model.h"
+#include "stages.h"
+#include "util.h"
+
+#define MAX_RULES_KEPT 8
+
+struct etm_ctx {
+    etm_config_t cfg;
+    etm_mode_t mode;
+    etm_check_t chk;
+    etm_rule_t last_rules[MAX_RULES_KEPT];
+    unsigned nlast;
+    filter_state_t flt;
+    packet_state_t pk;
+    etm_stats_t st;
+    int ended;
+    int owned;     /* allocated by etm_create */
+    fifo_state_t fifo; /* last: the largest */
+};
+
+static const char *const pkt_names[ETM_PKT_KIND_COUNT] = {
+    "P-header format 1", "P-header format 2", "P-header format 3", "P-header format 4",
+    "branch address", "branch address with exception", "A-sync", "I-sync", "I-sync with cycle count",
+    "cycle count", "trigger", "exception return", "ignore",
+};
+
+const char *etm_pkt_kind_name(etm_pkt_kind_t k) { return (unsigned)k < ETM_PKT_KIND_COUNT ? pkt_names[k] : "?"; }
+
+size_t etm_ctx_size(void) { return sizeof(struct etm_ctx); }
+
+static void mode_from_config(const etm_config_t *c, etm_mode_t *m)
+{
+    unsigned v = 0;
+    etm_config_version(c, &v, NULL);
+    memset(m, 0, sizeof *m);
+    m->version = v;
+    m->v3 = ETM_V_MAJOR(v) == 3;
+    m->cycle_accurate = (c->etmcr & ETM_CR_CYCLE_ACCURATE) != 0;
+    m->branch_broadcast = (c->etmcr & ETM_CR_BRANCH_OUTPUT) != 0;
+    m->alt_branch = v >= ETM_V(3, 4) && (c->etmidr & ETM_IDR_ALT_BRANCH);
+    m->format4 = v >= ETM_V(3, 3);
+    m->sync_in_bytes = v >= ETM_V(3, 1);
+    m->enabled = !(c->etmcr & (ETM_CR_POWERDOWN | ETM_CR_PROGRAMMING));
+    m->sync_period = c->etmsyncfr & 0xfff;
+    m->fifo_depth = c->fifo_depth;
+    m->port_bytes = c->port_bytes;
+}
+
+etm_err_t etm_model_supports(const etm_config_t *c, etm_diag_t *diag)
+{
+    unsigned v = 0;
+    etm_err_t e = etm_config_version(c, &v, diag);
+    if (e != ETM_OK)
+        return e;
+    if (ETM_V_MAJOR(v) != 3)
+        return etm_util_fail(diag, ETM_ERR_UNSUPPORTED, "ETMv1 output (PIPESTAT/TRACEPKT) is not modelled yet");
+    static const struct { uint32_t mask; const char *what; } cr[] = {
+        { 1u << 1, "ETMCR[1] CPRT monitoring (data trace)" },
+        { 3u << 2, "ETMCR[3:2] data trace" },
+        { 1u << 7, "ETMCR[7] stalling the processor on FIFOFULL" },
+        { 1u << 9, "ETMCR[9] debug request" },
+        { 3u << 14, "ETMCR[15:14] context ID tracing (the Cortex-M3 interface has no context ID)" },
+        { 1u << 18, "ETMCR[18] data suppression" },
+        { 1u << 20, "ETMCR[20] data-only mode" },
+        { 7u << 25, "ETMCR[27:25] processor select" },
+        { 1u << 28, "ETMCR[28] timestamps" },
+        { 1u << 30, "ETMCR[30] VMID trace" },
+    };
+    for (size_t i = 0; i < sizeof cr / sizeof cr[0]; i++)
+        if (c->etmcr & cr[i].mask)
+            return etm_util_fail(diag, ETM_ERR_UNSUPPORTED, "the model does not implement %s", cr[i].what);
+    const struct { const char *name; uint32_t v; } ev[] = { { "ETMTEEVR", c->etmteevr }, { "ETMTRIGGER", c->etmtrigger } };
+    for (size_t i = 0; i < 2; i++) {
+        unsigned fn = (ev[i].v >> 14) & 7, a = ev[i].v & 0x7f, b = (ev[i].v >> 7) & 0x7f;
+        unsigned rs[2] = { a, b };
+        for (unsigned k = 0; k < (fn >= 2 ? 2u : 1u); k++) {
+            unsigned r = rs[k];
+            if (r != 0x6F && !((r >> 4) == 2 && (r & 0xf) < 4))
+                return etm_util_fail(diag, ETM_ERR_UNSUPPORTED,
+                                     "%s uses resource 0x%02X; the model evaluates only the always-true resource "
+                                     "(0x6F) and the DWT comparator inputs (0x20-0x23) so far", ev[i].name, r);
+        }
+    }
+    if (c->etmtecr1 & 0x02FFFFFFu)
+        return etm_util_fail(diag, ETM_ERR_UNSUPPORTED,
+                             "ETMTECR1 selects address regions or the start/stop block, which the model does not "
+                             "evaluate yet; only the include/exclude bit [24] is used");
+    if (c->etmtsscr || c->etmtecr2 || c->etmtesseicr)
+        return etm_util_fail(diag, ETM_ERR_UNSUPPORTED,
+                             "the trace start/stop block (ETMTSSCR, ETMTESSEICR) and ETMTECR2 are not modelled yet");
+    if (c->fifo_depth < 24)
+        return etm_util_fail(diag, ETM_ERR_UNSUPPORTED,
+                             "FIFO_DEPTH=%u: the model needs at least 24 bytes, the most one cycle can produce "
+                             "when trace starts", (unsigned)c->fifo_depth);
+    return ETM_OK;
+}
+
+etm_err_t etm_ctx_init(etm_ctx_t *ctx, const etm_config_t *cfg, etm_diag_t *diag)
+{
+    etm_err_t e = etm_config_validate(cfg, diag, NULL);
+    if (e != ETM_OK)
+        return e;
+    e = etm_model_supports(cfg, diag);
+    if (e != ETM_OK)
+        return e;
+    ctx->cfg = *cfg;
+    ctx->owned = 0;
+    mode_from_config(cfg, &ctx->mode);
+    etm_reset(ctx);
+    return ETM_OK;
+}
+
+etm_err_t etm_create(etm_ctx_t **out, const etm_config_t *cfg, etm_diag_t *diag)
+{
+    *out = NULL;
+    etm_ctx_t *ctx = (etm_ctx_t *)malloc(sizeof *ctx);
+    if (!ctx)
+        return etm_util_fail(diag, ETM_ERR_NOMEM, "out of memory");
+    etm_err_t e = etm_ctx_init(ctx, cfg, diag);
+    if (e != ETM_OK) {
+        free(ctx);
+        return e;
+    }
+    ctx->owned = 1;
+    *out = ctx;
+    return ETM_OK;
+}
+
+void etm_destroy(etm_ctx_t *ctx)
+{
+    if (ctx && ctx->owned)
+        free(ctx);
+}
+
+void etm_reset(etm_ctx_t *ctx)
+{
+    etm_check_init(&ctx->chk, &ctx->cfg);
+    ctx->nlast = 0;
+    etm_filter_reset(&ctx->flt);
+    etm_packet_reset(&ctx->pk);
+    etm_fifo_reset(&ctx->fifo);
+    memset(&ctx->st, 0, sizeof ctx->st);
+    ctx->ended = 0;
+}
+
+const etm_stats_t *etm_get_stats(const etm_ctx_t *ctx) { return &ctx->st; }
+const etm_config_t *etm_get_config(const etm_ctx_t *ctx) { return &ctx->cfg; }
+
+unsigned etm_last_rules(const etm_ctx_t *ctx, etm_rule_t *rules, unsigned max)
+{
+    unsigned n = ctx->nlast < max ? ctx->nlast : max;
+    memcpy(rules, ctx->last_rules, n * sizeof *rules);
+    return ctx->nlast;
+}
+
+static void clear_out(etm_out_t *out) { memset(out, 0, sizeof *out); }
+
+/* The cycle's bytes into the FIFO (or an overflow), and the port. */
+static void commit_cycle(etm_ctx_t *ctx, const packet_state_t *before, cycle_buf_t *c, etm_out_t *out)
+{
+    int fit = etm_fifo_cycle(&ctx->fifo, &ctx->mode, c, out);
+    if (fit) {
+        etm_packet_accepted(&ctx->pk, &ctx->mode, c);
+        ctx->pk.single_q = c->last_single;
+        ctx->st.bytes += c->n;
+        for (int k = 0; k < ETM_PKT_KIND_COUNT; k++)
+            ctx->st.packets[k] += c->kinds[k];
+        ctx->st.atoms += c->atoms;
+    } else {
+        ctx->pk = *before;
+        etm_packet_overflow(&ctx->pk);
+        ctx->st.overflows++;
+        ctx->st.bytes_lost += c->n;
+        ctx->st.cycles_lost++;
+    }
+    out->overflow = (uint8_t)(!fit || ctx->pk.ovf_q);
+    ctx->st.port_bytes += out->v3_count;
+}
+
+etm_err_t etm_step(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
+{
+    clear_out(out);
+    if (ctx->ended)
+        return ETM_ERR_STATE;
+    etm_rule_t rules[ETM_RULE_COUNT];
+    unsigned nr = etm_check_step(&ctx->chk, in, rules, ETM_RULE_COUNT);
+    ctx->nlast = nr < MAX_RULES_KEPT ? nr : MAX_RULES_KEPT;
+    memcpy(ctx->last_rules, rules, ctx->nlast * sizeof *rules);
+    ctx->st.violations = ctx->chk.total;
+    ctx->st.cycles++;
+    if (in->ivalid)
+        ctx->st.instructions += 1u + (in->fold || in->ivalid1);
+
+    fe_cycle_t fe;
+    filter_out_t fo;
+    etm_frontend(&ctx->mode, in, &fe);
+    etm_filter(&ctx->flt, &ctx->cfg, in, &fo);
+    out->trigger = fo.trigger;
+    ctx->st.triggers += fo.trigger;
+    ctx->st.exceptions += fe.entry && fo.trace_enable;
+
+    cycle_buf_t c;
+    memset(&c, 0, sizeof c);
+    c.last_single = ctx->pk.single_q;
+    packet_state_t before = ctx->pk;
+    etm_packet_cycle(&ctx->pk, &ctx->mode, &fe, &fo, ctx->fifo.level_q == 0, &c, &ctx->st);
+    commit_cycle(ctx, &before, &c, out);
+    etm_packet_tick(&ctx->pk, &ctx->mode);
+    return nr ? ETM_ERR_RULE : ETM_OK;
+}
+
+etm_err_t etm_end(etm_ctx_t *ctx)
+{
+    if (ctx->ended)
+        return ETM_ERR_STATE;
+    cycle_buf_t c;
+    memset(&c, 0, sizeof c);
+    c.last_single = ctx->pk.single_q;
+    etm_packet_end(&ctx->pk, &ctx->mode, &c);
+    /* These bytes join the FIFO without a port cycle of their own. */
+    if (c.n) {
+        if (ctx->fifo.level_q + c.n <= ctx->mode.fifo_depth) {
+            for (unsigned i = 0; i < c.n; i++)
+                ctx->fifo.mem[(ctx->fifo.rd_q + ctx->fifo.level_q + i) % ETM_FIFO_MAX] = c.b[i];
+            ctx->fifo.level_q += c.n;
+            etm_packet_accepted(&ctx->pk, &ctx->mode, &c);
+            ctx->st.bytes += c.n;
+            for (int k = 0; k < ETM_PKT_KIND_COUNT; k++)
+                ctx->st.packets[k] += c.kinds[k];
+        } else {
+            ctx->st.overflows++;
+            ctx->st.bytes_lost += c.n;
+        }
+    }
+    ctx->ended = 1;
+    return ETM_OK;
+}
+
+etm_err_t etm_drain(etm_ctx_t *ctx, etm_out_t *out)
+{
+    clear_out(out);
+    if (ctx->fifo.level_q == 0)
+        return ETM_END;
+    etm_fifo_cycle(&ctx->fifo, &ctx->mode, NULL, out);
+    ctx->st.port_bytes += out->v3_count;
+    return ctx->fifo.level_q ? ETM_OK : ETM_END;
+}

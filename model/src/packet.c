@@ -1,0 +1,283 @@
+/* packet.c - stage `packet`: the ETMv3 packet stream around the P-headers:
+ * branch addresses (original and alternative encodings, exception bytes),
+ * A-sync, I-sync with and without cycle count, periodic synchronisation,
+ * trigger, exception return, and the restart after a FIFO overflow.
+ *
+ * Within a cycle the packets go out in this order (docs/etmv3-encoder.md):
+ *   1. trigger (0x0C) after everything gathered so far;
+ *   2. trace turned off: everything gathered is sent;
+ *   3. ETMCANCEL: the cancelled atom is separated into a header of its own;
+ *   4. ETMFLUSH: the atoms gathered are sent;
+ *   5. for the cycle's first instruction: the I-sync that starts or restarts
+ *      trace, or the exception return packet and the branch address packet of
+ *      a traced branch or exception, or a periodic A-sync and I-sync;
+ *   6. the cycle's W and atoms (a branch packet between them when the second
+ *      instruction of the cycle is a branch target).
+ */
+#include <string.h>
+
+#include "stages.h"
+
+void etm_packet_reset(packet_state_t *s)
+{
+    memset(s, 0, sizeof *s);
+    s->isync_reason_q = ETMV3_ISYNC_REASON_TRACE_ON;
+    ph_reset(&s->ph);
+}
+
+unsigned etmv3_branch_packet(uint8_t *out, uint32_t from, uint32_t to, int alt, int exc, int cancel)
+{
+    uint32_t d = (from ^ to) & ~1u;
+    unsigned n;
+    if (alt)
+        n = d < (1u << 7) ? 1 : d < (1u << 13) ? 2 : d < (1u << 20) ? 3 : d < (1u << 27) ? 4 : 5;
+    else
+        n = d < (1u << 7) ? 1 : d < (1u << 14) ? 2 : d < (1u << 21) ? 3 : d < (1u << 28) ? 4 : 5;
+    int x = exc >= 0;
+    if (x)
+        n = alt ? (n < 2 ? 2 : n) : 5; /* exception bytes need the E flag of a later byte */
+    unsigned k = 0;
+    out[k++] = (uint8_t)((n > 1 ? 0x80 : 0) | ((to >> 1) & 0x3f) << 1 | 1);
+    for (unsigned i = 1; i < n && i < 4; i++) {
+        int last = i == n - 1;
+        if (alt && last) /* alternative encoding: the last of bytes 1-3 has E and 6 address bits */
+            out[k++] = (uint8_t)((unsigned)x << 6 | ((to >> (7 * i)) & 0x3f));
+        else
+            out[k++] = (uint8_t)((last ? 0 : 0x80) | ((to >> (7 * i)) & 0x7f));
+    }
+    if (n == 5) /* 0 E 0 1 A[31:28]: Thumb state */
+        out[k++] = (uint8_t)((unsigned)x << 6 | 0x10 | (to >> 28));
+    if (x) {
+        int big = exc >= 16;
+        out[k++] = (uint8_t)((big ? 0x80 : 0) | (cancel ? 0x20 : 0) | (exc & 0xf) << 1);
+        if (big)
+            out[k++] = (uint8_t)((exc >> 4) & 0x1f);
+    }
+    return k;
+}
+
+static void put_bytes(cycle_buf_t *c, const uint8_t *b, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        cbuf_put(c, b[i]);
+    c->last_single = 0;
+}
+
+static void put_async(packet_state_t *s, cycle_buf_t *c)
+{
+    static const uint8_t async[6] = { 0, 0, 0, 0, 0, ETMV3_HDR_ASYNC_LAST };
+    put_bytes(c, async, 6);
+    c->kinds[ETM_PKT_ASYNC]++;
+    s->started_q = 1;
+    s->sync_due_q = 0;
+    s->sync_count_q = 0;
+}
+
+static void put_branch(packet_state_t *s, const etm_mode_t *m, cycle_buf_t *c, uint32_t to, int exc, int cancel)
+{
+    uint8_t b[8];
+    unsigned n = etmv3_branch_packet(b, s->last_addr_q, to, m->alt_branch, exc, cancel);
+    put_bytes(c, b, n);
+    c->kinds[exc >= 0 ? ETM_PKT_BRANCH_EXC : ETM_PKT_BRANCH]++;
+    s->last_addr_q = to & ~1u;
+}
+
+/* I-sync for the instruction at addr. cc < 0: no cycle count. */
+static void put_isync(packet_state_t *s, cycle_buf_t *c, unsigned reason, uint32_t addr, int64_t cc)
+{
+    uint8_t b[16];
+    unsigned k = 0;
+    if (cc >= 0) {
+        uint32_t v = (uint32_t)cc;
+        b[k++] = ETMV3_HDR_ISYNC_CC;
+        for (int i = 0; i < 5; i++) {
+            uint8_t x = (uint8_t)(v & 0x7f);
+            v >>= 7;
+            if (i == 4) {
+                b[k++] = (uint8_t)(x & 0x0f);
+                break;
+            }
+            b[k++] = (uint8_t)(x | (v ? 0x80 : 0));
+            if (!v)
+                break;
+        }
+        c->w += (uint32_t)cc;
+    } else {
+        b[k++] = ETMV3_HDR_ISYNC;
+    }
+    b[k++] = (uint8_t)(reason << 5); /* info: LSiP 0, J 0, NS 0, AltISA 0, Hyp 0 */
+    uint32_t a = (addr & ~1u) | 1u;  /* bit 0: Thumb */
+    b[k++] = (uint8_t)a;
+    b[k++] = (uint8_t)(a >> 8);
+    b[k++] = (uint8_t)(a >> 16);
+    b[k++] = (uint8_t)(a >> 24);
+    put_bytes(c, b, k);
+    c->kinds[cc >= 0 ? ETM_PKT_ISYNC_CC : ETM_PKT_ISYNC]++;
+    s->last_addr_q = addr & ~1u;
+}
+
+static void put_trigger(packet_state_t *s, const etm_mode_t *m, cycle_buf_t *c)
+{
+    if (!s->started_q)
+        put_async(s, c);
+    ph_close_all(&s->ph, m, c);
+    cbuf_put(c, ETMV3_HDR_TRIGGER);
+    c->last_single = 0;
+    c->kinds[ETM_PKT_TRIGGER]++;
+}
+
+/* Cycles since the last W or count that was sent (this cycle's bytes
+ * included), not counting this cycle: its instruction brings its own W. */
+static uint32_t cycles_unsent(const packet_state_t *s, const cycle_buf_t *c)
+{
+    return s->wtotal_q - s->wsent_q - c->w;
+}
+
+void etm_packet_cycle(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t *fe, const filter_out_t *flt,
+                      int fifo_empty, cycle_buf_t *c, etm_stats_t *st)
+{
+    if (!m->enabled)
+        return;
+    int ca = m->cycle_accurate;
+    /* After an overflow nothing is traced until the FIFO has drained. */
+    if (s->ovf_q) {
+        if (!fifo_empty) {
+            st->cycles_lost++;
+            return;
+        }
+        s->ovf_q = 0;
+    }
+
+    /* 1. Trigger. */
+    if (flt->trigger) {
+        if (s->cancel_q)
+            s->trig_pend_q = 1;
+        else
+            put_trigger(s, m, c);
+    }
+
+    /* 2. Trace off. */
+    if (!flt->trace_enable) {
+        if (s->active_q) {
+            ph_close_all(&s->ph, m, c);
+            s->active_q = 0;
+            s->isync_reason_q = ETMV3_ISYNC_REASON_TRACE_ON;
+            s->cancel_q = 0;
+        }
+        return;
+    }
+
+    if (s->active_q) {
+        /* 3. Cancel: the cancelled atom alone in its header, the exception
+         * packet right after it. */
+        if (fe->cancel) {
+            if (!ph_isolate_last(&s->ph, m, c))
+                st->untraceable++;
+            s->cancel_q = 1;
+        }
+        /* 4. Flush hint. */
+        if (fe->flush && !s->cancel_q)
+            ph_close_atoms(&s->ph, m, c);
+    }
+
+    if (fe->natoms == 0) {
+        if (s->active_q && ca)
+            ph_cycle(&s->ph, m, 0, NULL, c);
+        return;
+    }
+
+    /* 5. The cycle's first instruction. */
+    const fe_atom_t *a0 = &fe->atom[0];
+    if (!s->active_q) {
+        /* Trace starts (or restarts after an overflow or a gap): A-sync when
+         * none was sent yet or one is due, then an I-sync for this instruction. */
+        if (!s->started_q || s->sync_due_q)
+            put_async(s, c);
+        put_isync(s, c, s->isync_reason_q, a0->addr, ca ? (int64_t)cycles_unsent(s, c) : -1);
+        s->active_q = 1;
+        s->cancel_q = 0;
+        if (fe->entry) /* the exception itself is still worth telling */
+            put_branch(s, m, c, a0->addr, (int)fe->exc, 0);
+    } else if (a0->target || fe->entry || fe->ret) {
+        ph_close_atoms(&s->ph, m, c);
+        if (fe->ret) {
+            cbuf_put(c, ETMV3_HDR_EXC_RETURN);
+            c->last_single = 0;
+            c->kinds[ETM_PKT_EXC_RETURN]++;
+        }
+        put_branch(s, m, c, a0->addr, fe->entry ? (int)fe->exc : -1, fe->entry && s->cancel_q);
+        if (s->cancel_q && !fe->entry)
+            st->untraceable++; /* a cancel that no exception followed */
+        s->cancel_q = 0;
+        if (s->trig_pend_q) {
+            put_trigger(s, m, c);
+            s->trig_pend_q = 0;
+        }
+    } else {
+        if (s->cancel_q) { /* cancelled, but no exception came: the atom stays */
+            st->untraceable++;
+            s->cancel_q = 0;
+            if (s->trig_pend_q) {
+                put_trigger(s, m, c);
+                s->trig_pend_q = 0;
+            }
+        }
+        if (s->sync_due_q) {
+            ph_close_atoms(&s->ph, m, c);
+            put_async(s, c);
+            put_isync(s, c, ETMV3_ISYNC_REASON_PERIODIC, a0->addr, -1);
+        }
+    }
+
+    /* 6. W and atoms. */
+    c->atoms = fe->natoms;
+    if (fe->natoms == 2 && fe->atom[1].target) {
+        ph_cycle(&s->ph, m, 1, &a0->exec, c);
+        ph_close_atoms(&s->ph, m, c);
+        put_branch(s, m, c, fe->atom[1].addr, -1, 0);
+        if (!ph_atom_nowait(&s->ph, m, fe->atom[1].exec, c))
+            st->untraceable++; /* needs format 4: ETMv3.3 and later */
+    } else {
+        uint8_t ex[2] = { a0->exec, (uint8_t)(fe->natoms > 1 ? fe->atom[1].exec : 0) };
+        ph_cycle(&s->ph, m, fe->natoms, ex, c);
+    }
+
+}
+
+void etm_packet_tick(packet_state_t *s, const etm_mode_t *m)
+{
+    /* Counted after the cycle: an I-sync's count covers the cycles before the
+     * instruction that follows it. */
+    s->wtotal_q++;
+    if (!m->sync_in_bytes && m->sync_period && s->started_q && ++s->sync_count_q >= m->sync_period)
+        s->sync_due_q = 1;
+}
+
+void etm_packet_accepted(packet_state_t *s, const etm_mode_t *m, const cycle_buf_t *c)
+{
+    s->wsent_q += c->w;
+    if (m->sync_in_bytes && m->sync_period && s->started_q) {
+        s->sync_count_q += c->n;
+        if (s->sync_count_q >= m->sync_period)
+            s->sync_due_q = 1;
+    }
+}
+
+void etm_packet_overflow(packet_state_t *s)
+{
+    /* Everything gathered is lost with the cycle's bytes. Trace restarts with an
+     * I-sync, reason overflow, once the FIFO is empty; its cycle count covers
+     * every cycle whose W was not sent. */
+    ph_reset(&s->ph);
+    s->ovf_q = 1;
+    s->active_q = 0;
+    s->isync_reason_q = ETMV3_ISYNC_REASON_OVERFLOW;
+    s->cancel_q = 0;
+    s->trig_pend_q = 0;
+}
+
+void etm_packet_end(packet_state_t *s, const etm_mode_t *m, cycle_buf_t *c)
+{
+    if (s->active_q)
+        ph_close_all(&s->ph, m, c);
+}

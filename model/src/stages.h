@@ -1,0 +1,180 @@
+/* stages.h - the stages of the model and the state each keeps (internal).
+ *
+ * State fields end in _q like the RTL's flip-flops of the same name; a stage's
+ * step function reads the _q values and this cycle's inputs and writes the new
+ * values, which etm_step commits at the end of the cycle (the C functions may
+ * write in place where no later reader of the same cycle needs the old value).
+ */
+#ifndef ETM_STAGES_H
+#define ETM_STAGES_H
+
+#include <stdint.h>
+
+#include "etm/check.h"
+#include "etm/config.h"
+#include "etm/model.h"
+#include "etm/signals.h"
+
+/* ---- Packet and header codes (IHI 0014 table 7.1) --------------------------- */
+
+#define ETMV3_HDR_ASYNC_LAST 0x80 /* A-sync: 00 00 00 00 00 80 */
+#define ETMV3_HDR_CYCLE_COUNT 0x04
+#define ETMV3_HDR_ISYNC 0x08
+#define ETMV3_HDR_TRIGGER 0x0C
+#define ETMV3_HDR_ISYNC_CC 0x70
+#define ETMV3_HDR_IGNORE 0x66
+#define ETMV3_HDR_EXC_RETURN 0x76
+
+#define ETMV3_ISYNC_REASON_PERIODIC 0
+#define ETMV3_ISYNC_REASON_TRACE_ON 1
+#define ETMV3_ISYNC_REASON_OVERFLOW 2
+#define ETMV3_ISYNC_REASON_DEBUG_EXIT 3
+
+/* ---- Version and mode, decoded once from the configuration ------------------ */
+
+typedef struct etm_mode {
+    unsigned version;      /* ETM_V() */
+    int v3;                /* ETMv3 packet protocol (else ETMv1) */
+    int cycle_accurate;    /* ETMCR[12] */
+    int branch_broadcast;  /* ETMCR[8] */
+    int alt_branch;        /* ETMIDR[20] with ETMv3.4 or later */
+    int format4;           /* ETMv3.3 and later */
+    int sync_in_bytes;     /* ETMv3.1 and later: ETMSYNCFR counts bytes */
+    int enabled;           /* not powered down and not being programmed */
+    uint32_t sync_period;  /* ETMSYNCFR; 0 means no periodic sync */
+    unsigned fifo_depth, port_bytes;
+} etm_mode_t;
+
+/* ---- frontend ------------------------------------------------------------------ */
+
+typedef struct fe_atom {
+    uint32_t addr;     /* instruction address */
+    uint8_t exec;      /* 1 E (passed), 0 N (condition failed) */
+    uint8_t target;    /* the instruction is where a traced branch went: its address is sent before its atom */
+} fe_atom_t;
+
+typedef struct fe_cycle {
+    uint8_t natoms;    /* 0, 1 or 2 */
+    fe_atom_t atom[2];
+    uint8_t entry;     /* atom 0 is the first instruction of an exception handler */
+    uint8_t ret;       /* atom 0 is the first instruction back after an exception return */
+    uint16_t exc;      /* traced exception number for an entry (Cortex-M3 TRM table 14-8) */
+    uint8_t cancel;    /* ETMCANCEL: the last instruction did not complete */
+    uint8_t flush;     /* ETMFLUSH: a PC change is under way */
+} fe_cycle_t;
+
+void etm_frontend(const etm_mode_t *m, const etm_in_t *in, fe_cycle_t *fe);
+
+/* ---- filter ---------------------------------------------------------------------- */
+
+typedef struct filter_state {
+    uint8_t triggered_q;   /* the trigger event has fired (once per programming) */
+} filter_state_t;
+
+typedef struct filter_out {
+    uint8_t trace_enable;  /* TraceEnable in this cycle */
+    uint8_t trigger;       /* the trigger event fires in this cycle */
+} filter_out_t;
+
+void etm_filter_reset(filter_state_t *s);
+void etm_filter(filter_state_t *s, const etm_config_t *cfg, const etm_in_t *in, filter_out_t *out);
+
+/* ---- byte sink for one cycle's packets ---------------------------------------------- */
+
+#define ETM_CYCLE_BYTES_MAX 96
+
+typedef struct cycle_buf {
+    uint8_t b[ETM_CYCLE_BYTES_MAX];
+    unsigned n;
+    uint32_t w;           /* W atoms (and counts) these bytes carry */
+    uint64_t kinds[ETM_PKT_KIND_COUNT]; /* packets by kind, for the statistics */
+    uint8_t last_single;  /* the last packet is a P-header holding exactly one atom */
+    unsigned atoms;       /* atoms of this cycle that were traced */
+} cycle_buf_t;
+
+void cbuf_put(cycle_buf_t *c, uint8_t byte);
+
+/* ---- pheader ------------------------------------------------------------------------------ */
+
+typedef struct pheader_state {
+    uint8_t open_q;        /* PH_OPEN_*: the header being built */
+    uint8_t open_e_q;      /* its E atoms (format 1) */
+    uint8_t held_q;        /* a closed header not yet sent: its byte, 0 when none */
+    uint8_t held_atoms_q;  /* atoms in the held header */
+    uint8_t held_w_q;      /* W atoms in the held header */
+    uint32_t wrun_q;       /* cycle-accurate: W atoms of a run of idle cycles not yet sent */
+} pheader_state_t;
+
+enum { PH_OPEN_NONE, PH_OPEN_F1, PH_OPEN_N };
+
+void ph_reset(pheader_state_t *p);
+/* One cycle: W (cycle-accurate) followed by its atoms. */
+void ph_cycle(pheader_state_t *p, const etm_mode_t *m, unsigned natoms, const uint8_t *exec, cycle_buf_t *c);
+/* An atom without a W: the second of a cycle after a packet between the two. */
+int ph_atom_nowait(pheader_state_t *p, const etm_mode_t *m, uint8_t exec, cycle_buf_t *c);
+/* Send every atom gathered (the W run stays, it carries no atom). */
+void ph_close_atoms(pheader_state_t *p, const etm_mode_t *m, cycle_buf_t *c);
+/* Send everything: atoms and the W run (as format 3 headers or a cycle count). */
+void ph_close_all(pheader_state_t *p, const etm_mode_t *m, cycle_buf_t *c);
+/* Take the W run out without sending it (it goes into an I-sync's count). */
+uint32_t ph_take_wrun(pheader_state_t *p);
+/* Make the most recent atom the only atom of the last header sent, as a
+ * cancelling exception packet needs; returns 0 when that atom was already sent
+ * with others and cannot be separated. */
+int ph_isolate_last(pheader_state_t *p, const etm_mode_t *m, cycle_buf_t *c);
+/* Anything gathered or held? */
+int ph_pending(const pheader_state_t *p);
+
+/* ---- packet (ETMv3) -------------------------------------------------------------------------- */
+
+typedef struct packet_state {
+    uint8_t started_q;     /* an A-sync has been sent */
+    uint8_t active_q;      /* an I-sync has been sent and trace is on */
+    uint8_t isync_reason_q;/* reason for the I-sync at the next traced instruction */
+    uint8_t sync_due_q;    /* periodic synchronisation requested */
+    uint8_t cancel_q;      /* the next exception packet carries Cancel */
+    uint8_t trig_pend_q;   /* a trigger packet waits behind a cancel */
+    uint8_t ovf_q;         /* overflow: trace lost until the FIFO is empty */
+    uint8_t single_q;      /* the last packet sent is a P-header holding exactly one atom */
+    uint32_t last_addr_q;  /* address of the last I-sync or branch packet */
+    uint32_t sync_count_q; /* bytes (v3.1+) or cycles (v3.0) since the last A-sync */
+    uint32_t wtotal_q;     /* cycles since reset (cycle-accurate time) */
+    uint32_t wsent_q;      /* of those, cycles sent as W atoms or counts */
+    pheader_state_t ph;
+} packet_state_t;
+
+void etm_packet_reset(packet_state_t *s);
+/* One cycle of ETMv3 trace generation into c. fifo_empty: the FIFO was empty at
+ * the start of the cycle. */
+void etm_packet_cycle(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t *fe, const filter_out_t *flt,
+                      int fifo_empty, cycle_buf_t *c, etm_stats_t *st);
+/* After every cycle, whatever happened to its bytes. */
+void etm_packet_tick(packet_state_t *s, const etm_mode_t *m);
+/* The cycle's bytes did not fit in the FIFO: the caller restores the state
+ * from before the cycle and calls this; trace is lost until the FIFO drains. */
+void etm_packet_overflow(packet_state_t *s);
+/* The cycle's bytes went into the FIFO. */
+void etm_packet_accepted(packet_state_t *s, const etm_mode_t *m, const cycle_buf_t *c);
+/* End of trace: send everything gathered. */
+void etm_packet_end(packet_state_t *s, const etm_mode_t *m, cycle_buf_t *c);
+
+/* Branch address packet for Thumb address `to` against base `from`. exc < 0:
+ * no exception bytes. Returns the number of bytes written to out (at most 7). */
+unsigned etmv3_branch_packet(uint8_t *out, uint32_t from, uint32_t to, int alt, int exc, int cancel);
+
+/* ---- fifo -------------------------------------------------------------------------------------- */
+
+#define ETM_FIFO_MAX 65536
+
+typedef struct fifo_state {
+    uint32_t rd_q, level_q;
+    uint8_t mem[ETM_FIFO_MAX];
+} fifo_state_t;
+
+void etm_fifo_reset(fifo_state_t *f);
+/* One port cycle: pop up to m->port_bytes bytes present at the start of the
+ * cycle into out (padding an incomplete group with Ignore packets), then push
+ * c's bytes if they all fit. Returns 1 when they fitted (or there were none). */
+int etm_fifo_cycle(fifo_state_t *f, const etm_mode_t *m, const cycle_buf_t *c, etm_out_t *out);
+
+#endif
