@@ -76,6 +76,13 @@ unsigned etm_check_step(etm_check_t *c, const etm_in_t *in, etm_rule_t *fired, u
     }
     if (in->intstat == ETM_INTSTAT_ENTRY && !intnum_enterable(in->intnum))
         hit(&h, ETM_RULE_INTNUM_INVALID);
+    if (in->ivalid) {
+        if (c->cancel_q && in->intstat != ETM_INTSTAT_ENTRY)
+            hit(&h, ETM_RULE_CANCEL_WITHOUT_ENTRY);
+        c->cancel_q = 0;
+    }
+    if (in->cancel)
+        c->cancel_q = 1;
 
     /* Second instruction slot. */
     int slot1_used = in->ivalid1 || in->ibranch1 || in->iindbr1 || in->iccfail1;

@@ -761,6 +761,34 @@ static void taken_branch(etm_gen_t *g, uint32_t to, int indirect)
     g->next_iindbr = indirect;
 }
 
+/* Dual issue: the target of an indirect branch retires in slot 1 of the
+ * branch's own cycle, when it is a simple ALU instruction. */
+static int slot1_target(etm_gen_t *g, qent_t *e, uint32_t to)
+{
+    if (g->p.issue_width < 2 || !pct(g, 25))
+        return 0;
+    if (tag_at(g, to) == H_FREE)
+        synthesize(g, to);
+    insn_t d = decode(g, to);
+    if (d.kind != K_ALU16 && d.kind != K_ALU32)
+        return 0;
+    e->in.ivalid1 = 1;
+    e->in.ia1 = to;
+    e->in.ibranch1 = 1;
+    e->in.iindbr1 = 1;
+    etm_gen_event_t ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = ETM_GEN_EV_INSN;
+    ev.size = (uint8_t)d.size;
+    ev.passed = 1;
+    ev.slot = 1;
+    ev.addr = to;
+    ev.cycle = tail_cycle(g);
+    add_event(e, &ev);
+    g->pc = to + d.size;
+    return 1;
+}
+
 /* Where a return goes: the caller, or (in a handler at its own depth) an
  * exception return; in thread mode without calls, anywhere. */
 static int do_return(etm_gen_t *g, uint32_t from)
@@ -905,11 +933,14 @@ static void step(etm_gen_t *g)
             g->calls[g->ncalls++] = next;
         taken_branch(g, d.target, 0);
         break;
-    case K_BLX:
+    case K_BLX: {
         if (g->ncalls < MAX_CALLS)
             g->calls[g->ncalls++] = next;
-        taken_branch(g, indirect_target(g, a), 1);
+        uint32_t to = indirect_target(g, a);
+        if (!slot1_target(g, e, to))
+            taken_branch(g, to, 1);
         break;
+    }
     case K_BX:
     case K_POPPC:
         if (d.kind == K_POPPC) {
@@ -920,7 +951,9 @@ static void step(etm_gen_t *g)
             if (do_return(g, a))
                 exception_return(g);
         } else {
-            taken_branch(g, indirect_target(g, a), 1);
+            uint32_t to = indirect_target(g, a);
+            if (d.kind == K_POPPC || !slot1_target(g, e, to))
+                taken_branch(g, to, 1);
         }
         break;
     case K_LDRPC:

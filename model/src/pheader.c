@@ -157,6 +157,10 @@ void ph_cycle(pheader_state_t *p, const etm_mode_t *m, unsigned natoms, const ui
 
     /* Cycle-accurate. */
     if (natoms == 0) {
+        if (p->wdebt_q) { /* this cycle's W was sent early */
+            p->wdebt_q--;
+            return;
+        }
         close_open(p, m, c);
         if (p->wrun_q != 0xFFFFFFFFu)
             p->wrun_q++;
@@ -220,8 +224,12 @@ int ph_atom_nowait(pheader_state_t *p, const etm_mode_t *m, uint8_t exec, cycle_
         ph_cycle(p, m, 1, &exec, c);
         return 1;
     }
-    if (!m->format4)
+    if (!m->format4) {
+        ph_cycle(p, m, 1, &exec, c);
+        if (p->wdebt_q < 255)
+            p->wdebt_q++;
         return 0;
+    }
     close_open(p, m, c);
     flush_run(p, m, c);
     hold(p, m, c, f4(exec), 1, 0);

@@ -103,6 +103,7 @@ typedef struct pheader_state {
     uint8_t held_atoms_q;  /* atoms in the held header */
     uint8_t held_w_q;      /* W atoms in the held header */
     uint32_t wrun_q;       /* cycle-accurate: W atoms of a run of idle cycles not yet sent */
+    uint8_t wdebt_q;       /* W atoms sent early, to be taken back from the next idle cycles */
 } pheader_state_t;
 
 enum { PH_OPEN_NONE, PH_OPEN_F1, PH_OPEN_N };
@@ -110,7 +111,10 @@ enum { PH_OPEN_NONE, PH_OPEN_F1, PH_OPEN_N };
 void ph_reset(pheader_state_t *p);
 /* One cycle: W (cycle-accurate) followed by its atoms. */
 void ph_cycle(pheader_state_t *p, const etm_mode_t *m, unsigned natoms, const uint8_t *exec, cycle_buf_t *c);
-/* An atom without a W: the second of a cycle after a packet between the two. */
+/* An atom without a W: the second of a cycle after a packet between the two.
+ * Before ETMv3.3 (no format 4) in cycle-accurate mode it gets a W of its own,
+ * which the next idle cycle gives back; returns 0 then (the timing of the
+ * instructions in between is one cycle late). */
 int ph_atom_nowait(pheader_state_t *p, const etm_mode_t *m, uint8_t exec, cycle_buf_t *c);
 /* Send every atom gathered (the W run stays, it carries no atom). */
 void ph_close_atoms(pheader_state_t *p, const etm_mode_t *m, cycle_buf_t *c);

@@ -74,6 +74,7 @@ static void test_qualifiers(void)
     in.istall = 1;
     in.cancel = 1; /* "stalled instruction did not execute, previous one cancelled" */
     CHECK_EQ(step(&in), 0);
+    reset(1);
     in = insn(0x100);
     in.iccfail = 1;
     in.fold = 1;
@@ -142,6 +143,25 @@ static void test_intstat(void)
         in.intnum = (uint16_t)good[i];
         CHECK_EQ(step(&in), 0);
     }
+    /* A cancel must be followed by an exception entry. */
+    in = idle();
+    in.cancel = 1;
+    CHECK_EQ(step(&in), 0);
+    in = idle();
+    CHECK_EQ(step(&in), 0);
+    in = insn(0x44);
+    CHECK_EQ(step(&in), R(CANCEL_WITHOUT_ENTRY));
+    in = idle();
+    in.cancel = 1;
+    in.istall = 1;
+    CHECK_EQ(step(&in), 0);
+    in = insn(0x40);
+    in.ibranch = in.iindbr = 1;
+    in.intstat = ETM_INTSTAT_ENTRY;
+    in.intnum = 16;
+    CHECK_EQ(step(&in), 0);
+    in = insn(0x42);
+    CHECK_EQ(step(&in), 0);
     /* ETMINTNUM without a status is the current context: not a violation. */
     in = insn(0x44);
     in.intnum = 15;

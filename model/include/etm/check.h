@@ -33,6 +33,9 @@ extern "C" {
       "the first instruction of a new context is the target of an indirect PC change: "                  \
       "ETMIBRANCH and ETMIINDBR")                                                                         \
     X(INTNUM_INVALID, "exception entry with ETMINTNUM 0, 7-10 or 13: not a Cortex-M3 exception")         \
+    X(CANCEL_WITHOUT_ENTRY,                                                                               \
+      "after ETMCANCEL the next instruction must be the first of an exception handler (ETMINTSTAT=1): "  \
+      "cancelled instructions restart or continue on return")                                             \
     X(SLOT1_DISABLED, "the second instruction slot is used but ISSUE_WIDTH is 1")                         \
     X(SLOT1_WITHOUT_SLOT0, "ETMIVALID1 without ETMIVALID: slot 1 holds the second instruction of a cycle") \
     X(SLOT1_WITH_FOLD, "a folded IT already makes two instructions in the cycle; slot 1 must be empty")  \
@@ -64,6 +67,8 @@ typedef struct etm_check {
     uint64_t total;                  /* all violations */
     /* Data slots 1..3: an address from an earlier cycle waiting for its value. */
     uint8_t pend_q[4];
+    /* ETMCANCEL seen, waiting for the exception entry. */
+    uint8_t cancel_q;
     /* Data address sequencing. */
     uint8_t first_q;     /* the next transfer is the first of an instruction */
     uint8_t unal_q;      /* the next transfer is the second half of an unaligned access */
