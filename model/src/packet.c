@@ -10,7 +10,7 @@
  *   4. ETMFLUSH: the atoms gathered are sent;
  *   5. for the cycle's first instruction: the I-sync that starts or restarts
  *      trace, or the exception return packet and the branch address packet of
- *      a traced branch or exception, or a periodic A-sync and I-sync;
+ *      a traced branch or exception; then a periodic A-sync and I-sync if due;
  *   6. the cycle's W and atoms (a branch packet between them when the second
  *      instruction of the cycle is a branch target).
  */
@@ -25,7 +25,7 @@ void etm_packet_reset(packet_state_t *s)
     ph_reset(&s->ph);
 }
 
-unsigned etmv3_branch_packet(uint8_t *out, uint32_t from, uint32_t to, int alt, int exc, int cancel)
+unsigned etm_v3_branch_packet(uint8_t *out, uint32_t from, uint32_t to, int alt, int exc, int cancel)
 {
     uint32_t d = (from ^ to) & ~1u;
     unsigned n;
@@ -76,7 +76,7 @@ static void put_async(packet_state_t *s, cycle_buf_t *c)
 static void put_branch(packet_state_t *s, const etm_mode_t *m, cycle_buf_t *c, uint32_t to, int exc, int cancel)
 {
     uint8_t b[8];
-    unsigned n = etmv3_branch_packet(b, s->last_addr_q, to, m->alt_branch, exc, cancel);
+    unsigned n = etm_v3_branch_packet(b, s->last_addr_q, to, m->alt_branch, exc, cancel);
     put_bytes(c, b, n);
     c->kinds[exc >= 0 ? ETM_PKT_BRANCH_EXC : ETM_PKT_BRANCH]++;
     s->last_addr_q = to & ~1u;
@@ -222,11 +222,11 @@ void etm_packet_cycle(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t *
                 s->trig_pend_q = 0;
             }
         }
-        if (s->sync_due_q) {
-            ph_close_atoms(&s->ph, m, c);
-            put_async(s, c);
-            put_isync(s, c, ETMV3_ISYNC_REASON_PERIODIC, a0->addr, -1);
-        }
+    }
+    if (s->sync_due_q) { /* periodic synchronisation, after any branch packet */
+        ph_close_atoms(&s->ph, m, c);
+        put_async(s, c);
+        put_isync(s, c, ETMV3_ISYNC_REASON_PERIODIC, a0->addr, -1);
     }
 
     /* 6. W and atoms. */

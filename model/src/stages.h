@@ -162,9 +162,6 @@ void etm_packet_accepted(packet_state_t *s, const etm_mode_t *m, const cycle_buf
 /* End of trace: send everything gathered. */
 void etm_packet_end(packet_state_t *s, const etm_mode_t *m, cycle_buf_t *c);
 
-/* Branch address packet for Thumb address `to` against base `from`. exc < 0:
- * no exception bytes. Returns the number of bytes written to out (at most 7). */
-unsigned etmv3_branch_packet(uint8_t *out, uint32_t from, uint32_t to, int alt, int exc, int cancel);
 
 /* ---- fifo -------------------------------------------------------------------------------------- */
 

@@ -97,6 +97,12 @@ void etm_reset(etm_ctx_t *ctx);
 const etm_stats_t *etm_get_stats(const etm_ctx_t *ctx);
 const etm_config_t *etm_get_config(const etm_ctx_t *ctx);
 
+/* The ETMv3 branch address packet for Thumb address `to`, compressed against
+ * `from` (the last address sent): alt selects the alternative encoding; exc < 0
+ * means no exception bytes, else the traced exception number (0-511) with the
+ * Cancel bit. Writes at most 7 bytes to out and returns how many. */
+unsigned etm_v3_branch_packet(uint8_t *out, uint32_t from, uint32_t to, int alt, int exc, int cancel);
+
 /* Cortex-M3 TRM table 14-8: the exception number traced for an ETMINTNUM value. */
 unsigned etm_m3_traced_exception(unsigned intnum);
 
