@@ -41,13 +41,118 @@ static void summary(const etm_ctx_t *etm, FILE *f)
     fprintf(f, "\n");
 }
 
+int run_stimulus(const char *path, const source_opts_t *so, const char *const *sets, int nsets,
+                 const run_outputs_t *o, etm_config_t *cfg_out)
+{
+    source_t src;
+    if (source_open(&src, path, so, ETM_VEC_STIMULUS))
+        return 2;
+    etm_config_t cfg = src.cfg;
+    etm_diag_t d;
+    etm_diag_clear(&d);
+    for (int i = 0; i < nsets; i++) {
+        if (etm_config_parse_line(&cfg, sets[i], NULL, NULL, &d) != ETM_OK) {
+            fprintf(stderr, "etm: --set %s: %s\n", sets[i], d.msg);
+            source_close(&src);
+            return 2;
+        }
+    }
+    if (cfg_out)
+        *cfg_out = cfg;
+    etm_ctx_t *etm;
+    if (etm_create(&etm, &cfg, &d) != ETM_OK) {
+        fprintf(stderr, "etm: %s: configuration: %s\n", path, d.msg);
+        source_close(&src);
+        return 2;
+    }
+    FILE *tf = NULL, *of = NULL, *vf = NULL;
+    etm_vec_writer_t *ow = NULL;
+    etm_vcd_writer_t *vw = NULL;
+    int rc = 0;
+    etm_err_t e = ETM_OK;
+    if ((o->trace && !(tf = fopen(o->trace, "wb"))) || (o->out && !(of = fopen(o->out, "w"))) ||
+        (o->vcd && !(vf = fopen(o->vcd, "w")))) {
+        fprintf(stderr, "etm: cannot create an output file\n");
+        rc = 2;
+        goto out;
+    }
+    if (of && etm_vec_writer_open(&ow, of, ETM_VEC_EXPECTED, &cfg, 0, path) != ETM_OK)
+        rc = 2;
+    if (vf && etm_vcd_writer_open(&vw, vf, source_signal_mask(&src), ~0ull, path) != ETM_OK)
+        rc = 2;
+    etm_in_t in;
+    etm_out_t out;
+    uint64_t cycle = 0;
+    memset(&in, 0, sizeof in);
+    while (rc == 0 && (e = source_read_in(&src, &in)) == ETM_OK) {
+        progress("run", cycle);
+        if (etm_step(etm, &in, &out) == ETM_ERR_RULE) {
+            etm_rule_t r[4];
+            unsigned n = etm_last_rules(etm, r, 4);
+            for (unsigned k = 0; k < n && k < 4; k++) {
+                progress_done();
+                fprintf(stderr, "%s:%lu: cycle %llu: %s: %s\n", path, source_line(&src), (unsigned long long)cycle,
+                        etm_rule_name(r[k]), etm_rule_text(r[k]));
+            }
+            if (o->strict) {
+                rc = 1;
+                break;
+            }
+        }
+        for (unsigned b = 0; tf && b < out.v3_count; b++)
+            fputc(out.v3_bytes[b], tf);
+        if (ow)
+            etm_vec_write_out(ow, &out);
+        if (vw)
+            etm_vcd_write(vw, &in, &out);
+        cycle++;
+    }
+    if (rc == 0 && e != ETM_END)
+        rc = 2;
+    if (rc == 0) {
+        etm_end(etm);
+        memset(&in, 0, sizeof in);
+        etm_err_t de;
+        do {
+            de = etm_drain(etm, &out);
+            if (out.v3_count == 0 && de == ETM_END)
+                break;
+            for (unsigned b = 0; tf && b < out.v3_count; b++)
+                fputc(out.v3_bytes[b], tf);
+            if (ow)
+                etm_vec_write_out(ow, &out);
+            if (vw)
+                etm_vcd_write(vw, &in, &out);
+        } while (de == ETM_OK);
+    }
+    progress_done();
+    if (ow && etm_vec_writer_close(ow) != ETM_OK)
+        rc = 2;
+    if (vw && etm_vcd_writer_close(vw) != ETM_OK)
+        rc = 2;
+    if (rc == 0 && !o->quiet)
+        summary(etm, stdout);
+out:
+    if (tf && fclose(tf) != 0)
+        rc = 2;
+    if (of && fclose(of) != 0)
+        rc = 2;
+    if (vf && fclose(vf) != 0)
+        rc = 2;
+    etm_destroy(etm);
+    source_close(&src);
+    return rc;
+}
+
 int cmd_run(int argc, char **argv)
 {
     source_opts_t so;
     source_opts_init(&so);
-    const char *path = NULL, *trace_path = NULL, *out_path = NULL, *vcd_path = NULL;
+    run_outputs_t o;
+    memset(&o, 0, sizeof o);
+    const char *path = NULL;
     const char *sets[32];
-    int nsets = 0, strict = 0, quiet = 0;
+    int nsets = 0;
     for (int i = 1; i < argc; i++) {
         int k = source_opts_parse(&so, argc, argv, &i);
         if (k < 0)
@@ -59,17 +164,17 @@ int cmd_run(int argc, char **argv)
             help(stdout);
             return 0;
         } else if (!strcmp(a, "--trace") && i + 1 < argc) {
-            trace_path = argv[++i];
+            o.trace = argv[++i];
         } else if (!strcmp(a, "--out") && i + 1 < argc) {
-            out_path = argv[++i];
+            o.out = argv[++i];
         } else if (!strcmp(a, "--vcd") && i + 1 < argc) {
-            vcd_path = argv[++i];
+            o.vcd = argv[++i];
         } else if (!strcmp(a, "--set") && i + 1 < argc && nsets < 32) {
             sets[nsets++] = argv[++i];
         } else if (!strcmp(a, "--strict")) {
-            strict = 1;
+            o.strict = 1;
         } else if (!strcmp(a, "--quiet")) {
-            quiet = 1;
+            o.quiet = 1;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "etm run: unknown option or missing value '%s' (try --help)\n", a);
             return 2;
@@ -84,100 +189,5 @@ int cmd_run(int argc, char **argv)
         help(stderr);
         return 2;
     }
-    source_t src;
-    if (source_open(&src, path, &so, ETM_VEC_STIMULUS))
-        return 2;
-    etm_config_t cfg = src.cfg;
-    etm_diag_t d;
-    etm_diag_clear(&d);
-    for (int i = 0; i < nsets; i++) {
-        if (etm_config_parse_line(&cfg, sets[i], NULL, NULL, &d) != ETM_OK) {
-            fprintf(stderr, "etm run: --set %s: %s\n", sets[i], d.msg);
-            source_close(&src);
-            return 2;
-        }
-    }
-    etm_ctx_t *etm;
-    if (etm_create(&etm, &cfg, &d) != ETM_OK) {
-        fprintf(stderr, "etm run: %s: configuration: %s\n", path, d.msg);
-        source_close(&src);
-        return 2;
-    }
-    FILE *tf = NULL, *of = NULL, *vf = NULL;
-    etm_vec_writer_t *ow = NULL;
-    etm_vcd_writer_t *vw = NULL;
-    int rc = 0;
-    if ((trace_path && !(tf = fopen(trace_path, "wb"))) || (out_path && !(of = fopen(out_path, "w"))) ||
-        (vcd_path && !(vf = fopen(vcd_path, "w")))) {
-        fprintf(stderr, "etm run: cannot create an output file\n");
-        rc = 2;
-        goto out;
-    }
-    if (of && etm_vec_writer_open(&ow, of, ETM_VEC_EXPECTED, &cfg, 0, path) != ETM_OK)
-        rc = 2;
-    if (vf && etm_vcd_writer_open(&vw, vf, source_signal_mask(&src), ~0ull, path) != ETM_OK)
-        rc = 2;
-    etm_in_t in;
-    etm_out_t o;
-    etm_err_t e;
-    uint64_t cycle = 0;
-    memset(&in, 0, sizeof in);
-    while (rc == 0 && (e = source_read_in(&src, &in)) == ETM_OK) {
-        progress("run", cycle);
-        if (etm_step(etm, &in, &o) == ETM_ERR_RULE) {
-            etm_rule_t r[4];
-            unsigned n = etm_last_rules(etm, r, 4);
-            for (unsigned k = 0; k < n && k < 4; k++) {
-                progress_done();
-                fprintf(stderr, "%s:%lu: cycle %llu: %s: %s\n", path, source_line(&src), (unsigned long long)cycle,
-                        etm_rule_name(r[k]), etm_rule_text(r[k]));
-            }
-            if (strict) {
-                rc = 1;
-                break;
-            }
-        }
-        for (unsigned b = 0; tf && b < o.v3_count; b++)
-            fputc(o.v3_bytes[b], tf);
-        if (ow)
-            etm_vec_write_out(ow, &o);
-        if (vw)
-            etm_vcd_write(vw, &in, &o);
-        cycle++;
-    }
-    if (rc == 0 && e != ETM_END)
-        rc = 2;
-    if (rc == 0) {
-        etm_end(etm);
-        memset(&in, 0, sizeof in);
-        etm_err_t de;
-        do {
-            de = etm_drain(etm, &o);
-            if (o.v3_count == 0 && de == ETM_END)
-                break;
-            for (unsigned b = 0; tf && b < o.v3_count; b++)
-                fputc(o.v3_bytes[b], tf);
-            if (ow)
-                etm_vec_write_out(ow, &o);
-            if (vw)
-                etm_vcd_write(vw, &in, &o);
-        } while (de == ETM_OK);
-    }
-    progress_done();
-    if (ow && etm_vec_writer_close(ow) != ETM_OK)
-        rc = 2;
-    if (vw && etm_vcd_writer_close(vw) != ETM_OK)
-        rc = 2;
-    if (rc == 0 && !quiet)
-        summary(etm, stdout);
-out:
-    if (tf && fclose(tf) != 0)
-        rc = 2;
-    if (of && fclose(of) != 0)
-        rc = 2;
-    if (vf && fclose(vf) != 0)
-        rc = 2;
-    etm_destroy(etm);
-    source_close(&src);
-    return rc;
+    return run_stimulus(path, &so, sets, nsets, &o, NULL);
 }

@@ -20,6 +20,7 @@ static const struct subcommand {
     { "check", cmd_check, "check interface signals against the ETM interface rules" },
     { "convert", cmd_convert, "convert between vector files and VCD" },
     { "config", cmd_config, "validate, explain or print a register image" },
+    { "snapshot", cmd_snapshot, "run the model and write an OpenCSD snapshot folder of its trace" },
     { "gen", cmd_gen, "generate legal random interface activity from a random program" },
 };
 

@@ -8,5 +8,23 @@ int cmd_convert(int argc, char **argv);
 int cmd_config(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_snapshot(int argc, char **argv);
+
+#include "etm/config.h"
+#include "source.h"
+
+/* What a model run writes (any may be NULL). */
+typedef struct run_outputs {
+    const char *trace; /* ETMv3 bytes */
+    const char *out;   /* per-cycle outputs as a vector file */
+    const char *vcd;   /* inputs and outputs as VCD */
+    int strict;        /* stop at the first interface violation */
+    int quiet;         /* no summary */
+} run_outputs_t;
+
+/* Run the model over a stimulus file with optional register overrides; the
+ * configuration used goes to *cfg_out (may be NULL). Returns an exit status. */
+int run_stimulus(const char *path, const source_opts_t *so, const char *const *sets, int nsets,
+                 const run_outputs_t *o, etm_config_t *cfg_out);
 
 #endif

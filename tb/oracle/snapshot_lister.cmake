@@ -1,0 +1,32 @@
+# etm snapshot decoded by OpenCSD's own command-line lister.
+#   cmake -DETM=<etm> -DLISTER=<trc_pkt_lister> -DWORK=<dir> -DSET=<REG=0xV> -P snapshot_lister.cmake
+# The generator's log says how many instructions ran (minus cancelled ones);
+# trc_pkt_lister must decode exactly that many, with no error, no inaccessible
+# and no unknown address.
+file(REMOVE_RECURSE ${WORK})
+file(MAKE_DIRECTORY ${WORK})
+function(run)
+  execute_process(COMMAND ${ARGV} WORKING_DIRECTORY ${WORK} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${ARGV}\n${out}\n${err}")
+  endif()
+  set(OUT "${out}" PARENT_SCOPE)
+endfunction()
+run(${ETM} gen --cycles 200000 --seed 7 --events events.txt --image img stim.vec)
+run(${ETM} snapshot --set ${SET} --image 0:img.thread.bin --image 20000000:img.handler.bin stim.vec snap)
+run(${LISTER} -ss_dir snap -decode -logstdout -logfilename lister.log)
+file(WRITE ${WORK}/lister.txt "${OUT}")
+string(REGEX MATCHALL "OCSD_GEN_TRC_ELEM_INSTR_RANGE" ranges "${OUT}")
+list(LENGTH ranges nranges)
+file(STRINGS ${WORK}/events.txt insns REGEX " insn ")
+file(STRINGS ${WORK}/events.txt cancels REGEX " cancel ")
+list(LENGTH insns ninsn)
+list(LENGTH cancels ncancel)
+math(EXPR expected "${ninsn} - ${ncancel}")
+if(NOT nranges EQUAL expected)
+  message(FATAL_ERROR "trc_pkt_lister decoded ${nranges} instructions; ${expected} executed (see ${WORK}/lister.txt)")
+endif()
+if(OUT MATCHES "ERROR|ADDR_NACC|ADDR_UNKNOWN|BAD_SEQUENCE|RESERVED")
+  message(FATAL_ERROR "trc_pkt_lister reported a problem (see ${WORK}/lister.txt)")
+endif()
+message(STATUS "trc_pkt_lister decoded all ${nranges} instructions")
