@@ -18,9 +18,11 @@ struct etm_ctx {
     unsigned nlast;
     filter_state_t flt;
     packet_state_t pk;
+    pipestat_state_t ps;
     etm_stats_t st;
     int ended;
     int owned;     /* allocated by etm_create */
+    etm_in_t idle_in; /* all zero: a cycle with no core activity */
     fifo_state_t fifo; /* last: the largest */
 };
 
@@ -50,6 +52,10 @@ static void mode_from_config(const etm_config_t *c, etm_mode_t *m)
     m->sync_period = c->etmsyncfr & 0xfff;
     m->fifo_depth = c->fifo_depth;
     m->port_bytes = c->port_bytes;
+    unsigned psize = (c->etmcr >> ETM_CR_PORTSIZE_SHIFT) & 7;
+    m->v1_port_bits = psize == 0 ? 4 : psize == 1 ? 8 : 16;
+    m->data_addr = (c->etmcr & ETM_CR_DATA_ADDR) != 0;
+    m->data_value = (c->etmcr & ETM_CR_DATA_VALUE) != 0;
 }
 
 etm_err_t etm_model_supports(const etm_config_t *c, etm_diag_t *diag)
@@ -58,22 +64,23 @@ etm_err_t etm_model_supports(const etm_config_t *c, etm_diag_t *diag)
     etm_err_t e = etm_config_version(c, &v, diag);
     if (e != ETM_OK)
         return e;
-    if (ETM_V_MAJOR(v) != 3)
-        return etm_util_fail(diag, ETM_ERR_UNSUPPORTED, "ETMv1 output (PIPESTAT/TRACEPKT) is not modelled yet");
-    static const struct { uint32_t mask; const char *what; } cr[] = {
-        { 1u << 1, "ETMCR[1] CPRT monitoring (data trace)" },
-        { 3u << 2, "ETMCR[3:2] data trace" },
-        { 1u << 7, "ETMCR[7] stalling the processor on FIFOFULL" },
-        { 1u << 9, "ETMCR[9] debug request" },
-        { 3u << 14, "ETMCR[15:14] context ID tracing (the Cortex-M3 interface has no context ID)" },
-        { 1u << 18, "ETMCR[18] data suppression" },
-        { 1u << 20, "ETMCR[20] data-only mode" },
-        { 7u << 25, "ETMCR[27:25] processor select" },
-        { 1u << 28, "ETMCR[28] timestamps" },
-        { 1u << 30, "ETMCR[30] VMID trace" },
+    int v1 = ETM_V_MAJOR(v) == 1;
+    static const struct { uint32_t mask; int v1_ok; int v3_ok; const char *what; } cr[] = {
+        { 1u << 1, 0, 0, "ETMCR[1] CPRT monitoring" },
+        { 3u << 2, 1, 0, "ETMCR[3:2] data trace with ETMv3 (ETMv1 data trace is modelled)" },
+        { 1u << 7, 0, 0, "ETMCR[7] stalling the processor on FIFOFULL" },
+        { 1u << 9, 0, 0, "ETMCR[9] debug request" },
+        { 1u << 13, 0, 1, "ETMCR[13] half-rate clocking (the model gives one record per core cycle)" },
+        { 3u << 14, 0, 0, "ETMCR[15:14] context ID tracing (the Cortex-M3 interface has no context ID)" },
+        { 3u << 16, 0, 1, "ETMCR[17:16] multiplexed or demultiplexed port modes" },
+        { 1u << 18, 0, 0, "ETMCR[18] data suppression" },
+        { 1u << 20, 0, 0, "ETMCR[20] data-only mode" },
+        { 7u << 25, 0, 0, "ETMCR[27:25] processor select" },
+        { 1u << 28, 0, 0, "ETMCR[28] timestamps" },
+        { 1u << 30, 0, 0, "ETMCR[30] VMID trace" },
     };
     for (size_t i = 0; i < sizeof cr / sizeof cr[0]; i++)
-        if (c->etmcr & cr[i].mask)
+        if ((c->etmcr & cr[i].mask) && !(v1 ? cr[i].v1_ok : cr[i].v3_ok))
             return etm_util_fail(diag, ETM_ERR_UNSUPPORTED, "the model does not implement %s", cr[i].what);
     const struct { const char *name; uint32_t v; } ev[] = { { "ETMTEEVR", c->etmteevr }, { "ETMTRIGGER", c->etmtrigger } };
     for (size_t i = 0; i < 2; i++) {
@@ -144,6 +151,8 @@ void etm_reset(etm_ctx_t *ctx)
     ctx->nlast = 0;
     etm_filter_reset(&ctx->flt);
     etm_packet_reset(&ctx->pk);
+    etm_pipestat_reset(&ctx->ps);
+    memset(&ctx->idle_in, 0, sizeof ctx->idle_in);
     etm_fifo_reset(&ctx->fifo);
     memset(&ctx->st, 0, sizeof ctx->st);
     ctx->ended = 0;
@@ -205,6 +214,11 @@ etm_err_t etm_step(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
     ctx->st.triggers += fo.trigger;
     ctx->st.exceptions += fe.entry && fo.trace_enable;
 
+    if (!ctx->mode.v3) {
+        etm_pipestat_cycle(&ctx->ps, &ctx->mode, in, &fe, &fo, &ctx->fifo, out, &ctx->st);
+        out->trigger = fo.trigger;
+        return nr ? ETM_ERR_RULE : ETM_OK;
+    }
     cycle_buf_t c;
     memset(&c, 0, sizeof c);
     c.last_single = ctx->pk.single_q;
@@ -219,6 +233,11 @@ etm_err_t etm_end(etm_ctx_t *ctx)
 {
     if (ctx->ended)
         return ETM_ERR_STATE;
+    if (!ctx->mode.v3) {
+        etm_pipestat_end(&ctx->ps);
+        ctx->ended = 1;
+        return ETM_OK;
+    }
     cycle_buf_t c;
     memset(&c, 0, sizeof c);
     c.last_single = ctx->pk.single_q;
@@ -245,6 +264,19 @@ etm_err_t etm_end(etm_ctx_t *ctx)
 etm_err_t etm_drain(etm_ctx_t *ctx, etm_out_t *out)
 {
     clear_out(out);
+    if (!ctx->mode.v3) {
+        if (ctx->fifo.level_q == 0 && !etm_pipestat_busy(&ctx->ps)) {
+            out->pipestat = PS_TD;
+            return ETM_END;
+        }
+        fe_cycle_t fe;
+        filter_out_t fo;
+        memset(&fe, 0, sizeof fe);
+        memset(&fo, 0, sizeof fo);
+        fo.trace_enable = 1;
+        etm_pipestat_cycle(&ctx->ps, &ctx->mode, &ctx->idle_in, &fe, &fo, &ctx->fifo, out, &ctx->st);
+        return ctx->fifo.level_q == 0 && !etm_pipestat_busy(&ctx->ps) ? ETM_END : ETM_OK;
+    }
     if (ctx->fifo.level_q == 0)
         return ETM_END;
     etm_fifo_cycle(&ctx->fifo, &ctx->mode, NULL, out);

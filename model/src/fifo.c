@@ -15,6 +15,55 @@ void etm_fifo_reset(fifo_state_t *f)
 {
     f->rd_q = 0;
     f->level_q = 0;
+    f->nflags_q = 0;
+}
+
+static void set_flag(fifo_state_t *f, uint32_t pos, int v)
+{
+    uint32_t i = pos % ETM_FIFO_MAX;
+    if (v)
+        f->flag[i / 8] = (uint8_t)(f->flag[i / 8] | (1u << (i % 8)));
+    else
+        f->flag[i / 8] = (uint8_t)(f->flag[i / 8] & ~(1u << (i % 8)));
+}
+
+static int get_flag(const fifo_state_t *f, uint32_t pos)
+{
+    uint32_t i = pos % ETM_FIFO_MAX;
+    return (f->flag[i / 8] >> (i % 8)) & 1;
+}
+
+int etm_fifo_push(fifo_state_t *f, unsigned depth, const uint8_t *b, const uint8_t *flags, unsigned n)
+{
+    if (f->level_q + n > depth)
+        return 0;
+    for (unsigned i = 0; i < n; i++) {
+        uint32_t pos = f->rd_q + f->level_q + i;
+        f->mem[pos % ETM_FIFO_MAX] = b[i];
+        int fl = flags ? flags[i] != 0 : 0;
+        set_flag(f, pos, fl);
+        f->nflags_q += (uint32_t)fl;
+    }
+    f->level_q += n;
+    return 1;
+}
+
+int etm_fifo_peek(const fifo_state_t *f, unsigned i, uint8_t *b, uint8_t *flag)
+{
+    if (i >= f->level_q)
+        return 0;
+    *b = f->mem[(f->rd_q + i) % ETM_FIFO_MAX];
+    *flag = (uint8_t)get_flag(f, f->rd_q + i);
+    return 1;
+}
+
+void etm_fifo_pop(fifo_state_t *f)
+{
+    if (!f->level_q)
+        return;
+    f->nflags_q -= (uint32_t)get_flag(f, f->rd_q);
+    f->rd_q = (f->rd_q + 1) % ETM_FIFO_MAX;
+    f->level_q--;
 }
 
 int etm_fifo_cycle(fifo_state_t *f, const etm_mode_t *m, const cycle_buf_t *c, etm_out_t *out)

@@ -43,6 +43,9 @@ typedef struct etm_mode {
     int enabled;           /* not powered down and not being programmed */
     uint32_t sync_period;  /* ETMSYNCFR; 0 means no periodic sync */
     unsigned fifo_depth, port_bytes;
+    unsigned v1_port_bits; /* ETMv1: 4, 8 or 16 (ETMCR port size) */
+    int data_addr;         /* ETMCR[3]: data addresses traced */
+    int data_value;        /* ETMCR[2]: data values traced */
 } etm_mode_t;
 
 /* ---- frontend ------------------------------------------------------------------ */
@@ -169,13 +172,75 @@ void etm_packet_end(packet_state_t *s, const etm_mode_t *m, cycle_buf_t *c);
 
 typedef struct fifo_state {
     uint32_t rd_q, level_q;
+    uint32_t nflags_q;            /* bytes with their flag set (ETMv1: branch address starts) */
     uint8_t mem[ETM_FIFO_MAX];
+    uint8_t flag[ETM_FIFO_MAX / 8];
 } fifo_state_t;
 
 void etm_fifo_reset(fifo_state_t *f);
+/* Push n bytes with their flags (flags may be NULL: none) if they fit in depth. */
+int etm_fifo_push(fifo_state_t *f, unsigned depth, const uint8_t *b, const uint8_t *flags, unsigned n);
+/* Byte i from the head and its flag; 0 when there is no such byte. */
+int etm_fifo_peek(const fifo_state_t *f, unsigned i, uint8_t *b, uint8_t *flag);
+void etm_fifo_pop(fifo_state_t *f);
 /* One port cycle: pop up to m->port_bytes bytes present at the start of the
  * cycle into out (padding an incomplete group with Ignore packets), then push
  * c's bytes if they all fit. Returns 1 when they fitted (or there were none). */
 int etm_fifo_cycle(fifo_state_t *f, const etm_mode_t *m, const cycle_buf_t *c, etm_out_t *out);
+
+/* ---- pipestat (ETMv1) --------------------------------------------------------------------------- */
+
+enum { PS_IE = 0, PS_ID = 1, PS_IN = 2, PS_WT = 3, PS_BE = 4, PS_BD = 5, PS_TR = 6, PS_TD = 7 };
+
+#define V1_QUEUE 8
+#define V1_MAX_XFER 16
+
+typedef struct v1_entry {
+    uint16_t seq;         /* identity, for matching data values */
+    uint8_t restart;      /* a restart BE (no instruction), reason below */
+    uint8_t reason;
+    uint8_t resolved;     /* whether it branched is known */
+    uint8_t exec;         /* E (1) or N (0) */
+    uint8_t branch;       /* BE/BD: its address is target */
+    uint32_t target;
+    uint8_t has_data;     /* a transfer belongs to it */
+    uint8_t data_done;    /* its last transfer was seen */
+    uint8_t nxfer;
+    uint8_t nwait;        /* values still to come */
+    uint32_t daddr;
+    uint8_t lanes[V1_MAX_XFER];
+    uint8_t got[V1_MAX_XFER];
+    uint64_t value[V1_MAX_XFER];
+} v1_entry_t;
+
+typedef struct pipestat_state {
+    v1_entry_t q[V1_QUEUE];
+    uint8_t head_q, len_q;
+    uint8_t open_q;       /* the newest entry is an instruction not yet resolved */
+    uint16_t seq_q;
+    uint8_t owner_valid_q;/* data transfers go to entry owner_q */
+    uint16_t owner_q;
+    uint8_t slot_valid_q[4];
+    uint16_t slot_seq_q[4];
+    uint8_t slot_idx_q[4];
+    uint8_t active_q;     /* trace has (re)started */
+    uint8_t reason_q;     /* reason of the next restart BE */
+    uint8_t ovf_q;        /* overflow: lost until the FIFO is empty */
+    uint8_t apo_cnt_q, apo_val_q;
+    uint8_t nib_q;        /* 4-bit port: the head byte's low nibble has left */
+    uint8_t full_daddr_q; /* the next data address goes out in full */
+    uint32_t last_baddr_q, last_daddr_q;
+    uint32_t since_full_q;/* cycles since the last full branch address */
+} pipestat_state_t;
+
+void etm_pipestat_reset(pipestat_state_t *s);
+/* One cycle of ETMv1 output (PIPESTAT, TRACEPKT, TRACESYNC) from this cycle's
+ * items, the data slot inputs, TraceEnable and the trigger. */
+void etm_pipestat_cycle(pipestat_state_t *s, const etm_mode_t *m, const etm_in_t *in, const fe_cycle_t *fe,
+                        const filter_out_t *flt, fifo_state_t *fifo, etm_out_t *out, etm_stats_t *st);
+/* End of trace: the last instruction is resolved; queued statuses still drain. */
+void etm_pipestat_end(pipestat_state_t *s);
+/* Anything left to output (statuses or APO cycles)? */
+int etm_pipestat_busy(const pipestat_state_t *s);
 
 #endif

@@ -14,6 +14,8 @@ static void help(FILE *f)
                "edge, then ends the trace and lets the FIFO drain. Prints a summary.\n\n"
                "  --trace FILE     write the ETMv3 bytes that left the port, as a binary file\n"
                "  --out FILE       write the outputs of every cycle as an expected-output vector file\n"
+               "                   (ETMv1: PIPESTAT, TRACEPKT, TRACESYNC; ETMv3: V3BYTES; both: FIFO level,\n"
+               "                   overflow, trigger)\n"
                "  --vcd FILE       write inputs and outputs as a VCD\n"
                "  --set NAME=0xV   override one register or parameter of the configuration\n"
                "  --strict         stop at the first interface rule violation (exit 1)\n"
@@ -76,9 +78,20 @@ int run_stimulus(const char *path, const source_opts_t *so, const char *const *s
         rc = 2;
         goto out;
     }
-    if (of && etm_vec_writer_open(&ow, of, ETM_VEC_EXPECTED, &cfg, 0, path) != ETM_OK)
+    /* The outputs of the protocol this ETM speaks, and the common ones. */
+    uint64_t omask = 0;
+    unsigned ver = 0;
+    etm_config_version(&cfg, &ver, NULL);
+    for (size_t i = 0; i < etm_out_signal_count; i++) {
+        const char *n = etm_out_signals[i].name;
+        int v1only = !strcmp(n, "PIPESTAT") || !strcmp(n, "TRACEPKT") || !strcmp(n, "TRACESYNC");
+        int v3only = !strcmp(n, "V3BYTES");
+        if ((ETM_V_MAJOR(ver) == 1 && !v3only) || (ETM_V_MAJOR(ver) == 3 && !v1only))
+            omask |= 1ull << i;
+    }
+    if (of && etm_vec_writer_open(&ow, of, ETM_VEC_EXPECTED, &cfg, omask, path) != ETM_OK)
         rc = 2;
-    if (vf && etm_vcd_writer_open(&vw, vf, source_signal_mask(&src), ~0ull, path) != ETM_OK)
+    if (vf && etm_vcd_writer_open(&vw, vf, source_signal_mask(&src), omask, path) != ETM_OK)
         rc = 2;
     etm_in_t in;
     etm_out_t out;

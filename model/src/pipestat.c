@@ -1,0 +1,362 @@
+/* pipestat.c - stage `pipestat`: the ETMv1 port, PIPESTAT[2:0], TRACEPKT and
+ * TRACESYNC, cycle by cycle (mapping and policy: docs/etmv1-encoder.md).
+ *
+ * Instructions become entries of a status queue. The newest entry is resolved
+ * when the next instruction arrives: if that one is a traced branch target, an
+ * exception entry or return, the entry is a branch (BE, or BD with data) to it.
+ * Entries with data wait for their last transfer and values. The head entry goes
+ * out when ready, one status per cycle, except in the two APO cycles after a
+ * branch status; its packets (data, then branch address) enter the FIFO in that
+ * cycle, all or none. The port then drains the FIFO unless the cycle is a
+ * trigger cycle.
+ */
+#include <string.h>
+
+#include "stages.h"
+
+#define PERIODIC_FULL 1024u /* cycles after a full address before the next is wanted */
+#define PERIODIC_FORCE 512u /* ... and after which it is sent whether or not there is room */
+
+void etm_pipestat_reset(pipestat_state_t *s)
+{
+    memset(s, 0, sizeof *s);
+    s->reason_q = 1;
+    s->full_daddr_q = 1;
+}
+
+int etm_pipestat_busy(const pipestat_state_t *s) { return s->len_q || s->apo_cnt_q; }
+
+static v1_entry_t *entry_at(pipestat_state_t *s, unsigned i) { return &s->q[(s->head_q + i) % V1_QUEUE]; }
+
+static v1_entry_t *newest(pipestat_state_t *s) { return s->len_q ? entry_at(s, s->len_q - 1u) : NULL; }
+
+static v1_entry_t *by_seq(pipestat_state_t *s, uint16_t seq)
+{
+    for (unsigned i = 0; i < s->len_q; i++)
+        if (entry_at(s, i)->seq == seq)
+            return entry_at(s, i);
+    return NULL;
+}
+
+/* Add an entry at the tail; NULL when the queue is full. */
+static v1_entry_t *add_entry(pipestat_state_t *s)
+{
+    if (s->len_q == V1_QUEUE)
+        return NULL;
+    v1_entry_t *e = entry_at(s, s->len_q);
+    memset(e, 0, sizeof *e);
+    e->seq = s->seq_q++;
+    s->len_q++;
+    return e;
+}
+
+/* The newest instruction is resolved: it branched to `target` or not. */
+static void resolve(pipestat_state_t *s, int branch, uint32_t target)
+{
+    v1_entry_t *e = newest(s);
+    if (s->open_q && e) {
+        e->resolved = 1;
+        e->branch = (uint8_t)branch;
+        e->target = target;
+    }
+    s->open_q = 0;
+}
+
+static int entry_ready(const v1_entry_t *e) { return e->resolved && (!e->has_data || (e->data_done && !e->nwait)); }
+
+/* Trace is lost: statuses queued and gathered go, until the FIFO has drained. */
+static void lose(pipestat_state_t *s, etm_stats_t *st)
+{
+    s->len_q = 0;
+    s->open_q = 0;
+    s->owner_valid_q = 0;
+    memset(s->slot_valid_q, 0, sizeof s->slot_valid_q);
+    s->ovf_q = 1;
+    s->active_q = 0;
+    s->reason_q = 2;
+    s->apo_cnt_q = 0;
+    st->overflows++;
+}
+
+/* Address packets: the fewest 7-bit groups covering the bits that differ from
+ * ref; `full` forces all 5 with the reason in the last. Returns the count. */
+static unsigned addr_packets(uint8_t *out, uint32_t a, uint32_t ref, int full, unsigned reason)
+{
+    uint32_t d = a ^ ref;
+    unsigned n = full ? 5 : d < (1u << 7) ? 1 : d < (1u << 14) ? 2 : d < (1u << 21) ? 3 : d < (1u << 28) ? 4 : 5;
+    for (unsigned i = 0; i < n && i < 4; i++)
+        out[i] = (uint8_t)(((a >> (7 * i)) & 0x7f) | (i + 1 < n ? 0x80 : 0));
+    if (n == 5)
+        out[4] = (uint8_t)(((a >> 28) & 0xf) | (reason & 7) << 4);
+    return n;
+}
+
+/* Branch addresses whose first packet is still in the FIFO (a 4-bit port may
+ * have sent the low nibble of the head byte, and with it its TRACESYNC). */
+static unsigned addresses_waiting(const pipestat_state_t *s, const fifo_state_t *f)
+{
+    unsigned n = f->nflags_q;
+    uint8_t b, flag;
+    if (s->nib_q && etm_fifo_peek(f, 0, &b, &flag) && flag)
+        n--;
+    return n;
+}
+
+/* Output the head entry: its status and packets. Returns the status, or -1
+ * when its packets do not fit in the FIFO. */
+static int output_entry(pipestat_state_t *s, const etm_mode_t *m, fifo_state_t *f, etm_stats_t *st)
+{
+    const v1_entry_t *e = entry_at(s, 0);
+    uint8_t b[5 + 8 * V1_MAX_XFER + 5], fl[sizeof b];
+    memset(b, 0, sizeof b);
+    unsigned n = 0;
+    int status;
+    memset(fl, 0, sizeof fl);
+    int data = !e->restart && e->has_data;
+    if (e->restart)
+        status = PS_BE;
+    else
+        status = e->branch ? (data ? PS_BD : PS_BE) : data ? PS_ID : e->exec ? PS_IE : PS_IN;
+    uint32_t last_daddr = s->last_daddr_q;
+    if (data && m->data_addr) {
+        n += addr_packets(b + n, e->daddr, last_daddr, s->full_daddr_q, 0);
+        last_daddr = e->daddr;
+    }
+    if (data && m->data_value)
+        for (unsigned t = 0; t < e->nxfer; t++)
+            for (unsigned lane = 0; lane < 8; lane++)
+                if ((e->lanes[t] >> lane) & 1)
+                    b[n++] = (uint8_t)(e->value[t] >> (8 * lane));
+    unsigned apo = 0;
+    uint32_t a = 0;
+    int full = 0;
+    if (status == PS_BE || status == PS_BD) {
+        a = e->target | 1u; /* bit 0: Thumb */
+        unsigned reason = e->restart ? e->reason : 0;
+        full = e->restart;
+        if (!full && s->since_full_q >= PERIODIC_FULL) {
+            /* Periodic full address: when there is room for it, and in any case
+             * once the retry window has passed. */
+            if (f->level_q + n + 5 <= m->fifo_depth || s->since_full_q >= PERIODIC_FULL + PERIODIC_FORCE) {
+                full = 1;
+                reason = ETM_V_MINOR(m->version) >= 2 ? 4 : 0;
+            }
+        }
+        apo = addresses_waiting(s, f);
+        fl[n] = 1; /* TRACESYNC on the first packet of the address */
+        n += addr_packets(b + n, a, s->last_baddr_q, full, reason);
+    }
+    if (!etm_fifo_push(f, m->fifo_depth, b, fl, n)) {
+        st->bytes_lost += n;
+        return -1;
+    }
+    st->bytes += n;
+    if (data && m->data_addr) {
+        s->last_daddr_q = last_daddr;
+        s->full_daddr_q = 0;
+    }
+    if (status == PS_BE || status == PS_BD) {
+        s->last_baddr_q = a;
+        if (full)
+            s->since_full_q = 0;
+        s->apo_cnt_q = 2;
+        s->apo_val_q = (uint8_t)(apo > 14 ? 15 : apo);
+    }
+    s->head_q = (uint8_t)((s->head_q + 1) % V1_QUEUE);
+    s->len_q--;
+    return status;
+}
+
+/* A data value: it belongs to the address of its slot from an earlier cycle. */
+static void data_value(pipestat_state_t *s, const etm_in_t *in)
+{
+    unsigned dds = ETM_DDCTL_SLOT(in->ddctl);
+    if (dds && s->slot_valid_q[dds]) {
+        v1_entry_t *e = by_seq(s, s->slot_seq_q[dds]);
+        unsigned t = s->slot_idx_q[dds];
+        if (e && t < e->nxfer && !e->got[t]) {
+            e->value[t] = in->dd;
+            e->got[t] = 1;
+            if (e->nwait)
+                e->nwait--;
+        }
+        s->slot_valid_q[dds] = 0;
+    }
+}
+
+/* This cycle's data address, after the cycle's instructions: an instruction
+ * comes before its data (ETM architecture 2.11.1). */
+static void data_address(pipestat_state_t *s, const etm_mode_t *m, const etm_in_t *in)
+{
+    unsigned das = ETM_DACTL_SLOT(in->dactl);
+    if (!das || !s->active_q)
+        return;
+    v1_entry_t *e = NULL;
+    if (ETM_DACTL_NSEQ(in->dactl)) {
+        /* First transfer of an instruction: the newest one. */
+        e = s->open_q ? newest(s) : NULL;
+        if (e) {
+            s->owner_valid_q = 1;
+            s->owner_q = e->seq;
+            e->has_data = 1;
+            e->daddr = in->da;
+        } else {
+            s->owner_valid_q = 0;
+        }
+    } else if (s->owner_valid_q) {
+        e = by_seq(s, s->owner_q);
+    }
+    if (!e || e->nxfer == V1_MAX_XFER)
+        return;
+    unsigned t = e->nxfer++;
+    e->lanes[t] = (uint8_t)ETM_DACTL_BLSEL(in->dactl);
+    e->got[t] = 0;
+    if (m->data_value) {
+        e->nwait++;
+        s->slot_valid_q[das] = 1;
+        s->slot_seq_q[das] = e->seq;
+        s->slot_idx_q[das] = (uint8_t)t;
+    }
+    /* DALast ends the instruction's transfers; on the first half of an
+     * unaligned access the second half is still to come. */
+    if (ETM_DACTL_LAST(in->dactl) && !ETM_DACTL_UNALIGNED(in->dactl)) {
+        e->data_done = 1;
+        s->owner_valid_q = 0;
+    }
+}
+
+/* This cycle's instructions into the queue. */
+static void take_instructions(pipestat_state_t *s, const fe_cycle_t *fe, etm_stats_t *st)
+{
+    const fe_atom_t *a0 = &fe->atom[0];
+    if (!s->active_q) {
+        /* Trace (re)starts: a BE standing for no instruction, full address. */
+        v1_entry_t *r = add_entry(s);
+        if (!r) {
+            lose(s, st);
+            return;
+        }
+        r->restart = 1;
+        r->resolved = 1;
+        r->reason = s->reason_q;
+        r->target = a0->addr;
+        s->active_q = 1;
+        s->full_daddr_q = 1;
+    } else {
+        int branch = a0->target || fe->entry || fe->ret;
+        v1_entry_t *prev = newest(s);
+        if (branch && fe->entry && s->open_q && prev && !prev->exec)
+            st->untraceable++; /* an N before an exception shows as executed */
+        resolve(s, branch, a0->addr);
+    }
+    for (unsigned i = 0; i < fe->natoms; i++) {
+        if (i == 1)
+            resolve(s, fe->atom[1].target, fe->atom[1].addr);
+        v1_entry_t *e = add_entry(s);
+        if (!e) {
+            lose(s, st);
+            return;
+        }
+        e->exec = fe->atom[i].exec;
+        s->open_q = 1;
+        st->atoms++;
+    }
+}
+
+void etm_pipestat_end(pipestat_state_t *s)
+{
+    resolve(s, 0, 0);
+    /* Data that never completes would hold the queue for ever. */
+    for (unsigned i = 0; i < s->len_q; i++) {
+        v1_entry_t *e = entry_at(s, i);
+        e->data_done = 1;
+        e->nwait = 0;
+    }
+}
+
+/* Drain the port for one cycle; returns whether anything left. */
+static int drain(pipestat_state_t *s, const etm_mode_t *m, fifo_state_t *f, etm_out_t *out)
+{
+    uint8_t b, flag;
+    if (!etm_fifo_peek(f, 0, &b, &flag))
+        return 0;
+    if (m->v1_port_bits == 4) {
+        if (!s->nib_q) {
+            out->tracepkt = b & 0xf;
+            out->tracesync = flag;
+            s->nib_q = 1;
+        } else {
+            out->tracepkt = b >> 4;
+            s->nib_q = 0;
+            etm_fifo_pop(f);
+        }
+        return 1;
+    }
+    out->tracepkt = b;
+    out->tracesync = flag;
+    etm_fifo_pop(f);
+    if (m->v1_port_bits == 16 && etm_fifo_peek(f, 0, &b, &flag) && !flag) {
+        out->tracepkt = (uint16_t)(out->tracepkt | b << 8);
+        etm_fifo_pop(f);
+    }
+    return 1;
+}
+
+void etm_pipestat_cycle(pipestat_state_t *s, const etm_mode_t *m, const etm_in_t *in, const fe_cycle_t *fe,
+                        const filter_out_t *flt, fifo_state_t *f, etm_out_t *out, etm_stats_t *st)
+{
+    out->tracepkt = 0;
+    out->tracesync = 0;
+    if (!m->enabled) {
+        out->pipestat = PS_TD;
+        return;
+    }
+    if (s->ovf_q && f->level_q == 0)
+        s->ovf_q = 0;
+    int on = flt->trace_enable && !s->ovf_q;
+    if (s->ovf_q)
+        st->cycles_lost++;
+
+    /* Trace turning off: the last instruction went sequentially, as far as
+     * the trace can tell. */
+    if (!on && s->active_q && !s->ovf_q) {
+        resolve(s, 0, 0);
+        s->active_q = 0;
+        s->reason_q = 1;
+    }
+    data_value(s, in);
+    if (on && s->active_q && fe->cancel)
+        st->untraceable++; /* ETMv1 cannot say the last instruction was cancelled */
+    if (on && fe->natoms)
+        take_instructions(s, fe, st);
+    data_address(s, m, in);
+
+    /* This cycle's status. */
+    int status = -1; /* none yet */
+    if (s->apo_cnt_q) {
+        status = s->apo_cnt_q == 2 ? (s->apo_val_q & 3) : (s->apo_val_q >> 2) & 3;
+        s->apo_cnt_q--;
+    } else if (s->len_q && entry_ready(entry_at(s, 0))) {
+        status = output_entry(s, m, f, st);
+        if (status < 0) {
+            lose(s, st);
+            status = PS_WT;
+        }
+    } else if (s->ovf_q) {
+        status = PS_WT;
+    }
+
+    if (flt->trigger) {
+        out->pipestat = PS_TR;
+        out->tracepkt = (uint16_t)(status < 0 ? PS_WT : status);
+    } else {
+        int drained = drain(s, m, f, out);
+        out->pipestat = (uint8_t)(status >= 0 ? status : drained ? PS_WT : PS_TD);
+        if (out->pipestat == PS_TD && m->cycle_accurate)
+            out->tracepkt = (uint16_t)(flt->trace_enable ? 1 : 0);
+    }
+    out->overflow = s->ovf_q;
+    out->fifo_level = (uint16_t)f->level_q;
+    if (s->active_q && s->since_full_q < 0xFFFFFFFFu)
+        s->since_full_q++;
+}
