@@ -21,6 +21,7 @@ static const struct subcommand {
     { "convert", cmd_convert, "convert between vector files and VCD" },
     { "config", cmd_config, "validate, explain or print a register image" },
     { "snapshot", cmd_snapshot, "run the model and write an OpenCSD snapshot folder of its trace" },
+    { "decode", cmd_decode, "decode an ETMv3 trace (raw or CoreSight frames) into packets and instructions" },
     { "gen", cmd_gen, "generate legal random interface activity from a random program" },
 };
 

@@ -5,6 +5,7 @@
 
 int cmd_check(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
+int cmd_decode(int argc, char **argv);
 int cmd_config(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_run(int argc, char **argv);

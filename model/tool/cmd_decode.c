@@ -1,0 +1,747 @@
+/* cmd_decode.c - `etm decode`: decode an ETMv3 trace (raw or CoreSight-formatted)
+ * into packets and instructions with the project's own decoder (etm/decode_v3.h). */
+#define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "etm/config.h"
+#include "etm/coresight.h"
+#include "etm/decode_v3.h"
+#include "etm/vector.h"
+#include "subcommands.h"
+
+#define MAX_IMAGES 32
+#define MAX_SETS 32
+#define PATH_LEN 4096
+
+static void help(FILE *f)
+{
+    fprintf(f,
+            "usage: etm decode [options] TRACE\n"
+            "       etm decode [options] --snapshot DIR --id N\n\n"
+            "Decodes an ETMv3 trace (ETMv3.0-3.5) with the project's own decoder and prints\n"
+            "what happened: synchronisation, instructions (with a code image) or atoms,\n"
+            "branches, exceptions, timestamps; in cycle-accurate mode each line starts with\n"
+            "the cycle number (docs/decoder.md).\n\n"
+            "Trace:\n"
+            "  --coresight        TRACE is CoreSight formatter frames (ETB/ETR memory dump)\n"
+            "  --tpiu             ... a TPIU capture: skip to the first frame sync (implies --coresight)\n"
+            "  --id N             trace ID to decode from the frames (needed with --coresight)\n"
+            "  --snapshot DIR     an OpenCSD snapshot folder: the trace buffer, the register image of\n"
+            "                     the ETM whose ETMTRACEIDR is --id, and the cores' memory dumps\n"
+            "Configuration (default: the etm-m3 preset):\n"
+            "  --config FILE      register image (NAME=0xVALUE lines) or a vector file (its header)\n"
+            "  --set NAME=0xV     override one register (repeatable)\n"
+            "  --v7m, --no-v7m    ARMv7-M exception numbers (default: on when the configuration\n"
+            "                     uses the alternative branch encoding, as Cortex-M ETMs do)\n"
+            "Code:\n"
+            "  --image ADDR:FILE  code image loaded at ADDR (repeatable)\n"
+            "Output:\n"
+            "  --packets          list every packet (offset, raw bytes, fields)\n"
+            "  --no-elements      do not list instructions and other elements\n"
+            "  --stats            print counts at the end\n"
+            "  --keep-going       after a malformed packet, report it and resynchronise at the next A-sync\n\n"
+            "Exit status: 0 decoded; 2 bad usage, unreadable input or malformed trace (the message\n"
+            "names the file and the byte offset).\n");
+}
+
+/* ---- Code image ---------------------------------------------------------------- */
+
+typedef struct region {
+    uint32_t addr;
+    uint8_t *bytes;
+    size_t size;
+} region_t;
+
+typedef struct image {
+    region_t r[MAX_IMAGES];
+    unsigned n;
+} image_t;
+
+static int image_read(void *user, uint32_t addr, uint8_t *buf, unsigned n)
+{
+    const image_t *im = (const image_t *)user;
+    for (unsigned i = 0; i < im->n; i++) {
+        const region_t *r = &im->r[i];
+        if (addr >= r->addr && (uint64_t)addr - r->addr < r->size) {
+            size_t off = addr - r->addr;
+            unsigned k = 0;
+            for (; k < n && off + k < r->size; k++)
+                buf[k] = r->bytes[off + k];
+            return (int)k;
+        }
+    }
+    return 0;
+}
+
+static int load_region(image_t *im, uint32_t addr, const char *path, uint64_t max_len)
+{
+    if (im->n == MAX_IMAGES) {
+        fprintf(stderr, "etm decode: at most %d code images\n", MAX_IMAGES);
+        return -1;
+    }
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "etm decode: %s: cannot open the code image\n", path);
+        return -1;
+    }
+    size_t cap = 1 << 16, n = 0, got;
+    uint8_t *b = (uint8_t *)malloc(cap);
+    while (b && (got = fread(b + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            uint8_t *nb = (uint8_t *)realloc(b, cap * 2);
+            if (!nb)
+                free(b);
+            b = nb;
+            cap *= 2;
+        }
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (!b || bad) {
+        free(b);
+        fprintf(stderr, "etm decode: %s: cannot read the code image\n", path);
+        return -1;
+    }
+    if (max_len && n > max_len)
+        n = (size_t)max_len;
+    im->r[im->n].addr = addr;
+    im->r[im->n].bytes = b;
+    im->r[im->n].size = n;
+    im->n++;
+    return 0;
+}
+
+static int parse_image_opt(image_t *im, const char *arg)
+{
+    const char *colon = strchr(arg, ':');
+    char *end;
+    unsigned long long a = colon ? strtoull(arg, &end, 0) : 0;
+    if (!colon || end != colon || a > 0xFFFFFFFFull) {
+        fprintf(stderr, "etm decode: --image wants ADDR:FILE, e.g. 0x8000:code.bin (got '%s')\n", arg);
+        return -1;
+    }
+    return load_region(im, (uint32_t)a, colon + 1, 0);
+}
+
+/* ---- OpenCSD snapshot folders (snapshot.ini, trace.ini, device and cpu .ini) ---- */
+
+/* Calls fn(section, key, value) for each key=value line of an .ini file. */
+typedef int (*ini_fn)(void *user, const char *section, const char *key, const char *value);
+
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n'))
+        s[--n] = '\0';
+    return s;
+}
+
+static int ini_read(const char *path, ini_fn fn, void *user)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "etm decode: %s: cannot open\n", path);
+        return -1;
+    }
+    char line[1024], section[128] = "";
+    int rc = 0;
+    while (rc == 0 && fgets(line, sizeof line, f)) {
+        char *s = trim(line);
+        if (*s == '\0' || *s == ';' || *s == '#')
+            continue;
+        if (*s == '[') {
+            char *e = strchr(s, ']');
+            if (e)
+                *e = '\0';
+            snprintf(section, sizeof section, "%s", s + 1);
+            continue;
+        }
+        char *eq = strchr(s, '=');
+        if (!eq)
+            continue;
+        *eq = '\0';
+        rc = fn(user, section, trim(s), trim(eq + 1));
+    }
+    fclose(f);
+    return rc;
+}
+
+typedef struct snapshot {
+    const char *dir;
+    char devices[64][PATH_LEN];
+    unsigned ndev;
+    char trace_file[PATH_LEN];
+    char trace_format[64];
+    /* the device being read */
+    int is_etm, is_core;
+    etm_config_t cfg;
+    int cfg_bad;
+    char dump_file[PATH_LEN];
+    uint64_t dump_addr, dump_len;
+    int have_dump;
+    image_t *image;
+    int error;
+} snapshot_t;
+
+static int snap_list(void *user, const char *section, const char *key, const char *value)
+{
+    snapshot_t *s = (snapshot_t *)user;
+    if (!strcmp(section, "device_list") && s->ndev < 64)
+        snprintf(s->devices[s->ndev++], PATH_LEN, "%s/%s", s->dir, value);
+    (void)key;
+    return 0;
+}
+
+static int snap_trace(void *user, const char *section, const char *key, const char *value)
+{
+    snapshot_t *s = (snapshot_t *)user;
+    if (strncmp(section, "buffer", 6) != 0 || s->trace_file[0])
+        return 0;
+    if (!strcmp(key, "file"))
+        snprintf(s->trace_file, PATH_LEN, "%s/%s", s->dir, value);
+    else if (!strcmp(key, "format"))
+        snprintf(s->trace_format, sizeof s->trace_format, "%s", value);
+    return 0;
+}
+
+static void snap_flush_dump(snapshot_t *s)
+{
+    if (s->have_dump && s->dump_file[0]) {
+        for (unsigned i = 0; i < s->image->n; i++)
+            if (s->image->r[i].addr == (uint32_t)s->dump_addr)
+                goto done; /* the same dump of another core */
+        if (load_region(s->image, (uint32_t)s->dump_addr, s->dump_file, s->dump_len) != 0)
+            s->error = 1;
+    }
+done:
+    s->have_dump = 0;
+    s->dump_file[0] = '\0';
+    s->dump_addr = s->dump_len = 0;
+}
+
+static int snap_device(void *user, const char *section, const char *key, const char *value)
+{
+    snapshot_t *s = (snapshot_t *)user;
+    if (!strcmp(section, "device")) {
+        if (!strcmp(key, "class"))
+            s->is_core = !strcmp(value, "core");
+        if (!strcmp(key, "type"))
+            s->is_etm = !strncmp(value, "ETM3", 4);
+    } else if (!strcmp(section, "regs") && s->is_etm) {
+        char line[256];
+        etm_diag_t d;
+        snprintf(line, sizeof line, "%s=%s", key, value);
+        /* registers the model does not know (e.g. ETMSR) are not needed to decode */
+        if (etm_config_parse_line(&s->cfg, line, NULL, NULL, &d) != ETM_OK && d.code != ETM_ERR_UNKNOWN_NAME)
+            s->cfg_bad = 1;
+    } else if (!strncmp(section, "dump", 4) && s->is_core) {
+        if (!strcmp(key, "file")) {
+            if (s->have_dump && s->dump_file[0])
+                snap_flush_dump(s);
+            snprintf(s->dump_file, PATH_LEN, "%s/%s", s->dir, value);
+        } else if (!strcmp(key, "address")) {
+            s->dump_addr = strtoull(value, NULL, 0);
+        } else if (!strcmp(key, "length")) {
+            s->dump_len = strtoull(value, NULL, 0);
+        }
+        s->have_dump = 1;
+    }
+    return 0;
+}
+
+/* Read the snapshot: trace file and format, the ETM with trace ID `id`, all core dumps. */
+static int snapshot_load(const char *dir, unsigned id, etm_config_t *cfg, image_t *image, char *trace_path,
+                         int *coresight)
+{
+    static snapshot_t s; /* large; the tool runs one decode */
+    char path[PATH_LEN + 32];
+    memset(&s, 0, sizeof s);
+    s.dir = dir;
+    s.image = image;
+    snprintf(path, sizeof path, "%s/snapshot.ini", dir);
+    if (ini_read(path, snap_list, &s) != 0)
+        return -1;
+    snprintf(path, sizeof path, "%s/trace.ini", dir);
+    if (ini_read(path, snap_trace, &s) != 0)
+        return -1;
+    if (!s.trace_file[0]) {
+        fprintf(stderr, "etm decode: %s: no trace buffer file named\n", path);
+        return -1;
+    }
+    int found = 0;
+    for (unsigned i = 0; i < s.ndev; i++) {
+        s.is_etm = s.is_core = 0;
+        s.cfg_bad = 0;
+        etm_config_default(&s.cfg);
+        if (ini_read(s.devices[i], snap_device, &s) != 0)
+            return -1;
+        snap_flush_dump(&s);
+        if (s.error)
+            return -1;
+        if (s.is_etm && !found && (s.cfg.etmtraceidr & 0x7Fu) == id) {
+            if (s.cfg_bad) {
+                fprintf(stderr, "etm decode: %s: a register line is malformed\n", s.devices[i]);
+                return -1;
+            }
+            *cfg = s.cfg;
+            found = 1;
+        }
+    }
+    if (!found) {
+        fprintf(stderr, "etm decode: %s: no ETMv3 device with ETMTRACEIDR = 0x%02x\n", dir, id);
+        return -1;
+    }
+    snprintf(trace_path, PATH_LEN, "%s", s.trace_file);
+    *coresight = strcmp(s.trace_format, "source_data") != 0;
+    return 0;
+}
+
+/* ---- Configuration ------------------------------------------------------------- */
+
+static int load_config(const char *path, etm_config_t *cfg)
+{
+    etm_diag_t d;
+    etm_diag_clear(&d);
+    FILE *f = fopen(path, "r");
+    char first[32] = "";
+    if (f) {
+        if (!fgets(first, sizeof first, f))
+            first[0] = '\0';
+        fclose(f);
+    }
+    if (!strncmp(first, "etm-vectors", 11)) {
+        etm_vec_reader_t *r;
+        if (etm_vec_open(&r, path, &d) != ETM_OK) {
+            char buf[400];
+            fprintf(stderr, "etm decode: %s\n", etm_diag_format(&d, buf, sizeof buf));
+            return -1;
+        }
+        *cfg = *etm_vec_config(r);
+        etm_vec_close(r);
+        return 0;
+    }
+    if (etm_config_read_file(cfg, path, &d) != ETM_OK) {
+        char buf[400];
+        fprintf(stderr, "etm decode: %s\n", etm_diag_format(&d, buf, sizeof buf));
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- Printing ---------------------------------------------------------------- */
+
+typedef struct out {
+    int packets, elements, cycle_acc, v7m;
+    const char *name;          /* trace file, for messages */
+} out_t;
+
+static const char *reason_name(unsigned r)
+{
+    static const char *const names[4] = { "periodic", "trace-on", "overflow", "debug-exit" };
+    return names[r & 3u];
+}
+
+static void print_packet(void *user, const etm_v3pkt_t *p)
+{
+    const out_t *o = (const out_t *)user;
+    char raw[3 * ETM_V3_RAW_MAX + 8];
+    size_t k = 0;
+    for (unsigned i = 0; i < p->raw_len; i++)
+        k += (size_t)snprintf(raw + k, sizeof raw - k, "%s%02x", i ? " " : "", p->raw[i]);
+    if (p->size > p->raw_len)
+        snprintf(raw + k, sizeof raw - k, " ..");
+    printf("@%-8" PRIu64 " %-16s %-26s", p->offset, etm_v3pkt_kind_name(p->kind), raw);
+    switch (p->kind) {
+    case ETM_V3PKT_NOSYNC:
+        printf(" %" PRIu64 " bytes skipped before A-sync", p->size);
+        break;
+    case ETM_V3PKT_PHDR:
+        printf(" format %u %s", p->format, p->atoms[0] ? p->atoms : "(no atoms)");
+        break;
+    case ETM_V3PKT_ISYNC:
+    case ETM_V3PKT_ISYNC_CC:
+        if (p->kind == ETM_V3PKT_ISYNC_CC)
+            printf(" cc=%" PRIu32, p->cycle_count);
+        if (p->has_addr)
+            printf(" addr=0x%08" PRIx32 " %s", p->addr, etm_v3_isa_name(p->isa));
+        printf(" %s%s%s", reason_name(p->reason), p->ns ? " NS" : "", p->hyp ? " Hyp" : "");
+        if (p->has_context_id)
+            printf(" ctxid=0x%" PRIx32, p->context_id);
+        if (p->lsip)
+            printf(" lsip=0x%08" PRIx32, p->lsip_addr);
+        break;
+    case ETM_V3PKT_BRANCH:
+        printf(" addr=0x%08" PRIx32 " %s (%u bits)", p->addr, etm_v3_isa_name(p->isa), p->addr_bits);
+        if (p->exception) {
+            char nm[32];
+            printf(" exception %u %s%s%s", p->exc_number, etm_v3_exception_name(p->exc_number, o->v7m, nm, sizeof nm),
+                   p->cancel ? " cancel" : "", p->ns ? " NS" : "");
+            if (p->has_resume)
+                printf(" resume=%u", p->resume);
+        }
+        break;
+    case ETM_V3PKT_CYCLE_COUNT:
+        printf(" %" PRIu32, p->cycle_count);
+        break;
+    case ETM_V3PKT_CONTEXT_ID:
+        printf(" 0x%" PRIx32, p->context_id);
+        break;
+    case ETM_V3PKT_VMID:
+        printf(" %u", p->vmid);
+        break;
+    case ETM_V3PKT_TIMESTAMP:
+        printf(" %" PRIu64 "%s", p->timestamp, p->ts_rate_changed ? " (clock changed)" : "");
+        break;
+    case ETM_V3PKT_NORMAL_DATA:
+    case ETM_V3PKT_OOO_DATA:
+    case ETM_V3PKT_OOO_PLACEHOLDER:
+    case ETM_V3PKT_VALUE_NOT_TRACED:
+        if (p->has_data_addr)
+            printf(" daddr=0x%08" PRIx32, p->data_addr);
+        if (p->value_size)
+            printf(" value=0x%0*" PRIx32, (int)(2 * p->value_size), p->value);
+        if (p->kind == ETM_V3PKT_OOO_DATA || p->kind == ETM_V3PKT_OOO_PLACEHOLDER)
+            printf(" tag=%u", p->tag);
+        break;
+    default:
+        break;
+    }
+    printf("\n");
+}
+
+static void print_element(void *user, const etm_v3el_t *e)
+{
+    const out_t *o = (const out_t *)user;
+    char nm[32];
+    if (o->cycle_acc)
+        printf("%10" PRIu64 "  ", e->cycle);
+    switch (e->kind) {
+    case ETM_V3EL_INSN:
+        if (e->insn.size == 4 && e->isa != ETM_V3_ISA_ARM)
+            printf("%08" PRIx32 "  %s  %04" PRIx32 " %04" PRIx32 "  %c", e->addr, etm_v3_isa_name(e->isa),
+                   e->insn.opcode >> 16, e->insn.opcode & 0xFFFFu, e->executed ? 'E' : 'N');
+        else if (e->insn.size == 4)
+            printf("%08" PRIx32 "  %s  %08" PRIx32 "   %c", e->addr, etm_v3_isa_name(e->isa), e->insn.opcode,
+                   e->executed ? 'E' : 'N');
+        else
+            printf("%08" PRIx32 "  %s  %04" PRIx32 "        %c", e->addr, etm_v3_isa_name(e->isa), e->insn.opcode,
+                   e->executed ? 'E' : 'N');
+        if (e->insn.branch == ETM_V3_BR_DIRECT)
+            printf("  branch -> %08" PRIx32, e->insn.target);
+        else if (e->insn.branch == ETM_V3_BR_INDIRECT)
+            printf("  indirect branch");
+        if (e->lsip)
+            printf("  (load/store in progress at I-sync)");
+        break;
+    case ETM_V3EL_ATOM:
+        if (e->addr_valid)
+            printf("%08" PRIx32 "  atom %c", e->addr, e->executed ? 'E' : 'N');
+        else
+            printf("????????  atom %c", e->executed ? 'E' : 'N');
+        break;
+    case ETM_V3EL_SYNC:
+        printf("SYNC %s", reason_name(e->reason));
+        if (e->addr_valid)
+            printf(" at %08" PRIx32 " %s", e->addr, etm_v3_isa_name(e->isa));
+        if (e->has_cycle_count)
+            printf(" (%" PRIu32 " cycles since the last P-header)", e->cycle_count);
+        if (e->has_context_id)
+            printf(" context 0x%" PRIx32, e->context_id);
+        if (e->addr_mismatch)
+            printf("  WARNING: the code led to %08" PRIx32, e->expected_addr);
+        break;
+    case ETM_V3EL_OVERFLOW:
+        printf("OVERFLOW: trace was lost here");
+        break;
+    case ETM_V3EL_BRANCH:
+        printf("BRANCH -> %08" PRIx32 " %s", e->addr, etm_v3_isa_name(e->isa));
+        break;
+    case ETM_V3EL_EXCEPTION:
+        printf("EXCEPTION %s (%u) -> %08" PRIx32 " %s", etm_v3_exception_name(e->exc_number, o->v7m, nm, sizeof nm),
+               e->exc_number, e->addr, etm_v3_isa_name(e->isa));
+        if (e->cancel)
+            printf("  cancel: %d withdrawn", e->withdrawn);
+        if (e->has_resume)
+            printf("  resume %u", e->resume);
+        break;
+    case ETM_V3EL_EXC_RETURN:
+        printf("EXCEPTION RETURN");
+        break;
+    case ETM_V3EL_TRIGGER:
+        printf("TRIGGER");
+        break;
+    case ETM_V3EL_CYCLE_COUNT:
+        printf("CYCLE COUNT %" PRIu32, e->cycle_count);
+        break;
+    case ETM_V3EL_TIMESTAMP:
+        printf("TIMESTAMP %" PRIu64, e->timestamp);
+        break;
+    case ETM_V3EL_CONTEXT:
+        if (e->has_context_id)
+            printf("CONTEXT ID 0x%" PRIx32, e->context_id);
+        else
+            printf("VMID %u", e->vmid);
+        break;
+    case ETM_V3EL_NO_IMAGE:
+        printf("NO IMAGE at %08" PRIx32 ": the code image has no instruction there", e->addr);
+        break;
+    default:
+        printf("%s", etm_v3el_kind_name(e->kind));
+        break;
+    }
+    printf("\n");
+}
+
+/* ---- Feeding --------------------------------------------------------------------- */
+
+typedef struct run {
+    etm_v3dec_t *dec;
+    const char *name;
+    int coresight;
+    unsigned id;
+    int keep_going;
+    int errors;
+    int stop;
+} run_t;
+
+static void report(run_t *r, const etm_diag_t *d, uint64_t file_off)
+{
+    if (r->coresight)
+        fprintf(stderr, "etm decode: %s: offset %" PRIu64 " of the ID 0x%02x stream (file offset %" PRIu64 "): %s\n",
+                r->name, d->offset, r->id, file_off, d->msg);
+    else
+        fprintf(stderr, "etm decode: %s: offset %" PRIu64 ": %s\n", r->name, d->offset, d->msg);
+}
+
+/* Feed bytes; file_off is the file offset of data[0] (CoreSight: of this run). */
+static void feed(run_t *r, const uint8_t *data, size_t n, uint64_t file_off)
+{
+    size_t done = 0;
+    while (done < n && !r->stop) {
+        size_t used = 0;
+        etm_diag_t d;
+        etm_diag_clear(&d);
+        if (etm_v3dec_feed(r->dec, data + done, n - done, &used, &d) != ETM_OK) {
+            report(r, &d, file_off + done + used - 1);
+            r->errors++;
+            if (!r->keep_going)
+                r->stop = 1;
+        }
+        done += used;
+    }
+}
+
+static void on_frames(void *user, unsigned id, const uint8_t *data, size_t n, uint64_t offset)
+{
+    run_t *r = (run_t *)user;
+    if (id == r->id)
+        feed(r, data, n, offset);
+}
+
+static void print_stats(const etm_v3dec_t *dec, int cycle_acc)
+{
+    const etm_v3dec_stats_t *s = etm_v3dec_get_stats(dec);
+    printf("bytes %" PRIu64 ", instructions %" PRIu64 ", atoms %" PRIu64 ", withdrawn by cancel %" PRIu64, s->bytes,
+           s->insns, s->atoms, s->withdrawn);
+    if (cycle_acc)
+        printf(", cycles %" PRIu64, s->cycles);
+    printf("\npackets:");
+    for (int k = 0; k < ETM_V3PKT_KIND_COUNT; k++)
+        if (s->packets[k])
+            printf(" %s %" PRIu64 ";", etm_v3pkt_kind_name((etm_v3pkt_kind_t)k), s->packets[k]);
+    printf("\n");
+}
+
+int cmd_decode(int argc, char **argv)
+{
+    static image_t image; /* the tool runs one decode */
+    const char *path = NULL, *config_path = NULL, *snapshot = NULL;
+    const char *sets[MAX_SETS];
+    int nsets = 0, coresight = 0, tpiu = 0, have_id = 0, v7m = -1, stats = 0, keep_going = 0;
+    unsigned id = 0;
+    out_t o;
+    memset(&o, 0, sizeof o);
+    o.elements = 1;
+    memset(&image, 0, sizeof image);
+    int rc = 2;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int has_value = i + 1 < argc;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            help(stdout);
+            return 0;
+        } else if (!strcmp(a, "--coresight")) {
+            coresight = 1;
+        } else if (!strcmp(a, "--tpiu")) {
+            coresight = tpiu = 1;
+        } else if (!strcmp(a, "--id") && has_value) {
+            char *end;
+            unsigned long v = strtoul(argv[++i], &end, 0);
+            if (*end || v == 0 || v >= 0x70) {
+                fprintf(stderr, "etm decode: --id wants a trace ID 0x01-0x6f, not '%s'\n", argv[i]);
+                goto out;
+            }
+            id = (unsigned)v;
+            have_id = 1;
+        } else if (!strcmp(a, "--snapshot") && has_value) {
+            snapshot = argv[++i];
+        } else if (!strcmp(a, "--config") && has_value) {
+            config_path = argv[++i];
+        } else if (!strcmp(a, "--set") && has_value) {
+            if (nsets == MAX_SETS) {
+                fprintf(stderr, "etm decode: at most %d --set options\n", MAX_SETS);
+                goto out;
+            }
+            sets[nsets++] = argv[++i];
+        } else if (!strcmp(a, "--v7m")) {
+            v7m = 1;
+        } else if (!strcmp(a, "--no-v7m")) {
+            v7m = 0;
+        } else if (!strcmp(a, "--image") && has_value) {
+            if (parse_image_opt(&image, argv[++i]) != 0)
+                goto out;
+        } else if (!strcmp(a, "--packets")) {
+            o.packets = 1;
+        } else if (!strcmp(a, "--no-elements")) {
+            o.elements = 0;
+        } else if (!strcmp(a, "--stats")) {
+            stats = 1;
+        } else if (!strcmp(a, "--keep-going")) {
+            keep_going = 1;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "etm decode: unknown option or missing value '%s' (try --help)\n", a);
+            goto out;
+        } else if (path) {
+            fprintf(stderr, "etm decode: one trace file only\n");
+            goto out;
+        } else {
+            path = a;
+        }
+    }
+
+    etm_config_t cfg;
+    etm_config_default(&cfg);
+    static char snap_trace[PATH_LEN];
+    if (snapshot) {
+        if (path) {
+            fprintf(stderr, "etm decode: give a TRACE file or --snapshot, not both\n");
+            goto out;
+        }
+        if (!have_id) {
+            fprintf(stderr, "etm decode: --snapshot needs --id to choose the ETM\n");
+            goto out;
+        }
+        if (snapshot_load(snapshot, id, &cfg, &image, snap_trace, &coresight) != 0)
+            goto out;
+        path = snap_trace;
+    }
+    if (!path) {
+        help(stderr);
+        goto out;
+    }
+    if (coresight && !have_id) {
+        fprintf(stderr, "etm decode: --coresight needs --id N to choose the trace source\n");
+        goto out;
+    }
+    if (config_path && load_config(config_path, &cfg) != 0)
+        goto out;
+    for (int i = 0; i < nsets; i++) {
+        etm_diag_t d;
+        etm_diag_clear(&d);
+        if (etm_config_parse_line(&cfg, sets[i], NULL, NULL, &d) != ETM_OK) {
+            fprintf(stderr, "etm decode: --set %s: %s\n", sets[i], d.msg);
+            goto out;
+        }
+    }
+    if (v7m < 0)
+        v7m = ETM_IDR_MINOR(cfg.etmidr) >= 4 && (cfg.etmidr & ETM_IDR_ALT_BRANCH) != 0;
+
+    etm_v3dec_t *dec;
+    etm_diag_t d;
+    etm_diag_clear(&d);
+    if (etm_v3dec_create(&dec, &cfg, v7m ? ETM_V3DEC_V7M : 0u, &d) != ETM_OK) {
+        fprintf(stderr, "etm decode: configuration: %s\n", d.msg);
+        goto out;
+    }
+    o.cycle_acc = (cfg.etmcr & ETM_CR_CYCLE_ACCURATE) != 0;
+    o.v7m = v7m;
+    o.name = path;
+    if (o.packets)
+        etm_v3dec_on_packet(dec, print_packet, &o);
+    if (o.elements)
+        etm_v3dec_on_element(dec, print_element, &o);
+    if (image.n)
+        etm_v3dec_set_image(dec, image_read, &image);
+
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "etm decode: %s: cannot open the trace file\n", path);
+        etm_v3dec_destroy(dec);
+        goto out;
+    }
+    run_t r;
+    memset(&r, 0, sizeof r);
+    r.dec = dec;
+    r.name = path;
+    r.coresight = coresight;
+    r.id = id;
+    r.keep_going = keep_going;
+    etm_cs_deformatter_t *cs = NULL;
+    if (coresight && etm_cs_create(&cs, tpiu ? ETM_CS_WAIT_FSYNC : 0u, on_frames, &r) != ETM_OK) {
+        fprintf(stderr, "etm decode: out of memory\n");
+        fclose(f);
+        etm_v3dec_destroy(dec);
+        goto out;
+    }
+    static uint8_t buf[1 << 16];
+    size_t n;
+    uint64_t file_off = 0;
+    while (!r.stop && (n = fread(buf, 1, sizeof buf, f)) > 0) {
+        if (cs) {
+            etm_diag_clear(&d);
+            if (etm_cs_feed(cs, buf, n, &d) != ETM_OK) {
+                fprintf(stderr, "etm decode: %s: offset %" PRIu64 ": %s\n", path, d.offset, d.msg);
+                r.errors++;
+                if (!keep_going)
+                    r.stop = 1;
+            }
+        } else {
+            feed(&r, buf, n, file_off);
+        }
+        file_off += n;
+    }
+    if (ferror(f)) {
+        fprintf(stderr, "etm decode: %s: read error\n", path);
+        r.errors++;
+    }
+    fclose(f);
+    if (!r.stop) {
+        etm_diag_clear(&d);
+        if (cs && etm_cs_end(cs, &d) != ETM_OK) {
+            fprintf(stderr, "etm decode: %s: offset %" PRIu64 ": %s\n", path, d.offset, d.msg);
+            r.errors++;
+        }
+        etm_diag_clear(&d);
+        if (etm_v3dec_end(dec, &d) != ETM_OK) {
+            report(&r, &d, file_off);
+            r.errors++;
+        }
+    }
+    fflush(stdout);
+    if (stats)
+        print_stats(dec, o.cycle_acc);
+    etm_cs_destroy(cs);
+    etm_v3dec_destroy(dec);
+    rc = r.errors ? 2 : 0;
+out:
+    for (unsigned i = 0; i < image.n; i++)
+        free(image.r[i].bytes);
+    return rc;
+}
