@@ -189,13 +189,12 @@ static void classify_a32(uint32_t w, uint32_t addr, etm_v3_insn_t *o)
                (w & 0x02000010u) != 0x02000010u) {
         o->branch = ETM_V3_BR_INDIRECT; /* LDR PC (not the media space) */
     } else if ((w & 0x0C000000u) == 0) {
-        uint32_t op = (w >> 21) & 0xFu, s = (w >> 20) & 1u;
+        uint32_t op = (w >> 21) & 0xFu;
         int is_test = op >= 8u && op <= 11u; /* TST TEQ CMP CMN, or misc when S=0 */
         if ((w & 0x02000090u) == 0x00000090u)
             return; /* multiplies, extra loads/stores */
         if (!is_test && ((w >> 12) & 0xFu) == 15u)
             o->branch = ETM_V3_BR_INDIRECT; /* data processing to PC (MOV PC, SUBS PC,LR, ...) */
-        (void)s;
     }
 }
 
@@ -320,7 +319,6 @@ struct etm_v3dec {
     uint64_t cycle;
     pend_t pend[PEND_MAX];
     unsigned npend;
-    int pend_has_cancellable;
 
     etm_v3dec_stats_t stats;
 };
@@ -363,7 +361,6 @@ static void state_reset(etm_v3dec_t *d)
     d->pc = 0;
     d->gap_reported = 0;
     d->npend = 0;
-    d->pend_has_cancellable = 0;
 }
 
 etm_err_t etm_v3dec_create(etm_v3dec_t **out, const etm_config_t *cfg, unsigned flags, etm_diag_t *diag)
@@ -454,7 +451,6 @@ static void commit(etm_v3dec_t *d)
     for (unsigned i = 0; i < d->npend; i++)
         deliver(d, &d->pend[i].el);
     d->npend = 0;
-    d->pend_has_cancellable = 0;
 }
 
 /* An element that no cancel can remove; it keeps its place behind held ones. */
@@ -484,7 +480,6 @@ static void hold(etm_v3dec_t *d, const etm_v3el_t *el)
     d->pend[d->npend].el = *el;
     d->pend[d->npend].cancellable = 1;
     d->npend++;
-    d->pend_has_cancellable = 1;
 }
 
 /* Cancel bit: withdraw the held elements, deliver the rest. Returns how many
@@ -503,7 +498,6 @@ static int cancel_held(etm_v3dec_t *d, uint32_t *addr)
         }
     }
     d->npend = 0;
-    d->pend_has_cancellable = 0;
     d->stats.withdrawn += (uint64_t)n;
     return n;
 }
@@ -1204,9 +1198,7 @@ static int parse_packet(const etm_v3dec_t *d, const uint8_t *b, unsigned n, etm_
     } else {
         return perr_set(e, 0, "header 0x%02x is a reserved encoding (IHI 0014 table 7.1)", h);
     }
-    if (i < n)
-        return perr_set(e, i, "internal: packet ended before its last byte"); /* not reached */
-    return i == n ? PARSE_DONE : PARSE_MORE;
+    return PARSE_DONE; /* i == n: the caller parses again after every byte */
 }
 
 static void send_packet(etm_v3dec_t *d, etm_v3pkt_t *p)
