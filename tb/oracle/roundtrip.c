@@ -1,0 +1,614 @@
+/* roundtrip.c - two decoders judge the model's ETMv3 trace: OpenCSD, written by
+ * others (Debian's libopencsd, full decode, Cortex-M profile), and the project's
+ * own decoder (etm/decode_v3.h), which shares no code with the encoder.
+ *
+ * The stimulus generator runs a random Thumb-2 program; its log of what executed
+ * (instructions with their E/N outcome and cycle, exception entries and returns,
+ * cancels) is the expected answer. The model turns the generator's interface
+ * signals into ETMv3 bytes, and both decoders read them with the generator's code
+ * image. Each decoder's output must agree with the log: every instruction address
+ * and outcome, every exception number, every exception return, the trigger, and
+ * in cycle-accurate mode every instruction's cycle (1 + the cycle index: see
+ * docs/etmv3-encoder.md). Neither may report an error.
+ *
+ * OpenCSD attaches cycle counts to the elements it outputs, so when a Cancel
+ * makes it withdraw the range of the cancelled atom, the W atoms of that range's
+ * P-header vanish from its sums. The cycles did pass; the harness adds that
+ * header's count back (seen through OpenCSD's own packet monitor).
+ *
+ *   roundtrip [--decoder ocsd|own|both] [--preset NAME] [--set REG=0xV]...
+ *             [--cycles N] [--seed S] [--issue-width 2] [--irq-period N]
+ *             [--sleep N] [--max-intnum N] [--triggers] [--bytes FILE]
+ *             [--no-cycles] [--expect-untraceable]
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <opencsd/c_api/opencsd_c_api.h>
+#include <opencsd/etmv3/trc_pkt_types_etmv3.h>
+
+#include "etm/decode_v3.h"
+#include "etm/etm.h"
+
+enum { X_INSN, X_EXC, X_ERET, X_TRIG, X_RESYNC };
+
+typedef struct xitem {
+    uint8_t kind;
+    uint8_t exec;
+    uint32_t addr;
+    uint32_t num;    /* traced exception number */
+    uint64_t cycle;  /* 1-based: cycle index + 1 */
+} xitem_t;
+
+#define QCAP (1u << 20)
+
+/* One judge: a decoder, the items it still has to report, what it said. */
+typedef struct judge {
+    const char *name;
+    int on;
+    xitem_t *q;
+    size_t head, len;
+    int ca, no_cycles;
+    uint64_t cc_sum;        /* OpenCSD: its cycle counts summed in element order */
+    uint32_t last_phdr_cc;  /* OpenCSD: count of the last packet, if a P-header */
+    uint64_t compared, exceptions, erets, triggers, lost, overflows;
+    uint64_t errors;
+    const etm_gen_t *img;
+    char first_error[512];
+} judge_t;
+
+static const char *kind_name(int k)
+{
+    static const char *const n[] = { "instruction", "exception", "exception return", "trigger", "resync" };
+    return n[k];
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void fail(judge_t *j, const char *fmt, ...)
+{
+    if (j->errors++ == 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(j->first_error, sizeof j->first_error, fmt, ap);
+        va_end(ap);
+    }
+}
+
+static void push(judge_t *j, const xitem_t *x)
+{
+    if (!j->on)
+        return;
+    if (j->len == QCAP) {
+        fail(j, "expected-item queue full: %s lags more than %u items", j->name, QCAP);
+        return;
+    }
+    j->q[(j->head + j->len) % QCAP] = *x;
+    j->len++;
+}
+
+static int last_is_resync(const judge_t *j) { return j->len && j->q[(j->head + j->len - 1) % QCAP].kind == X_RESYNC; }
+
+/* Remove the last expected instruction (cancelled). */
+static void pop_last_insn(judge_t *j)
+{
+    if (!j->on)
+        return;
+    for (size_t i = j->len; i-- > 0;) {
+        if (j->q[(j->head + i) % QCAP].kind == X_INSN) {
+            for (size_t k = i; k + 1 < j->len; k++)
+                j->q[(j->head + k) % QCAP] = j->q[(j->head + k + 1) % QCAP];
+            j->len--;
+            return;
+        }
+    }
+    fail(j, "a cancel with no instruction before it");
+}
+
+static xitem_t *front(judge_t *j) { return j->len ? &j->q[j->head] : NULL; }
+static void pop_front(judge_t *j)
+{
+    j->head = (j->head + 1) % QCAP;
+    j->len--;
+}
+
+static void got_insn(judge_t *j, uint32_t addr, int exec, uint64_t cycle)
+{
+    xitem_t *x = front(j);
+    if (!x) {
+        fail(j, "%s reports an instruction at 0x%08" PRIx32 " that was not executed (nothing expected)", j->name,
+             addr);
+        return;
+    }
+    if (x->kind != X_INSN) {
+        fail(j, "expected %s (num %u), %s reports an instruction at 0x%08" PRIx32, kind_name(x->kind), x->num,
+             j->name, addr);
+        pop_front(j);
+        return;
+    }
+    if (x->addr != addr || x->exec != exec)
+        fail(j, "instruction %" PRIu64 ": expected 0x%08" PRIx32 " %c, %s 0x%08" PRIx32 " %c", j->compared, x->addr,
+             x->exec ? 'E' : 'N', j->name, addr, exec ? 'E' : 'N');
+    else if (j->ca && !j->no_cycles && x->cycle != cycle)
+        fail(j, "instruction %" PRIu64 " at 0x%08" PRIx32 ": executed in cycle %" PRIu64 ", %s says %" PRIu64,
+             j->compared, addr, x->cycle, j->name, cycle);
+    j->compared++;
+    pop_front(j);
+}
+
+static void got_other(judge_t *j, int kind, uint32_t num)
+{
+    xitem_t *x = front(j);
+    if (!x || x->kind != kind || (kind == X_EXC && x->num != num)) {
+        if (x && x->kind == X_INSN)
+            fail(j, "expected the instruction at 0x%08" PRIx32 ", %s reports %s %u", x->addr, j->name,
+                 kind_name(kind), num);
+        else
+            fail(j, "expected %s %u, %s reports %s %u", x ? kind_name(x->kind) : "nothing", x ? x->num : 0, j->name,
+                 kind_name(kind), num);
+        if (x)
+            pop_front(j);
+        return;
+    }
+    pop_front(j);
+}
+
+/* Trace lost before an overflow restart: drop expectations up to the marker. */
+static void got_overflow(judge_t *j)
+{
+    j->overflows++;
+    while (j->len && front(j)->kind != X_RESYNC) {
+        j->lost++;
+        pop_front(j);
+    }
+    if (j->len)
+        pop_front(j);
+    else
+        fail(j, "%s reports an overflow restart the model did not make", j->name);
+}
+
+static unsigned insn_size(const etm_gen_t *img, uint32_t addr)
+{
+    for (unsigned w = 0; w < 2; w++) {
+        uint32_t base, size;
+        const uint8_t *m = etm_gen_image(img, w, &base, &size);
+        if (addr - base < size - 1)
+            return (m[addr - base + 1] >> 3) >= 0x1d ? 4 : 2;
+    }
+    return 2;
+}
+
+/* ---- OpenCSD ------------------------------------------------------------------ */
+
+static ocsd_datapath_resp_t ocsd_elem(const void *ctx, const ocsd_trc_index_t idx, const uint8_t id,
+                                      const ocsd_generic_trace_elem *e)
+{
+    judge_t *j = (judge_t *)(uintptr_t)ctx;
+    (void)id;
+    switch (e->elem_type) {
+    case OCSD_GEN_TRC_ELEM_INSTR_RANGE: {
+        uint32_t a = (uint32_t)e->st_addr;
+        if (e->has_cc)
+            j->cc_sum += e->cycle_count;
+        for (uint32_t i = 0; i < e->num_instr_range; i++) {
+            got_insn(j, a, i + 1 == e->num_instr_range ? (int)e->last_instr_exec : 1, j->cc_sum);
+            a += insn_size(j->img, a);
+        }
+        break;
+    }
+    case OCSD_GEN_TRC_ELEM_CYCLE_COUNT:
+        j->cc_sum += e->cycle_count;
+        break;
+    case OCSD_GEN_TRC_ELEM_PE_CONTEXT:
+        if (e->has_cc)
+            j->cc_sum += e->cycle_count;
+        break;
+    case OCSD_GEN_TRC_ELEM_EXCEPTION:
+        got_other(j, X_EXC, e->exception_number);
+        j->exceptions++;
+        break;
+    case OCSD_GEN_TRC_ELEM_EXCEPTION_RET:
+        got_other(j, X_ERET, 0);
+        j->erets++;
+        break;
+    case OCSD_GEN_TRC_ELEM_EVENT:
+        if (e->trace_event.ev_type == EVENT_TRIGGER) {
+            got_other(j, X_TRIG, 0);
+            j->triggers++;
+        }
+        break;
+    case OCSD_GEN_TRC_ELEM_TRACE_ON:
+        if (e->trace_on_reason == TRACE_ON_OVERFLOW)
+            got_overflow(j);
+        break;
+    case OCSD_GEN_TRC_ELEM_NO_SYNC:
+    case OCSD_GEN_TRC_ELEM_EO_TRACE:
+    case OCSD_GEN_TRC_ELEM_TIMESTAMP:
+        break;
+    default:
+        fail(j, "OpenCSD element %d at byte %" PRIu64 " (address 0x%" PRIx64 "): the trace lost its way",
+             (int)e->elem_type, (uint64_t)idx, (uint64_t)e->st_addr);
+        break;
+    }
+    return OCSD_RESP_CONT;
+}
+
+static void ocsd_packet(const void *ctx, const ocsd_datapath_op_t op, const ocsd_trc_index_t idx, const void *pkt,
+                        const uint32_t size, const uint8_t *data)
+{
+    judge_t *j = (judge_t *)(uintptr_t)ctx;
+    const ocsd_etmv3_pkt *p = (const ocsd_etmv3_pkt *)pkt;
+    (void)idx;
+    (void)size;
+    (void)data;
+    if (op != OCSD_OP_DATA || !p)
+        return;
+    if (p->type == ETM3_PKT_BRANCH_ADDRESS && p->exception.bits.present && p->exception.bits.cancel)
+        j->cc_sum += j->last_phdr_cc;
+    j->last_phdr_cc = p->type == ETM3_PKT_P_HDR ? p->cycle_count : 0;
+}
+
+/* ---- The project's decoder -------------------------------------------------------- */
+
+static void own_elem(void *user, const etm_v3el_t *e)
+{
+    judge_t *j = (judge_t *)user;
+    switch (e->kind) {
+    case ETM_V3EL_INSN:
+        got_insn(j, e->addr, e->executed, e->cycle);
+        break;
+    case ETM_V3EL_EXCEPTION:
+        got_other(j, X_EXC, e->exc_number);
+        j->exceptions++;
+        break;
+    case ETM_V3EL_EXC_RETURN:
+        got_other(j, X_ERET, 0);
+        j->erets++;
+        break;
+    case ETM_V3EL_TRIGGER:
+        got_other(j, X_TRIG, 0);
+        j->triggers++;
+        break;
+    case ETM_V3EL_OVERFLOW:
+        got_overflow(j);
+        break;
+    case ETM_V3EL_SYNC:
+        if (e->addr_mismatch)
+            fail(j, "own decoder: periodic I-sync at 0x%08" PRIx32 ", the code said 0x%08" PRIx32, e->addr,
+                 e->expected_addr);
+        break;
+    case ETM_V3EL_CYCLE_COUNT:
+    case ETM_V3EL_TIMESTAMP:
+    case ETM_V3EL_CONTEXT:
+    case ETM_V3EL_BRANCH:
+        break;
+    default:
+        fail(j, "own decoder: element %s at byte %" PRIu64 " (address 0x%08" PRIx32 ")", etm_v3el_kind_name(e->kind),
+             e->offset, e->addr);
+        break;
+    }
+}
+
+static int own_read(void *user, uint32_t addr, uint8_t *buf, unsigned n)
+{
+    const etm_gen_t *img = (const etm_gen_t *)user;
+    for (unsigned w = 0; w < 2; w++) {
+        uint32_t base, size;
+        const uint8_t *m = etm_gen_image(img, w, &base, &size);
+        if (addr - base < size) {
+            uint32_t off = addr - base, k = n;
+            if (off + k > size)
+                k = size - off;
+            memcpy(buf, m + off, k);
+            return (int)k;
+        }
+    }
+    return 0;
+}
+
+/* ---- The run ---------------------------------------------------------------------------- */
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: roundtrip [--decoder ocsd|own|both] [--preset NAME] [--set REG=0xV]... [--cycles N]\n"
+                    "       [--seed S] [--issue-width 2] [--irq-period N] [--sleep N] [--max-intnum N]\n"
+                    "       [--triggers] [--bytes FILE] [--no-cycles] [--expect-untraceable]\n");
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    etm_config_t cfg;
+    etm_config_default(&cfg);
+    etm_gen_params_t gp;
+    etm_gen_params_default(&gp);
+    uint64_t cycles = 1000000;
+    const char *bytes_path = NULL, *preset = "etm-m3", *which = "both";
+    int no_cycles = 0, expect_untraceable = 0;
+    etm_diag_t d;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int takes = v != NULL;
+        if (!strcmp(a, "--decoder") && takes)
+            which = v;
+        else if (!strcmp(a, "--preset") && takes) {
+            preset = v;
+            if (etm_config_preset(&cfg, v) != ETM_OK)
+                return usage();
+        } else if (!strcmp(a, "--set") && takes) {
+            if (etm_config_parse_line(&cfg, v, NULL, NULL, &d) != ETM_OK) {
+                fprintf(stderr, "--set %s: %s\n", v, d.msg);
+                return 2;
+            }
+        } else if (!strcmp(a, "--cycles") && takes)
+            cycles = strtoull(v, NULL, 0);
+        else if (!strcmp(a, "--seed") && takes)
+            gp.seed = strtoull(v, NULL, 0);
+        else if (!strcmp(a, "--issue-width") && takes) {
+            gp.issue_width = (unsigned)strtoul(v, NULL, 0);
+            cfg.issue_width = gp.issue_width;
+        } else if (!strcmp(a, "--irq-period") && takes)
+            gp.irq_period = (unsigned)strtoul(v, NULL, 0);
+        else if (!strcmp(a, "--sleep") && takes)
+            gp.sleep_pct = (unsigned)strtoul(v, NULL, 0);
+        else if (!strcmp(a, "--max-intnum") && takes)
+            gp.max_intnum = (unsigned)strtoul(v, NULL, 0);
+        else if (!strcmp(a, "--bytes") && takes)
+            bytes_path = v;
+        else {
+            if (!strcmp(a, "--triggers"))
+                gp.triggers = 1;
+            else if (!strcmp(a, "--no-cycles"))
+                no_cycles = 1;
+            else if (!strcmp(a, "--expect-untraceable"))
+                expect_untraceable = 1;
+            else
+                return usage();
+            continue;
+        }
+        i++;
+    }
+    if (strcmp(which, "ocsd") && strcmp(which, "own") && strcmp(which, "both"))
+        return usage();
+
+    etm_gen_t *gen, *img;
+    etm_ctx_t *etm;
+    etm_in_t in;
+    if (etm_gen_create(&gen, &gp, &d) != ETM_OK || etm_gen_create(&img, &gp, &d) != ETM_OK) {
+        fprintf(stderr, "generator: %s\n", d.msg);
+        return 2;
+    }
+    if (etm_create(&etm, &cfg, &d) != ETM_OK) {
+        fprintf(stderr, "model configuration: %s\n", d.msg);
+        return 2;
+    }
+    /* The generator writes its program as it runs, and a decoder may read (and
+     * keep) code ahead of where the program has got to: the decoders get the
+     * complete image, from a first run of an identical generator. */
+    for (uint64_t k = 0; k < cycles; k++)
+        etm_gen_next(img, &in, NULL);
+
+    judge_t judges[2];
+    memset(judges, 0, sizeof judges);
+    judges[0].name = "OpenCSD";
+    judges[1].name = "own decoder";
+    judges[0].on = strcmp(which, "own") != 0;
+    judges[1].on = strcmp(which, "ocsd") != 0;
+    for (int k = 0; k < 2; k++) {
+        judges[k].q = judges[k].on ? (xitem_t *)calloc(QCAP, sizeof(xitem_t)) : NULL;
+        judges[k].ca = (cfg.etmcr & ETM_CR_CYCLE_ACCURATE) != 0;
+        judges[k].no_cycles = no_cycles;
+        judges[k].img = img;
+        if (judges[k].on && !judges[k].q)
+            return 2;
+    }
+    judge_t *oj = &judges[0], *wj = &judges[1];
+
+    dcd_tree_handle_t dt = 0;
+    if (oj->on) {
+        ocsd_def_errlog_init(OCSD_ERR_SEV_ERROR, 0);
+        dt = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
+        ocsd_etmv3_cfg oc;
+        memset(&oc, 0, sizeof oc);
+        oc.reg_idr = cfg.etmidr;
+        oc.reg_ctrl = cfg.etmcr;
+        oc.reg_ccer = cfg.etmccer;
+        oc.reg_trc_id = cfg.etmtraceidr;
+        oc.arch_ver = ARCH_V7;
+        oc.core_prof = profile_CortexM;
+        unsigned char csid;
+        if (!dt || ocsd_dt_create_decoder(dt, OCSD_BUILTIN_DCD_ETMV3, OCSD_CREATE_FLG_FULL_DECODER, &oc, &csid) !=
+                       OCSD_OK) {
+            fprintf(stderr, "cannot create the OpenCSD decoder\n");
+            return 2;
+        }
+        ocsd_dt_set_gen_elem_outfn(dt, ocsd_elem, oj);
+        if (oj->ca) {
+            union { FnDefPktDataMon fn; void *p; } cb; /* the C API takes the callback as void * */
+            cb.fn = ocsd_packet;
+            ocsd_dt_attach_packet_callback(dt, csid, OCSD_C_API_CB_PKT_MON, cb.p, oj);
+        }
+        for (unsigned w = 0; w < 2; w++) {
+            uint32_t base, size;
+            const uint8_t *m = etm_gen_image(img, w, &base, &size);
+            ocsd_dt_add_buffer_mem_acc(dt, base, OCSD_MEM_SPACE_ANY, m, size);
+        }
+    }
+    etm_v3dec_t *own = NULL;
+    if (wj->on) {
+        if (etm_v3dec_create(&own, &cfg, ETM_V3DEC_V7M, &d) != ETM_OK) {
+            fprintf(stderr, "own decoder: %s\n", d.msg);
+            return 2;
+        }
+        etm_v3dec_on_element(own, own_elem, wj);
+        etm_v3dec_set_image(own, own_read, img);
+    }
+    FILE *bf = bytes_path ? fopen(bytes_path, "wb") : NULL;
+
+    uint8_t buf[4096];
+    size_t nbuf = 0;
+    uint64_t fed = 0;
+    int fatal = 0, prev_ovf = 0, cancel_open = 0, trig_waiting = 0;
+    etm_gen_event_t ev[ETM_GEN_MAX_EVENTS];
+    etm_out_t out;
+    for (uint64_t c = 0;; c++) {
+        int more = c < cycles;
+        etm_err_t de = ETM_OK;
+        unsigned n = 0;
+        if (more) {
+            n = etm_gen_next(gen, &in, ev);
+            if (etm_step(etm, &in, &out) == ETM_ERR_RULE)
+                for (int k = 0; k < 2; k++)
+                    fail(&judges[k], "cycle %" PRIu64 ": the generator broke an interface rule", c);
+        } else {
+            if (c == cycles)
+                etm_end(etm);
+            de = etm_drain(etm, &out);
+        }
+        /* What this cycle executed, in the order the packets carry it. */
+        if (more) {
+            if (prev_ovf && !out.overflow) {
+                xitem_t r = { X_RESYNC, 0, 0, 0, 0 };
+                push(oj, &r);
+                push(wj, &r);
+            }
+            prev_ovf = out.overflow;
+            xitem_t t = { X_TRIG, 0, 0, 0, 0 };
+            if (out.trigger) {
+                if (cancel_open)
+                    trig_waiting = 1; /* the trigger packet waits for the cancelling exception */
+                else {
+                    push(oj, &t);
+                    push(wj, &t);
+                }
+            }
+            for (unsigned k = 0; k < n; k++) {
+                xitem_t x;
+                memset(&x, 0, sizeof x);
+                switch (ev[k].kind) {
+                case ETM_GEN_EV_INSN:
+                    x.kind = X_INSN;
+                    x.addr = ev[k].addr;
+                    x.exec = ev[k].passed;
+                    x.cycle = ev[k].cycle + 1;
+                    push(oj, &x);
+                    push(wj, &x);
+                    break;
+                case ETM_GEN_EV_CANCEL:
+                    pop_last_insn(oj);
+                    pop_last_insn(wj);
+                    cancel_open = 1;
+                    break;
+                case ETM_GEN_EV_EXC_ENTRY:
+                    x.kind = X_EXC;
+                    x.num = etm_m3_traced_exception(ev[k].excnum);
+                    push(oj, &x);
+                    push(wj, &x);
+                    cancel_open = 0;
+                    if (trig_waiting) {
+                        push(oj, &t);
+                        push(wj, &t);
+                        trig_waiting = 0;
+                    }
+                    break;
+                case ETM_GEN_EV_EXC_RETURN:
+                    /* A return that is the first thing traced after an overflow
+                     * restart has no 0x76: the I-sync gives the address. */
+                    x.kind = X_ERET;
+                    if (!(oj->on ? last_is_resync(oj) : last_is_resync(wj))) {
+                        push(oj, &x);
+                        push(wj, &x);
+                    }
+                    break;
+                }
+            }
+        }
+        for (unsigned b = 0; b < out.v3_count; b++)
+            buf[nbuf++] = out.v3_bytes[b];
+        if (nbuf > sizeof buf - 16 || (!more && de == ETM_END)) {
+            if (bf)
+                fwrite(buf, 1, nbuf, bf);
+            if (oj->on && !fatal) {
+                uint32_t used = 0;
+                ocsd_datapath_resp_t r = ocsd_dt_process_data(dt, OCSD_OP_DATA, fed, (uint32_t)nbuf, buf, &used);
+                if (OCSD_DATA_RESP_IS_FATAL(r) || used != nbuf) {
+                    fail(oj, "OpenCSD: fatal response %d at byte %" PRIu64, (int)r, fed + used);
+                    fatal = 1;
+                }
+            }
+            if (wj->on) {
+                size_t used = 0;
+                if (etm_v3dec_feed(own, buf, nbuf, &used, &d) != ETM_OK)
+                    fail(wj, "own decoder: byte offset %" PRIu64 ": %s", d.offset, d.msg);
+            }
+            fed += nbuf;
+            nbuf = 0;
+        }
+        if (!more && de == ETM_END)
+            break;
+    }
+    if (oj->on) {
+        ocsd_dt_process_data(dt, OCSD_OP_EOT, 0, 0, NULL, NULL);
+        ocsd_trc_index_t eidx = 0;
+        uint8_t echan = 0;
+        char emsg[256] = "";
+        ocsd_err_t last = ocsd_get_last_err(&eidx, &echan, emsg, (int)sizeof emsg);
+        if (last != OCSD_OK)
+            fail(oj, "OpenCSD reported error %d at byte %" PRIu64 ": %s", (int)last, (uint64_t)eidx, emsg);
+        ocsd_destroy_dcd_tree(dt);
+    }
+    if (wj->on) {
+        if (etm_v3dec_end(own, &d) != ETM_OK)
+            fail(wj, "own decoder at the end: %s", d.msg);
+        etm_v3dec_destroy(own);
+    }
+
+    const etm_stats_t *st = etm_get_stats(etm);
+    printf("%s ETMCR=0x%08" PRIx32 " ETMIDR=0x%08" PRIx32 " issue %u: %" PRIu64 " cycles, %" PRIu64
+           " bytes, %.3f bits/instruction, %" PRIu64 " overflows\n",
+           preset, cfg.etmcr, cfg.etmidr, gp.issue_width, st->cycles, st->bytes,
+           st->instructions ? 8.0 * (double)st->bytes / (double)st->instructions : 0.0, st->overflows);
+    printf("packets:");
+    for (int k = 0; k < ETM_PKT_KIND_COUNT; k++)
+        printf(" %s %" PRIu64 ";", etm_pkt_kind_name((etm_pkt_kind_t)k), st->packets[k]);
+    printf("\n");
+    int failed = 0;
+    for (int k = 0; k < 2; k++) {
+        judge_t *j = &judges[k];
+        if (!j->on)
+            continue;
+        size_t left = 0;
+        for (size_t i = 0; i < j->len; i++)
+            left += j->q[(j->head + i) % QCAP].kind != X_RESYNC;
+        if (left)
+            fail(j, "%zu expected items never came out of %s (first: %s at 0x%08" PRIx32 ")", left, j->name,
+                 kind_name(front(j)->kind), front(j)->addr);
+        if (st->untraceable && !expect_untraceable)
+            fail(j, "%" PRIu64 " untraceable events", st->untraceable);
+        if (!st->untraceable && expect_untraceable)
+            fail(j, "no untraceable event, though this configuration was expected to have some");
+        if (j->compared < cycles / 4)
+            fail(j, "only %" PRIu64 " instructions compared", j->compared);
+        printf("%-11s %" PRIu64 " instructions%s, %" PRIu64 " exceptions, %" PRIu64 " returns, %" PRIu64
+               " triggers, %" PRIu64 " overflow restarts (%" PRIu64 " items lost): ",
+               j->name, j->compared, j->ca && !j->no_cycles ? " with cycles" : "", j->exceptions, j->erets,
+               j->triggers, j->overflows, j->lost);
+        if (j->errors) {
+            printf("%" PRIu64 " differences; first: %s\n", j->errors, j->first_error);
+            failed = 1;
+        } else {
+            printf("zero differences\n");
+        }
+        free(j->q);
+    }
+    if (bf)
+        fclose(bf);
+    etm_destroy(etm);
+    etm_gen_free(gen);
+    etm_gen_free(img);
+    return failed;
+}
