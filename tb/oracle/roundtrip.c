@@ -19,7 +19,11 @@
  *   roundtrip [--decoder ocsd|own|both] [--preset NAME] [--set REG=0xV]...
  *             [--cycles N] [--seed S] [--issue-width 2] [--irq-period N]
  *             [--sleep N] [--max-intnum N] [--triggers] [--bytes FILE]
- *             [--no-cycles] [--expect-untraceable]
+ *             [--no-cycles] [--expect-untraceable] [--require KIND]...
+ *
+ * --require KIND fails the run unless the model emitted at least one packet of
+ * that kind: f1 f2 f3 f4 branch exception async isync isync-cc cycle-count
+ * trigger exc-return ignore.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -316,7 +320,7 @@ static int usage(void)
 {
     fprintf(stderr, "usage: roundtrip [--decoder ocsd|own|both] [--preset NAME] [--set REG=0xV]... [--cycles N]\n"
                     "       [--seed S] [--issue-width 2] [--irq-period N] [--sleep N] [--max-intnum N]\n"
-                    "       [--triggers] [--bytes FILE] [--no-cycles] [--expect-untraceable]\n");
+                    "       [--triggers] [--bytes FILE] [--no-cycles] [--expect-untraceable] [--require KIND]...\n");
     return 2;
 }
 
@@ -329,6 +333,10 @@ int main(int argc, char **argv)
     uint64_t cycles = 1000000;
     const char *bytes_path = NULL, *preset = "etm-m3", *which = "both";
     int no_cycles = 0, expect_untraceable = 0;
+    static const char *const pkt_short[ETM_PKT_KIND_COUNT] = { "f1", "f2", "f3", "f4", "branch", "exception",
+                                                               "async", "isync", "isync-cc", "cycle-count",
+                                                               "trigger", "exc-return", "ignore" };
+    int required[ETM_PKT_KIND_COUNT] = { 0 };
     etm_diag_t d;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -359,6 +367,14 @@ int main(int argc, char **argv)
             gp.max_intnum = (unsigned)strtoul(v, NULL, 0);
         else if (!strcmp(a, "--bytes") && takes)
             bytes_path = v;
+        else if (!strcmp(a, "--require") && takes) {
+            int k = 0;
+            while (k < ETM_PKT_KIND_COUNT && strcmp(pkt_short[k], v))
+                k++;
+            if (k == ETM_PKT_KIND_COUNT)
+                return usage();
+            required[k] = 1;
+        }
         else {
             if (!strcmp(a, "--triggers"))
                 gp.triggers = 1;
@@ -577,6 +593,11 @@ int main(int argc, char **argv)
         printf(" %s %" PRIu64 ";", etm_pkt_kind_name((etm_pkt_kind_t)k), st->packets[k]);
     printf("\n");
     int failed = 0;
+    for (int k = 0; k < ETM_PKT_KIND_COUNT; k++)
+        if (required[k] && !st->packets[k]) {
+            printf("FAILED: no %s packet was emitted\n", etm_pkt_kind_name((etm_pkt_kind_t)k));
+            failed = 1;
+        }
     for (int k = 0; k < 2; k++) {
         judge_t *j = &judges[k];
         if (!j->on)
