@@ -43,8 +43,17 @@ static void help(FILE *f)
             "  --no-elements      do not list instructions and other elements\n"
             "  --stats            print counts at the end\n"
             "  --keep-going       after a malformed packet, report it and resynchronise at the next A-sync\n\n"
+            "ETMv1 (a configuration with ETMCCR[31] = 0, e.g. the header of TRACE):\n"
+            "  TRACE is the port itself, PIPESTAT, TRACEPKT and TRACESYNC per cycle: an expected-output\n"
+            "  vector file (its header is the configuration unless --config is given) or a VCD (with\n"
+            "  --config and the VCD options of 'etm check'). Each instruction is printed as\n"
+            "  CYCLE ADDRESS OPCODE E|N STATUS (docs/decoder-v1.md).\n"
+            "  --strict           also require TRACEPKT 0 where no packet leaves, and the fewest\n"
+            "                     packets for a compressed branch address\n"
+            "  --keep-going       after an error, report it and go on (resynchronising at the next\n"
+            "                     full branch address)\n\n"
             "Exit status: 0 decoded; 2 bad usage, unreadable input or malformed trace (the message\n"
-            "names the file and the byte offset).\n");
+            "names the file and the byte offset; for ETMv1 the line and the cycle).\n");
 }
 
 /* ---- Code image ---------------------------------------------------------------- */
@@ -564,6 +573,9 @@ int cmd_decode(int argc, char **argv)
     const char *path = NULL, *config_path = NULL, *snapshot = NULL;
     const char *sets[MAX_SETS];
     int nsets = 0, coresight = 0, tpiu = 0, have_id = 0, v7m = -1, stats = 0, keep_going = 0;
+    int v1_strict = 0, k;
+    source_opts_t so; /* VCD options, for an ETMv1 port recording */
+    source_opts_init(&so);
     unsigned id = 0;
     out_t o;
     memset(&o, 0, sizeof o);
@@ -615,6 +627,11 @@ int cmd_decode(int argc, char **argv)
             stats = 1;
         } else if (!strcmp(a, "--keep-going")) {
             keep_going = 1;
+        } else if (!strcmp(a, "--strict")) {
+            v1_strict = 1;
+        } else if ((k = source_opts_parse(&so, argc, argv, &i)) != 0) {
+            if (k < 0)
+                goto out;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "etm decode: unknown option or missing value '%s' (try --help)\n", a);
             goto out;
@@ -650,6 +667,17 @@ int cmd_decode(int argc, char **argv)
         fprintf(stderr, "etm decode: --coresight needs --id N to choose the trace source\n");
         goto out;
     }
+    if (!config_path && !snapshot) { /* a vector file carries its configuration */
+        FILE *vf = fopen(path, "r");
+        char first[16] = "";
+        if (vf) {
+            if (!fgets(first, sizeof first, vf))
+                first[0] = '\0';
+            fclose(vf);
+        }
+        if (!strncmp(first, "etm-vectors", 11))
+            config_path = path;
+    }
     if (config_path && load_config(config_path, &cfg) != 0)
         goto out;
     for (int i = 0; i < nsets; i++) {
@@ -659,6 +687,27 @@ int cmd_decode(int argc, char **argv)
             fprintf(stderr, "etm decode: --set %s: %s\n", sets[i], d.msg);
             goto out;
         }
+    }
+    if (!(cfg.etmccr & ETM_CCR_ETMIDR)) { /* ETMv1: the port, cycle by cycle (cmd_decode_v1.c) */
+        etm_v1_window_t win[MAX_IMAGES];
+        decode_v1_args_t v1;
+        memset(&v1, 0, sizeof v1);
+        for (unsigned i = 0; i < image.n; i++) {
+            win[i].base = image.r[i].addr;
+            win[i].bytes = image.r[i].bytes;
+            win[i].size = image.r[i].size;
+        }
+        v1.path = path;
+        v1.cfg = &cfg;
+        v1.so = &so;
+        v1.windows = win;
+        v1.nwindows = image.n;
+        v1.elements = o.elements;
+        v1.strict = v1_strict;
+        v1.stats = stats;
+        v1.keep_going = keep_going;
+        rc = decode_v1_run(&v1);
+        goto out;
     }
     if (v7m < 0)
         v7m = ETM_IDR_MINOR(cfg.etmidr) >= 4 && (cfg.etmidr & ETM_IDR_ALT_BRANCH) != 0;

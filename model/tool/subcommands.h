@@ -28,4 +28,23 @@ typedef struct run_outputs {
 int run_stimulus(const char *path, const source_opts_t *so, const char *const *sets, int nsets,
                  const run_outputs_t *o, etm_config_t *cfg_out);
 
+/* `etm decode` when the configuration is an ETMv1 (ETMCCR[31] = 0): the input is the
+ * port, per cycle, from an expected-output vector file or a VCD (cmd_decode_v1.c). */
+#include "etm/decode_v1.h"
+
+typedef struct decode_v1_args {
+    const char *path;                 /* vector file or VCD */
+    const etm_config_t *cfg;          /* the ETMv1 configuration */
+    const source_opts_t *so;          /* VCD options */
+    const etm_v1_window_t *windows;   /* code image */
+    unsigned nwindows;
+    int elements;                     /* print instructions and other elements */
+    int strict;                       /* ETM_V1DEC_STRICT */
+    int stats;
+    int keep_going;
+} decode_v1_args_t;
+
+/* Returns the exit status: 0 decoded, 2 bad input or malformed trace. */
+int decode_v1_run(const decode_v1_args_t *a);
+
 #endif
