@@ -74,7 +74,7 @@ static void lose(pipestat_state_t *s, etm_stats_t *st)
     s->ovf_q = 1;
     s->active_q = 0;
     s->reason_q = 2;
-    s->apo_cnt_q = 0;
+    /* A branch's APO cycles still go out: its address is in the FIFO. */
     st->overflows++;
 }
 

@@ -1,0 +1,387 @@
+/* roundtrip_v1.c - the project's ETMv1 decoder (etm/decode_v1.h), which shares
+ * no code with the encoder, judges the model's ETMv1 port output.
+ *
+ * The stimulus generator's log of what executed is the expected answer, changed
+ * only where ETMv1 cannot say more (docs/etmv1-encoder.md): an exception shows
+ * as a branch of the instruction before it, so that instruction is reported as
+ * executed even if it failed its condition or was cancelled; exception numbers
+ * and returns are not traced. The data slot traffic of the stimulus gives the
+ * expected data of each load and store: the first transfer's address and the
+ * bytes its byte lanes select. The decoder must report every instruction
+ * (address, size, E/N), every traced data transfer, the trigger, and the
+ * restarts after overflows, with no error.
+ *
+ *   roundtrip_v1 [--preset NAME] [--set REG=0xV]... [--cycles N] [--seed S]
+ *                [--data] [--triggers] [--irq-period N] [--issue-width 2]
+ *                [--expect overflow|trigger|data]...
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "etm/decode_v1.h"
+#include "etm/etm.h"
+
+enum { X_INSN, X_TRIG, X_RESYNC };
+
+typedef struct xitem {
+    uint8_t kind;
+    uint8_t exec;
+    uint8_t size;
+    uint8_t data;       /* a transfer belongs to it */
+    uint8_t nbytes;
+    uint32_t addr;
+    uint32_t daddr;
+    uint8_t bytes[ETM_V1_MAX_DATA_BYTES];
+} xitem_t;
+
+#define QCAP (1u << 18)
+
+typedef struct judge {
+    xitem_t *q;
+    size_t head, len;
+    uint64_t seq_head;       /* sequence number of q[head] */
+    int data_addr, data_value;
+    uint64_t compared, data, triggers, restarts, lost, errors;
+    char first_error[512];
+} judge_t;
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void fail(judge_t *j, const char *fmt, ...)
+{
+    if (j->errors++ == 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(j->first_error, sizeof j->first_error, fmt, ap);
+        va_end(ap);
+    }
+}
+
+static xitem_t *at(judge_t *j, size_t i) { return &j->q[(j->head + i) % QCAP]; }
+
+/* Push and return the sequence number of the new item. */
+static uint64_t push(judge_t *j, const xitem_t *x)
+{
+    if (j->len == QCAP) {
+        fail(j, "expected-item queue full");
+        return 0;
+    }
+    *at(j, j->len) = *x;
+    j->len++;
+    return j->seq_head + j->len - 1;
+}
+
+static xitem_t *by_seq(judge_t *j, uint64_t seq)
+{
+    if (seq < j->seq_head || seq >= j->seq_head + j->len)
+        return NULL;
+    return at(j, (size_t)(seq - j->seq_head));
+}
+
+static void pop(judge_t *j)
+{
+    j->head = (j->head + 1) % QCAP;
+    j->len--;
+    j->seq_head++;
+}
+
+static xitem_t *front(judge_t *j) { return j->len ? at(j, 0) : NULL; }
+
+/* The last expected instruction (for the exception rule). */
+static xitem_t *last_insn(judge_t *j)
+{
+    for (size_t i = j->len; i-- > 0;)
+        if (at(j, i)->kind == X_INSN)
+            return at(j, i);
+        else if (at(j, i)->kind == X_RESYNC)
+            return NULL;
+    return NULL;
+}
+
+static void on_elem(void *user, const etm_v1el_t *e)
+{
+    judge_t *j = (judge_t *)user;
+    xitem_t *x = front(j);
+    switch (e->kind) {
+    case ETM_V1EL_INSN:
+        if (!x || x->kind != X_INSN) {
+            fail(j, "cycle %" PRIu64 ": the decoder reports an instruction at 0x%08" PRIx32 ", expected %s", e->cycle,
+                 e->addr, !x ? "nothing" : x->kind == X_TRIG ? "the trigger" : "a restart");
+            if (x)
+                pop(j);
+            return;
+        }
+        if (x->addr != e->addr || x->exec != e->executed || x->size != e->insn.size)
+            fail(j, "instruction %" PRIu64 " (status cycle %" PRIu64 "): expected 0x%08" PRIx32 " %c size %u, decoded "
+                 "0x%08" PRIx32 " %c size %u", j->compared, e->cycle, x->addr, x->exec ? 'E' : 'N', x->size, e->addr,
+                 e->executed ? 'E' : 'N', e->insn.size);
+        j->compared++;
+        /* Its data comes as a DATA element next; keep the item if data is expected. */
+        if (!(x->data && (j->data_addr || j->data_value)))
+            pop(j);
+        return;
+    case ETM_V1EL_DATA:
+        if (!x || x->kind != X_INSN || !x->data || x->addr != e->addr) {
+            fail(j, "cycle %" PRIu64 ": data for 0x%08" PRIx32 " that was not expected", e->cycle, e->addr);
+            return;
+        }
+        if (j->data_addr && (!e->has_data_addr || (e->data_addr_valid && e->data_addr != x->daddr)))
+            fail(j, "instruction at 0x%08" PRIx32 ": data address 0x%08" PRIx32 ", decoded 0x%08" PRIx32, x->addr,
+                 x->daddr, e->data_addr);
+        if (j->data_value && (e->nbytes != x->nbytes || memcmp(e->bytes, x->bytes, x->nbytes)))
+            fail(j, "instruction at 0x%08" PRIx32 ": %u data bytes expected, %u decoded (or different values)", x->addr,
+                 x->nbytes, e->nbytes);
+        j->data++;
+        pop(j);
+        return;
+    case ETM_V1EL_TRIGGER:
+        j->triggers++;
+        /* The trigger is not ordered against the instructions (its status goes
+         * out when the event fires); it is counted. */
+        return;
+    case ETM_V1EL_TRACE_ON:
+        if (e->reason == ETM_V1_REASON_OVERFLOW) {
+            j->restarts++;
+            while (j->len && front(j)->kind != X_RESYNC) {
+                j->lost++;
+                pop(j);
+            }
+            if (j->len)
+                pop(j);
+            else
+                fail(j, "the decoder reports an overflow restart the model did not make");
+        }
+        return;
+    case ETM_V1EL_SYNC:
+        return;
+    default:
+        fail(j, "cycle %" PRIu64 ": unexpected %s element at 0x%08" PRIx32, e->cycle, etm_v1el_kind_name(e->kind),
+             e->addr);
+        return;
+    }
+}
+
+/* Data slot tracking: which expected instruction a transfer belongs to. */
+typedef struct dtrack {
+    int owner_valid;
+    uint64_t owner;      /* sequence number of the instruction */
+    int slot_valid[4];
+    uint64_t slot_owner[4];
+    uint8_t slot_lanes[4];
+} dtrack_t;
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: roundtrip_v1 [--preset NAME] [--set REG=0xV]... [--cycles N] [--seed S] [--data]\n"
+                    "       [--triggers] [--irq-period N] [--issue-width 2] [--expect overflow|trigger|data]...\n");
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    etm_config_t cfg;
+    etm_config_preset(&cfg, "etmv1.3");
+    etm_gen_params_t gp;
+    etm_gen_params_default(&gp);
+    uint64_t cycles = 1000000;
+    const char *preset = "etmv1.3";
+    int want_overflow = 0, want_trigger = 0, want_data = 0;
+    etm_diag_t d;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--preset") && v) {
+            preset = v;
+            if (etm_config_preset(&cfg, v) != ETM_OK)
+                return usage();
+            i++;
+        } else if (!strcmp(a, "--set") && v) {
+            if (etm_config_parse_line(&cfg, v, NULL, NULL, &d) != ETM_OK) {
+                fprintf(stderr, "--set %s: %s\n", v, d.msg);
+                return 2;
+            }
+            i++;
+        } else if (!strcmp(a, "--cycles") && v) {
+            cycles = strtoull(v, NULL, 0);
+            i++;
+        } else if (!strcmp(a, "--seed") && v) {
+            gp.seed = strtoull(v, NULL, 0);
+            i++;
+        } else if (!strcmp(a, "--irq-period") && v) {
+            gp.irq_period = (unsigned)strtoul(v, NULL, 0);
+            i++;
+        } else if (!strcmp(a, "--issue-width") && v) {
+            gp.issue_width = (unsigned)strtoul(v, NULL, 0);
+            cfg.issue_width = gp.issue_width;
+            i++;
+        } else if (!strcmp(a, "--expect") && v) {
+            if (!strcmp(v, "overflow"))
+                want_overflow = 1;
+            else if (!strcmp(v, "trigger"))
+                want_trigger = 1;
+            else if (!strcmp(v, "data"))
+                want_data = 1;
+            else
+                return usage();
+            i++;
+        } else if (!strcmp(a, "--data")) {
+            gp.data = 1;
+        } else if (!strcmp(a, "--triggers")) {
+            gp.triggers = 1;
+        } else {
+            return usage();
+        }
+    }
+    etm_gen_t *gen, *img;
+    etm_ctx_t *etm;
+    etm_in_t in;
+    if (etm_gen_create(&gen, &gp, &d) != ETM_OK || etm_gen_create(&img, &gp, &d) != ETM_OK) {
+        fprintf(stderr, "generator: %s\n", d.msg);
+        return 2;
+    }
+    if (etm_create(&etm, &cfg, &d) != ETM_OK) {
+        fprintf(stderr, "model configuration: %s\n", d.msg);
+        return 2;
+    }
+    for (uint64_t k = 0; k < cycles; k++) /* the complete code image */
+        etm_gen_next(img, &in, NULL);
+    etm_v1_window_t win[2];
+    for (unsigned w = 0; w < 2; w++) {
+        uint32_t size;
+        win[w].bytes = etm_gen_image(img, w, &win[w].base, &size);
+        win[w].size = size;
+    }
+    etm_v1dec_t *dec;
+    if (etm_v1dec_create(&dec, &cfg, 0, ETM_V1DEC_STRICT, &d) != ETM_OK) {
+        fprintf(stderr, "decoder: %s\n", d.msg);
+        return 2;
+    }
+    judge_t j;
+    memset(&j, 0, sizeof j);
+    j.q = (xitem_t *)calloc(QCAP, sizeof *j.q);
+    if (!j.q)
+        return 2;
+    j.data_addr = (cfg.etmcr & ETM_CR_DATA_ADDR) != 0;
+    j.data_value = (cfg.etmcr & ETM_CR_DATA_VALUE) != 0;
+    etm_v1dec_on_element(dec, on_elem, &j);
+    etm_v1dec_set_windows(dec, win, 2);
+
+    dtrack_t dt;
+    memset(&dt, 0, sizeof dt);
+    uint64_t triggers = 0;
+    int prev_ovf = 0;
+    etm_gen_event_t ev[ETM_GEN_MAX_EVENTS];
+    etm_out_t out;
+    for (uint64_t c = 0;; c++) {
+        int more = c < cycles;
+        etm_err_t de = ETM_OK;
+        if (more) {
+            unsigned n = etm_gen_next(gen, &in, ev);
+            if (etm_step(etm, &in, &out) == ETM_ERR_RULE)
+                fail(&j, "cycle %" PRIu64 ": the generator broke an interface rule", c);
+            if (prev_ovf && !out.overflow) {
+                xitem_t r;
+                memset(&r, 0, sizeof r);
+                r.kind = X_RESYNC;
+                push(&j, &r);
+            }
+            prev_ovf = out.overflow;
+            triggers += out.trigger;
+            /* Data values of earlier addresses. */
+            unsigned dds = ETM_DDCTL_SLOT(in.ddctl);
+            if (dds && dt.slot_valid[dds]) {
+                xitem_t *x = by_seq(&j, dt.slot_owner[dds]);
+                if (x)
+                    for (unsigned lane = 0; lane < 8; lane++)
+                        if (((dt.slot_lanes[dds] >> lane) & 1) && x->nbytes < ETM_V1_MAX_DATA_BYTES)
+                            x->bytes[x->nbytes++] = (uint8_t)(in.dd >> (8 * lane));
+                dt.slot_valid[dds] = 0;
+            }
+            for (unsigned k = 0; k < n; k++) {
+                if (ev[k].kind == ETM_GEN_EV_EXC_ENTRY) {
+                    xitem_t *p = last_insn(&j); /* shown as the branch to the handler */
+                    if (p)
+                        p->exec = 1;
+                }
+                if (ev[k].kind != ETM_GEN_EV_INSN)
+                    continue;
+                xitem_t x;
+                memset(&x, 0, sizeof x);
+                x.kind = X_INSN;
+                x.addr = ev[k].addr;
+                x.exec = ev[k].passed;
+                x.size = ev[k].size;
+                uint64_t seq = push(&j, &x);
+                if (ev[k].slot == 0) {
+                    dt.owner = seq; /* the newest instruction owns this cycle's first transfer */
+                    dt.owner_valid = 1;
+                }
+            }
+            unsigned das = ETM_DACTL_SLOT(in.dactl);
+            if (das && dt.owner_valid) {
+                xitem_t *x = by_seq(&j, dt.owner);
+                if (x && ETM_DACTL_NSEQ(in.dactl)) {
+                    x->data = 1;
+                    x->daddr = in.da;
+                }
+                dt.slot_valid[das] = 1;
+                dt.slot_owner[das] = dt.owner;
+                dt.slot_lanes[das] = (uint8_t)ETM_DACTL_BLSEL(in.dactl);
+            }
+        } else {
+            if (c == cycles)
+                etm_end(etm);
+            de = etm_drain(etm, &out);
+            prev_ovf |= out.overflow;
+        }
+        if (etm_v1dec_step(dec, &out, &d) != ETM_OK)
+            fail(&j, "decoder, cycle %" PRIu64 ": %s", c, d.msg);
+        if (!more && de == ETM_END)
+            break;
+    }
+    if (etm_v1dec_end(dec, &d) != ETM_OK)
+        fail(&j, "decoder at the end: %s", d.msg);
+    size_t left = 0;
+    for (size_t i = 0; i < j.len; i++)
+        left += at(&j, i)->kind == X_INSN;
+    if (prev_ovf) { /* the trace ended while lost to an overflow: no restart tells */
+        j.lost += left;
+        left = 0;
+    }
+    if (left)
+        fail(&j, "%zu expected instructions never decoded (first at 0x%08" PRIx32 ")", left, front(&j)->addr);
+    if (j.triggers != triggers)
+        fail(&j, "%" PRIu64 " triggers fired, %" PRIu64 " decoded", triggers, j.triggers);
+    if (j.compared < cycles / 4)
+        fail(&j, "only %" PRIu64 " instructions compared", j.compared);
+    if (want_overflow && !j.restarts)
+        fail(&j, "no overflow restart, though this configuration is meant to have some");
+    if (want_trigger && !j.triggers)
+        fail(&j, "no trigger decoded, though this configuration is meant to have one");
+    if (want_data && !j.data)
+        fail(&j, "no data decoded, though this configuration traces data");
+
+    const etm_stats_t *st = etm_get_stats(etm);
+    printf("%s ETMCR=0x%08" PRIx32 ": %" PRIu64 " cycles, %" PRIu64 " trace bytes, %.3f bits/instruction, %" PRIu64
+           " overflows, %" PRIu64 " untraceable\n",
+           preset, cfg.etmcr, st->cycles, st->bytes,
+           st->instructions ? 8.0 * (double)st->bytes / (double)st->instructions : 0.0, st->overflows,
+           st->untraceable);
+    printf("decoder: %" PRIu64 " instructions, %" PRIu64 " with data, %" PRIu64 " triggers, %" PRIu64
+           " overflow restarts (%" PRIu64 " items lost): ",
+           j.compared, j.data, j.triggers, j.restarts, j.lost);
+    int failed = j.errors != 0;
+    if (failed)
+        printf("%" PRIu64 " differences; first: %s\n", j.errors, j.first_error);
+    else
+        printf("zero differences\n");
+    etm_v1dec_destroy(dec);
+    etm_destroy(etm);
+    etm_gen_free(gen);
+    etm_gen_free(img);
+    free(j.q);
+    return failed;
+}
