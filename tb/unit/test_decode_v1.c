@@ -389,8 +389,6 @@ static void test_apo_15(void)
     reset_stream();
     /* restart to 0x1050: 0xD1, 0xA0, 0x80, 0x80, 0x10 */
     static const uint8_t rs[5] = { 0xD1, 0xA0, 0x80, 0x80, 0x10 };
-    unsigned fifo_bytes = 0; /* packets in the FIFO at the start of the cycle, beyond the restart */
-    (void)fifo_bytes;
     C(BE, rs[0], 1);
     C(A0, rs[1], 0);
     C(A0, rs[2], 0);
@@ -744,21 +742,20 @@ static void test_compression(void)
     EXPECT_OK();
     EXPECT_LOG("ON@0 r1 1000; BE@3 1000->1012; IE@6 1012");
 
-    /* 2 packets: 0x1041? bit 6 changes only -> 1 packet. 0x10C1 vs 0x1001: bit 7, 6 -> 2 */
+    /* 2 packets: 0x10C1 vs 0x1001 differs in bits 7 and 6 */
     reset_stream();
     restart_1000();
     C(BE, 0x80, 0);
     C(A0, 0x10, 0);
     C(A0, 0xC1, 1); /* A[6:0] = 0x41 */
     C(WT, 0x21, 0); /* A[13:7] = 0x10C1 >> 7 = 0x21 */
-    C(IN, 0x00, 0); /* 7: 10c0 is outside the image: IN still needs its size -> error */
+    C(IN, 0x00, 0); /* 7: 10c0 is outside the image: even IN needs the size -> error */
     decode(8, 0);
     EXPECT_ERR(7, "no instruction at 0x000010c0");
     CHECK_STR_CONTAINS(R.log.text, "BE@3 1000->10c0");
 
-    /* 3 packets: 0x20345671 from a reference 0x20001001 (bits 14-20 change) */
+    /* A restart to 0x20001000 (81 A0 80 80 12) whose packets are cut by a TD. */
     reset_stream();
-    /* restart to 0x20001000: 0x20001001 -> 81 A0 80 80 12 */
     C(BE, 0x81, 1);
     C(A0, 0xA0, 0);
     C(A0, 0x80, 0);
@@ -774,15 +771,13 @@ static void test_compression(void)
     C(WT, 0x12, 0); /* 4: reason 1, A[31:28] = 2 */
     C(BE, 0xF1, 1); /* 5: the instruction at 0x20001000 is not in the image: error */
     C(A0, 0xAC, 0);
-    C(A0, 0x51, 0); /* 0x20345671 vs 0x20001001: [20:14] differ; [27:21] = 1 both */
+    C(A0, 0x51, 0); /* 3 packets: 0x20345671 vs 0x20001001 differ up to bit 20 */
     C(IE, 0, 0);
     decode(8, 0);
     EXPECT_ERR(5, "no instruction at 0x20001000");
 
-    /* 3 and 4 packets with the image: restart to 0x20305670 (not in the image, but
-     * only the BE there needs it... use far window: restart to FAR, then BE nop->X */
+    /* 3 packets, in the far window: restart to 0x20345670 (F1 AC D1 81 12). */
     reset_stream();
-    /* restart to 0x20345670: F1 AC D1 81 22 */
     C(BE, 0xF1, 1); /* 0 */
     C(A0, 0xAC, 0);
     C(A0, 0xD1, 0);
@@ -800,7 +795,7 @@ static void test_compression(void)
     EXPECT_ERR(12, "no instruction at 0x20205678");
     CHECK_STR_CONTAINS(R.log.text, "ON@0 r1 20345670; BE@5 20345670->20345674; IE@8 20345674; BE@9 20345676->20205678");
 
-    /* 4 packets: 0x20345671 -> 0x21345671? that changes bit 24: packets 1-4 */
+    /* 4 packets: 0x20345671 -> 0x20B45671 changes bit 23 */
     reset_stream();
     C(BE, 0xF1, 1); /* 0: restart to 20345670 */
     C(A0, 0xAC, 0);
@@ -1069,7 +1064,7 @@ static void test_malformed(void)
     restart_1000();
     C(IE, 0x80, 0);
     C(IE, 0x10, 0);
-    C(BE, 0x13, 1); /* 5: bx? ldmia @1004 as BE -> 1012 */
+    C(BE, 0x13, 1); /* 5: ldmia @1004 shown as BE -> 1012 */
     C(TD, 0x00, 0); /* 6 */
     C(A0, 0x00, 0);
     decode(8, 0);
