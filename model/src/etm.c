@@ -275,11 +275,11 @@ etm_err_t etm_drain(etm_ctx_t *ctx, etm_out_t *out)
         memset(&fo, 0, sizeof fo);
         fo.trace_enable = 1;
         etm_pipestat_cycle(&ctx->ps, &ctx->mode, &ctx->idle_in, &fe, &fo, &ctx->fifo, out, &ctx->st);
-        return ctx->fifo.level_q == 0 && !etm_pipestat_busy(&ctx->ps) ? ETM_END : ETM_OK;
+        return ETM_OK;
     }
     if (ctx->fifo.level_q == 0)
         return ETM_END;
     etm_fifo_cycle(&ctx->fifo, &ctx->mode, NULL, out);
     ctx->st.port_bytes += out->v3_count;
-    return ctx->fifo.level_q ? ETM_OK : ETM_END;
+    return ETM_OK;
 }

@@ -43,6 +43,17 @@ static void summary(const etm_ctx_t *etm, FILE *f)
     fprintf(f, "\n");
 }
 
+/* One cycle's outputs into the files asked for. */
+static void emit(FILE *tf, etm_vec_writer_t *ow, etm_vcd_writer_t *vw, const etm_in_t *in, const etm_out_t *out)
+{
+    for (unsigned b = 0; tf && b < out->v3_count; b++)
+        fputc(out->v3_bytes[b], tf);
+    if (ow)
+        etm_vec_write_out(ow, out);
+    if (vw)
+        etm_vcd_write(vw, in, out);
+}
+
 int run_stimulus(const char *path, const source_opts_t *so, const char *const *sets, int nsets,
                  const run_outputs_t *o, etm_config_t *cfg_out)
 {
@@ -112,12 +123,7 @@ int run_stimulus(const char *path, const source_opts_t *so, const char *const *s
                 break;
             }
         }
-        for (unsigned b = 0; tf && b < out.v3_count; b++)
-            fputc(out.v3_bytes[b], tf);
-        if (ow)
-            etm_vec_write_out(ow, &out);
-        if (vw)
-            etm_vcd_write(vw, &in, &out);
+        emit(tf, ow, vw, &in, &out);
         cycle++;
     }
     if (rc == 0 && e != ETM_END)
@@ -125,18 +131,8 @@ int run_stimulus(const char *path, const source_opts_t *so, const char *const *s
     if (rc == 0) {
         etm_end(etm);
         memset(&in, 0, sizeof in);
-        etm_err_t de;
-        do {
-            de = etm_drain(etm, &out);
-            if (out.v3_count == 0 && de == ETM_END)
-                break;
-            for (unsigned b = 0; tf && b < out.v3_count; b++)
-                fputc(out.v3_bytes[b], tf);
-            if (ow)
-                etm_vec_write_out(ow, &out);
-            if (vw)
-                etm_vcd_write(vw, &in, &out);
-        } while (de == ETM_OK);
+        while (etm_drain(etm, &out) == ETM_OK)
+            emit(tf, ow, vw, &in, &out);
     }
     progress_done();
     if (ow && etm_vec_writer_close(ow) != ETM_OK)

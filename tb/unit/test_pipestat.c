@@ -54,12 +54,8 @@ static void step(const etm_in_t *in)
 static void finish(void)
 {
     etm_end(R.etm);
-    etm_err_t e;
-    do {
-        e = etm_drain(R.etm, &R.o[R.n]);
-        if (R.n < MAXC - 1)
-            R.n++;
-    } while (e == ETM_OK);
+    while (R.n < MAXC && etm_drain(R.etm, &R.o[R.n]) == ETM_OK)
+        R.n++;
 }
 
 static etm_in_t idle(void)

@@ -86,9 +86,9 @@ unsigned etm_last_rules(const etm_ctx_t *ctx, etm_rule_t *rules, unsigned max);
  * Returns ETM_OK (or ETM_ERR_STATE if called twice). */
 etm_err_t etm_end(etm_ctx_t *ctx);
 
-/* One more clock edge with no core activity, for the FIFO to empty through the
- * port. Returns ETM_OK while bytes remain after this cycle, ETM_END when this
- * call emptied the FIFO (out still holds its bytes) or it was already empty. */
+/* One more clock edge with no core activity, for what is left to leave the
+ * port. Returns ETM_OK when it modelled a cycle (out holds its outputs), ETM_END
+ * when nothing was left (out is an idle cycle; no cycle was modelled). */
 etm_err_t etm_drain(etm_ctx_t *ctx, etm_out_t *out);
 
 /* Back to the state after etm_ctx_init (statistics cleared). */
