@@ -189,7 +189,9 @@ static void data_value(pipestat_state_t *s, const etm_in_t *in)
 static void data_address(pipestat_state_t *s, const etm_mode_t *m, const etm_in_t *in)
 {
     unsigned das = ETM_DACTL_SLOT(in->dactl);
-    if (!das || !s->active_q)
+    /* With data trace off nothing is gathered: a load is IE, a load to the PC
+     * BE (table 5.1: ID and BD mean a data packet went into the FIFO). */
+    if (!das || !s->active_q || !(m->data_addr || m->data_value))
         return;
     v1_entry_t *e = NULL;
     if (ETM_DACTL_NSEQ(in->dactl)) {

@@ -37,7 +37,7 @@ static void help(FILE *f)
             "  --v7m, --no-v7m    ARMv7-M exception numbers (default: on when the configuration\n"
             "                     uses the alternative branch encoding, as Cortex-M ETMs do)\n"
             "Code:\n"
-            "  --image ADDR:FILE  code image loaded at ADDR (repeatable)\n"
+            "  --image ADDR:FILE  code image loaded at ADDR (hex, as etm snapshot), repeatable\n"
             "Output:\n"
             "  --packets          list every packet (offset, raw bytes, fields)\n"
             "  --no-elements      do not list instructions and other elements\n"
@@ -128,9 +128,9 @@ static int parse_image_opt(image_t *im, const char *arg)
 {
     const char *colon = strchr(arg, ':');
     char *end;
-    unsigned long long a = colon ? strtoull(arg, &end, 0) : 0;
+    unsigned long long a = colon ? strtoull(arg, &end, 16) : 0;
     if (!colon || end != colon || a > 0xFFFFFFFFull) {
-        fprintf(stderr, "etm decode: --image wants ADDR:FILE, e.g. 0x8000:code.bin (got '%s')\n", arg);
+        fprintf(stderr, "etm decode: --image wants ADDR:FILE with ADDR in hex, e.g. 8000:code.bin (got '%s')\n", arg);
         return -1;
     }
     return load_region(im, (uint32_t)a, colon + 1, 0);

@@ -269,6 +269,21 @@ static void test_data(void)
     static const int sync2[] = { 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0 };
     expect_ps(ps2, pkt2, sync2, 11, "BD: value then branch address");
     etm_destroy(R.etm);
+
+    /* Data trace off (ETMCR[3:2] = 00): table 5.1's ID and BD say a data packet
+     * went into the FIFO, so the same load is IE and the load to the PC is BE,
+     * with the branch address only. */
+    start("etmv1.3", 0x810, 0);
+    step(&l);
+    step(&i0);
+    step(&v);
+    step(&t);
+    finish();
+    static const int ps3[] = { BE, 0, 0, BE, 0, 0, IE };
+    static const int pkt3[] = { 0x81, 0x82, 0x80, 0x80, 0x10, 0x81, 0x40 };
+    static const int sync3[] = { 1, 0, 0, 0, 0, 1, 0 };
+    expect_ps(ps3, pkt3, sync3, 7, "data trace off: a load is IE, a load to the PC is BE");
+    etm_destroy(R.etm);
 }
 
 /* Overflow: a small FIFO on a 4-bit port filled by branches: WT while it
