@@ -171,7 +171,11 @@ etm_err_t etm_config_preset(etm_config_t *cfg, const char *name)
         cfg->etmccer = 0x18541800;
         return ETM_OK;
     }
-    /* Generic parts: 4 address comparator pairs, 2 counters, FIFOFULL. */
+    /* Generic parts: 4 address comparator pairs, 2 counters, FIFOFULL; ViewData
+     * programmed "throughout memory" (IHI 0014 3.5.15: ETMVDCR3[16] exclude-only
+     * with nothing excluded, ETMVDEVR always). */
+    cfg->etmvdevr = EVENT_ALWAYS;
+    cfg->etmvdcr3 = 1u << 16;
     if (etm_util_strncaseeq("etmv1.", name, 6) && name[6] >= '0' && name[6] <= '3' && name[7] == '\0') {
         unsigned minor = (unsigned)(name[6] - '0');
         cfg->etmccr = (minor << 28) | (1u << 23) | (2u << 13) | 4u;
@@ -629,7 +633,9 @@ etm_err_t etm_config_validate(const etm_config_t *c, etm_diag_t *diag, int *bad_
                           : dv != 0 && ((c->etmccr >> 4) & 0xf) == 0 ? "data value comparison needs data comparators"
                           : sec == 3 ? "security level 0b11 is reserved"
                           : ((c->etmactr[k] >> 8) & 3) > ((c->etmccr >> 24) & 3) ? "context ID comparator absent"
-                                                                                  : NULL;
+                          : (c->etmacvr[k] & (size == 3 ? 3u : size == 1 ? 1u : 0u))
+                              ? "the address in ETMACVR must be aligned to the comparison size"
+                              : NULL;
         if (bad) {
             etm_util_fail(diag, ETM_ERR_RESERVED_BITS, "ETMACTR%u: %s", k + 1, bad);
             return fail_at(bad_slot, "ETMACTR", k, ETM_ERR_RESERVED_BITS);

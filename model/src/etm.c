@@ -16,6 +16,7 @@ struct etm_ctx {
     etm_check_t chk;
     etm_rule_t last_rules[MAX_RULES_KEPT];
     unsigned nlast;
+    filter_setup_t fsetup;
     filter_state_t flt;
     packet_state_t pk;
     pipestat_state_t ps;
@@ -58,6 +59,105 @@ static void mode_from_config(const etm_config_t *c, etm_mode_t *m)
     m->data_value = (c->etmcr & ETM_CR_DATA_VALUE) != 0;
 }
 
+/* The resources and comparator uses the filter stage evaluates (docs/filter.md). */
+static etm_err_t filter_supports(const etm_config_t *c, unsigned v, etm_diag_t *diag)
+{
+    unsigned ncnt = ETM_CCR_COUNTERS(c->etmccr);
+    int reduced1 = v >= ETM_V(3, 5) && ((c->etmccer >> 27) & 1);
+    struct { const char *name; unsigned idx; uint32_t v; } ev[3 + 2 * ETM_NUM_COUNTERS];
+    unsigned nev = 0;
+    ev[nev].name = "ETMTEEVR", ev[nev].idx = 0, ev[nev++].v = c->etmteevr;
+    ev[nev].name = "ETMTRIGGER", ev[nev].idx = 0, ev[nev++].v = c->etmtrigger;
+    ev[nev].name = "ETMVDEVR", ev[nev].idx = 0, ev[nev++].v = c->etmvdevr;
+    for (unsigned i = reduced1 ? 1 : 0; i < ncnt; i++) {
+        ev[nev].name = "ETMCNTENR", ev[nev].idx = i + 1, ev[nev++].v = c->etmcntenr[i];
+        ev[nev].name = "ETMCNTRLDEVR", ev[nev].idx = i + 1, ev[nev++].v = c->etmcntrldevr[i];
+    }
+    uint32_t used_single = (c->etmtecr2 & 0xffff) | (c->etmtsscr & 0xffff) | (c->etmtsscr >> 16) |
+                           (c->etmvdcr1 & 0xffff) | (c->etmvdcr1 >> 16);
+    uint32_t used_range = (c->etmtecr1 & 0xff) | (c->etmvdcr3 & 0xff) | ((c->etmvdcr3 >> 8) & 0xff);
+    for (unsigned i = 0; i < nev; i++) {
+        unsigned fn = (ev[i].v >> 14) & 7;
+        unsigned rs[2] = { ev[i].v & 0x7f, (ev[i].v >> 7) & 0x7f };
+        for (unsigned k = 0; k < (fn >= 2 ? 2u : 1u); k++) {
+            unsigned r = rs[k], type = r >> 4, idx = r & 0xf;
+            const char *what = NULL;
+            if (type == 0)
+                used_single |= 1u << idx;
+            else if (type == 1 && idx < 8)
+                used_range |= 1u << idx;
+            else if (type == 1)
+                what = "an instrumentation resource (the interface has no instrumentation inputs)";
+            else if (type == 3)
+                what = "a memory map decoder (implementation defined; not modelled)";
+            else if (type == 5 && idx <= 2)
+                what = "a sequencer state (the sequencer is not modelled)";
+            else if (type == 5 && idx != 15)
+                what = "a context ID or VMID comparator (the interface carries no context ID)";
+            else if (type == 6 && idx != 15)
+                what = idx < 12 ? "an external input (the interface has no external inputs)"
+                                : "a security state resource (the interface has no security state)";
+            if (what) {
+                char name[24];
+                snprintf(name, sizeof name, ev[i].idx ? "%s%u" : "%s", ev[i].name, ev[i].idx);
+                return etm_util_fail(diag, ETM_ERR_UNSUPPORTED, "%s resource %c is 0x%02X, %s", name, k ? 'B' : 'A',
+                                     r, what);
+            }
+        }
+    }
+    if ((c->etmtecr1 >> 8) & 0xffff)
+        return etm_util_fail(diag, ETM_ERR_UNSUPPORTED,
+                             "ETMTECR1[23:8] selects memory map decoders, which are implementation defined and "
+                             "not modelled");
+    for (unsigned k = 0; k < 8; k++)
+        if ((used_range >> k) & 1)
+            used_single |= 3u << (2 * k);
+    for (unsigned n = 0; n < ETM_NUM_ADDR_COMP; n++) {
+        if (!((used_single >> n) & 1))
+            continue;
+        uint32_t actr = c->etmactr[n];
+        unsigned type = actr & 7;
+        if (type == 0)
+            return etm_util_fail(diag, ETM_ERR_UNSUPPORTED,
+                                 "ETMACTR%u access type 0b000 (instruction fetch): the interface carries no fetch "
+                                 "addresses; use 0b001 (instruction executed)", n + 1);
+        if ((actr >> 10) & 0xf)
+            return etm_util_fail(diag, ETM_ERR_UNSUPPORTED,
+                                 "ETMACTR%u selects a security state ([13:10]); the interface has no security state",
+                                 n + 1);
+        if ((n & 1) == 0 && ((used_range >> (n / 2)) & 1) && c->etmactr[n] != c->etmactr[n + 1])
+            return etm_util_fail(diag, ETM_ERR_UNSUPPORTED,
+                                 "address range comparator %u: ETMACTR%u and ETMACTR%u must be programmed alike "
+                                 "(0x%08X, 0x%08X)", n / 2 + 1, n + 1, n + 2, (unsigned)c->etmactr[n],
+                                 (unsigned)c->etmactr[n + 1]);
+    }
+    /* Which kind of item each selection may compare. */
+    struct { const char *name; uint32_t singles, ranges; int want_data; } sel[] = {
+        { "ETMTECR2 (include/exclude)", c->etmtecr2 & 0xffff, 0, 0 },
+        { "ETMTECR1 (include/exclude)", 0, c->etmtecr1 & 0xff, 0 },
+        { "ETMVDCR1 (ViewData)", (c->etmvdcr1 & 0xffff) | (c->etmvdcr1 >> 16), 0, 1 },
+        { "ETMVDCR3 (ViewData)", 0, (c->etmvdcr3 & 0xff) | ((c->etmvdcr3 >> 8) & 0xff), 1 },
+    };
+    for (size_t i = 0; i < sizeof sel / sizeof sel[0]; i++) {
+        uint32_t all = sel[i].singles;
+        for (unsigned k = 0; k < 8; k++)
+            if ((sel[i].ranges >> k) & 1)
+                all |= 1u << (2 * k);
+        for (unsigned n = 0; n < ETM_NUM_ADDR_COMP; n++) {
+            if (!((all >> n) & 1))
+                continue;
+            int data = (c->etmactr[n] & 7) >= 4;
+            if (data != sel[i].want_data)
+                return etm_util_fail(diag, ETM_ERR_UNSUPPORTED,
+                                     "%s uses comparator %u, which compares %s; the model evaluates %s with %s "
+                                     "comparators only", sel[i].name, n + 1, data ? "data addresses" : "instructions",
+                                     sel[i].want_data ? "ViewData" : "include/exclude regions",
+                                     sel[i].want_data ? "data address" : "instruction address");
+        }
+    }
+    return ETM_OK;
+}
+
 etm_err_t etm_model_supports(const etm_config_t *c, etm_diag_t *diag)
 {
     unsigned v = 0;
@@ -82,25 +182,9 @@ etm_err_t etm_model_supports(const etm_config_t *c, etm_diag_t *diag)
     for (size_t i = 0; i < sizeof cr / sizeof cr[0]; i++)
         if ((c->etmcr & cr[i].mask) && !(v1 ? cr[i].v1_ok : cr[i].v3_ok))
             return etm_util_fail(diag, ETM_ERR_UNSUPPORTED, "the model does not implement %s", cr[i].what);
-    const struct { const char *name; uint32_t v; } ev[] = { { "ETMTEEVR", c->etmteevr }, { "ETMTRIGGER", c->etmtrigger } };
-    for (size_t i = 0; i < 2; i++) {
-        unsigned fn = (ev[i].v >> 14) & 7, a = ev[i].v & 0x7f, b = (ev[i].v >> 7) & 0x7f;
-        unsigned rs[2] = { a, b };
-        for (unsigned k = 0; k < (fn >= 2 ? 2u : 1u); k++) {
-            unsigned r = rs[k];
-            if (r != 0x6F && !((r >> 4) == 2 && (r & 0xf) < 4))
-                return etm_util_fail(diag, ETM_ERR_UNSUPPORTED,
-                                     "%s uses resource 0x%02X; the model evaluates only the always-true resource "
-                                     "(0x6F) and the DWT comparator inputs (0x20-0x23) so far", ev[i].name, r);
-        }
-    }
-    if (c->etmtecr1 & 0x02FFFFFFu)
-        return etm_util_fail(diag, ETM_ERR_UNSUPPORTED,
-                             "ETMTECR1 selects address regions or the start/stop block, which the model does not "
-                             "evaluate yet; only the include/exclude bit [24] is used");
-    if (c->etmtsscr || c->etmtecr2 || c->etmtesseicr)
-        return etm_util_fail(diag, ETM_ERR_UNSUPPORTED,
-                             "the trace start/stop block (ETMTSSCR, ETMTESSEICR) and ETMTECR2 are not modelled yet");
+    e = filter_supports(c, v, diag);
+    if (e != ETM_OK)
+        return e;
     if (c->fifo_depth < 24)
         return etm_util_fail(diag, ETM_ERR_UNSUPPORTED,
                              "FIFO_DEPTH=%u: the model needs at least 24 bytes, the most one cycle can produce "
@@ -119,6 +203,7 @@ etm_err_t etm_ctx_init(etm_ctx_t *ctx, const etm_config_t *cfg, etm_diag_t *diag
     ctx->cfg = *cfg;
     ctx->owned = 0;
     mode_from_config(cfg, &ctx->mode);
+    etm_filter_setup(cfg, ctx->mode.version, &ctx->fsetup);
     etm_reset(ctx);
     return ETM_OK;
 }
@@ -149,7 +234,7 @@ void etm_reset(etm_ctx_t *ctx)
 {
     etm_check_init(&ctx->chk, &ctx->cfg);
     ctx->nlast = 0;
-    etm_filter_reset(&ctx->flt);
+    etm_filter_reset(&ctx->flt, &ctx->fsetup);
     etm_packet_reset(&ctx->pk);
     etm_pipestat_reset(&ctx->ps);
     memset(&ctx->idle_in, 0, sizeof ctx->idle_in);
@@ -209,8 +294,13 @@ etm_err_t etm_step(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
     fe_cycle_t fe;
     filter_out_t fo;
     etm_frontend(&ctx->mode, in, &fe);
-    etm_filter(&ctx->flt, &ctx->cfg, in, &fo);
+    if (ctx->mode.enabled) /* powered down or programming: resources are held */
+        etm_filter(&ctx->flt, &ctx->fsetup, in, &fe, &fo);
+    else
+        memset(&fo, 0, sizeof fo);
     out->trigger = fo.trigger;
+    out->trace_enable = fo.trace_enable;
+    out->view_data = fo.view_data;
     ctx->st.triggers += fo.trigger;
     ctx->st.exceptions += fe.entry && fo.trace_enable;
 

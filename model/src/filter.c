@@ -1,31 +1,216 @@
-/* filter.c - stage `filter`: TraceEnable and the trigger event.
+/* filter.c - stage `filter`: which cycles are traced (TraceEnable), whether a
+ * data transfer is traced (ViewData), and when the trigger fires.
  *
- * Events are "function of resources A and B" (17 bits: A [6:0], B [13:7],
- * function [16:14]). The resources evaluated are the hard-wired TRUE (0x6F) and
- * the EmbeddedICE/DWT comparator inputs (type 0b010, ETMTRIGGER[3:0]).
- * TraceEnable is the ETMTEEVR event with the ETMTECR1 include/exclude setting;
- * address comparators, counters and the start/stop block are rejected by
- * etm_model_supports() until they are modelled. The trigger fires once, in the
- * first cycle its event is true.
+ * Each cycle is a list of items in trace order (ETM architecture 2.11.1): the
+ * instruction of slot 0, the folded IT or the instruction of slot 1, then the
+ * data transfer the data slot announces. Address comparators compare each item
+ * of their kind; the start/stop block and the include/exclude regions act item
+ * by item; events ("function of resources A and B") are evaluated once per
+ * cycle, a resource being active for the whole cycle if any item matched it.
+ * docs/filter.md gives every rule and the decisions behind them.
  */
 #include <string.h>
 
 #include "stages.h"
 
-void etm_filter_reset(filter_state_t *s) { memset(s, 0, sizeof *s); }
+enum { IT_INSN, IT_DATA, IT_NONE };
 
-static int resource(unsigned r, const etm_in_t *in)
+typedef struct item {
+    uint8_t kind;     /* IT_INSN, IT_DATA, or IT_NONE: only DWT matches */
+    uint8_t exec;     /* instruction: passed its condition */
+    uint8_t write;    /* data: a store */
+    uint8_t lanes;    /* data: byte lanes of the doubleword at addr & ~7 */
+    uint8_t eice;     /* DWT comparator matches that belong to this item */
+    uint32_t addr;
+} item_t;
+
+#define EV_NEVER 0x406Fu
+
+static unsigned event_resource_a(uint32_t ev) { return ev & 0x7f; }
+static unsigned event_resource_b(uint32_t ev) { return (ev >> 7) & 0x7f; }
+
+void etm_filter_setup(const etm_config_t *c, unsigned version, filter_setup_t *f)
 {
-    if (r == 0x6F)
-        return 1;
-    if ((r >> 4) == 2 && (r & 0xf) < 4)
-        return (in->trigger >> (r & 0xf)) & 1;
+    memset(f, 0, sizeof *f);
+    f->v31 = version >= ETM_V(3, 1);
+    f->v1 = ETM_V_MAJOR(version) == 1;
+    unsigned pairs = ETM_CCR_PAIRS(c->etmccr);
+    for (unsigned n = 0; n < 2 * pairs && n < ETM_NUM_ADDR_COMP; n++) {
+        unsigned type = c->etmactr[n] & 7, size = (c->etmactr[n] >> 3) & 3;
+        f->acvr[n] = c->etmacvr[n];
+        f->atype[n] = (uint8_t)type;
+        f->amask[n] = size == 3 ? ~3u : size == 1 ? ~1u : ~0u;
+        f->asize[n] = (uint8_t)(size == 3 ? 4 : size == 1 ? 2 : 1);
+        int exact = (c->etmactr[n] >> 7) & 1;
+        if (type >= 1 && type <= 3) {
+            f->s_instr |= (uint16_t)(1u << n);
+            f->s_exact |= (uint16_t)(exact << n);
+        } else if (type >= 4 && type <= 6) {
+            f->s_data |= (uint16_t)(1u << n);
+        }
+    }
+    for (unsigned k = 0; k < pairs && k < 8; k++) {
+        /* A pair is programmed alike (etm_model_supports checks): its low comparator decides. */
+        if ((f->s_instr >> (2 * k)) & 1) {
+            f->r_instr |= (uint8_t)(1u << k);
+            f->r_exact |= (uint8_t)(((f->s_exact >> (2 * k)) & 1) << k);
+        }
+        if ((f->s_data >> (2 * k)) & 1)
+            f->r_data |= (uint8_t)(1u << k);
+    }
+    f->ie_always = pairs == 0 && ((c->etmccr >> 8) & 0x1f) == 0;
+    f->exclude = (c->etmtecr1 >> 24) & 1;
+    f->use_ss = (c->etmtecr1 >> 25) & 1;
+    f->te_range = (uint8_t)(c->etmtecr1 & 0xff);
+    f->te_single = (uint16_t)(c->etmtecr2 & 0xffff);
+    f->ss_start = (uint16_t)(c->etmtsscr & 0xffff);
+    f->ss_stop = (uint16_t)(c->etmtsscr >> 16);
+    f->eice_start = (uint8_t)(c->etmtesseicr & 0xff);
+    f->eice_stop = (uint8_t)((c->etmtesseicr >> 16) & 0xff);
+    f->vd_in_s = (uint16_t)(c->etmvdcr1 & 0xffff);
+    f->vd_ex_s = (uint16_t)(c->etmvdcr1 >> 16);
+    f->vd_in_r = (uint8_t)(c->etmvdcr3 & 0xff);
+    f->vd_ex_r = (uint8_t)((c->etmvdcr3 >> 8) & 0xff);
+    f->vd_exonly = (c->etmvdcr3 >> 16) & 1;
+    f->ncnt = (uint8_t)ETM_CCR_COUNTERS(c->etmccr);
+    f->reduced1 = version >= ETM_V(3, 5) && ((c->etmccer >> 27) & 1);
+    f->teevr = c->etmteevr & 0x1ffff;
+    f->trigger = c->etmtrigger & 0x1ffff;
+    f->vdevr = c->etmvdevr & 0x1ffff;
+    for (unsigned i = 0; i < ETM_NUM_COUNTERS; i++) {
+        int present = i < f->ncnt;
+        /* ETMv1: ETMCNTENR[17] = 0 counts every cycle; the event is then 0x6F. */
+        f->cntenr[i] = !present ? EV_NEVER : f->v1 && !((c->etmcntenr[i] >> 17) & 1) ? 0x6Fu : c->etmcntenr[i] & 0x1ffff;
+        f->cntrldevr[i] = present ? c->etmcntrldevr[i] & 0x1ffff : EV_NEVER;
+        f->cntrldvr[i] = (uint16_t)c->etmcntrldvr[i];
+        f->cntvr[i] = (uint16_t)c->etmcntvr[i];
+    }
+    if (f->reduced1) {
+        f->cntenr[0] = 0x6F;
+        f->cntrldevr[0] = EV_NEVER;
+    }
+}
+
+void etm_filter_reset(filter_state_t *s, const filter_setup_t *f)
+{
+    memset(s, 0, sizeof *s);
+    /* Before any instruction the include/exclude term is that of an item that
+     * matches nothing. */
+    s->ie_q = (uint8_t)(f->ie_always || f->exclude);
+    for (unsigned i = 0; i < ETM_NUM_COUNTERS; i++)
+        s->cnt_q[i] = i < f->ncnt ? (f->reduced1 && i == 0 ? f->cntrldvr[0] : f->cntvr[i]) : 0;
+}
+
+/* ---- Comparators ---------------------------------------------------------------------- */
+
+static int type_accepts(unsigned type, const item_t *it)
+{
+    switch (type) {
+    case 1: return it->kind == IT_INSN;
+    case 2: return it->kind == IT_INSN && it->exec;
+    case 3: return it->kind == IT_INSN && !it->exec;
+    case 4: return it->kind == IT_DATA;
+    case 5: return it->kind == IT_DATA && !it->write;
+    case 6: return it->kind == IT_DATA && it->write;
+    default: return 0;
+    }
+}
+
+/* Does a data transfer touch a byte in [lo, hi)? (64-bit arithmetic: hi may be 2^32.) */
+static int data_touches(const item_t *it, uint64_t lo, uint64_t hi)
+{
+    uint32_t base = it->addr & ~7u;
+    for (unsigned l = 0; l < 8; l++)
+        if ((it->lanes >> l) & 1) {
+            uint64_t b = (uint64_t)base + l;
+            if (b >= lo && b < hi)
+                return 1;
+        }
     return 0;
 }
 
-static int event(uint32_t ev, const etm_in_t *in)
+static int single_matches(const filter_setup_t *f, unsigned n, const item_t *it)
 {
-    int a = resource(ev & 0x7f, in), b = resource((ev >> 7) & 0x7f, in);
+    if (!type_accepts(f->atype[n], it))
+        return 0;
+    if (it->kind == IT_DATA && f->v31) /* the byte, halfword or word at the comparator's address */
+        return data_touches(it, f->acvr[n], (uint64_t)f->acvr[n] + f->asize[n]);
+    if (it->kind == IT_INSN && f->v31)
+        return it->addr == f->acvr[n];
+    return ((it->addr ^ f->acvr[n]) & f->amask[n]) == 0;
+}
+
+static int range_matches(const filter_setup_t *f, unsigned k, const item_t *it)
+{
+    if (!type_accepts(f->atype[2 * k], it))
+        return 0;
+    uint32_t lo = f->acvr[2 * k], hi = f->acvr[2 * k + 1];
+    if (it->kind == IT_DATA)
+        return data_touches(it, lo, hi);
+    return it->addr >= lo && it->addr < hi;
+}
+
+/* The comparators an item matches. Exact-match instruction comparators report
+ * the match of the instruction before (if it was not cancelled), so they act
+ * one instruction late. */
+static void compare_item(filter_state_t *s, const filter_setup_t *f, const item_t *it, uint16_t *single,
+                         uint8_t *range)
+{
+    uint16_t sm = 0;
+    uint8_t rm = 0;
+    uint16_t cand = it->kind == IT_INSN ? f->s_instr : it->kind == IT_DATA ? f->s_data : 0;
+    uint8_t rcand = it->kind == IT_INSN ? f->r_instr : it->kind == IT_DATA ? f->r_data : 0;
+    for (unsigned n = 0; cand >> n; n++)
+        if (((cand >> n) & 1) && single_matches(f, n, it))
+            sm |= (uint16_t)(1u << n);
+    for (unsigned k = 0; rcand >> k; k++)
+        if (((rcand >> k) & 1) && range_matches(f, k, it))
+            rm |= (uint8_t)(1u << k);
+    if (it->kind == IT_INSN) {
+        uint16_t se = (uint16_t)((sm & ~f->s_exact) | (s->s_pend_q & f->s_exact));
+        uint8_t re = (uint8_t)((rm & ~f->r_exact) | (s->r_pend_q & f->r_exact));
+        s->s_pend_q = sm & f->s_exact;
+        s->r_pend_q = rm & f->r_exact;
+        sm = se;
+        rm = re;
+    }
+    *single = sm;
+    *range = rm;
+}
+
+/* ---- Events -------------------------------------------------------------------------------- */
+
+/* Resource values of one cycle, in the two views an event can take
+ * (EmbeddedICE inputs, IHI 0014 7.9: latched for TraceEnable and ViewData,
+ * pulsed for the trigger, counters and start/stop; docs/filter.md applies the
+ * same to address comparators). */
+typedef struct resources {
+    uint16_t single[2];
+    uint8_t range[2];
+    uint8_t eice[2];
+    uint8_t zero;   /* counters at zero */
+    uint8_t ss;     /* start/stop resource */
+} resources_t;
+
+enum { VIEW_PULSE, VIEW_LATCH };
+
+static int resource(const resources_t *r, int view, unsigned id)
+{
+    unsigned type = id >> 4, idx = id & 0xf;
+    switch (type) {
+    case 0: return (r->single[view] >> idx) & 1;
+    case 1: return idx < 8 && ((r->range[view] >> idx) & 1);
+    case 2: return idx < 8 && ((r->eice[view] >> idx) & 1);
+    case 4: return idx < 4 && ((r->zero >> idx) & 1);
+    case 5: return idx == 15 && r->ss;
+    case 6: return idx == 15;
+    default: return 0; /* etm_model_supports rejects every other resource */
+    }
+}
+
+static int event(uint32_t ev, const resources_t *r, int view)
+{
+    int a = resource(r, view, event_resource_a(ev)), b = resource(r, view, event_resource_b(ev));
     switch ((ev >> 14) & 7) {
     case 0: return a;
     case 1: return !a;
@@ -38,14 +223,162 @@ static int event(uint32_t ev, const etm_in_t *in)
     }
 }
 
-void etm_filter(filter_state_t *s, const etm_config_t *cfg, const etm_in_t *in, filter_out_t *out)
+/* ---- The cycle ------------------------------------------------------------------------------- */
+
+void etm_filter(filter_state_t *s, const filter_setup_t *f, const etm_in_t *in, const fe_cycle_t *fe,
+                filter_out_t *out)
 {
-    int exclude = (cfg->etmtecr1 >> 24) & 1;
-    /* With no region selected, exclude mode traces everywhere and include mode nowhere. */
-    out->trace_enable = (uint8_t)(event(cfg->etmteevr, in) && exclude);
-    out->trigger = 0;
-    if (!s->triggered_q && event(cfg->etmtrigger, in)) {
+    memset(out, 0, sizeof *out);
+    item_t items[4];
+    unsigned n = 0;
+    uint8_t imatch = (uint8_t)(in->trigger & in->triginotd & 0xf);  /* instruction matches */
+    uint8_t dmatch = (uint8_t)(in->trigger & ~in->triginotd & 0xf); /* data matches */
+    int has_data = ETM_DACTL_SLOT(in->dactl) != 0;
+
+    /* ETMCANCEL: the last instruction did not complete; an exact match waiting
+     * for it is dropped. */
+    if (in->cancel) {
+        s->s_pend_q = 0;
+        s->r_pend_q = 0;
+    }
+    /* Items in trace order; a DWT match goes with the first instruction (PC
+     * match) or with the data transfer (data match), or stands alone. */
+    if (imatch && !fe->natoms) {
+        memset(&items[n], 0, sizeof items[n]);
+        items[n].kind = IT_NONE;
+        items[n++].eice = imatch;
+    }
+    for (unsigned i = 0; i < fe->natoms; i++) {
+        memset(&items[n], 0, sizeof items[n]);
+        items[n].kind = IT_INSN;
+        items[n].exec = fe->atom[i].exec;
+        items[n].addr = fe->atom[i].addr;
+        items[n++].eice = i == 0 ? imatch : 0;
+    }
+    if (has_data) {
+        memset(&items[n], 0, sizeof items[n]);
+        items[n].kind = IT_DATA;
+        items[n].addr = in->da;
+        items[n].write = (uint8_t)ETM_DACTL_WRITE(in->dactl);
+        items[n].lanes = (uint8_t)ETM_DACTL_BLSEL(in->dactl);
+        if (!items[n].lanes)
+            items[n].lanes = (uint8_t)(1u << (in->da & 7));
+        items[n++].eice = dmatch;
+    } else if (dmatch) {
+        memset(&items[n], 0, sizeof items[n]);
+        items[n].kind = IT_NONE;
+        items[n++].eice = dmatch;
+    }
+
+    /* Item by item: comparators, start/stop, include/exclude. */
+    uint16_t cyc_single = 0;
+    uint8_t cyc_range = 0;
+    int ss = s->ss_q, ss_cycle = 0, ie_any = 0, any_insn = 0, any_data = 0;
+    uint16_t data_single = 0;
+    uint8_t data_range = 0;
+    for (unsigned i = 0; i < n; i++) {
+        const item_t *it = &items[i];
+        uint16_t sm = 0;
+        uint8_t rm = 0;
+        compare_item(s, f, it, &sm, &rm);
+        cyc_single |= sm;
+        cyc_range |= rm;
+        int start = (sm & f->ss_start) || (it->eice & f->eice_start);
+        int stop = (sm & f->ss_stop) || (it->eice & f->eice_stop);
+        /* The block is active for the cycle if it is active for any of its
+         * items: a start item is, a stop item is not; an item that is both
+         * starts (docs/filter.md). */
+        int active = start || (ss && !stop);
+        if (start && !ss)
+            out->ss_change |= 1;
+        if (!start && stop && ss)
+            out->ss_change |= 2;
+        ss = start ? 1 : stop ? 0 : ss;
+        ss_cycle |= active;
+        if (it->kind == IT_INSN) {
+            int m = (sm & f->te_single) || (rm & f->te_range);
+            int ie = f->ie_always || (f->exclude ? !m : m);
+            s->ie_q = (uint8_t)ie;
+            ie_any |= ie;
+            any_insn = 1;
+        } else if (it->kind == IT_DATA) {
+            data_single = sm;
+            data_range = rm;
+            any_data = 1;
+        }
+    }
+    if (!n)
+        ss_cycle = ss;
+    /* Without an instruction the last one's include/exclude result holds. Two
+     * instructions of a cycle are traced together if either must be. */
+    int te_addr = (any_insn ? ie_any : s->ie_q) && (!f->use_ss || ss_cycle);
+
+    /* Resources: pulse (this cycle) and latch (last comparison of its kind). */
+    resources_t r;
+    r.single[VIEW_PULSE] = cyc_single;
+    r.range[VIEW_PULSE] = cyc_range;
+    uint16_t s_cmp = (uint16_t)((any_insn ? f->s_instr : 0) | (any_data ? f->s_data : 0));
+    uint8_t r_cmp = (uint8_t)((any_insn ? f->r_instr : 0) | (any_data ? f->r_data : 0));
+    s->s_latch_q = (uint16_t)((s->s_latch_q & ~s_cmp) | (cyc_single & s_cmp));
+    s->r_latch_q = (uint8_t)((s->r_latch_q & ~r_cmp) | (cyc_range & r_cmp));
+    r.single[VIEW_LATCH] = s->s_latch_q;
+    r.range[VIEW_LATCH] = s->r_latch_q;
+    /* A DWT comparator compares every instruction (PC comparator) or every data
+     * access (data comparator, ETMDVALID); which kind it is, ETMTRIGINOTD says
+     * with each match. A match is a comparison too. */
+    s->eice_pc_q = (uint8_t)((s->eice_pc_q & ~in->trigger) | (in->trigger & in->triginotd));
+    uint8_t e_cmp = (uint8_t)(in->trigger | (in->ivalid ? s->eice_pc_q : 0) |
+                              ((in->dvalid || has_data) ? ~s->eice_pc_q : 0));
+    e_cmp &= 0xf;
+    r.eice[VIEW_PULSE] = (uint8_t)(in->trigger & 0xf);
+    s->eice_latch_q = (uint8_t)((s->eice_latch_q & ~e_cmp) | (in->trigger & e_cmp));
+    r.eice[VIEW_LATCH] = s->eice_latch_q;
+    r.zero = 0;
+    for (unsigned i = 0; i < f->ncnt; i++)
+        r.zero |= (uint8_t)((s->cnt_q[i] == 0) << i);
+    r.ss = (uint8_t)ss_cycle;
+
+    int te = event(f->teevr, &r, VIEW_LATCH) && te_addr;
+    /* Cortex-M3: when trace turns off just as an exception is taken, the ETM
+     * stays enabled until the exception's branch packet is out (DDI 0337G
+     * 15.4). From the vector fetch or the cancel after a traced instruction to
+     * the handler's first instruction, TraceEnable holds. */
+    if (!fe->natoms && s->te_insn_q && (in->cancel || in->intstat == ETM_INTSTAT_FETCH))
+        s->exc_hold_q = 1;
+    if (s->exc_hold_q || (fe->natoms && fe->entry && s->te_insn_q))
+        te = 1;
+    if (fe->natoms) {
+        s->te_insn_q = (uint8_t)te;
+        s->exc_hold_q = 0;
+    }
+    out->trace_enable = (uint8_t)te;
+
+    if (has_data) {
+        int in_sel = (data_single & f->vd_in_s) || (data_range & f->vd_in_r);
+        int ex_sel = (data_single & f->vd_ex_s) || (data_range & f->vd_ex_r);
+        out->view_data = (uint8_t)(event(f->vdevr, &r, VIEW_LATCH) && !ex_sel && (f->vd_exonly || in_sel));
+    }
+
+    if (!s->triggered_q && event(f->trigger, &r, VIEW_PULSE)) {
         out->trigger = 1;
         s->triggered_q = 1;
     }
+
+    /* Counters: reload wins over decrement; at zero a counter stays there. */
+    for (unsigned i = 0; i < f->ncnt; i++) {
+        if (f->reduced1 && i == 0) {
+            if (s->cnt_q[0] == 0) {
+                s->cnt_q[0] = f->cntrldvr[0];
+                out->cnt_reload |= 1;
+            } else {
+                s->cnt_q[0]--;
+            }
+        } else if (event(f->cntrldevr[i], &r, VIEW_PULSE)) {
+            s->cnt_q[i] = f->cntrldvr[i];
+            out->cnt_reload |= (uint8_t)(1u << i);
+        } else if (s->cnt_q[i] && event(f->cntenr[i], &r, VIEW_PULSE)) {
+            s->cnt_q[i]--;
+        }
+    }
+    s->ss_q = (uint8_t)ss;
 }

@@ -186,7 +186,7 @@ static void data_value(pipestat_state_t *s, const etm_in_t *in)
 
 /* This cycle's data address, after the cycle's instructions: an instruction
  * comes before its data (ETM architecture 2.11.1). */
-static void data_address(pipestat_state_t *s, const etm_mode_t *m, const etm_in_t *in)
+static void data_address(pipestat_state_t *s, const etm_mode_t *m, const etm_in_t *in, int view_data)
 {
     unsigned das = ETM_DACTL_SLOT(in->dactl);
     /* With data trace off nothing is gathered: a load is IE, a load to the PC
@@ -195,8 +195,10 @@ static void data_address(pipestat_state_t *s, const etm_mode_t *m, const etm_in_
         return;
     v1_entry_t *e = NULL;
     if (ETM_DACTL_NSEQ(in->dactl)) {
-        /* First transfer of an instruction: the newest one. */
-        e = s->open_q ? newest(s) : NULL;
+        /* First transfer of an instruction: the newest one. Its data is traced
+         * if ViewData is active for this first transfer (IHI 0014 2.6.4: an
+         * LSM's data all or none). */
+        e = s->open_q && view_data ? newest(s) : NULL;
         if (e) {
             s->owner_valid_q = 1;
             s->owner_q = e->seq;
@@ -331,7 +333,7 @@ void etm_pipestat_cycle(pipestat_state_t *s, const etm_mode_t *m, const etm_in_t
         st->untraceable++; /* ETMv1 cannot say the last instruction was cancelled */
     if (on && fe->natoms)
         take_instructions(s, fe, st);
-    data_address(s, m, in);
+    data_address(s, m, in, flt->view_data);
 
     /* This cycle's status. */
     int status = -1; /* none yet */
