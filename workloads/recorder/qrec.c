@@ -607,7 +607,14 @@ int qrec_qemu_start(qrec_run_t *r, const qrec_qemu_opts_t *o, const char *elf, c
     char *argv[] = { (char *)qemu, (char *)"-M", (char *)(o->machine ? o->machine : "lm3s6965evb"),
                      (char *)"-nographic", (char *)"-monitor", (char *)"none", (char *)"-serial", (char *)"none",
                      (char *)"-semihosting-config", (char *)"enable=on,target=native", (char *)"-icount", icount,
-                     (char *)"-singlestep", (char *)"-kernel", (char *)elf, (char *)"-plugin", plugin, NULL };
+                     (char *)"-singlestep", (char *)"-kernel", (char *)elf, (char *)"-plugin", plugin, NULL, NULL,
+                     NULL };
+    if (o->stock_log) {
+        argv[15] = (char *)"-d";
+        argv[16] = (char *)"exec,nochain,int";
+        argv[17] = (char *)"-D";
+        argv[18] = (char *)"/dev/fd/3";
+    }
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addclose(&fa, fds[0]);

@@ -111,10 +111,11 @@ typedef struct qrec_qemu_opts {
     const char *machine;  /* NULL: lm3s6965evb */
     unsigned icount_shift; /* -icount shift=N,sleep=off */
     const char *log_path; /* QEMU's standard error (NULL: /dev/null) */
+    int stock_log;        /* no plugin: QEMU's own log (-d exec,nochain,int) goes into the pipe */
 } qrec_qemu_opts_t;
 
-/* Start QEMU on elf with the plugin writing into a pipe; r->f reads it. Returns 0
- * or -1 with a message. */
+/* Start QEMU on elf with the plugin writing into a pipe (or, with stock_log, its
+ * own -d exec,nochain,int log); r->f reads it. Returns 0 or -1 with a message. */
 int qrec_qemu_start(qrec_run_t *r, const qrec_qemu_opts_t *o, const char *elf, char *err, size_t errlen);
 
 /* Wait for QEMU; returns its exit status (0-255), or -1 if it did not exit

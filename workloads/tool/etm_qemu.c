@@ -3,6 +3,7 @@
  *
  *   etm-qemu record   [options] PROGRAM           executed instructions, one line each
  *   etm-qemu stimulus [options] PROGRAM OUTPUT    the interface signals of every cycle
+ *   etm-qemu crosscheck [options] PROGRAM         the recorder against QEMU's own log
  *   etm-qemu params                               the timing model's parameters
  *   etm-qemu list                                 the built-in programs
  */
@@ -24,12 +25,15 @@ static void help(FILE *f)
     fprintf(f,
             "usage: etm-qemu record   [options] PROGRAM [-o FILE]\n"
             "       etm-qemu stimulus [options] PROGRAM OUTPUT.vec\n"
+            "       etm-qemu crosscheck [options] PROGRAM\n"
             "       etm-qemu params | list\n\n"
             "Runs a Cortex-M3 program under qemu-system-arm (lm3s6965evb, -icount, -singlestep)\n"
             "with the etmtrace plugin and converts what it executed into one record per\n"
             "instruction (record), or into the ETM interface signals of every core clock\n"
-            "through the Cortex-M3 timing model (stimulus). PROGRAM is a built-in program\n"
-            "(etm-qemu list) or the path of an ELF file.\n\n"
+            "through the Cortex-M3 timing model (stimulus). crosscheck runs the program a\n"
+            "second time with QEMU's own logging (-d exec,nochain,int) and compares the\n"
+            "recorder's instructions, IT conditions, modes and exception counts with it.\n"
+            "PROGRAM is a built-in program (etm-qemu list) or the path of an ELF file.\n\n"
             "  -o FILE           output of record (default: standard output)\n"
             "  --events FILE     stimulus: also write what retired in each cycle\n"
             "  --param NAME=N    a timing parameter (etm-qemu params), repeatable\n"
@@ -260,6 +264,151 @@ static int cmd_stimulus(opts_t *o, const char *program, const char *output)
     return finish(&src, program, rc);
 }
 
+/* ---- The recorder against QEMU's own log ------------------------------------------------- */
+
+typedef struct logline {
+    uint32_t pc, cs_base, cflags;
+} logline_t;
+
+typedef struct logrd {
+    FILE *f;
+    uint64_t line;
+    logline_t pend;
+    int have_pend;
+    uint64_t entries, tail_chains, returns, dropped;
+} logrd_t;
+
+/* The next instruction QEMU's log says executed: 1, or 0 at the end. A "Trace"
+ * line is held until the next one, since the log may then say that it did not
+ * run after all ("Stopped execution of TB chain before" its address) or that it
+ * was abandoned and started again ("cpu_io_recompile: rewound execution of TB"). */
+static int log_next(logrd_t *r, logline_t *out)
+{
+    char buf[512];
+    while (fgets(buf, sizeof buf, r->f)) {
+        r->line++;
+        unsigned long long host;
+        unsigned cs, pc, fl, cf;
+        if (sscanf(buf, "Trace %*d: 0x%llx [%x/%x/%x/%x]", &host, &cs, &pc, &fl, &cf) == 5) {
+            logline_t cur = { pc, cs, cf };
+            int had = r->have_pend;
+            logline_t prev = r->pend;
+            r->pend = cur;
+            r->have_pend = 1;
+            if (had) {
+                *out = prev;
+                return 1;
+            }
+            continue;
+        }
+        const char *p;
+        if ((p = strstr(buf, "Stopped execution of TB chain before")) || (p = strstr(buf, "rewound execution of TB to"))) {
+            const char *q = strchr(p, '[');
+            unsigned a;
+            if ((q && sscanf(q, "[%x]", &a) == 1) || (!q && sscanf(strstr(p, " to ") + 4, "%x", &a) == 1)) {
+                if (r->have_pend && r->pend.pc == a) {
+                    r->have_pend = 0;
+                    r->dropped++;
+                }
+            }
+        } else if (strstr(buf, "Taking exception") && !strstr(buf, "exception exit") && !strstr(buf, "Semihosting")) {
+            r->entries++;
+        } else if (strstr(buf, "...tailchaining")) {
+            r->tail_chains++;
+        } else if (strstr(buf, "...successful exception return")) {
+            r->returns++;
+        }
+    }
+    if (r->have_pend) {
+        *out = r->pend;
+        r->have_pend = 0;
+        return 1;
+    }
+    return 0;
+}
+
+static int cmd_crosscheck(opts_t *o, const char *program)
+{
+    qrec_source_t src;
+    char err[512];
+    if (o->so.raw) {
+        fprintf(stderr, "etm-qemu crosscheck: runs QEMU itself (no --raw)\n");
+        return 2;
+    }
+    if (qrec_source_open(&src, &o->so, program, err, sizeof err) != 0) {
+        fprintf(stderr, "etm-qemu: %s\n", err);
+        return 2;
+    }
+    qrec_qemu_opts_t lo = o->so.qemu;
+    lo.stock_log = 1;
+    lo.log_path = NULL;
+    qrec_run_t lr;
+    if (qrec_qemu_start(&lr, &lo, src.elf, err, sizeof err) != 0) {
+        fprintf(stderr, "etm-qemu: %s\n", err);
+        return finish(&src, program, 2);
+    }
+    logrd_t rd;
+    memset(&rd, 0, sizeof rd);
+    rd.f = lr.f;
+    etm_cm3_insn_t r;
+    logline_t l;
+    uint64_t n = 0, it_checked = 0, errors = 0;
+    int k, rc = 0;
+    char first[600] = "";
+    while ((k = qrec_next(src.q, &r)) > 0) {
+        if (!log_next(&rd, &l)) {
+            snprintf(first, sizeof first, "instruction %" PRIu64 " at 0x%08" PRIx32 ": QEMU's log has ended", n, r.addr);
+            errors++;
+            break;
+        }
+        unsigned itstate = l.cs_base >> 24, handler = l.cs_base & 1;
+        int log_in_it = (itstate & 0xF) != 0;
+        const char *what = NULL;
+        if (l.pc != r.addr)
+            what = "address";
+        else if (log_in_it != r.in_it || (log_in_it && (itstate >> 4) != r.cond))
+            what = "IT condition";
+        else if (handler != (r.ipsr != 0))
+            what = "thread/handler mode";
+        if (what && !errors++)
+            snprintf(first, sizeof first, "instruction %" PRIu64 ": %s differs: log line %" PRIu64 " has 0x%08" PRIx32
+                     " ITSTATE 0x%02x %s mode, the recorder 0x%08" PRIx32 " %s%x ipsr %u", n, what, rd.line, l.pc,
+                     itstate, handler ? "handler" : "thread", r.addr, r.in_it ? "IT " : "cond ", r.cond, r.ipsr);
+        it_checked += r.in_it;
+        n++;
+    }
+    if (k < 0) {
+        fprintf(stderr, "etm-qemu: %s\n", qrec_error(src.q));
+        rc = 2;
+    } else if (!errors && log_next(&rd, &l)) {
+        snprintf(first, sizeof first, "QEMU's log goes on after the recorder's last instruction (0x%08" PRIx32 ")", l.pc);
+        errors++;
+    }
+    while (log_next(&rd, &l)) {
+    }
+    int st = qrec_qemu_wait(&lr, err, sizeof err);
+    const qrec_stats_t *s = qrec_get_stats(src.q);
+    if (!rc && (rd.entries != s->entries || rd.tail_chains != s->tail_chains || rd.returns != s->returns)) {
+        if (!errors++)
+            snprintf(first, sizeof first, "QEMU's log: %" PRIu64 " entries, %" PRIu64 " tail-chains, %" PRIu64
+                     " returns; the recorder: %" PRIu64 ", %" PRIu64 ", %" PRIu64, rd.entries, rd.tail_chains,
+                     rd.returns, s->entries, s->tail_chains, s->returns);
+    }
+    if (!rc) {
+        printf("%s: %" PRIu64 " instructions (%" PRIu64 " in IT blocks), %" PRIu64 " exception entries, %" PRIu64
+               " tail-chains, %" PRIu64 " returns against QEMU's -d exec,nochain,int log (%" PRIu64
+               " log entries that did not run): %s%s\n",
+               program, n, it_checked, rd.entries, rd.tail_chains, rd.returns, rd.dropped,
+               errors ? "DIFFERENT: " : "the same", first);
+        rc = errors ? 1 : 0;
+    }
+    if (st < 0) {
+        fprintf(stderr, "etm-qemu: logging run: %s\n", err);
+        rc = 2;
+    }
+    return finish(&src, program, rc);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -303,6 +452,8 @@ int main(int argc, char **argv)
     }
     if (!strcmp(sub, "record") && npos == 1)
         return cmd_record(&o, pos[0]);
+    if (!strcmp(sub, "crosscheck") && npos == 1)
+        return cmd_crosscheck(&o, pos[0]);
     if (!strcmp(sub, "stimulus") && npos == 2)
         return cmd_stimulus(&o, pos[0], pos[1]);
     help(stderr);
