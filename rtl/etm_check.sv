@@ -1,0 +1,162 @@
+// etm_check.sv - stage `check` (model/src/check.c, docs/interface.md): the
+// interface contract. violations_o has one bit per rule, in the order of
+// ETM_RULE_LIST (etm_pkg::Rule*), set in each cycle that breaks the rule, so a
+// harness can compare it with the C checker's. With the parameter Assertions each
+// rule is also an assertion (simulation only; Verilated::assertOn() switches them
+// off for stimulus that breaks rules on purpose).
+module etm_check #(
+  parameter bit Assertions = 1'b1
+) (
+  input  logic        clk_i,
+  input  logic        rst_ni,
+  input  logic        hold_i,        // etm_end / etm_drain edges: no check
+  input  logic [1:0]  issue_width_i, // ISSUE_WIDTH
+  input  logic        ivalid_i,
+  input  logic        ibranch_i,
+  input  logic        iindbr_i,
+  input  logic        iccfail_i,
+  input  logic        fold_i,
+  input  logic        flush_i,
+  input  logic        findbr_i,
+  input  logic        cancel_i,
+  input  logic        istall_i,
+  input  logic [2:0]  intstat_i,
+  input  logic [8:0]  intnum_i,
+  input  logic        ivalid1_i,
+  input  logic        ibranch1_i,
+  input  logic        iindbr1_i,
+  input  logic        iccfail1_i,
+  input  logic [17:0] dactl_i,
+  input  logic [3:0]  ddctl_i,
+  output logic [etm_pkg::NumRules-1:0] violations_o
+);
+  // Data slots 1..3: an address from an earlier cycle waiting for its value.
+  logic [3:1] pend_q, pend_d;
+  logic       cancel_q, cancel_d;     // ETMCANCEL seen, waiting for the exception entry
+  logic       first_q, first_d;       // the next transfer is the first of an instruction
+  logic       unal_q, unal_d;         // ... is the second half of an unaligned access
+  logic       unal_last_q, unal_last_d;
+
+  // ETMDACTL fields (ARM1176 TRM table 15-5).
+  logic [1:0] das, dds;
+  logic       da_unaligned, da_last, da_nseq;
+  assign das = dactl_i[1:0];
+  assign da_unaligned = dactl_i[11];
+  assign da_last = dactl_i[16];
+  assign da_nseq = dactl_i[17];
+  assign dds = ddctl_i[1:0];
+
+  logic unused_fields;
+  assign unused_fields = ^{dactl_i[15:12], dactl_i[10:2], ddctl_i[3:2]};
+
+  // Cortex-M3 exception numbers that can be entered.
+  logic intnum_enterable;
+  assign intnum_enterable = (intnum_i >= 9'd1 && intnum_i <= 9'd6) || intnum_i == 9'd11 ||
+                            intnum_i == 9'd12 || intnum_i >= 9'd14;
+
+  always_comb begin
+    logic [etm_pkg::NumRules-1:0] v;
+    logic slot1_used;
+    v = '0;
+    pend_d = pend_q;
+    cancel_d = cancel_q;
+    first_d = first_q;
+    unal_d = unal_q;
+    unal_last_d = unal_last_q;
+
+    // Table 16.1 qualifiers.
+    v[etm_pkg::RuleIbranchWithoutIvalid] = ibranch_i && !ivalid_i;
+    v[etm_pkg::RuleIccfailWithoutIvalid] = iccfail_i && !ivalid_i;
+    v[etm_pkg::RuleFoldWithoutIvalid] = fold_i && !ivalid_i;
+    v[etm_pkg::RuleIindbrWithoutIbranch] = iindbr_i && !ibranch_i;
+    v[etm_pkg::RuleFindbrWithoutFlush] = findbr_i && !flush_i;
+    v[etm_pkg::RuleIstallWithIvalid] = istall_i && ivalid_i;
+    v[etm_pkg::RuleIntstatReserved] = intstat_i > etm_pkg::IntstatFetch;
+    v[etm_pkg::RuleIntstatExitWithIvalid] = intstat_i == etm_pkg::IntstatExit && ivalid_i;
+    if (intstat_i == etm_pkg::IntstatEntry || intstat_i == etm_pkg::IntstatReturn) begin
+      v[etm_pkg::RuleIntstatEntryWithoutIvalid] = !ivalid_i;
+      v[etm_pkg::RuleIntstatEntryNotIndirect] = ivalid_i && !(ibranch_i && iindbr_i);
+    end
+    v[etm_pkg::RuleIntnumInvalid] = intstat_i == etm_pkg::IntstatEntry && !intnum_enterable;
+    if (ivalid_i) begin
+      v[etm_pkg::RuleCancelWithoutEntry] = cancel_q && intstat_i != etm_pkg::IntstatEntry;
+      cancel_d = 1'b0;
+    end
+    if (cancel_i) cancel_d = 1'b1;
+
+    // Second instruction slot.
+    slot1_used = ivalid1_i || ibranch1_i || iindbr1_i || iccfail1_i;
+    v[etm_pkg::RuleSlot1Disabled] = slot1_used && issue_width_i < 2'd2;
+    v[etm_pkg::RuleSlot1WithoutSlot0] = ivalid1_i && !ivalid_i;
+    v[etm_pkg::RuleSlot1WithFold] = ivalid1_i && fold_i;
+    v[etm_pkg::RuleIbranch1WithoutIvalid1] = ibranch1_i && !ivalid1_i;
+    v[etm_pkg::RuleIccfail1WithoutIvalid1] = iccfail1_i && !ivalid1_i;
+    v[etm_pkg::RuleIindbr1WithoutIbranch1] = iindbr1_i && !ibranch1_i;
+
+    // Data value: the outstanding address of its slot from an earlier cycle.
+    if (dds != 2'd0) begin
+      if (!pend_q[dds]) begin
+        v[etm_pkg::RuleDdSameCycle] = das == dds;
+        v[etm_pkg::RuleDdWithoutAddress] = das != dds;
+      end
+      pend_d[dds] = 1'b0;
+    end
+
+    // Data address sequencing.
+    if (das != 2'd0) begin
+      if (unal_q) begin
+        v[etm_pkg::RuleDaUnalignedSecondHalf] = da_unaligned;
+        v[etm_pkg::RuleDaUnalignedLastMismatch] = da_last != unal_last_q;
+        unal_d = 1'b0;
+        first_d = da_last;
+      end else begin
+        v[etm_pkg::RuleDaFirstWithoutNseq] = first_q && !da_nseq;
+        if (da_unaligned) begin
+          unal_d = 1'b1;
+          unal_last_d = da_last;
+          first_d = 1'b0;
+        end else begin
+          first_d = da_last;
+        end
+      end
+      pend_d[das] = 1'b1;
+    end
+
+    if (hold_i) begin
+      v = '0;
+      pend_d = pend_q;
+      cancel_d = cancel_q;
+      first_d = first_q;
+      unal_d = unal_q;
+      unal_last_d = unal_last_q;
+    end
+    violations_o = v;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      pend_q      <= '0;
+      cancel_q    <= 1'b0;
+      first_q     <= 1'b1;
+      unal_q      <= 1'b0;
+      unal_last_q <= 1'b0;
+    end else begin
+      pend_q      <= pend_d;
+      cancel_q    <= cancel_d;
+      first_q     <= first_d;
+      unal_q      <= unal_d;
+      unal_last_q <= unal_last_d;
+    end
+  end
+
+`ifndef SYNTHESIS
+  // Every rule as an assertion, named after it (docs/interface.md).
+  if (Assertions) begin : gen_assert
+    for (genvar r = 0; r < etm_pkg::NumRules; r++) begin : gen_rule
+      RuleHolds_A: assert property (@(posedge clk_i) disable iff (!rst_ni) !violations_o[r])
+        else $error("etm_check: interface rule %0d broken", r);
+    end
+  end
+`endif
+
+endmodule

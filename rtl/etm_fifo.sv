@@ -1,0 +1,167 @@
+// etm_fifo.sv - stage `fifo` (model/src/fifo.c): the trace FIFO and the ETMv3 port.
+//
+// ETMv3 (etm_fifo_cycle): the port takes up to PORT_BYTES bytes that were in the
+// FIFO at the start of the cycle, padding an incomplete group with Ignore (0x66);
+// then the cycle's bytes go in, all of them or none (fit_o = 0: an overflow).
+// ETMv1 (etm_fifo_push, peek, pop as etm_pipestat uses them): a status's bytes go
+// in first, all or none; then the port pops up to two bytes, which it chooses
+// from the head as it stands after that write (head0/head1). Each byte carries a
+// flag (the first byte of an ETMv1 branch address: TRACESYNC); nflags_o counts
+// the flagged bytes held.
+//
+// The store is a ring of 2^RingBits >= MaxFifoDepth bytes; FIFO_DEPTH (at most
+// MaxFifoDepth) bounds the level. Held in flip-flops: a hardware FIFO would be a
+// RAM with the same ports.
+module etm_fifo #(
+  parameter int unsigned MaxFifoDepth = 1024
+) (
+  input  logic        clk_i,
+  input  logic        rst_ni,
+  input  logic [31:0] depth_i,        // FIFO_DEPTH
+  input  logic [3:0]  port_bytes_i,   // PORT_BYTES: 1, 2, 4 or 8
+  input  logic        v3_port_i,      // ETMv3 port read in this cycle
+  // Write: n bytes, all or none.
+  input  logic [7:0]  wr_n_i,
+  input  logic [etm_pkg::FifoWriteMax*8-1:0] wr_data_i,
+  input  logic [etm_pkg::FifoWriteMax-1:0]   wr_flag_i,
+  output logic        fit_o,
+  // ETMv3 port.
+  output logic [3:0]  v3_count_o,
+  output logic [63:0] v3_data_o,
+  // ETMv1 port: the state before the write, the head after it, and the pops.
+  output logic [16:0] level_q_o,
+  output logic [16:0] nflags_q_o,
+  output logic        head_flag_q_o,  // flag of the head byte before the write
+  output logic [16:0] level_w_o,      // level after the write
+  output logic [7:0]  head0_o,
+  output logic        head0_flag_o,
+  output logic [7:0]  head1_o,
+  output logic        head1_flag_o,
+  input  logic [1:0]  pop_i,
+  // FIFOLEVEL after the cycle.
+  output logic [16:0] level_o
+);
+  localparam int unsigned RingBits = (MaxFifoDepth <= 2) ? 1 : $clog2(MaxFifoDepth);
+  localparam int unsigned Ring = 1 << RingBits;
+
+  logic [7:0]          mem_q [Ring];
+  logic [7:0]          mem_d [Ring];
+  logic                flag_q [Ring];
+  logic                flag_d [Ring];
+  logic [RingBits-1:0] rd_q, rd_d;
+  logic [16:0]         level_q, level_d;
+  logic [16:0]         nflags_q, nflags_d;
+
+  logic [3:0]          n_rd;
+  logic [16:0]         level_mid, level_w;
+  logic                do_wr;
+  logic [RingBits-1:0] wp;
+  logic [16:0]         nflags_w;
+
+  always_comb begin : port_read
+    logic [16:0] pb;
+    pb = {13'd0, port_bytes_i};
+    n_rd = 4'd0;
+    if (v3_port_i) n_rd = (level_q < pb) ? level_q[3:0] : port_bytes_i;
+    v3_data_o = '0;
+    for (int i = 0; i < 8; i++) begin
+      if (4'(i) < n_rd) begin
+        v3_data_o[i*8 +: 8] = mem_q[rd_q + RingBits'(i)];
+      end else if (4'(i) < port_bytes_i) begin
+        v3_data_o[i*8 +: 8] = etm_pkg::HdrIgnore;
+      end
+    end
+    // Padding only goes out with at least one byte.
+    if (n_rd == 4'd0) v3_data_o = '0;
+    v3_count_o = (n_rd != 4'd0) ? port_bytes_i : 4'd0;
+    level_mid = level_q - {13'd0, n_rd};
+  end
+
+  always_comb begin : write
+    fit_o = (wr_n_i == 8'd0) || ({15'd0, level_mid} + {24'd0, wr_n_i} <= depth_i);
+    do_wr = fit_o && wr_n_i != 8'd0;
+    wp = rd_q + level_q[RingBits-1:0];
+    for (int i = 0; i < Ring; i++) begin
+      mem_d[i] = mem_q[i];
+      flag_d[i] = flag_q[i];
+    end
+    nflags_w = nflags_q;
+    if (do_wr) begin
+      for (int i = 0; i < etm_pkg::FifoWriteMax; i++) begin
+        if (8'(i) < wr_n_i) begin
+          mem_d[wp + RingBits'(i)] = wr_data_i[i*8 +: 8];
+          flag_d[wp + RingBits'(i)] = wr_flag_i[i];
+          nflags_w = nflags_w + {16'd0, wr_flag_i[i]};
+        end
+      end
+    end
+    level_w = level_mid + (do_wr ? {9'd0, wr_n_i} : 17'd0);
+  end
+
+  // The head after the write (ETMv1 reads bytes pushed in the same cycle): a byte
+  // beyond the level before the write comes from the write port.
+  always_comb begin : head
+    head0_o = 8'd0;
+    head0_flag_o = 1'b0;
+    head1_o = 8'd0;
+    head1_flag_o = 1'b0;
+    if (level_w != 17'd0) begin
+      if (level_q != 17'd0) begin
+        head0_o = mem_q[rd_q];
+        head0_flag_o = flag_q[rd_q];
+      end else begin
+        head0_o = wr_data_i[7:0];
+        head0_flag_o = wr_flag_i[0];
+      end
+    end
+    if (level_w > 17'd1) begin
+      if (level_q > 17'd1) begin
+        head1_o = mem_q[rd_q + RingBits'(1)];
+        head1_flag_o = flag_q[rd_q + RingBits'(1)];
+      end else if (level_q == 17'd1) begin
+        head1_o = wr_data_i[7:0];
+        head1_flag_o = wr_flag_i[0];
+      end else begin
+        head1_o = wr_data_i[15:8];
+        head1_flag_o = wr_flag_i[1];
+      end
+    end
+  end
+  assign level_q_o = level_q;
+  assign nflags_q_o = nflags_q;
+  assign head_flag_q_o = (level_q != 17'd0) ? flag_q[rd_q] : 1'b0;
+  assign level_w_o = level_w;
+
+  always_comb begin : pop
+    logic [16:0] gone;
+    gone = 17'd0;
+    if (pop_i != 2'd0 && head0_flag_o) gone = gone + 17'd1;
+    if (pop_i == 2'd2 && head1_flag_o) gone = gone + 17'd1;
+    rd_d = rd_q + RingBits'(n_rd) + RingBits'(pop_i);
+    level_d = level_w - {15'd0, pop_i};
+    nflags_d = nflags_w - gone;
+  end
+
+  assign level_o = level_d;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      rd_q     <= '0;
+      level_q  <= '0;
+      nflags_q <= '0;
+    end else begin
+      rd_q     <= rd_d;
+      level_q  <= level_d;
+      nflags_q <= nflags_d;
+    end
+  end
+
+  // The store has no reset: a byte is read only after it was written.
+  for (genvar g = 0; g < Ring; g++) begin : gen_store
+    always_ff @(posedge clk_i) begin
+      mem_q[g]  <= mem_d[g];
+      flag_q[g] <= flag_d[g];
+    end
+  end
+
+endmodule

@@ -1,0 +1,649 @@
+// etm_pipestat.sv - stage `pipestat` (model/src/pipestat.c): the ETMv1 port,
+// PIPESTAT[2:0], TRACEPKT[15:0] and TRACESYNC, cycle by cycle. Mapping and
+// policy: docs/etmv1-encoder.md.
+//
+// Instructions become entries of a status queue of V1Queue entries; the newest
+// is resolved when the next instruction arrives. Entries with data wait for
+// their last transfer and values. The head entry goes out when ready, one status
+// per cycle except in the two APO cycles after a branch status; its packets
+// (data, then branch address) enter the FIFO in that cycle, all or none. The
+// port then drains the FIFO (1 nibble, 1 byte or 2 bytes) unless the cycle shows
+// the trigger.
+//
+// Two combinational steps: `status` runs the C up to the FIFO push (data value,
+// instructions, data address, the head entry's packets); `finish` completes the
+// cycle once etm_fifo says whether the packets fitted (and shows the head after
+// the write, which the port drains).
+module etm_pipestat (
+  input  logic        clk_i,
+  input  logic        rst_ni,
+  // Mode (static).
+  input  logic        enabled_i,      // ETMv1 and not powered down or programming
+  input  logic        ca_i,           // ETMCR[12]
+  input  logic        data_addr_i,    // ETMCR[3]
+  input  logic        data_value_i,   // ETMCR[2]
+  input  logic [1:0]  port_i,         // 0: 4-bit, 1: 8-bit, 2: 16-bit port
+  input  logic        minor_ge2_i,    // ETMv1.2 and later: periodic reason 4
+  input  logic [31:0] depth_i,        // FIFO_DEPTH
+  // This cycle's items (etm_frontend), filter and data slot inputs.
+  input  logic [1:0]  natoms_i,
+  input  logic [31:0] addr0_i,
+  input  logic        exec0_i,
+  input  logic        target0_i,
+  input  logic [31:0] addr1_i,
+  input  logic        exec1_i,
+  input  logic        target1_i,
+  input  logic        entry_i,
+  input  logic        ret_i,
+  input  logic        trace_enable_i,
+  input  logic        trigger_i,
+  input  logic [17:0] dactl_i,
+  input  logic [31:0] da_i,
+  input  logic [3:0]  ddctl_i,
+  input  logic [63:0] dd_i,
+  // Edge kind: etm_end, etm_drain.
+  input  logic        end_i,
+  input  logic        drain_i,
+  // etm_fifo.
+  input  logic [16:0] fifo_level_q_i,
+  input  logic [16:0] fifo_nflags_q_i,
+  input  logic        fifo_head_flag_q_i,
+  input  logic        fifo_fit_i,
+  input  logic [16:0] fifo_level_w_i,
+  input  logic [7:0]  fifo_head0_i,
+  input  logic        fifo_head0_flag_i,
+  input  logic [7:0]  fifo_head1_i,
+  input  logic        fifo_head1_flag_i,
+  output logic [7:0]  push_n_o,
+  output logic [etm_pkg::FifoWriteMax*8-1:0] push_data_o,
+  output logic [etm_pkg::FifoWriteMax-1:0]   push_flag_o,
+  output logic [1:0]  pop_o,
+  // Port.
+  output logic [2:0]  pipestat_o,
+  output logic [15:0] tracepkt_o,
+  output logic        tracesync_o,
+  output logic        overflow_o
+);
+  localparam int unsigned Q = etm_pkg::V1Queue;
+  localparam int unsigned X = etm_pkg::V1MaxXfer;
+  localparam int unsigned PushMax = etm_pkg::FifoWriteMax;
+
+  // ---- State (pipestat_state_t) ---------------------------------------------------
+  // Queue entries (v1_entry_t), entry k, transfer t at [k*X + t].
+  logic [15:0] seq_q [Q];        logic [15:0] seq_d [Q];
+  logic        restart_q [Q];    logic        restart_d [Q];
+  logic [2:0]  reason_e_q [Q];   logic [2:0]  reason_e_d [Q];
+  logic        resolved_q [Q];   logic        resolved_d [Q];
+  logic        exec_q [Q];       logic        exec_d [Q];
+  logic        branch_q [Q];     logic        branch_d [Q];
+  logic [31:0] target_q [Q];     logic [31:0] target_d [Q];
+  logic        has_data_q [Q];   logic        has_data_d [Q];
+  logic        data_done_q [Q];  logic        data_done_d [Q];
+  logic [4:0]  nxfer_q [Q];      logic [4:0]  nxfer_d [Q];
+  logic [7:0]  nwait_q [Q];      logic [7:0]  nwait_d [Q];
+  logic [31:0] daddr_q [Q];      logic [31:0] daddr_d [Q];
+  logic [7:0]  lanes_q [Q*X];    logic [7:0]  lanes_d [Q*X];
+  logic        got_q [Q*X];      logic        got_d [Q*X];
+  logic [63:0] value_q [Q*X];    logic [63:0] value_d [Q*X];
+  logic [2:0]  head_q, head_d;
+  logic [3:0]  len_q, len_d;
+  logic        open_q, open_d;
+  logic [15:0] seqn_q, seqn_d;
+  logic        owner_valid_q, owner_valid_d;
+  logic [15:0] owner_q, owner_d;
+  logic [3:1]  slot_valid_q, slot_valid_d;
+  logic [15:0] slot_seq_q [4];   logic [15:0] slot_seq_d [4];
+  logic [3:0]  slot_idx_q [4];   logic [3:0]  slot_idx_d [4];
+  logic        active_q, active_d;
+  logic [2:0]  reason_q, reason_d;
+  logic        ovf_q, ovf_d;
+  logic [1:0]  apo_cnt_q, apo_cnt_d;
+  logic [3:0]  apo_val_q, apo_val_d;
+  logic        nib_q, nib_d;
+  logic        full_daddr_q, full_daddr_d;
+  logic [31:0] last_baddr_q, last_baddr_d;
+  logic [31:0] last_daddr_q, last_daddr_d;
+  logic [31:0] since_full_q, since_full_d;
+
+  // ---- Working state of the `status` step -----------------------------------------
+  logic [2:0]  head;
+  logic [3:0]  len;
+  logic        open;
+  logic [15:0] seqn;
+  logic        owner_valid;
+  logic [15:0] owner;
+  logic [3:1]  slot_valid;
+  logic        active;
+  logic [2:0]  reason;
+  logic        ovf;
+  logic [1:0]  apo_cnt;
+  logic        full_daddr;
+  logic        lost;           // lose() ran
+  // Status chosen before the push: valid, value; or a push is tried.
+  logic        st_valid;
+  logic [2:0]  st_val;
+  logic        try_push;
+  // What the push commits when it fits.
+  logic [2:0]  p_status;
+  logic        p_data_addr, p_branch, p_full;
+  logic [31:0] p_last_daddr, p_a;
+  logic [3:0]  p_apo;
+  logic [7:0]  pn;
+  logic [PushMax*8-1:0] pb;
+  logic [PushMax-1:0]   pf;
+
+  // Position of the i-th queued entry (the queue is a ring of 8).
+  function automatic logic [2:0] idx(input logic [2:0] h, input logic [3:0] i);
+    idx = 3'({1'b0, h} + i);
+  endfunction
+
+  // by_seq(): position (0..Q-1) of the queued entry with that sequence number.
+  task automatic by_seq(input logic [15:0] s, output logic found, output logic [2:0] k);
+    found = 1'b0;
+    k = 3'd0;
+    for (int i = 0; i < Q; i++) begin
+      if (!found && 4'(i) < len && seq_d[idx(head, 4'(i))] == s) begin
+        found = 1'b1;
+        k = idx(head, 4'(i));
+      end
+    end
+  endtask
+
+  // add_entry(): a cleared entry at the tail; ok = 0 when the queue is full.
+  task automatic add_entry(output logic ok, output logic [2:0] k);
+    ok = 1'b0;
+    k = idx(head, len);
+    if (len != 4'(Q)) begin
+      ok = 1'b1;
+      seq_d[k] = seqn;
+      restart_d[k] = 1'b0;
+      reason_e_d[k] = 3'd0;
+      resolved_d[k] = 1'b0;
+      exec_d[k] = 1'b0;
+      branch_d[k] = 1'b0;
+      target_d[k] = 32'd0;
+      has_data_d[k] = 1'b0;
+      data_done_d[k] = 1'b0;
+      nxfer_d[k] = 5'd0;
+      nwait_d[k] = 8'd0;
+      daddr_d[k] = 32'd0;
+      for (int t = 0; t < X; t++) begin
+        lanes_d[32'(k) * X + t] = 8'd0;
+        got_d[32'(k) * X + t] = 1'b0;
+        value_d[32'(k) * X + t] = 64'd0;
+      end
+      seqn = seqn + 16'd1;
+      len = len + 4'd1;
+    end
+  endtask
+
+  // resolve(): the newest instruction branched to target or not.
+  task automatic resolve(input logic br, input logic [31:0] tgt);
+    logic [2:0] k;
+    k = idx(head, len - 4'd1);
+    if (open && len != 4'd0) begin
+      resolved_d[k] = 1'b1;
+      branch_d[k] = br;
+      target_d[k] = tgt;
+    end
+    open = 1'b0;
+  endtask
+
+  // lose(): trace is lost until the FIFO has drained.
+  task automatic lose();
+    len = 4'd0;
+    open = 1'b0;
+    owner_valid = 1'b0;
+    slot_valid = 3'd0;
+    ovf = 1'b1;
+    active = 1'b0;
+    reason = 3'd2;
+    apo_cnt = 2'd0;
+    lost = 1'b1;
+  endtask
+
+  task automatic push_byte(input logic [7:0] b, input logic f);
+    pb[pn*8 +: 8] = b;
+    pf[pn] = f;
+    pn = pn + 8'd1;
+  endtask
+
+  task automatic push_addr(input logic [42:0] p, input logic flag_first);
+    for (int i = 0; i < 5; i++) begin
+      if (3'(i) < p[42:40]) push_byte(p[i*8 +: 8], flag_first && i == 0);
+    end
+  endtask
+
+  always_comb begin : status
+    logic [2:0] k, kk;
+    logic ok, found, nseq, on, branch, data, full;
+    logic [1:0] dds, das;
+    logic [3:0] t;
+    logic [2:0] rsn;
+    logic [16:0] apo;
+    // Working copies of the arrays.
+    for (int i = 0; i < Q; i++) begin
+      seq_d[i] = seq_q[i];
+      restart_d[i] = restart_q[i];
+      reason_e_d[i] = reason_e_q[i];
+      resolved_d[i] = resolved_q[i];
+      exec_d[i] = exec_q[i];
+      branch_d[i] = branch_q[i];
+      target_d[i] = target_q[i];
+      has_data_d[i] = has_data_q[i];
+      data_done_d[i] = data_done_q[i];
+      nxfer_d[i] = nxfer_q[i];
+      nwait_d[i] = nwait_q[i];
+      daddr_d[i] = daddr_q[i];
+    end
+    for (int i = 0; i < Q * X; i++) begin
+      lanes_d[i] = lanes_q[i];
+      got_d[i] = got_q[i];
+      value_d[i] = value_q[i];
+    end
+    for (int i = 0; i < 4; i++) begin
+      slot_seq_d[i] = slot_seq_q[i];
+      slot_idx_d[i] = slot_idx_q[i];
+    end
+    head = head_q;
+    len = len_q;
+    open = open_q;
+    seqn = seqn_q;
+    owner_valid = owner_valid_q;
+    owner = owner_q;
+    slot_valid = slot_valid_q;
+    active = active_q;
+    reason = reason_q;
+    ovf = ovf_q;
+    apo_cnt = apo_cnt_q;
+    full_daddr = full_daddr_q;
+    lost = 1'b0;
+    st_valid = 1'b0;
+    st_val = etm_pkg::PsWT;
+    try_push = 1'b0;
+    p_status = etm_pkg::PsIE;
+    p_data_addr = 1'b0;
+    p_branch = 1'b0;
+    p_full = 1'b0;
+    p_last_daddr = last_daddr_q;
+    p_a = 32'd0;
+    p_apo = 4'd0;
+    pn = 8'd0;
+    pb = '0;
+    pf = '0;
+    k = 3'd0;
+    kk = 3'd0;
+    ok = 1'b0;
+    found = 1'b0;
+    t = 4'd0;
+    dds = ddctl_i[1:0];
+    das = dactl_i[1:0];
+    nseq = dactl_i[17];
+    on = 1'b0;
+    data = 1'b0;
+    branch = 1'b0;
+    full = 1'b0;
+    rsn = 3'd0;
+    apo = 17'd0;
+
+    if (end_i) begin
+      // etm_pipestat_end(): the last instruction is resolved; data that never
+      // completes would hold the queue for ever.
+      resolve(1'b0, 32'd0);
+      for (int i = 0; i < Q; i++) begin
+        if (4'(i) < len) begin
+          data_done_d[idx(head, 4'(i))] = 1'b1;
+          nwait_d[idx(head, 4'(i))] = 8'd0;
+        end
+      end
+    end else if (enabled_i) begin
+      if (ovf && fifo_level_q_i == 17'd0) ovf = 1'b0;
+      on = trace_enable_i && !ovf;
+      // Trace turning off: the last instruction went sequentially.
+      if (!on && active && !ovf) begin
+        resolve(1'b0, 32'd0);
+        active = 1'b0;
+        reason = 3'd1;
+      end
+
+      // data_value(): belongs to the address of its slot from an earlier cycle.
+      if (dds != 2'd0 && slot_valid[dds]) begin
+        by_seq(slot_seq_d[dds], found, k);
+        t = slot_idx_d[dds];
+        if (found && {1'b0, t} < nxfer_d[k] && !got_d[32'(k) * X + 32'(t)]) begin
+          value_d[32'(k) * X + 32'(t)] = dd_i;
+          got_d[32'(k) * X + 32'(t)] = 1'b1;
+          if (nwait_d[k] != 8'd0) nwait_d[k] = nwait_d[k] - 8'd1;
+        end
+        slot_valid[dds] = 1'b0;
+      end
+
+      // take_instructions()
+      if (on && natoms_i != 2'd0) begin
+        ok = 1'b1;
+        if (!active) begin
+          // Trace (re)starts: a BE standing for no instruction, full address.
+          add_entry(ok, k);
+          if (!ok) begin
+            lose();
+          end else begin
+            restart_d[k] = 1'b1;
+            resolved_d[k] = 1'b1;
+            reason_e_d[k] = reason;
+            target_d[k] = addr0_i;
+            active = 1'b1;
+            full_daddr = 1'b1;
+          end
+        end else begin
+          resolve(target0_i || entry_i || ret_i, addr0_i);
+        end
+        for (int i = 0; i < 2; i++) begin
+          if (ok && 2'(i) < natoms_i) begin
+            if (i == 1) resolve(target1_i, addr1_i);
+            add_entry(ok, k);
+            if (!ok) begin
+              lose();
+            end else begin
+              exec_d[k] = (i == 0) ? exec0_i : exec1_i;
+              open = 1'b1;
+            end
+          end
+        end
+      end
+
+      // data_address(): after the cycle's instructions.
+      if (das != 2'd0 && active) begin
+        found = 1'b0;
+        if (nseq) begin
+          // First transfer of an instruction: the newest one.
+          if (open && len != 4'd0) begin
+            found = 1'b1;
+            k = idx(head, len - 4'd1);
+            owner_valid = 1'b1;
+            owner = seq_d[k];
+            has_data_d[k] = 1'b1;
+            daddr_d[k] = da_i;
+          end else begin
+            owner_valid = 1'b0;
+          end
+        end else if (owner_valid) begin
+          by_seq(owner, found, k);
+        end
+        if (found && nxfer_d[k] != 5'(X)) begin
+          t = nxfer_d[k][3:0];
+          nxfer_d[k] = nxfer_d[k] + 5'd1;
+          lanes_d[32'(k) * X + 32'(t)] = dactl_i[10:3];
+          got_d[32'(k) * X + 32'(t)] = 1'b0;
+          if (data_value_i) begin
+            nwait_d[k] = nwait_d[k] + 8'd1;
+            slot_valid[das] = 1'b1;
+            slot_seq_d[das] = seq_d[k];
+            slot_idx_d[das] = t;
+          end
+          // DALast ends the transfers; an unaligned first half waits for its second.
+          if (dactl_i[16] && !dactl_i[11]) begin
+            data_done_d[k] = 1'b1;
+            owner_valid = 1'b0;
+          end
+        end
+      end
+
+      // This cycle's status.
+      kk = head;
+      if (apo_cnt != 2'd0) begin
+        st_valid = 1'b1;
+        st_val = (apo_cnt == 2'd2) ? {1'b0, apo_val_q[1:0]} : {1'b0, apo_val_q[3:2]};
+        apo_cnt = apo_cnt - 2'd1;
+      end else if (len != 4'd0 && resolved_d[kk] &&
+                   (!has_data_d[kk] || (data_done_d[kk] && nwait_d[kk] == 8'd0))) begin
+        // output_entry(): the head entry's status and packets.
+        try_push = 1'b1;
+        data = !restart_d[kk] && has_data_d[kk];
+        branch = restart_d[kk] || branch_d[kk];
+        if (restart_d[kk]) p_status = etm_pkg::PsBE;
+        else p_status = branch_d[kk] ? (data ? etm_pkg::PsBD : etm_pkg::PsBE) :
+                        data ? etm_pkg::PsID : exec_d[kk] ? etm_pkg::PsIE : etm_pkg::PsIN;
+        if (data && data_addr_i) begin
+          push_addr(etm_pkg::v1_addr_packets(daddr_d[kk], last_daddr_q, full_daddr, 3'd0), 1'b0);
+          p_data_addr = 1'b1;
+          p_last_daddr = daddr_d[kk];
+        end
+        if (data && data_value_i) begin
+          for (int x = 0; x < X; x++) begin
+            if (5'(x) < nxfer_d[kk]) begin
+              for (int lane = 0; lane < 8; lane++) begin
+                if (lanes_d[32'(kk) * X + x][lane]) begin
+                  push_byte(value_d[32'(kk) * X + x][lane*8 +: 8], 1'b0);
+                end
+              end
+            end
+          end
+        end
+        if (branch) begin
+          p_branch = 1'b1;
+          p_a = target_d[kk] | 32'd1;  // bit 0: Thumb
+          rsn = restart_d[kk] ? reason_e_d[kk] : 3'd0;
+          full = restart_d[kk];
+          if (!full && since_full_q >= etm_pkg::PeriodicFull) begin
+            // Periodic full address: when there is room, and in any case once
+            // the retry window has passed.
+            if ({15'd0, fifo_level_q_i} + {24'd0, pn} + 32'd5 <= depth_i ||
+                since_full_q >= etm_pkg::PeriodicFull + etm_pkg::PeriodicForce) begin
+              full = 1'b1;
+              rsn = minor_ge2_i ? 3'd4 : 3'd0;
+            end
+          end
+          p_full = full;
+          // addresses_waiting(): branch addresses whose first packet is still held.
+          apo = fifo_nflags_q_i;
+          if (nib_q && fifo_level_q_i != 17'd0 && fifo_head_flag_q_i) apo = apo - 17'd1;
+          p_apo = (apo > 17'd14) ? 4'd15 : apo[3:0];
+          push_addr(etm_pkg::v1_addr_packets(p_a, last_baddr_q, full, rsn), 1'b1);
+        end
+      end else if (ovf) begin
+        st_valid = 1'b1;
+        st_val = etm_pkg::PsWT;
+      end
+    end
+  end
+
+  assign push_n_o = try_push ? pn : 8'd0;
+  assign push_data_o = pb;
+  assign push_flag_o = pf;
+
+  // ---- finish: the push's outcome, the trigger, the port ----------------------------
+  logic        f_len_dec;
+  always_comb begin : finish
+    logic        sv;
+    logic [2:0]  s;
+    logic        drained;
+    logic        idle_end;
+    head_d = head;
+    len_d = len;
+    open_d = open;
+    seqn_d = seqn;
+    owner_valid_d = owner_valid;
+    owner_d = owner;
+    slot_valid_d = slot_valid;
+    active_d = active;
+    reason_d = reason;
+    ovf_d = ovf;
+    apo_cnt_d = apo_cnt;
+    apo_val_d = apo_val_q;
+    nib_d = nib_q;
+    full_daddr_d = full_daddr;
+    last_baddr_d = last_baddr_q;
+    last_daddr_d = last_daddr_q;
+    since_full_d = since_full_q;
+    f_len_dec = 1'b0;
+    pop_o = 2'd0;
+    pipestat_o = etm_pkg::PsTD;
+    tracepkt_o = 16'd0;
+    tracesync_o = 1'b0;
+    overflow_o = 1'b0;
+    sv = st_valid;
+    s = st_val;
+    drained = 1'b0;
+    // etm_drain with nothing left: TD, and the state stays.
+    idle_end = drain_i && fifo_level_q_i == 17'd0 && len_q == 4'd0 && apo_cnt_q == 2'd0;
+
+    if (idle_end) begin
+      // No port cycle, no change.
+      head_d = head_q;
+      len_d = len_q;
+      open_d = open_q;
+      seqn_d = seqn_q;
+      owner_valid_d = owner_valid_q;
+      owner_d = owner_q;
+      slot_valid_d = slot_valid_q;
+      active_d = active_q;
+      reason_d = reason_q;
+      ovf_d = ovf_q;
+      apo_cnt_d = apo_cnt_q;
+    end else if (end_i) begin
+      // No port cycle.
+    end else if (!enabled_i) begin
+      pipestat_o = etm_pkg::PsTD;
+    end else begin
+      if (try_push) begin
+        if (fifo_fit_i) begin
+          sv = 1'b1;
+          s = p_status;
+          if (p_data_addr) begin
+            last_daddr_d = p_last_daddr;
+            full_daddr_d = 1'b0;
+          end
+          if (p_branch) begin
+            last_baddr_d = p_a;
+            if (p_full) since_full_d = 32'd0;
+            apo_cnt_d = 2'd2;
+            apo_val_d = p_apo;
+          end
+          head_d = head + 3'd1;
+          len_d = len - 4'd1;
+          f_len_dec = 1'b1;
+        end else begin
+          // lose()
+          len_d = 4'd0;
+          open_d = 1'b0;
+          owner_valid_d = 1'b0;
+          slot_valid_d = 3'd0;
+          ovf_d = 1'b1;
+          active_d = 1'b0;
+          reason_d = 3'd2;
+          apo_cnt_d = 2'd0;
+          sv = 1'b1;
+          s = etm_pkg::PsWT;
+        end
+      end
+      if (trigger_i) begin
+        pipestat_o = etm_pkg::PsTR;
+        tracepkt_o = {13'd0, sv ? s : etm_pkg::PsWT};
+      end else begin
+        // drain()
+        if (fifo_level_w_i != 17'd0) begin
+          drained = 1'b1;
+          if (port_i == 2'd0) begin
+            if (!nib_q) begin
+              tracepkt_o = {12'd0, fifo_head0_i[3:0]};
+              tracesync_o = fifo_head0_flag_i;
+              nib_d = 1'b1;
+            end else begin
+              tracepkt_o = {12'd0, fifo_head0_i[7:4]};
+              nib_d = 1'b0;
+              pop_o = 2'd1;
+            end
+          end else begin
+            tracepkt_o = {8'd0, fifo_head0_i};
+            tracesync_o = fifo_head0_flag_i;
+            pop_o = 2'd1;
+            if (port_i == 2'd2 && fifo_level_w_i > 17'd1 && !fifo_head1_flag_i) begin
+              tracepkt_o = {fifo_head1_i, fifo_head0_i};
+              pop_o = 2'd2;
+            end
+          end
+        end
+        pipestat_o = sv ? s : drained ? etm_pkg::PsWT : etm_pkg::PsTD;
+        if (pipestat_o == etm_pkg::PsTD && ca_i) tracepkt_o = {15'd0, trace_enable_i};
+      end
+      overflow_o = ovf_d;
+      if (active_d && since_full_d != 32'hFFFF_FFFF) since_full_d = since_full_d + 32'd1;
+    end
+  end
+
+  // Queue storage: no reset (an entry is cleared when it is added).
+  for (genvar g = 0; g < Q; g++) begin : gen_entry
+    always_ff @(posedge clk_i) begin
+      seq_q[g]       <= seq_d[g];
+      restart_q[g]   <= restart_d[g];
+      reason_e_q[g]  <= reason_e_d[g];
+      resolved_q[g]  <= resolved_d[g];
+      exec_q[g]      <= exec_d[g];
+      branch_q[g]    <= branch_d[g];
+      target_q[g]    <= target_d[g];
+      has_data_q[g]  <= has_data_d[g];
+      data_done_q[g] <= data_done_d[g];
+      nxfer_q[g]     <= nxfer_d[g];
+      nwait_q[g]     <= nwait_d[g];
+      daddr_q[g]     <= daddr_d[g];
+    end
+  end
+  for (genvar g = 0; g < Q * X; g++) begin : gen_xfer
+    always_ff @(posedge clk_i) begin
+      lanes_q[g] <= lanes_d[g];
+      got_q[g]   <= got_d[g];
+      value_q[g] <= value_d[g];
+    end
+  end
+  for (genvar g = 0; g < 4; g++) begin : gen_slot
+    always_ff @(posedge clk_i) begin
+      slot_seq_q[g] <= slot_seq_d[g];
+      slot_idx_q[g] <= slot_idx_d[g];
+    end
+  end
+
+  logic unused_lost;
+  // DAWrite, DARot, DASwizzle, DACPRT and the ETMDDCTL qualifiers are not traced.
+  assign unused_lost = ^{lost, f_len_dec, dactl_i[15:12], dactl_i[2], ddctl_i[3:2]};
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      head_q        <= 3'd0;
+      len_q         <= 4'd0;
+      open_q        <= 1'b0;
+      seqn_q        <= 16'd0;
+      owner_valid_q <= 1'b0;
+      owner_q       <= 16'd0;
+      slot_valid_q  <= 3'd0;
+      active_q      <= 1'b0;
+      reason_q      <= 3'd1;
+      ovf_q         <= 1'b0;
+      apo_cnt_q     <= 2'd0;
+      apo_val_q     <= 4'd0;
+      nib_q         <= 1'b0;
+      full_daddr_q  <= 1'b1;
+      last_baddr_q  <= 32'd0;
+      last_daddr_q  <= 32'd0;
+      since_full_q  <= 32'd0;
+    end else begin
+      head_q        <= head_d;
+      len_q         <= len_d;
+      open_q        <= open_d;
+      seqn_q        <= seqn_d;
+      owner_valid_q <= owner_valid_d;
+      owner_q       <= owner_d;
+      slot_valid_q  <= slot_valid_d;
+      active_q      <= active_d;
+      reason_q      <= reason_d;
+      ovf_q         <= ovf_d;
+      apo_cnt_q     <= apo_cnt_d;
+      apo_val_q     <= apo_val_d;
+      nib_q         <= nib_d;
+      full_daddr_q  <= full_daddr_d;
+      last_baddr_q  <= last_baddr_d;
+      last_daddr_q  <= last_daddr_d;
+      since_full_q  <= since_full_d;
+    end
+  end
+
+endmodule

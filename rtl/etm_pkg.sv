@@ -1,0 +1,241 @@
+// etm_pkg.sv - constants named after the specifications, and the small pure
+// encoders that several stages share. The C model (model/src) is the
+// specification of every value here; each constant names its C twin.
+//
+// Written in the subset of SystemVerilog that both Verilator 5.006 and Yosys 0.23
+// (read_verilog -sv) accept: no `import`, no multi-dimensional packed arrays, no
+// struct-typed locals in functions, functions return by assigning their name.
+package etm_pkg;
+
+  // ---- Sizes of the model (model/src/stages.h, signals.h, check.h) -------------------
+  localparam int unsigned CycleBytesMax = 96;  // ETM_CYCLE_BYTES_MAX: bytes one cycle can make
+  localparam int unsigned PortBytesMax  = 8;   // ETM_MAX_PORT_BYTES
+  localparam int unsigned V1Queue       = 8;   // V1_QUEUE: ETMv1 status queue entries
+  localparam int unsigned V1MaxXfer     = 16;  // V1_MAX_XFER: data transfers per instruction
+  localparam int unsigned V1PushMax     = 5 + 8 * V1MaxXfer + 5; // bytes one ETMv1 status pushes
+  localparam int unsigned FifoWriteMax  = V1PushMax; // >= CycleBytesMax: the widest FIFO write
+  localparam int unsigned NumRules      = 23;  // ETM_RULE_COUNT
+
+  // ---- ETMv3 packet headers (IHI 0014 table 7.1; stages.h ETMV3_HDR_*) --------------
+  localparam logic [7:0] HdrAsyncLast  = 8'h80;
+  localparam logic [7:0] HdrCycleCount = 8'h04;
+  localparam logic [7:0] HdrIsync      = 8'h08;
+  localparam logic [7:0] HdrTrigger    = 8'h0C;
+  localparam logic [7:0] HdrIsyncCc    = 8'h70;
+  localparam logic [7:0] HdrIgnore     = 8'h66;
+  localparam logic [7:0] HdrExcReturn  = 8'h76;
+
+  // I-sync reasons (information byte [6:5]).
+  localparam logic [1:0] IsyncReasonPeriodic = 2'd0;
+  localparam logic [1:0] IsyncReasonTraceOn  = 2'd1;
+  localparam logic [1:0] IsyncReasonOverflow = 2'd2;
+
+  // Longest run of W atoms sent as format 3 headers (pheader.c LONG_RUN).
+  localparam logic [31:0] LongRun = 32'd24;
+
+  // ---- ETMINTSTAT codes (Cortex-M3 TRM table 16.1) -------------------------------
+  localparam logic [2:0] IntstatEntry  = 3'd1;
+  localparam logic [2:0] IntstatExit   = 3'd2;
+  localparam logic [2:0] IntstatReturn = 3'd3;
+  localparam logic [2:0] IntstatFetch  = 3'd4;
+
+  // ---- ETMv1 PIPESTAT (IHI 0014 table 4.1; stages.h PS_*) -------------------------
+  typedef enum logic [2:0] {
+    PsIE = 3'd0, PsID = 3'd1, PsIN = 3'd2, PsWT = 3'd3,
+    PsBE = 3'd4, PsBD = 3'd5, PsTR = 3'd6, PsTD = 3'd7
+  } pipestat_e;
+
+  // ETMv1 periodic full address (pipestat.c PERIODIC_FULL, PERIODIC_FORCE).
+  localparam logic [31:0] PeriodicFull  = 32'd1024;
+  localparam logic [31:0] PeriodicForce = 32'd512;
+
+  // ---- P-header packer: the header being built (stages.h PH_OPEN_*) --------------
+  typedef enum logic [1:0] {
+    PhOpenNone = 2'd0, PhOpenF1 = 2'd1, PhOpenN = 2'd2
+  } ph_open_e;
+
+  // ---- Interface rules, in the order of ETM_RULE_LIST (etm/check.h) --------------
+  localparam int unsigned RuleIbranchWithoutIvalid     = 0;
+  localparam int unsigned RuleIccfailWithoutIvalid     = 1;
+  localparam int unsigned RuleFoldWithoutIvalid        = 2;
+  localparam int unsigned RuleIindbrWithoutIbranch     = 3;
+  localparam int unsigned RuleFindbrWithoutFlush       = 4;
+  localparam int unsigned RuleIstallWithIvalid         = 5;
+  localparam int unsigned RuleIntstatReserved          = 6;
+  localparam int unsigned RuleIntstatExitWithIvalid    = 7;
+  localparam int unsigned RuleIntstatEntryWithoutIvalid = 8;
+  localparam int unsigned RuleIntstatEntryNotIndirect  = 9;
+  localparam int unsigned RuleIntnumInvalid            = 10;
+  localparam int unsigned RuleCancelWithoutEntry       = 11;
+  localparam int unsigned RuleSlot1Disabled            = 12;
+  localparam int unsigned RuleSlot1WithoutSlot0        = 13;
+  localparam int unsigned RuleSlot1WithFold            = 14;
+  localparam int unsigned RuleIbranch1WithoutIvalid1   = 15;
+  localparam int unsigned RuleIccfail1WithoutIvalid1   = 16;
+  localparam int unsigned RuleIindbr1WithoutIbranch1   = 17;
+  localparam int unsigned RuleDdWithoutAddress         = 18;
+  localparam int unsigned RuleDdSameCycle              = 19;
+  localparam int unsigned RuleDaFirstWithoutNseq       = 20;
+  localparam int unsigned RuleDaUnalignedSecondHalf    = 21;
+  localparam int unsigned RuleDaUnalignedLastMismatch  = 22;
+
+  // ---- P-header encodings (IHI 0014 tables 7.2, 7.3; pheader.c) -------------------
+  // Format 1: 1NEEEE00 (cycle-accurate: 1N0EEE00, e < 8).
+  function automatic logic [7:0] hdr_f1(input logic [3:0] e, input logic n);
+    hdr_f1 = {1'b1, n, e, 2'b00};
+  endfunction
+  // Format 3 (cycle-accurate): 1E1WWW00 with w W atoms (1..8).
+  function automatic logic [7:0] hdr_f3(input logic [3:0] w, input logic e);
+    logic [2:0] wm1;
+    wm1 = 3'(w - 4'd1);
+    hdr_f3 = {1'b1, e, 1'b1, wm1, 2'b00};
+  endfunction
+  // Format 2: 1000FF10, F = 1 for N.
+  function automatic logic [7:0] hdr_f2(input logic a, input logic b);
+    hdr_f2 = {4'b1000, ~a, ~b, 2'b10};
+  endfunction
+  // Format 4: 10010F10.
+  function automatic logic [7:0] hdr_f4(input logic a);
+    hdr_f4 = {5'b10010, ~a, 2'b10};
+  endfunction
+
+  // A 32-bit count in 1-5 bytes, 7 bits each, bit 7 = another follows; the fifth
+  // byte holds [31:28]. Returns {length[2:0], bytes[39:0]} with byte 0 in [7:0].
+  function automatic logic [42:0] count_bytes(input logic [31:0] n);
+    logic [39:0] b;
+    logic [2:0] len;
+    logic [31:0] v;
+    logic done;
+    b = '0;
+    len = 3'd0;
+    v = n;
+    done = 1'b0;
+    for (int i = 0; i < 5; i++) begin
+      if (!done) begin
+        if (i == 4) begin
+          b[32 +: 8] = {4'h0, v[3:0]};
+          len = 3'd5;
+          done = 1'b1;
+        end else begin
+          b[i*8 +: 8] = {(v[31:7] != 25'd0), v[6:0]};
+          len = len + 3'd1;
+          done = (v[31:7] == 25'd0);
+          v = {7'd0, v[31:7]};
+        end
+      end
+    end
+    count_bytes = {len, b};
+  endfunction
+
+  // etm_v3_branch_packet(): the branch address packet for Thumb address `to`,
+  // compressed against `from`. exc_valid selects exception bytes (number exc,
+  // Cancel bit cancel). Returns {length[2:0], bytes[55:0]}, byte 0 in [7:0].
+  function automatic logic [58:0] branch_packet(input logic [31:0] from, input logic [31:0] to,
+                                                input logic alt, input logic exc_valid,
+                                                input logic [8:0] exc, input logic cancel);
+    logic [31:0] d;
+    logic [2:0] n;
+    logic [2:0] k;
+    logic [55:0] b;
+    logic [6:0] sh;
+    logic last;
+    d = (from ^ to) & 32'hFFFF_FFFE;
+    if (alt) begin
+      n = d < 32'h80 ? 3'd1 : d < 32'h2000 ? 3'd2 : d < 32'h10_0000 ? 3'd3 :
+          d < 32'h800_0000 ? 3'd4 : 3'd5;
+    end else begin
+      n = d < 32'h80 ? 3'd1 : d < 32'h4000 ? 3'd2 : d < 32'h20_0000 ? 3'd3 :
+          d < 32'h1000_0000 ? 3'd4 : 3'd5;
+    end
+    if (exc_valid) begin
+      n = alt ? (n < 3'd2 ? 3'd2 : n) : 3'd5;
+    end
+    b = '0;
+    b[7:0] = {(n > 3'd1), to[6:1], 1'b1};
+    k = 3'd1;
+    for (int i = 1; i < 4; i++) begin
+      if (3'(i) < n) begin
+        last = (3'(i) == n - 3'd1);
+        sh = to[7*i +: 7];
+        if (alt && last) begin
+          b[k*8 +: 8] = {1'b0, exc_valid, sh[5:0]};
+        end else begin
+          b[k*8 +: 8] = {~last, sh[6:0]};
+        end
+        k = k + 3'd1;
+      end
+    end
+    if (n == 3'd5) begin
+      b[k*8 +: 8] = {1'b0, exc_valid, 2'b01, to[31:28]};
+      k = k + 3'd1;
+    end
+    if (exc_valid) begin
+      b[k*8 +: 8] = {(exc >= 9'd16), 1'b0, cancel, exc[3:0], 1'b0};
+      k = k + 3'd1;
+      if (exc >= 9'd16) begin
+        b[k*8 +: 8] = {3'b000, exc[8:4]};
+        k = k + 3'd1;
+      end
+    end
+    branch_packet = {k, b};
+  endfunction
+
+  // etm_m3_traced_exception(): Cortex-M3 TRM table 14-8.
+  function automatic logic [8:0] m3_traced_exception(input logic [8:0] intnum);
+    logic [8:0] r;
+    unique case (intnum)
+      9'd0:  r = 9'd0;
+      9'd1:  r = 9'd17;
+      9'd2:  r = 9'd10;
+      9'd3:  r = 9'd19;
+      9'd4:  r = 9'd13;
+      9'd5:  r = 9'd21;
+      9'd6:  r = 9'd9;
+      9'd7:  r = 9'd22;
+      9'd8:  r = 9'd16;
+      9'd9:  r = 9'd20;
+      9'd10: r = 9'd18;
+      9'd11: r = 9'd11;
+      9'd12: r = 9'd12;
+      9'd13: r = 9'd23;
+      9'd14: r = 9'd14;
+      9'd15: r = 9'd15;
+      9'd16: r = 9'd8;
+      9'd17: r = 9'd1;
+      9'd18: r = 9'd2;
+      9'd19: r = 9'd3;
+      9'd20: r = 9'd4;
+      9'd21: r = 9'd5;
+      9'd22: r = 9'd6;
+      9'd23: r = 9'd7;
+      default: r = intnum;
+    endcase
+    m3_traced_exception = r;
+  endfunction
+
+  // ETMv1 address packets (pipestat.c addr_packets): the fewest 7-bit groups
+  // covering the bits of a that differ from ref; full forces all 5 with the
+  // reason in the last. Returns {count[2:0], bytes[39:0]}.
+  function automatic logic [42:0] v1_addr_packets(input logic [31:0] a, input logic [31:0] ref_a,
+                                                  input logic full, input logic [2:0] reason);
+    logic [31:0] d;
+    logic [2:0] n;
+    logic [39:0] b;
+    logic [6:0] sh;
+    d = a ^ ref_a;
+    n = full ? 3'd5 : d < 32'h80 ? 3'd1 : d < 32'h4000 ? 3'd2 : d < 32'h20_0000 ? 3'd3 :
+        d < 32'h1000_0000 ? 3'd4 : 3'd5;
+    b = '0;
+    for (int i = 0; i < 4; i++) begin
+      if (3'(i) < n) begin
+        sh = a[7*i +: 7];
+        b[i*8 +: 8] = {(3'(i + 1) < n), sh[6:0]};
+      end
+    end
+    if (n == 3'd5) begin
+      b[32 +: 8] = {1'b0, reason, a[31:28]};
+    end
+    v1_addr_packets = {n, b};
+  endfunction
+
+endpackage

@@ -1,0 +1,424 @@
+// etm_top.sv - the RTL twin of the C model's etm_step (model/src/etm.c): one
+// rising edge of clk_i is one etm_step; rst_ni is etm_reset. The stages are those
+// of the C model, one module each:
+//
+//   check -> frontend -> filter -> pheader + packet (ETMv3) or pipestat (ETMv1) -> fifo
+//
+// Ports: the Cortex-M3 ETM interface (Cortex-M3 TRM table 16.1) with the
+// second instruction slot and the ARM11 data slot, named as in etm_in_signals
+// (model/src/signals.c); the outputs of etm_out_t named as in etm_out_signals and
+// the VCD writer (V3COUNT, V3DATA); the configuration as the register image of
+// etm_config_t, held constant while the ETM runs (cfg_*_i; register arrays are
+// flattened, element n at [32*(n-1) +: 32]). end_i makes the edge an etm_end
+// (everything gathered goes into the FIFO, no port cycle); every edge after it
+// is an etm_drain, until reset.
+//
+// The configuration must be one etm_create accepts (etm_config_validate and
+// etm_model_supports), with FIFO_DEPTH <= MaxFifoDepth.
+module etm_top #(
+  parameter int unsigned MaxFifoDepth = 1024,
+  parameter bit          Assertions   = 1'b1
+) (
+  input  logic         clk_i,
+  input  logic         rst_ni,
+  input  logic         end_i,
+  // ---- Instruction slot 0 (Cortex-M3 TRM table 16.1) -------------------------------
+  input  logic         ETMIVALID,
+  input  logic         ETMIBRANCH,
+  input  logic         ETMIINDBR,
+  input  logic         ETMICCFAIL,
+  input  logic         ETMFOLD,
+  input  logic [31:1]  ETMIA,
+  input  logic         ETMDVALID,
+  input  logic         ETMFLUSH,
+  input  logic         ETMFINDBR,
+  input  logic         ETMCANCEL,
+  input  logic         ETMISTALL,
+  input  logic [2:0]   ETMINTSTAT,
+  input  logic [8:0]   ETMINTNUM,
+  input  logic [3:0]   ETMTRIGGER,
+  input  logic [3:0]   ETMTRIGINOTD,
+  // ---- Instruction slot 1 (dual issue) -----------------------------------------------
+  input  logic         ETMIVALID1,
+  input  logic         ETMIBRANCH1,
+  input  logic         ETMIINDBR1,
+  input  logic         ETMICCFAIL1,
+  input  logic [31:1]  ETMIA1,
+  // ---- Data slot (ARM1176 TRM table 15-5) ----------------------------------------------
+  input  logic [17:0]  ETMDACTL,
+  input  logic [31:0]  ETMDA,
+  input  logic [3:0]   ETMDDCTL,
+  input  logic [63:0]  ETMDD,
+  // ---- Configuration: the register image (etm_config_t) ------------------------------
+  input  logic [31:0]  cfg_etmcr_i,
+  input  logic [31:0]  cfg_etmccr_i,
+  input  logic [31:0]  cfg_etmtrigger_i,
+  input  logic [31:0]  cfg_etmtsscr_i,
+  input  logic [31:0]  cfg_etmtecr2_i,
+  input  logic [31:0]  cfg_etmteevr_i,
+  input  logic [31:0]  cfg_etmtecr1_i,
+  input  logic [31:0]  cfg_etmfflr_i,
+  input  logic [31:0]  cfg_etmvdevr_i,
+  input  logic [31:0]  cfg_etmvdcr1_i,
+  input  logic [31:0]  cfg_etmvdcr3_i,
+  input  logic [511:0] cfg_etmacvr_i,
+  input  logic [511:0] cfg_etmactr_i,
+  input  logic [127:0] cfg_etmcntrldvr_i,
+  input  logic [127:0] cfg_etmcntenr_i,
+  input  logic [127:0] cfg_etmcntrldevr_i,
+  input  logic [127:0] cfg_etmcntvr_i,
+  input  logic [31:0]  cfg_etmsyncfr_i,
+  input  logic [31:0]  cfg_etmtesseicr_i,
+  input  logic [31:0]  cfg_etmidr_i,
+  input  logic [31:0]  cfg_etmccer_i,
+  input  logic [31:0]  cfg_etmtraceidr_i,
+  input  logic [31:0]  cfg_fifo_depth_i,
+  input  logic [31:0]  cfg_port_bytes_i,
+  input  logic [31:0]  cfg_issue_width_i,
+  // ---- Outputs (etm_out_t) ----------------------------------------------------------
+  output logic [2:0]   PIPESTAT,
+  output logic [15:0]  TRACEPKT,
+  output logic         TRACESYNC,
+  output logic [3:0]   V3COUNT,
+  output logic [etm_pkg::PortBytesMax*8-1:0] V3DATA,
+  output logic [15:0]  FIFOLEVEL,
+  output logic         OVERFLOW,
+  output logic         TRIGGER,
+  // Interface rules broken in this cycle (etm_pkg::Rule*), for the harness.
+  output logic [etm_pkg::NumRules-1:0] VIOLATIONS
+);
+
+  // ---- Mode (mode_from_config in etm.c), static -------------------------------------
+  logic       v3, enabled, ca, bb, alt_branch, format4, sync_in_bytes, data_addr, data_value;
+  logic [3:0] minor;
+  logic [1:0] v1_port;
+  always_comb begin
+    logic [3:0] v1_minor;
+    unique case (cfg_etmccr_i[30:28])
+      3'd0:    v1_minor = 4'd0;
+      3'd1:    v1_minor = 4'd1;
+      3'd2:    v1_minor = 4'd2;
+      3'd4:    v1_minor = 4'd2;
+      default: v1_minor = 4'd3;
+    endcase
+    v3 = cfg_etmccr_i[31];
+    minor = v3 ? cfg_etmidr_i[7:4] : v1_minor;
+  end
+  assign enabled = !(cfg_etmcr_i[0] || cfg_etmcr_i[10]);
+  assign ca = cfg_etmcr_i[12];
+  assign bb = cfg_etmcr_i[8];
+  assign alt_branch = v3 && minor >= 4'd4 && cfg_etmidr_i[20];
+  assign format4 = minor >= 4'd3;
+  assign sync_in_bytes = minor >= 4'd1;
+  assign data_addr = cfg_etmcr_i[3];
+  assign data_value = cfg_etmcr_i[2];
+  assign v1_port = (cfg_etmcr_i[6:4] == 3'd0) ? 2'd0 : (cfg_etmcr_i[6:4] == 3'd1) ? 2'd1 : 2'd2;
+
+  // Registers the model does not evaluate (etm_model_supports rejects their use).
+  logic unused_cfg;
+  assign unused_cfg = ^{cfg_etmcr_i[31:13], cfg_etmcr_i[11], cfg_etmcr_i[9], cfg_etmcr_i[7], cfg_etmcr_i[1],
+                        cfg_etmccr_i[27:0], cfg_etmtsscr_i, cfg_etmtecr2_i, cfg_etmtecr1_i[31:25],
+                        cfg_etmtecr1_i[23:0], cfg_etmfflr_i, cfg_etmvdevr_i, cfg_etmvdcr1_i,
+                        cfg_etmvdcr3_i, cfg_etmacvr_i, cfg_etmactr_i, cfg_etmcntrldvr_i,
+                        cfg_etmcntenr_i, cfg_etmcntrldevr_i, cfg_etmcntvr_i, cfg_etmsyncfr_i[31:12],
+                        cfg_etmtesseicr_i, cfg_etmidr_i[31:21], cfg_etmidr_i[19:8],
+                        cfg_etmidr_i[3:0], cfg_etmccer_i, cfg_etmtraceidr_i, cfg_port_bytes_i[31:4],
+                        cfg_issue_width_i[31:2], ETMDVALID, ETMTRIGINOTD};
+
+  // ---- End of trace and drain ---------------------------------------------------------
+  logic ended_q, ended_d;
+  logic hold;    // etm_end or etm_drain: the core interface is not sampled
+  assign ended_d = ended_q || end_i;
+  assign hold = ended_q || end_i;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) ended_q <= 1'b0;
+    else         ended_q <= ended_d;
+  end
+
+  // ---- check ---------------------------------------------------------------------------
+  etm_check #(
+    .Assertions(Assertions)
+  ) u_check (
+    .clk_i,
+    .rst_ni,
+    .hold_i        (hold),
+    .issue_width_i (cfg_issue_width_i[1:0]),
+    .ivalid_i      (ETMIVALID),
+    .ibranch_i     (ETMIBRANCH),
+    .iindbr_i      (ETMIINDBR),
+    .iccfail_i     (ETMICCFAIL),
+    .fold_i        (ETMFOLD),
+    .flush_i       (ETMFLUSH),
+    .findbr_i      (ETMFINDBR),
+    .cancel_i      (ETMCANCEL),
+    .istall_i      (ETMISTALL),
+    .intstat_i     (ETMINTSTAT),
+    .intnum_i      (ETMINTNUM),
+    .ivalid1_i     (ETMIVALID1),
+    .ibranch1_i    (ETMIBRANCH1),
+    .iindbr1_i     (ETMIINDBR1),
+    .iccfail1_i    (ETMICCFAIL1),
+    .dactl_i       (ETMDACTL),
+    .ddctl_i       (ETMDDCTL),
+    .violations_o  (VIOLATIONS)
+  );
+
+  // ---- frontend (fed an idle cycle while draining) -------------------------------------
+  logic        fe_ivalid;
+  logic [1:0]  fe_natoms;
+  logic [31:0] fe_addr0, fe_addr1;
+  logic        fe_exec0, fe_exec1, fe_target0, fe_target1, fe_entry, fe_ret, fe_cancel, fe_flush;
+  logic [8:0]  fe_exc;
+  assign fe_ivalid = ETMIVALID && !hold;
+
+  etm_frontend u_frontend (
+    .branch_broadcast_i (bb),
+    .ivalid_i   (fe_ivalid),
+    .ibranch_i  (ETMIBRANCH),
+    .iindbr_i   (ETMIINDBR),
+    .iccfail_i  (ETMICCFAIL),
+    .fold_i     (ETMFOLD),
+    .cancel_i   (ETMCANCEL && !hold),
+    .flush_i    (ETMFLUSH && !hold),
+    .intstat_i  (ETMINTSTAT),
+    .intnum_i   (ETMINTNUM),
+    .ia_i       (ETMIA),
+    .ivalid1_i  (ETMIVALID1),
+    .ibranch1_i (ETMIBRANCH1),
+    .iindbr1_i  (ETMIINDBR1),
+    .iccfail1_i (ETMICCFAIL1),
+    .ia1_i      (ETMIA1),
+    .natoms_o   (fe_natoms),
+    .addr0_o    (fe_addr0),
+    .exec0_o    (fe_exec0),
+    .target0_o  (fe_target0),
+    .addr1_o    (fe_addr1),
+    .exec1_o    (fe_exec1),
+    .target1_o  (fe_target1),
+    .entry_o    (fe_entry),
+    .ret_o      (fe_ret),
+    .exc_o      (fe_exc),
+    .cancel_o   (fe_cancel),
+    .flush_o    (fe_flush)
+  );
+
+  // ---- filter ----------------------------------------------------------------------------
+  logic flt_te, flt_trigger;
+  etm_filter u_filter (
+    .clk_i,
+    .rst_ni,
+    .etmteevr_i     (cfg_etmteevr_i),
+    .etmtrigger_i   (cfg_etmtrigger_i),
+    .exclude_i      (cfg_etmtecr1_i[24]),
+    .dwt_i          (ETMTRIGGER),
+    .hold_i         (hold),
+    .trace_enable_o (flt_te),
+    .trigger_o      (flt_trigger)
+  );
+
+  // ---- pheader + packet (ETMv3) ---------------------------------------------------------
+  logic [8:0]   ph_slot_en, ph_ls_wr, ph_ls_val;
+  logic         ph_ls_b, ph_exec0, ph_exec1, ph_commit, ph_clear;
+  logic [1:0]   ph_natoms;
+  logic [575:0] ph_seg;
+  logic [35:0]  ph_seg_len;
+  logic [287:0] ph_seg_w;
+  logic [etm_pkg::CycleBytesMax*8-1:0] cbuf;
+  logic [6:0]   cbuf_n;
+  logic         v3_overflow;
+  logic         fifo_fit;
+  logic [16:0]  fifo_level_q;
+
+  etm_pheader u_pheader (
+    .clk_i,
+    .rst_ni,
+    .ca_i        (ca),
+    .format4_i   (format4),
+    .slot_en_i   (ph_slot_en),
+    .ls_b_i      (ph_ls_b),
+    .natoms_i    (ph_natoms),
+    .exec0_i     (ph_exec0),
+    .exec1_i     (ph_exec1),
+    .commit_i    (ph_commit),
+    .clear_i     (ph_clear),
+    .seg_o       (ph_seg),
+    .seg_len_o   (ph_seg_len),
+    .seg_w_o     (ph_seg_w),
+    .ls_wr_o     (ph_ls_wr),
+    .ls_val_o    (ph_ls_val)
+  );
+
+  etm_packet u_packet (
+    .clk_i,
+    .rst_ni,
+    .enabled_i       (enabled && v3),
+    .ca_i            (ca),
+    .alt_branch_i    (alt_branch),
+    .sync_in_bytes_i (sync_in_bytes),
+    .sync_period_i   (cfg_etmsyncfr_i[11:0]),
+    .natoms_i        (fe_natoms),
+    .addr0_i         (fe_addr0),
+    .exec0_i         (fe_exec0),
+    .target0_i       (fe_target0),
+    .addr1_i         (fe_addr1),
+    .exec1_i         (fe_exec1),
+    .target1_i       (fe_target1),
+    .entry_i         (fe_entry),
+    .ret_i           (fe_ret),
+    .exc_i           (fe_exc),
+    .cancel_i        (fe_cancel),
+    .flush_i         (fe_flush),
+    .trace_enable_i  (flt_te),
+    .trigger_i       (flt_trigger),
+    .fifo_empty_i    (fifo_level_q == 17'd0),
+    .fit_i           (fifo_fit),
+    .end_i           (end_i && !ended_q && v3),
+    .hold_i          (ended_q || !v3),
+    .ph_slot_en_o    (ph_slot_en),
+    .ph_ls_b_o       (ph_ls_b),
+    .ph_natoms_o     (ph_natoms),
+    .ph_exec0_o      (ph_exec0),
+    .ph_exec1_o      (ph_exec1),
+    .ph_commit_o     (ph_commit),
+    .ph_clear_o      (ph_clear),
+    .ph_seg_i        (ph_seg),
+    .ph_seg_len_i    (ph_seg_len),
+    .ph_seg_w_i      (ph_seg_w),
+    .ph_ls_wr_i      (ph_ls_wr),
+    .ph_ls_val_i     (ph_ls_val),
+    .cbuf_o          (cbuf),
+    .cbuf_n_o        (cbuf_n),
+    .overflow_o      (v3_overflow)
+  );
+
+  // ---- pipestat (ETMv1) -------------------------------------------------------------------
+  logic [7:0]  ps_push_n;
+  logic [etm_pkg::FifoWriteMax*8-1:0] ps_push_data;
+  logic [etm_pkg::FifoWriteMax-1:0]   ps_push_flag;
+  logic [1:0]  ps_pop;
+  logic [2:0]  ps_pipestat;
+  logic [15:0] ps_tracepkt;
+  logic        ps_tracesync, ps_overflow;
+  logic [16:0] fifo_nflags_q, fifo_level_w;
+  logic        fifo_head_flag_q, fifo_head0_flag, fifo_head1_flag;
+  logic [7:0]  fifo_head0, fifo_head1;
+
+  etm_pipestat u_pipestat (
+    .clk_i,
+    .rst_ni,
+    .enabled_i          (enabled && !v3),
+    .ca_i               (ca),
+    .data_addr_i        (data_addr),
+    .data_value_i       (data_value),
+    .port_i             (v1_port),
+    .minor_ge2_i        (minor >= 4'd2),
+    .depth_i            (cfg_fifo_depth_i),
+    .natoms_i           (fe_natoms),
+    .addr0_i            (fe_addr0),
+    .exec0_i            (fe_exec0),
+    .target0_i          (fe_target0),
+    .addr1_i            (fe_addr1),
+    .exec1_i            (fe_exec1),
+    .target1_i          (fe_target1),
+    .entry_i            (fe_entry),
+    .ret_i              (fe_ret),
+    .trace_enable_i     (flt_te || ended_q),
+    .trigger_i          (flt_trigger),
+    .dactl_i            (hold ? 18'd0 : ETMDACTL),
+    .da_i               (ETMDA),
+    .ddctl_i            (hold ? 4'd0 : ETMDDCTL),
+    .dd_i               (ETMDD),
+    .end_i              (end_i && !ended_q && !v3),
+    .drain_i            (ended_q && !v3),
+    .fifo_level_q_i     (fifo_level_q),
+    .fifo_nflags_q_i    (fifo_nflags_q),
+    .fifo_head_flag_q_i (fifo_head_flag_q),
+    .fifo_fit_i         (fifo_fit),
+    .fifo_level_w_i     (fifo_level_w),
+    .fifo_head0_i       (fifo_head0),
+    .fifo_head0_flag_i  (fifo_head0_flag),
+    .fifo_head1_i       (fifo_head1),
+    .fifo_head1_flag_i  (fifo_head1_flag),
+    .push_n_o           (ps_push_n),
+    .push_data_o        (ps_push_data),
+    .push_flag_o        (ps_push_flag),
+    .pop_o              (ps_pop),
+    .pipestat_o         (ps_pipestat),
+    .tracepkt_o         (ps_tracepkt),
+    .tracesync_o        (ps_tracesync),
+    .overflow_o         (ps_overflow)
+  );
+
+  // ---- fifo -----------------------------------------------------------------------------------
+  logic [7:0]  wr_n;
+  logic [etm_pkg::FifoWriteMax*8-1:0] wr_data;
+  logic [etm_pkg::FifoWriteMax-1:0]   wr_flag;
+  logic [3:0]  v3_count;
+  logic [63:0] v3_data;
+  logic [16:0] fifo_level;
+  always_comb begin
+    if (v3) begin
+      wr_n = {1'b0, cbuf_n};
+      wr_data = '0;
+      wr_data[etm_pkg::CycleBytesMax*8-1:0] = cbuf;
+      wr_flag = '0;
+    end else begin
+      wr_n = ps_push_n;
+      wr_data = ps_push_data;
+      wr_flag = ps_push_flag;
+    end
+  end
+
+  etm_fifo #(
+    .MaxFifoDepth(MaxFifoDepth)
+  ) u_fifo (
+    .clk_i,
+    .rst_ni,
+    .depth_i         (cfg_fifo_depth_i),
+    .port_bytes_i    (cfg_port_bytes_i[3:0]),
+    .v3_port_i       (v3 && !(end_i && !ended_q)),
+    .wr_n_i          (wr_n),
+    .wr_data_i       (wr_data),
+    .wr_flag_i       (wr_flag),
+    .fit_o           (fifo_fit),
+    .v3_count_o      (v3_count),
+    .v3_data_o       (v3_data),
+    .level_q_o       (fifo_level_q),
+    .nflags_q_o      (fifo_nflags_q),
+    .head_flag_q_o   (fifo_head_flag_q),
+    .level_w_o       (fifo_level_w),
+    .head0_o         (fifo_head0),
+    .head0_flag_o    (fifo_head0_flag),
+    .head1_o         (fifo_head1),
+    .head1_flag_o    (fifo_head1_flag),
+    .pop_i           (v3 ? 2'd0 : ps_pop),
+    .level_o         (fifo_level)
+  );
+
+  // ---- Outputs ----------------------------------------------------------------------------------
+  always_comb begin
+    PIPESTAT = 3'd0;
+    TRACEPKT = 16'd0;
+    TRACESYNC = 1'b0;
+    V3COUNT = 4'd0;
+    V3DATA = 64'd0;
+    FIFOLEVEL = fifo_level[15:0];
+    OVERFLOW = 1'b0;
+    TRIGGER = flt_trigger && !hold;
+    if (v3) begin
+      V3COUNT = v3_count;
+      V3DATA = v3_data;
+      OVERFLOW = v3_overflow;
+    end else begin
+      PIPESTAT = ps_pipestat;
+      TRACEPKT = ps_tracepkt;
+      TRACESYNC = ps_tracesync;
+      OVERFLOW = ps_overflow && enabled;
+      if (!enabled) FIFOLEVEL = 16'd0;
+    end
+  end
+
+  logic unused_level;
+  assign unused_level = fifo_level[16];
+
+endmodule

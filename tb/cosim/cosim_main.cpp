@@ -1,0 +1,639 @@
+/* cosim_main.cpp - lockstep co-simulation of the C model (libetm) and the RTL twin
+ * (rtl/etm_top.sv, Verilated). Every cycle both get the same inputs, and every
+ * field of etm_out_t and the checker's set of broken rules must agree. The
+ * contract is in rtl_io.h; docs/rtl.md explains the options.
+ *
+ *   etm_cosim [--preset NAME] [--config FILE] [--set REG=0xV]...
+ *             [--seed S] [--cycles N] [--shard I/N] [--long]
+ *             [--issue-width 2] [--irq-period N] [--max-intnum N] [--stall PCT]
+ *             [--fold PCT] [--sleep PERMILLE] [--data] [--triggers]
+ *             [--vectors FILE] [--vcd FILE] [--allow-violations]
+ *             [--require BIN]... [--waves FILE | +trace] [--window N] [--quiet]
+ *
+ * On the first mismatch it prints the cycle, each differing signal with both
+ * values and the inputs of the cycles before it, writes an FST of the window
+ * around it (cosim_fail.fst, or --waves FILE), and exits 1. Exit 2: bad usage
+ * or configuration. At the end it prints coverage counters and fails when a
+ * bin the configuration targets (or --require names) was never hit.
+ */
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "Vetm_top.h"
+#include "verilated.h"
+#include "verilated_fst_c.h"
+
+#include "etm/decode_v3.h"
+#include "etm/etm.h"
+#include "rtl_io.h"
+
+namespace {
+
+constexpr uint64_t kLongCycles = 100000000ull;
+constexpr unsigned kHistory = 16;
+
+struct Options {
+    etm_config_t cfg;
+    etm_gen_params_t gen;
+    uint64_t seed = 1;
+    uint64_t cycles = 1000000;
+    unsigned shard = 0, shards = 1;
+    std::string vectors, vcd, waves;
+    bool trace_all = false;
+    bool allow_violations = false;
+    bool quiet = false;
+    unsigned window = 32;
+    std::vector<std::string> require;
+};
+
+int usage()
+{
+    std::fprintf(stderr,
+                 "usage: etm_cosim [--preset NAME] [--config FILE] [--set REG=0xV]... [--seed S] [--cycles N]\n"
+                 "                 [--shard I/N] [--long] [--issue-width 2] [--irq-period N] [--max-intnum N]\n"
+                 "                 [--stall PCT] [--fold PCT] [--sleep PERMILLE] [--data] [--triggers]\n"
+                 "                 [--vectors FILE] [--vcd FILE] [--allow-violations] [--require BIN]...\n"
+                 "                 [--waves FILE | +trace] [--window N] [--quiet]\n");
+    return 2;
+}
+
+/* splitmix64: shard seeds derived from the seed and the shard index. */
+uint64_t mix(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+/* ---- Stimulus: the generator, a vector file or a VCD ---------------------------------- */
+
+class Source {
+public:
+    explicit Source(const Options &o) : o_(o) {}
+    ~Source() { close(); }
+    bool open(etm_diag_t *d)
+    {
+        close();
+        produced_ = 0;
+        if (!o_.vectors.empty())
+            return etm_vec_open(&vec_, o_.vectors.c_str(), d) == ETM_OK;
+        if (!o_.vcd.empty()) {
+            etm_vcd_opts_t vo;
+            etm_vcd_opts_init(&vo);
+            vo.kind = ETM_VEC_STIMULUS;
+            vo.allow_missing = 1;
+            return etm_vcd_open(&vcdr_, o_.vcd.c_str(), &vo, d) == ETM_OK;
+        }
+        return etm_gen_create(&gen_, &o_.gen, d) == ETM_OK;
+    }
+    /* 1: a cycle, 0: end of stimulus, -1: error (in diag). */
+    int next(etm_in_t *in, etm_diag_t *d)
+    {
+        if (gen_) {
+            if (produced_ >= o_.cycles)
+                return 0;
+            etm_gen_next(gen_, in, nullptr);
+            produced_++;
+            return 1;
+        }
+        etm_err_t e = vec_ ? etm_vec_read_in(vec_, in, d) : etm_vcd_read_in(vcdr_, in, d);
+        if (e == ETM_END || (o_.cycles && produced_ >= o_.cycles && o_.cycles != UINT64_MAX))
+            return 0;
+        if (e != ETM_OK)
+            return -1;
+        produced_++;
+        return 1;
+    }
+    const etm_config_t *file_config() const { return vec_ ? etm_vec_config(vec_) : nullptr; }
+
+private:
+    void close()
+    {
+        if (gen_)
+            etm_gen_free(gen_);
+        if (vec_)
+            etm_vec_close(vec_);
+        if (vcdr_)
+            etm_vcd_close(vcdr_);
+        gen_ = nullptr;
+        vec_ = nullptr;
+        vcdr_ = nullptr;
+    }
+    const Options &o_;
+    etm_gen_t *gen_ = nullptr;
+    etm_vec_reader_t *vec_ = nullptr;
+    etm_vcd_reader_t *vcdr_ = nullptr;
+    uint64_t produced_ = 0;
+};
+
+/* ---- Coverage ----------------------------------------------------------------------------- */
+
+struct Coverage {
+    std::map<std::string, uint64_t> bins;
+    void hit(const std::string &b, uint64_t n = 1) { bins[b] += n; }
+    uint64_t get(const std::string &b) const
+    {
+        auto it = bins.find(b);
+        return it == bins.end() ? 0 : it->second;
+    }
+};
+
+void on_packet(void *user, const etm_v3pkt_t *p)
+{
+    Coverage *cov = static_cast<Coverage *>(user);
+    if (p->kind == ETM_V3PKT_ISYNC || p->kind == ETM_V3PKT_ISYNC_CC) {
+        static const char *const r[4] = { "sync-reason-periodic", "sync-reason-trace-on", "sync-reason-overflow",
+                                          "sync-reason-debug-exit" };
+        cov->hit(r[p->reason & 3]);
+    }
+}
+
+/* ---- One lockstep run ----------------------------------------------------------------------- */
+
+struct Mismatch {
+    bool found = false;
+    uint64_t cycle = 0;
+    std::string what;
+};
+
+std::string fmt_out(const etm_out_t *o, size_t i)
+{
+    char buf[64];
+    etm_out_format(o, i, buf, sizeof buf);
+    return buf;
+}
+
+std::string rules_text(uint32_t mask)
+{
+    std::string s;
+    for (int r = 0; r < ETM_RULE_COUNT; r++)
+        if (mask >> r & 1) {
+            if (!s.empty())
+                s += ",";
+            s += etm_rule_name((etm_rule_t)r);
+        }
+    return s.empty() ? "-" : s;
+}
+
+void print_inputs(const etm_in_t *in, uint64_t cycle)
+{
+    std::printf("  %8" PRIu64 ":", cycle);
+    for (size_t i = 0; i < etm_in_signal_count; i++) {
+        uint64_t v = etm_signal_get(&etm_in_signals[i], in);
+        if (v)
+            std::printf(" %s=%" PRIx64, etm_in_signals[i].name, v);
+    }
+    std::printf("\n");
+}
+
+class Lockstep {
+public:
+    Lockstep(const Options &o, Coverage *cov) : o_(o), cov_(cov) {}
+
+    /* Runs the whole stimulus. trace_from/trace_to: cycles to dump (inclusive),
+     * or trace_to = 0 for none. Returns 0 on success, 1 on a mismatch, 2 on an
+     * input or configuration error. */
+    int run(uint64_t trace_from, uint64_t trace_to, const char *wave_path, Mismatch *mm)
+    {
+        etm_diag_t d;
+        std::memset(&d, 0, sizeof d);
+        Source src(o_);
+        if (!src.open(&d)) {
+            std::fprintf(stderr, "etm_cosim: stimulus: %s\n", d.msg);
+            return 2;
+        }
+        etm_ctx_t *model = nullptr;
+        if (etm_create(&model, &o_.cfg, &d) != ETM_OK) {
+            std::fprintf(stderr, "etm_cosim: configuration: %s\n", d.msg);
+            return 2;
+        }
+        std::unique_ptr<VerilatedContext> vctx(new VerilatedContext);
+        vctx->traceEverOn(trace_to != 0);
+        vctx->assertOn(!o_.allow_violations);
+        std::unique_ptr<Vetm_top> top(new Vetm_top(vctx.get(), "etm"));
+        std::unique_ptr<VerilatedFstC> tfp;
+        etm_check_t chk;
+        etm_check_init(&chk, &o_.cfg);
+        etm_v3dec_t *dec = nullptr;
+        const bool v3 = (o_.cfg.etmccr >> 31) & 1;
+        if (cov_ && v3 && etm_v3dec_create(&dec, &o_.cfg, 0, &d) == ETM_OK)
+            etm_v3dec_on_packet(dec, on_packet, cov_);
+        bool dec_ok = true;
+
+        rtl_drive_config(top.get(), &o_.cfg);
+        etm_in_t zero;
+        std::memset(&zero, 0, sizeof zero);
+        rtl_drive_inputs(top.get(), &zero);
+        rtl_reset(top.get());
+
+        etm_in_t hist[kHistory];
+        uint64_t cycle = 0;
+        int rc = 0;
+        etm_in_t in;
+        etm_out_t c_out, r_out;
+        uint32_t r_viol = 0;
+        uint8_t prev_intstat = 0;
+
+        auto trace_on = [&](uint64_t c) { return trace_to != 0 && c >= trace_from && c <= trace_to; };
+        auto edge = [&](uint64_t c) {
+            if (trace_on(c) && !tfp) {
+                tfp.reset(new VerilatedFstC);
+                top->trace(tfp.get(), 99);
+                tfp->open(wave_path);
+            }
+            if (tfp)
+                tfp->dump(10 * c);
+            top->clk_i = 1;
+            top->eval();
+            if (tfp)
+                tfp->dump(10 * c + 5);
+            top->clk_i = 0;
+            if (tfp && !trace_on(c + 1)) {
+                tfp->close();
+                tfp.reset();
+                trace_to = 0;
+            }
+        };
+        auto compare = [&](uint64_t c, uint32_t c_viol, const char *phase) -> bool {
+            rtl_read_outputs(top.get(), &r_out, &r_viol);
+            uint64_t diff = etm_out_diff(&c_out, &r_out, ~(uint64_t)0);
+            if (!diff && c_viol == r_viol)
+                return true;
+            if (mm && !mm->found) {
+                mm->found = true;
+                mm->cycle = c;
+                char line[512];
+                std::string w;
+                for (size_t i = 0; i < etm_out_signal_count; i++)
+                    if (diff >> i & 1) {
+                        std::snprintf(line, sizeof line, "  %-10s C model %-24s RTL %s\n", etm_out_signals[i].name,
+                                      fmt_out(&c_out, i).c_str(), fmt_out(&r_out, i).c_str());
+                        w += line;
+                    }
+                if (c_viol != r_viol) {
+                    std::snprintf(line, sizeof line, "  %-10s C model %-24s RTL %s\n", "VIOLATIONS",
+                                  rules_text(c_viol).c_str(), rules_text(r_viol).c_str());
+                    w += line;
+                }
+                std::snprintf(line, sizeof line, "mismatch at cycle %" PRIu64 " (%s):\n", c, phase);
+                mm->what = line + w;
+            }
+            return false;
+        };
+
+        for (;;) {
+            int k = src.next(&in, &d);
+            if (k < 0) {
+                std::fprintf(stderr, "etm_cosim: stimulus: %s\n", d.msg);
+                rc = 2;
+                break;
+            }
+            if (k == 0)
+                break;
+            hist[cycle % kHistory] = in;
+            rtl_drive_inputs(top.get(), &in);
+            top->eval();
+            etm_step(model, &in, &c_out);
+            etm_rule_t fired[ETM_RULE_COUNT];
+            unsigned nr = etm_check_step(&chk, &in, fired, ETM_RULE_COUNT);
+            uint32_t c_viol = 0;
+            for (unsigned i = 0; i < nr && i < ETM_RULE_COUNT; i++)
+                c_viol |= 1u << fired[i];
+            if (!compare(cycle, c_viol, "step")) {
+                rc = 1;
+                if (mm && trace_to == 0) {
+                    std::printf("%s", mm->what.c_str());
+                    std::printf("inputs of the cycles before it, and of it:\n");
+                    uint64_t first = cycle >= kHistory - 1 ? cycle - (kHistory - 1) : 0;
+                    for (uint64_t c = first; c <= cycle; c++)
+                        print_inputs(&hist[c % kHistory], c);
+                }
+                if (trace_to)
+                    edge(cycle);
+                break;
+            }
+            if (cov_)
+                count(in, c_out, c_viol, prev_intstat, v3);
+            prev_intstat = in.intstat;
+            if (dec && c_out.v3_count && dec_ok && etm_v3dec_feed(dec, c_out.v3_bytes, c_out.v3_count, nullptr, &d) != ETM_OK) {
+                std::fprintf(stderr, "etm_cosim: warning: the project's decoder stopped at cycle %" PRIu64 ": %s\n",
+                             cycle, d.msg);
+                dec_ok = false;
+            }
+            edge(cycle);
+            cycle++;
+        }
+
+        if (rc == 0) {
+            /* End of trace, then drain until the FIFO is empty. */
+            etm_end(model);
+            rtl_drive_inputs(top.get(), &zero);
+            top->end_i = 1;
+            top->eval();
+            edge(cycle);
+            top->end_i = 0;
+            cycle++;
+            for (uint64_t guard = 0; guard < 1000000; guard++) {
+                top->eval();
+                etm_err_t e = etm_drain(model, &c_out);
+                if (!compare(cycle, 0, "drain")) {
+                    rc = 1;
+                    if (mm && trace_to == 0)
+                        std::printf("%s", mm->what.c_str());
+                    if (trace_to)
+                        edge(cycle);
+                    break;
+                }
+                if (dec && c_out.v3_count && dec_ok)
+                    etm_v3dec_feed(dec, c_out.v3_bytes, c_out.v3_count, nullptr, &d);
+                edge(cycle);
+                cycle++;
+                if (e == ETM_END)
+                    break;
+            }
+        }
+        if (tfp)
+            tfp->close();
+        top->final();
+        cycles_ = cycle;
+        if (cov_ && rc == 0) {
+            const etm_stats_t *st = etm_get_stats(model);
+            static const char *const pk[ETM_PKT_KIND_COUNT] = {
+                "f1", "f2", "f3", "f4", "branch", "exception", "async", "isync", "isync-cc",
+                "cycle-count", "trigger", "exc-return", "ignore" };
+            if (v3)
+                for (int i = 0; i < ETM_PKT_KIND_COUNT; i++)
+                    cov_->hit(std::string("pkt-") + pk[i], st->packets[i]);
+            cov_->hit("overflows", st->overflows);
+            cov_->hit("untraceable", st->untraceable);
+            stats_ = *st;
+        }
+        if (dec)
+            etm_v3dec_destroy(dec);
+        etm_destroy(model);
+        return rc;
+    }
+
+    uint64_t cycles() const { return cycles_; }
+    const etm_stats_t &stats() const { return stats_; }
+
+private:
+    void count(const etm_in_t &in, const etm_out_t &o, uint32_t viol, uint8_t prev_intstat, bool v3)
+    {
+        static const char *const ps[8] = { "IE", "ID", "IN", "WT", "BE", "BD", "TR", "TD" };
+        if (!v3)
+            cov_->hit(std::string("pipestat-") + ps[o.pipestat & 7]);
+        if (!v3 && o.tracesync)
+            cov_->hit("tracesync");
+        if (o.overflow)
+            cov_->hit("overflow-cycles");
+        if (o.trigger)
+            cov_->hit("trigger");
+        if (viol)
+            cov_->hit("violation-cycles");
+        if (in.ivalid && in.intstat == ETM_INTSTAT_ENTRY) {
+            unsigned x = etm_m3_traced_exception(in.intnum);
+            cov_->hit(x < 16 ? "exc-entry-1byte" : "exc-entry-2byte");
+            if (prev_intstat == ETM_INTSTAT_EXIT)
+                cov_->hit("exc-tail-chain");
+        }
+        if (in.ivalid && in.intstat == ETM_INTSTAT_RETURN)
+            cov_->hit("exc-return");
+        if (in.cancel)
+            cov_->hit("exc-cancel");
+        if (in.ivalid1)
+            cov_->hit("dual-issue");
+        if (in.fold)
+            cov_->hit("fold");
+        if (in.dactl & 3)
+            cov_->hit("data-address");
+        if (in.ddctl & 3)
+            cov_->hit("data-value");
+    }
+
+    const Options &o_;
+    Coverage *cov_;
+    uint64_t cycles_ = 0;
+    etm_stats_t stats_{};
+};
+
+/* Bins the configuration and stimulus are expected to reach. */
+std::vector<std::string> targeted_bins(const Options &o)
+{
+    std::vector<std::string> t;
+    const etm_config_t &c = o.cfg;
+    bool v3 = (c.etmccr >> 31) & 1;
+    bool ca = (c.etmcr >> 12) & 1;
+    bool gen = o.vectors.empty() && o.vcd.empty();
+    if (!gen || o.cycles < 100000)
+        return t;
+    if (v3) {
+        t.insert(t.end(), { "pkt-f1", "pkt-branch", "pkt-async", "sync-reason-trace-on" });
+        t.push_back(ca ? "pkt-isync-cc" : "pkt-isync");
+        if (ca)
+            t.push_back("pkt-f3");
+        else
+            t.push_back("pkt-f2");
+        if (o.gen.irq_period)
+            t.insert(t.end(), { "pkt-exception", "pkt-exc-return" });
+        if (c.etmsyncfr)
+            t.push_back("sync-reason-periodic");
+    } else {
+        t.insert(t.end(), { "pipestat-IE", "pipestat-IN", "pipestat-BE", "pipestat-WT", "tracesync" });
+        if (o.gen.data && (c.etmcr & 0xC))
+            t.insert(t.end(), { "pipestat-ID" });
+    }
+    if (o.gen.irq_period)
+        t.insert(t.end(), { "exc-entry-1byte", "exc-entry-2byte", "exc-return" });
+    return t;
+}
+
+bool parse_set(etm_config_t *cfg, const char *v)
+{
+    etm_diag_t d;
+    if (etm_config_parse_line(cfg, v, nullptr, nullptr, &d) != ETM_OK) {
+        std::fprintf(stderr, "--set %s: %s\n", v, d.msg);
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    Options o;
+    etm_config_default(&o.cfg);
+    etm_gen_params_default(&o.gen);
+    std::vector<std::string> sets;
+    std::string config_file, preset;
+    bool long_mode = false, cycles_given = false;
+    for (int i = 1; i < argc; i++) {
+        std::string a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : nullptr;
+        auto take = [&]() -> const char * {
+            if (!v) {
+                std::fprintf(stderr, "%s needs a value\n", a.c_str());
+                std::exit(usage());
+            }
+            i++;
+            return v;
+        };
+        if (a == "--preset")
+            preset = take();
+        else if (a == "--config")
+            config_file = take();
+        else if (a == "--set")
+            sets.push_back(take());
+        else if (a == "--seed")
+            o.seed = std::strtoull(take(), nullptr, 0);
+        else if (a == "--cycles") {
+            o.cycles = std::strtoull(take(), nullptr, 0);
+            cycles_given = true;
+        } else if (a == "--shard") {
+            const char *s = take();
+            if (std::sscanf(s, "%u/%u", &o.shard, &o.shards) != 2 || !o.shards || o.shard >= o.shards)
+                return usage();
+        } else if (a == "--long")
+            long_mode = true;
+        else if (a == "--issue-width")
+            o.gen.issue_width = (unsigned)std::strtoul(take(), nullptr, 0);
+        else if (a == "--irq-period")
+            o.gen.irq_period = (unsigned)std::strtoul(take(), nullptr, 0);
+        else if (a == "--max-intnum")
+            o.gen.max_intnum = (unsigned)std::strtoul(take(), nullptr, 0);
+        else if (a == "--stall")
+            o.gen.stall_pct = (unsigned)std::strtoul(take(), nullptr, 0);
+        else if (a == "--fold")
+            o.gen.fold_pct = (unsigned)std::strtoul(take(), nullptr, 0);
+        else if (a == "--sleep")
+            o.gen.sleep_pct = (unsigned)std::strtoul(take(), nullptr, 0);
+        else if (a == "--data")
+            o.gen.data = 1;
+        else if (a == "--triggers")
+            o.gen.triggers = 1;
+        else if (a == "--vectors")
+            o.vectors = take();
+        else if (a == "--vcd")
+            o.vcd = take();
+        else if (a == "--allow-violations")
+            o.allow_violations = true;
+        else if (a == "--require")
+            o.require.push_back(take());
+        else if (a == "--waves")
+            o.waves = take();
+        else if (a == "+trace")
+            o.trace_all = true;
+        else if (a == "--window")
+            o.window = (unsigned)std::strtoul(take(), nullptr, 0);
+        else if (a == "--quiet")
+            o.quiet = true;
+        else if (a == "--help" || a == "-h") {
+            usage();
+            return 0;
+        } else {
+            std::fprintf(stderr, "unknown option '%s'\n", a.c_str());
+            return usage();
+        }
+    }
+    Verilated::commandArgs(argc, argv);
+
+    /* Configuration: a preset, a file, a vector file's header; then --set. */
+    etm_diag_t d;
+    if (!preset.empty() && etm_config_preset(&o.cfg, preset.c_str()) != ETM_OK) {
+        std::fprintf(stderr, "unknown preset '%s'\n", preset.c_str());
+        return 2;
+    }
+    if (!config_file.empty() && etm_config_read_file(&o.cfg, config_file.c_str(), &d) != ETM_OK) {
+        std::fprintf(stderr, "%s\n", d.msg);
+        return 2;
+    }
+    if (!o.vectors.empty()) {
+        etm_vec_reader_t *r;
+        if (etm_vec_open(&r, o.vectors.c_str(), &d) != ETM_OK) {
+            std::fprintf(stderr, "%s\n", d.msg);
+            return 2;
+        }
+        o.cfg = *etm_vec_config(r);
+        etm_vec_close(r);
+        if (!cycles_given)
+            o.cycles = UINT64_MAX;
+    }
+    if (!o.vcd.empty() && !cycles_given)
+        o.cycles = UINT64_MAX;
+    for (const std::string &s : sets)
+        if (!parse_set(&o.cfg, s.c_str()))
+            return 2;
+    if (o.gen.issue_width == 2)
+        o.cfg.issue_width = 2;
+    o.gen.issue_width = o.cfg.issue_width;
+    if (long_mode && !cycles_given)
+        o.cycles = kLongCycles;
+    if (o.shards > 1) {
+        o.cycles /= o.shards;
+        o.seed = mix(o.seed ^ mix(o.shard));
+    }
+    o.gen.seed = o.seed;
+    if (o.cfg.fifo_depth > ETM_COSIM_MAX_FIFO) {
+        std::fprintf(stderr, "FIFO_DEPTH=%u is above the RTL's MaxFifoDepth (%u): rebuild with a larger "
+                             "ETM_COSIM_MAX_FIFO\n", (unsigned)o.cfg.fifo_depth, (unsigned)ETM_COSIM_MAX_FIFO);
+        return 2;
+    }
+
+    Coverage cov;
+    Lockstep ls(o, &cov);
+    Mismatch mm;
+    std::string wave = o.waves.empty() ? "cosim_fail.fst" : o.waves;
+    int rc;
+    if (o.trace_all)
+        rc = ls.run(0, UINT64_MAX, o.waves.empty() ? "cosim.fst" : o.waves.c_str(), &mm);
+    else
+        rc = ls.run(0, 0, nullptr, &mm);
+    if (rc == 2)
+        return 2;
+    if (rc == 1) {
+        if (!o.trace_all) {
+            /* Run again and dump the window around the mismatch. */
+            Lockstep again(o, nullptr);
+            Mismatch mm2;
+            uint64_t from = mm.cycle > o.window ? mm.cycle - o.window : 0;
+            again.run(from, mm.cycle + 1, wave.c_str(), &mm2);
+            std::printf("waves of cycles %" PRIu64 "-%" PRIu64 ": %s\n", from, mm.cycle, wave.c_str());
+        } else {
+            std::printf("%s", mm.what.c_str());
+        }
+        std::printf("FAIL: the RTL and the C model disagree (seed %" PRIu64 ")\n", o.seed);
+        return 1;
+    }
+
+    const etm_stats_t &st = ls.stats();
+    std::printf("lockstep: %" PRIu64 " cycles, 0 mismatches (seed %" PRIu64 ", shard %u/%u); %" PRIu64
+                " instructions, %" PRIu64 " bytes, %" PRIu64 " violations\n",
+                ls.cycles(), o.seed, o.shard, o.shards, st.instructions, st.bytes, st.violations);
+    if (!o.quiet) {
+        std::printf("coverage:\n");
+        for (const auto &b : cov.bins)
+            std::printf("  %-24s %12" PRIu64 "\n", b.first.c_str(), b.second);
+    }
+    std::vector<std::string> need = targeted_bins(o);
+    need.insert(need.end(), o.require.begin(), o.require.end());
+    int missing = 0;
+    for (const std::string &b : need)
+        if (!cov.get(b)) {
+            std::printf("coverage: bin '%s' was never hit\n", b.c_str());
+            missing++;
+        }
+    if (missing) {
+        std::printf("FAIL: %d targeted coverage bins not hit\n", missing);
+        return 1;
+    }
+    std::printf("PASS\n");
+    return 0;
+}
