@@ -397,7 +397,7 @@ typedef struct opts {
     qrec_source_opts_t so;
     int use_ocsd, use_own, use_v1, no_cycles, quiet, table;
     uint64_t win_start, win_cycles; /* win_cycles 0: the whole program */
-    const char *stimulus, *trace, *events;
+    const char *stimulus, *trace, *events, *config_out;
     char require[16][16];
     int nrequire;
 } opts_t;
@@ -530,9 +530,8 @@ static int run_program(const opts_t *o, const char *program, result_t *res)
     if (sf) {
         char comment[1600];
         snprintf(comment, sizeof comment,
-                 "%s under qemu-system-arm -icount shift=%u, Cortex-M3 timing model (etm/cm3.h, default "
-                 "parameters unless etm-e2e --param)%s",
-                 src.elf, o->so.qemu.icount_shift, o->win_cycles ? "; a window of the program" : "");
+                 "%s under qemu-system-arm -icount shift=%u, Cortex-M3 timing model (etm/cm3.h)%s",
+                 program, o->so.qemu.icount_shift, o->win_cycles ? ", a window of the program" : "");
         if (etm_vec_writer_open(&sw, sf, ETM_VEC_STIMULUS, &o->cfg, (1u << 15) - 1, comment) != ETM_OK) {
             fprintf(stderr, "etm-e2e: cannot write %s\n", o->stimulus);
             return 2;
@@ -843,6 +842,7 @@ static void help(FILE *f)
             "                     after cycle S (golden vectors)\n"
             "  --stimulus FILE    write the traced cycles' interface signals (vector file)\n"
             "  --trace FILE       write the ETMv3 bytes\n"
+            "  --config-out FILE  write the ETM's register image (NAME=0xVALUE lines)\n"
             "  --table            one Markdown table row per program (with CA on and off)\n"
             "  --icount N, --qemu PATH, --plugin PATH, --raw FILE, --log FILE  as etm-qemu\n"
             "  --quiet            only the verdict\n\n"
@@ -930,6 +930,8 @@ int main(int argc, char **argv)
                 o.stimulus = v;
             } else if (!strcmp(a, "--trace")) {
                 o.trace = v;
+            } else if (!strcmp(a, "--config-out")) {
+                o.config_out = v;
             } else if (!strcmp(a, "--events")) {
                 o.events = v;
             } else if (!strcmp(a, "--icount")) {
@@ -951,6 +953,13 @@ int main(int argc, char **argv)
     if (!nprogs) {
         help(stderr);
         return 2;
+    }
+    if (o.config_out) {
+        FILE *f = fopen(o.config_out, "w");
+        if (!f || etm_config_write(&o.cfg, f, "") != ETM_OK || fclose(f) != 0) {
+            fprintf(stderr, "etm-e2e: cannot write %s\n", o.config_out);
+            return 2;
+        }
     }
     if (nprogs > 1 && (o.stimulus || o.trace || o.events || o.so.raw)) {
         fprintf(stderr, "etm-e2e: --stimulus, --trace, --events and --raw take one program\n");
