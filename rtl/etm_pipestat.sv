@@ -37,6 +37,7 @@ module etm_pipestat (
   input  logic        ret_i,
   input  logic        trace_enable_i,
   input  logic        trigger_i,
+  input  logic        view_data_i,    // ViewData for this cycle's data transfer
   input  logic [17:0] dactl_i,
   input  logic [31:0] da_i,
   input  logic [3:0]  ddctl_i,
@@ -198,8 +199,7 @@ module etm_pipestat (
     ovf = 1'b1;
     active = 1'b0;
     reason = 3'd2;
-    apo_cnt = 2'd0;
-    lost = 1'b1;
+    lost = 1'b1;  // a branch's APO cycles still go out: its address is in the FIFO
   endtask
 
   task automatic push_byte(input logic [7:0] b, input logic f);
@@ -352,11 +352,13 @@ module etm_pipestat (
       end
 
       // data_address(): after the cycle's instructions.
-      if (das != 2'd0 && active) begin
+      // With data trace off nothing is gathered: a load is IE, a load to the PC BE.
+      if (das != 2'd0 && active && (data_addr_i || data_value_i)) begin
         found = 1'b0;
         if (nseq) begin
-          // First transfer of an instruction: the newest one.
-          if (open && len != 4'd0) begin
+          // First transfer of an instruction: the newest one, if ViewData is
+          // active for it (an LSM's data all or none).
+          if (open && view_data_i && len != 4'd0) begin
             found = 1'b1;
             k = idx(head, len - 4'd1);
             owner_valid = 1'b1;
@@ -531,7 +533,6 @@ module etm_pipestat (
           ovf_d = 1'b1;
           active_d = 1'b0;
           reason_d = 3'd2;
-          apo_cnt_d = 2'd0;
           sv = 1'b1;
           s = etm_pkg::PsWT;
         end

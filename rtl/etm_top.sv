@@ -84,6 +84,8 @@ module etm_top #(
   output logic [15:0]  FIFOLEVEL,
   output logic         OVERFLOW,
   output logic         TRIGGER,
+  output logic         TRACEENABLE,   // the filter's decisions (etm_out_t trace_enable, view_data)
+  output logic         VIEWDATA,
   // Interface rules broken in this cycle (etm_pkg::Rule*), for the harness.
   output logic [etm_pkg::NumRules-1:0] VIOLATIONS
 );
@@ -117,13 +119,10 @@ module etm_top #(
   // Registers the model does not evaluate (etm_model_supports rejects their use).
   logic unused_cfg;
   assign unused_cfg = ^{cfg_etmcr_i[31:13], cfg_etmcr_i[11], cfg_etmcr_i[9], cfg_etmcr_i[7], cfg_etmcr_i[1],
-                        cfg_etmccr_i[27:0], cfg_etmtsscr_i, cfg_etmtecr2_i, cfg_etmtecr1_i[31:25],
-                        cfg_etmtecr1_i[23:0], cfg_etmfflr_i, cfg_etmvdevr_i, cfg_etmvdcr1_i,
-                        cfg_etmvdcr3_i, cfg_etmacvr_i, cfg_etmactr_i, cfg_etmcntrldvr_i,
-                        cfg_etmcntenr_i, cfg_etmcntrldevr_i, cfg_etmcntvr_i, cfg_etmsyncfr_i[31:12],
-                        cfg_etmtesseicr_i, cfg_etmidr_i[31:21], cfg_etmidr_i[19:8],
-                        cfg_etmidr_i[3:0], cfg_etmccer_i, cfg_etmtraceidr_i, cfg_port_bytes_i[31:4],
-                        cfg_issue_width_i[31:2], ETMDVALID, ETMTRIGINOTD};
+                        cfg_etmccr_i[27:0], cfg_etmfflr_i, cfg_etmsyncfr_i[31:12],
+                        cfg_etmidr_i[31:21], cfg_etmidr_i[19:8],
+                        cfg_etmidr_i[3:0], cfg_etmtraceidr_i, cfg_port_bytes_i[31:4],
+                        cfg_issue_width_i[31:2]};
 
   // ---- End of trace and drain ---------------------------------------------------------
   logic ended_q, ended_d;
@@ -203,17 +202,47 @@ module etm_top #(
   );
 
   // ---- filter ----------------------------------------------------------------------------
-  logic flt_te, flt_trigger;
+  logic flt_te, flt_trigger, flt_vd;
   etm_filter u_filter (
     .clk_i,
     .rst_ni,
+    .v31_i          (v3 && minor >= 4'd1),
+    .v1_i           (!v3),
+    .v35_i          (v3 && minor >= 4'd5),
+    .etmccr_i       (cfg_etmccr_i),
+    .etmccer_i      (cfg_etmccer_i),
+    .etmacvr_i      (cfg_etmacvr_i),
+    .etmactr_i      (cfg_etmactr_i),
+    .etmtecr1_i     (cfg_etmtecr1_i),
+    .etmtecr2_i     (cfg_etmtecr2_i),
+    .etmtsscr_i     (cfg_etmtsscr_i),
+    .etmtesseicr_i  (cfg_etmtesseicr_i),
+    .etmvdcr1_i     (cfg_etmvdcr1_i),
+    .etmvdcr3_i     (cfg_etmvdcr3_i),
     .etmteevr_i     (cfg_etmteevr_i),
     .etmtrigger_i   (cfg_etmtrigger_i),
-    .exclude_i      (cfg_etmtecr1_i[24]),
+    .etmvdevr_i     (cfg_etmvdevr_i),
+    .etmcntenr_i    (cfg_etmcntenr_i),
+    .etmcntrldevr_i (cfg_etmcntrldevr_i),
+    .etmcntrldvr_i  (cfg_etmcntrldvr_i),
+    .etmcntvr_i     (cfg_etmcntvr_i),
+    .run_i          (enabled && !hold),
+    .ivalid_i       (ETMIVALID),
+    .dvalid_i       (ETMDVALID),
+    .cancel_i       (ETMCANCEL),
     .dwt_i          (ETMTRIGGER),
-    .hold_i         (hold),
+    .dwt_inotd_i    (ETMTRIGINOTD),
+    .dactl_i        (ETMDACTL),
+    .da_i           (ETMDA),
+    .natoms_i       (fe_natoms),
+    .addr0_i        (fe_addr0),
+    .exec0_i        (fe_exec0),
+    .addr1_i        (fe_addr1),
+    .exec1_i        (fe_exec1),
+    .entry_i        (fe_entry),
     .trace_enable_o (flt_te),
-    .trigger_o      (flt_trigger)
+    .trigger_o      (flt_trigger),
+    .view_data_o    (flt_vd)
   );
 
   // ---- pheader + packet (ETMv3) ---------------------------------------------------------
@@ -324,6 +353,7 @@ module etm_top #(
     .ret_i              (fe_ret),
     .trace_enable_i     (flt_te || ended_q),
     .trigger_i          (flt_trigger),
+    .view_data_i        (flt_vd),
     .dactl_i            (hold ? 18'd0 : ETMDACTL),
     .da_i               (ETMDA),
     .ddctl_i            (hold ? 4'd0 : ETMDDCTL),
@@ -404,7 +434,9 @@ module etm_top #(
     V3DATA = 64'd0;
     FIFOLEVEL = fifo_level[15:0];
     OVERFLOW = 1'b0;
-    TRIGGER = flt_trigger && !hold;
+    TRIGGER = flt_trigger;
+    TRACEENABLE = flt_te;
+    VIEWDATA = flt_vd;
     if (v3) begin
       V3COUNT = v3_count;
       V3DATA = v3_data;

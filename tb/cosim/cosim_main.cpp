@@ -9,7 +9,10 @@
  *             [--fold PCT] [--sleep PERMILLE] [--data] [--triggers]
  *             [--vectors FILE] [--vcd FILE] [--allow-violations]
  *             [--require BIN]... [--waves FILE | +trace] [--window N] [--quiet]
+ *             [--inject CYCLE]
  *
+ * --inject CYCLE is the harness's self-test: the RTL alone gets a corrupted
+ * input in that cycle, and the run must fail there.
  * On the first mismatch it prints the cycle, each differing signal with both
  * values and the inputs of the cycles before it, writes an FST of the window
  * around it (cosim_fail.fst, or --waves FILE), and exits 1. Exit 2: bad usage
@@ -48,6 +51,7 @@ struct Options {
     bool trace_all = false;
     bool allow_violations = false;
     bool quiet = false;
+    uint64_t inject = UINT64_MAX; /* self-test: the RTL gets a corrupted input in this cycle */
     unsigned window = 32;
     std::vector<std::string> require;
 };
@@ -96,15 +100,15 @@ public:
     /* 1: a cycle, 0: end of stimulus, -1: error (in diag). */
     int next(etm_in_t *in, etm_diag_t *d)
     {
+        if (produced_ >= o_.cycles)
+            return 0;
         if (gen_) {
-            if (produced_ >= o_.cycles)
-                return 0;
             etm_gen_next(gen_, in, nullptr);
             produced_++;
             return 1;
         }
         etm_err_t e = vec_ ? etm_vec_read_in(vec_, in, d) : etm_vcd_read_in(vcdr_, in, d);
-        if (e == ETM_END || (o_.cycles && produced_ >= o_.cycles && o_.cycles != UINT64_MAX))
+        if (e == ETM_END)
             return 0;
         if (e != ETM_OK)
             return -1;
@@ -264,7 +268,8 @@ public:
         auto compare = [&](uint64_t c, uint32_t c_viol, const char *phase) -> bool {
             rtl_read_outputs(top.get(), &r_out, &r_viol);
             uint64_t diff = etm_out_diff(&c_out, &r_out, ~(uint64_t)0);
-            if (!diff && c_viol == r_viol)
+            bool te_diff = c_out.trace_enable != r_out.trace_enable, vd_diff = c_out.view_data != r_out.view_data;
+            if (!diff && c_viol == r_viol && !te_diff && !vd_diff)
                 return true;
             if (mm && !mm->found) {
                 mm->found = true;
@@ -277,6 +282,16 @@ public:
                                       fmt_out(&c_out, i).c_str(), fmt_out(&r_out, i).c_str());
                         w += line;
                     }
+                if (te_diff) {
+                    std::snprintf(line, sizeof line, "  %-10s C model %-24u RTL %u\n", "TRACEENABLE",
+                                  c_out.trace_enable, r_out.trace_enable);
+                    w += line;
+                }
+                if (vd_diff) {
+                    std::snprintf(line, sizeof line, "  %-10s C model %-24u RTL %u\n", "VIEWDATA", c_out.view_data,
+                                  r_out.view_data);
+                    w += line;
+                }
                 if (c_viol != r_viol) {
                     std::snprintf(line, sizeof line, "  %-10s C model %-24s RTL %s\n", "VIOLATIONS",
                                   rules_text(c_viol).c_str(), rules_text(r_viol).c_str());
@@ -298,7 +313,14 @@ public:
             if (k == 0)
                 break;
             hist[cycle % kHistory] = in;
-            rtl_drive_inputs(top.get(), &in);
+            if (cycle == o_.inject) {
+                etm_in_t bad = in;
+                bad.ia ^= 0x100;
+                bad.ivalid ^= 1;
+                rtl_drive_inputs(top.get(), &bad);
+            } else {
+                rtl_drive_inputs(top.get(), &in);
+            }
             top->eval();
             etm_step(model, &in, &c_out);
             etm_rule_t fired[ETM_RULE_COUNT];
@@ -343,6 +365,8 @@ public:
             for (uint64_t guard = 0; guard < 1000000; guard++) {
                 top->eval();
                 etm_err_t e = etm_drain(model, &c_out);
+                if (e == ETM_END) /* nothing was left: no cycle modelled */
+                    break;
                 if (!compare(cycle, 0, "drain")) {
                     rc = 1;
                     if (mm && trace_to == 0)
@@ -355,8 +379,6 @@ public:
                     etm_v3dec_feed(dec, c_out.v3_bytes, c_out.v3_count, nullptr, &d);
                 edge(cycle);
                 cycle++;
-                if (e == ETM_END)
-                    break;
             }
         }
         if (tfp)
@@ -533,6 +555,8 @@ int main(int argc, char **argv)
             o.trace_all = true;
         else if (a == "--window")
             o.window = (unsigned)std::strtoul(take(), nullptr, 0);
+        else if (a == "--inject")
+            o.inject = std::strtoull(take(), nullptr, 0);
         else if (a == "--quiet")
             o.quiet = true;
         else if (a == "--help" || a == "-h") {

@@ -13,7 +13,8 @@
  *
  * Before the first cycle: rtl_drive_config() with the etm_config_t that created
  * the model, then rtl_reset() (etm_reset). The end of trace is one edge with
- * end_i = 1 (etm_end, no output compared) and then one edge per etm_drain call.
+ * end_i = 1 (etm_end, no output compared) and then one edge per etm_drain call
+ * that modelled a cycle (ETM_OK); ETM_END means nothing was left.
  */
 #ifndef ETM_RTL_IO_H
 #define ETM_RTL_IO_H
@@ -101,6 +102,8 @@ static inline void rtl_read_outputs(const Vetm_top *t, etm_out_t *o, uint32_t *v
     o->fifo_level = t->FIFOLEVEL;
     o->overflow = t->OVERFLOW;
     o->trigger = t->TRIGGER;
+    o->trace_enable = t->TRACEENABLE;
+    o->view_data = t->VIEWDATA;
     if (violations)
         *violations = t->VIOLATIONS;
 }
