@@ -521,7 +521,8 @@ static int resource_present(const etm_config_t *c, unsigned ver, unsigned r, cha
             return 1;
         if (idx >= 8 && idx <= 10 && idx - 8 < ((c->etmccr >> 24) & 3))
             return 1;
-        if (idx == 15 && (ver == 0x12 || (ver >= 0x20 && ((c->etmccr >> 26) & 1))))
+        /* The block exists from ETMv1.2; as a resource only from ETMv2.0. */
+        if (idx == 15 && ver >= 0x20 && ((c->etmccr >> 26) & 1))
             return 1;
         snprintf(why, size, "resource 0x%02X (%s), which this ETM does not have", r,
                  idx <= 2 ? "sequencer state" : idx >= 8 && idx <= 10 ? "context ID comparator"
@@ -684,7 +685,7 @@ etm_err_t etm_config_validate(const etm_config_t *c, etm_diag_t *diag, int *bad_
                        etm_util_fail(diag, ETM_ERR_RESERVED_BITS,
                                      "ETMTECR1[23:8] selects memory map decoders this ETM does not have"));
     if ((c->etmtecr1 >> 25) & 1) {
-        int have = ver == 0x12 || (ver >= 0x20 && ((c->etmccr >> 26) & 1));
+        int have = (ver >= 0x12 && ver < 0x20) || (ver >= 0x20 && ((c->etmccr >> 26) & 1));
         if (!have)
             return fail_at(bad_slot, "ETMTECR1", 0,
                            etm_util_fail(diag, ETM_ERR_RESERVED_BITS,

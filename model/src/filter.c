@@ -338,18 +338,17 @@ void etm_filter(filter_state_t *s, const filter_setup_t *f, const etm_in_t *in, 
         r.zero |= (uint8_t)((s->cnt_q[i] == 0) << i);
     r.ss = (uint8_t)ss_cycle;
 
-    int te = event(f->teevr, &r, VIEW_LATCH) && te_addr;
-    /* Cortex-M3: when trace turns off just as an exception is taken, the ETM
-     * stays enabled until the exception's branch packet is out (DDI 0337G
-     * 15.4). From the vector fetch or the cancel after a traced instruction to
-     * the handler's first instruction, TraceEnable holds. */
-    if (!fe->natoms && s->te_insn_q && (in->cancel || in->intstat == ETM_INTSTAT_FETCH))
-        s->exc_hold_q = 1;
-    if (s->exc_hold_q || (fe->natoms && fe->entry && s->te_insn_q))
-        te = 1;
+    /* TraceEnable changes only with an instruction: a cycle without one keeps
+     * the last instruction's (docs/filter.md). Cortex-M3: when trace turns off
+     * just as an exception is taken, the ETM stays enabled until the
+     * exception's branch packet is out (DDI 0337G 15.4): the handler's first
+     * instruction is traced if the instruction before it was. */
+    int te = s->te_insn_q;
+    if (fe->natoms || !s->seen_insn_q) /* before the first instruction: every cycle */
+        te = (event(f->teevr, &r, VIEW_LATCH) && te_addr) || (fe->entry && s->te_insn_q);
     if (fe->natoms) {
         s->te_insn_q = (uint8_t)te;
-        s->exc_hold_q = 0;
+        s->seen_insn_q = 1;
     }
     out->trace_enable = (uint8_t)te;
 

@@ -155,6 +155,10 @@ static int output_entry(pipestat_state_t *s, const etm_mode_t *m, fifo_state_t *
         s->last_daddr_q = last_daddr;
         s->full_daddr_q = 0;
     }
+    /* The first data address after a restart is full: after it in output
+     * order, whatever was queued before it still goes out first. */
+    if (e->restart)
+        s->full_daddr_q = 1;
     if (status == PS_BE || status == PS_BD) {
         s->last_baddr_q = a;
         if (full)
@@ -191,14 +195,15 @@ static void data_address(pipestat_state_t *s, const etm_mode_t *m, const etm_in_
     unsigned das = ETM_DACTL_SLOT(in->dactl);
     /* With data trace off nothing is gathered: a load is IE, a load to the PC
      * BE (table 5.1: ID and BD mean a data packet went into the FIFO). */
-    if (!das || !s->active_q || !(m->data_addr || m->data_value))
+    if (!das || !(m->data_addr || m->data_value))
         return;
     v1_entry_t *e = NULL;
     if (ETM_DACTL_NSEQ(in->dactl)) {
-        /* First transfer of an instruction: the newest one. Its data is traced
-         * if ViewData is active for this first transfer (IHI 0014 2.6.4: an
-         * LSM's data all or none). */
-        e = s->open_q && view_data ? newest(s) : NULL;
+        /* First transfer of an instruction: the newest one, if trace is on.
+         * Its data is traced if ViewData is active for this first transfer
+         * (IHI 0014 2.6.4: an LSM's data all or none). The later transfers
+         * of a traced instruction are gathered even after trace turns off. */
+        e = s->active_q && s->open_q && view_data ? newest(s) : NULL;
         if (e) {
             s->owner_valid_q = 1;
             s->owner_q = e->seq;
@@ -245,7 +250,6 @@ static void take_instructions(pipestat_state_t *s, const fe_cycle_t *fe, etm_sta
         r->reason = s->reason_q;
         r->target = a0->addr;
         s->active_q = 1;
-        s->full_daddr_q = 1;
     } else {
         int branch = a0->target || fe->entry || fe->ret;
         v1_entry_t *prev = newest(s);
@@ -270,9 +274,13 @@ static void take_instructions(pipestat_state_t *s, const fe_cycle_t *fe, etm_sta
 void etm_pipestat_end(pipestat_state_t *s)
 {
     resolve(s, 0, 0);
-    /* Data that never completes would hold the queue for ever. */
+    /* A transfer or value the trace ended before would hold the queue for
+     * ever: such an instruction goes out without its data (IE, or BE to the
+     * PC) rather than with values that never arrived. */
     for (unsigned i = 0; i < s->len_q; i++) {
         v1_entry_t *e = entry_at(s, i);
+        if (e->has_data && (!e->data_done || e->nwait))
+            e->has_data = 0;
         e->data_done = 1;
         e->nwait = 0;
     }

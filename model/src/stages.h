@@ -105,7 +105,7 @@ typedef struct filter_state {
     uint8_t ss_q;          /* start/stop block: started */
     uint8_t ie_q;          /* include/exclude result of the last instruction */
     uint8_t te_insn_q;     /* TraceEnable in the last cycle with instructions */
-    uint8_t exc_hold_q;    /* an exception is being taken after a traced instruction */
+    uint8_t seen_insn_q;   /* an instruction has been seen */
     uint16_t s_latch_q;    /* single comparators: result of their last comparison */
     uint8_t r_latch_q;     /* range comparators: the same */
     uint8_t eice_latch_q;  /* EmbeddedICE (DWT) inputs: the same */

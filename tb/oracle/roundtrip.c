@@ -24,6 +24,14 @@
  * --require KIND fails the run unless the model emitted at least one packet of
  * that kind: f1 f2 f3 f4 branch exception async isync isync-cc cycle-count
  * trigger exc-return ignore.
+ *
+ * --random-filter S programs a random filter (tb/common/randfilter.h, seed S):
+ * comparators on the program's own code, regions, start/stop, counters, DWT
+ * inputs, the trigger. What must decode is then what the filter let through:
+ * the instructions and exceptions of the cycles the model reports with
+ * TraceEnable (etm_out_t.trace_enable), whose rules tb/unit/test_filter.c
+ * checks one by one. The run fails unless trace turned on and off at least
+ * 10 times.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -36,6 +44,7 @@
 
 #include "etm/decode_v3.h"
 #include "etm/etm.h"
+#include "randfilter.h"
 
 enum { X_INSN, X_EXC, X_ERET, X_TRIG, X_RESYNC };
 
@@ -332,7 +341,8 @@ int main(int argc, char **argv)
     etm_gen_params_default(&gp);
     uint64_t cycles = 1000000;
     const char *bytes_path = NULL, *preset = "etm-m3", *which = "both";
-    int no_cycles = 0, expect_untraceable = 0;
+    int no_cycles = 0, expect_untraceable = 0, random_filter = 0;
+    uint64_t filter_seed = 0;
     static const char *const pkt_short[ETM_PKT_KIND_COUNT] = { "f1", "f2", "f3", "f4", "branch", "exception",
                                                                "async", "isync", "isync-cc", "cycle-count",
                                                                "trigger", "exc-return", "ignore" };
@@ -367,6 +377,10 @@ int main(int argc, char **argv)
             gp.max_intnum = (unsigned)strtoul(v, NULL, 0);
         else if (!strcmp(a, "--bytes") && takes)
             bytes_path = v;
+        else if (!strcmp(a, "--random-filter") && takes) {
+            random_filter = 1;
+            filter_seed = strtoull(v, NULL, 0);
+        }
         else if (!strcmp(a, "--require") && takes) {
             int k = 0;
             while (k < ETM_PKT_KIND_COUNT && strcmp(pkt_short[k], v))
@@ -391,6 +405,14 @@ int main(int argc, char **argv)
     if (strcmp(which, "ocsd") && strcmp(which, "own") && strcmp(which, "both"))
         return usage();
 
+    if (random_filter) {
+        char desc[2048];
+        if (rf_choose(&cfg, &gp, filter_seed, cycles, 0, desc, sizeof desc, &d) != 0) {
+            fprintf(stderr, "random filter %" PRIu64 " refused: %s\n", filter_seed, d.msg);
+            return 2;
+        }
+        printf("filter %" PRIu64 ": %s\n", filter_seed, desc);
+    }
     etm_gen_t *gen, *img;
     etm_ctx_t *etm;
     etm_in_t in;
@@ -469,6 +491,10 @@ int main(int argc, char **argv)
     size_t nbuf = 0;
     uint64_t fed = 0;
     int fatal = 0, prev_ovf = 0, cancel_open = 0, trig_waiting = 0;
+    int active = 0;         /* the packet stage is tracing (an I-sync was sent since trace was last off) */
+    int synced = 0;         /* an I-sync has been sent */
+    int last_traced = 0;    /* the last instruction signalled was traced */
+    uint64_t te_rises = 0, te_prev = 0, untraced = 0;
     etm_gen_event_t ev[ETM_GEN_MAX_EVENTS];
     etm_out_t out;
     for (uint64_t c = 0;; c++) {
@@ -494,7 +520,11 @@ int main(int argc, char **argv)
             }
             prev_ovf = out.overflow;
             xitem_t t = { X_TRIG, 0, 0, 0, 0 };
-            if (out.trigger) {
+            if (out.trigger && !synced) {
+                /* Trace has not started: the trigger packet follows an A-sync
+                 * only. OpenCSD ignores everything before its first I-sync. */
+                push(wj, &t);
+            } else if (out.trigger) {
                 if (cancel_open)
                     trig_waiting = 1; /* the trigger packet waits for the cancelling exception */
                 else {
@@ -502,11 +532,35 @@ int main(int argc, char **argv)
                     push(wj, &t);
                 }
             }
+            /* What the filter let through: the cycle's instructions and the
+             * exception they start, if TraceEnable; trace that restarts gives
+             * its address by I-sync, with no exception return packet. */
+            int te = out.trace_enable, restart = 0;
+            te_rises += te && !te_prev;
+            te_prev = (uint64_t)te;
+            if (!te)
+                active = 0;
+            else if (in.ivalid) {
+                restart = !active;
+                active = 1;
+            }
+            if (out.overflow)
+                active = 0;
+            synced |= active;
             for (unsigned k = 0; k < n; k++) {
                 xitem_t x;
                 memset(&x, 0, sizeof x);
+                if (!te && (ev[k].kind == ETM_GEN_EV_INSN || ev[k].kind == ETM_GEN_EV_EXC_ENTRY ||
+                            ev[k].kind == ETM_GEN_EV_EXC_RETURN)) {
+                    untraced += ev[k].kind == ETM_GEN_EV_INSN;
+                    last_traced = 0;
+                    continue;
+                }
+                if (ev[k].kind == ETM_GEN_EV_CANCEL && !last_traced)
+                    continue; /* the cancelled instruction was not traced */
                 switch (ev[k].kind) {
                 case ETM_GEN_EV_INSN:
+                    last_traced = 1;
                     x.kind = X_INSN;
                     x.addr = ev[k].addr;
                     x.exec = ev[k].passed;
@@ -535,7 +589,7 @@ int main(int argc, char **argv)
                     /* A return that is the first thing traced after an overflow
                      * restart has no 0x76: the I-sync gives the address. */
                     x.kind = X_ERET;
-                    if (!(oj->on ? last_is_resync(oj) : last_is_resync(wj))) {
+                    if (!restart && !(oj->on ? last_is_resync(oj) : last_is_resync(wj))) {
                         push(oj, &x);
                         push(wj, &x);
                     }
@@ -593,6 +647,13 @@ int main(int argc, char **argv)
         printf(" %s %" PRIu64 ";", etm_pkt_kind_name((etm_pkt_kind_t)k), st->packets[k]);
     printf("\n");
     int failed = 0;
+    if (random_filter || te_rises > 1)
+        printf("filter: trace turned on %" PRIu64 " times, %" PRIu64 " of %" PRIu64 " instructions filtered out\n",
+               te_rises, untraced, st->instructions);
+    if (random_filter && te_rises < 10) {
+        printf("FAILED: the filter turned trace on only %" PRIu64 " times\n", te_rises);
+        failed = 1;
+    }
     for (int k = 0; k < ETM_PKT_KIND_COUNT; k++)
         if (required[k] && !st->packets[k]) {
             printf("FAILED: no %s packet was emitted\n", etm_pkt_kind_name((etm_pkt_kind_t)k));
@@ -612,7 +673,7 @@ int main(int argc, char **argv)
             fail(j, "%" PRIu64 " untraceable events", st->untraceable);
         if (!st->untraceable && expect_untraceable)
             fail(j, "no untraceable event, though this configuration was expected to have some");
-        if (j->compared < cycles / 4)
+        if (j->compared < (random_filter ? cycles / 40 : cycles / 4))
             fail(j, "only %" PRIu64 " instructions compared", j->compared);
         printf("%-11s %" PRIu64 " instructions%s, %" PRIu64 " exceptions, %" PRIu64 " returns, %" PRIu64
                " triggers, %" PRIu64 " overflow restarts (%" PRIu64 " items lost): ",

@@ -168,7 +168,7 @@ static void test_latch_and_pulse(void)
     stop();
 
     start("etm-m3", pc);
-    etm_in_t d = dwt(insn(0x100), 0, 0), n = insn(0x102), acc = idle();
+    etm_in_t d = dwt(insn(0x100), 0, 0), n = insn(0x102), acc = insn(0x104);
     acc.dvalid = 1; /* a data access the DWT compares: no match */
     step(&d);   /* 0: data match */
     step(&n);   /* 1: an instruction is no data comparison: held */
@@ -462,7 +462,8 @@ static void test_example_2_2(void)
     expect_te(0, "111100", "example 2.2: stop on the LDRD's second data address");
     stop();
 
-    /* The same stop with no instruction in its cycle: nothing after it is traced. */
+    /* The same stop with no instruction in its cycle: nothing after it is
+     * traced (the cycle itself keeps the last instruction's TraceEnable). */
     start("etmv3.4", sets);
     etm_in_t y2 = xfer(idle(), 0x20000104, 4, 0, 0, 1);
     step(&s);
@@ -470,7 +471,7 @@ static void test_example_2_2(void)
     step(&x1);
     step(&y2);
     step(&x3);
-    expect_te(0, "11100", "a data stop alone in its cycle");
+    expect_te(0, "11110", "a data stop alone in its cycle");
     stop();
 }
 
@@ -560,6 +561,18 @@ static void test_counters(void)
     for (int k = 0; k < 12; k++)
         step(&i);
     expect_te(0, "000100010001", "reduced-function counter, period 4");
+    stop();
+
+    /* TraceEnable changes only with an instruction: cycles 4 and 5 have none
+     * and keep cycle 3's value although the counter has left zero. */
+    start("etm-m3-r2", red);
+    etm_in_t z = idle();
+    for (int k = 0; k < 4; k++)
+        step(&i);
+    step(&z);
+    step(&z);
+    step(&i);
+    expect_te(0, "0001110", "cycles without instructions keep TraceEnable");
     stop();
 }
 
@@ -658,7 +671,8 @@ static void test_exception_keeps_trace(void)
 
     /* The block stops during the vector fetch (a data match, cancelling the
      * instruction in execute): trace holds until the handler's first
-     * instruction is out, then turns off. */
+     * instruction is out, then turns off. Cycles without instructions keep
+     * the last instruction's TraceEnable. */
     const char *ss[] = { "ETMTESSEICR=0x20001", "ETMTECR1=0x2000000", NULL };
     start("etm-m3", ss);
     etm_in_t go = dwt(insn(0x100), 0, 1), b = insn(0x102), fetch = dwt(idle(), 1, 0);
