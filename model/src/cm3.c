@@ -380,6 +380,8 @@ char *etm_cm3_insn_format(const etm_cm3_insn_t *r, char *buf, size_t size)
     buf[0] = 0;
     appendf(buf, size, &n, "%08x %u %0*x %c", (unsigned)r->addr, (unsigned)r->size, r->size == 4 ? 8 : 4,
             (unsigned)r->opcode, r->executed ? 'E' : 'N');
+    if (r->branch)
+        appendf(buf, size, &n, " br=%s", r->branch == ETM_CM3_BR_DIRECT ? "dir" : "ind");
     if (r->in_it)
         appendf(buf, size, &n, " it=%x", (unsigned)r->cond);
     else if (r->cond != 14)
@@ -486,7 +488,11 @@ etm_err_t etm_cm3_insn_parse(const char *line, etm_cm3_insn_t *r, etm_diag_t *di
         p++;
 #define KEY(s) (klen == sizeof(s) - 1 && !strncmp(key, s, klen))
         int bad = 0;
-        if (KEY("it") || KEY("c")) {
+        if (KEY("br")) {
+            bad = !(strncmp(p, "dir", 3) == 0 || strncmp(p, "ind", 3) == 0) || (p[3] && !strchr(ws, p[3]));
+            r->branch = (uint8_t)(*p == 'd' ? ETM_CM3_BR_DIRECT : ETM_CM3_BR_INDIRECT);
+            p += bad ? 0 : 3;
+        } else if (KEY("it") || KEY("c")) {
             bad = take_hex(&p, ws, &v) || v > 15;
             r->cond = (uint8_t)v;
             r->in_it = (uint8_t)KEY("it");

@@ -119,6 +119,7 @@ static void text_cases(void)
     r.size = 4;
     r.executed = 1;
     r.taken = 1;
+    r.branch = ETM_CM3_BR_INDIRECT;
     r.next = 0xfffffff9;
     r.cond = 14;
     r.ipsr = 15;
@@ -144,6 +145,7 @@ static void text_cases(void)
     etm_cm3_insn_format(&r, line, sizeof line);
     CHECK_STR_CONTAINS(line, "00000040 4 e8bd8ff0 E");
     CHECK_STR_CONTAINS(line, "entry=15");
+    CHECK_STR_CONTAINS(line, " br=ind ");
     CHECK_STR_CONTAINS(line, "w=e000e010:4:io");
     etm_diag_t d;
     etm_diag_clear(&d);

@@ -460,6 +460,7 @@ static int convert(qrec_t *q, etm_cm3_insn_t *out)
     out->opcode = r->opcode;
     out->size = r->size;
     out->executed = (uint8_t)passed;
+    out->branch = (uint8_t)(!cl.writes_pc ? ETM_CM3_BR_NONE : cl.indirect ? ETM_CM3_BR_INDIRECT : ETM_CM3_BR_DIRECT);
     out->taken = (uint8_t)taken;
     out->in_it = (uint8_t)in_it;
     out->cond = (uint8_t)(in_it || cl.kind == ETM_CM3_K_BCOND ? cond : 14);

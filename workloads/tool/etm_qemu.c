@@ -166,7 +166,8 @@ static int cmd_record(opts_t *o, const char *program)
         return finish(&src, program, 2);
     }
     fprintf(out, "# etm-qemu record %s: one executed instruction per line\n"
-                 "# ADDR SIZE OPCODE E|N [it=COND|c=COND] [tk=TARGET] [ipsr=N] [entry=N [sync]|return=N|tail=N]\n"
+                 "# ADDR SIZE OPCODE E|N [br=dir|ind] [it=COND|c=COND] [tk=TARGET] [ipsr=N]\n"
+                 "#     [entry=N [sync]|return=N|tail=N]\n"
                  "#     [ret=ADDR:SIZE:OPCODE[:it]] [v=RN[,RM]] [r|w=ADDR:SIZE:VALUE|io]...\n",
             src.elf);
     etm_cm3_insn_t r;

@@ -118,6 +118,13 @@ typedef struct etm_cm3_mem {
     uint64_t value;
 } etm_cm3_mem_t;
 
+/* Branch kind of an instruction (from its opcode). */
+typedef enum etm_cm3_branch {
+    ETM_CM3_BR_NONE,     /* does not write the PC */
+    ETM_CM3_BR_DIRECT,   /* B, B<c>, BL, CBZ/CBNZ: the target is in the instruction */
+    ETM_CM3_BR_INDIRECT  /* BX, BLX, loads to the PC, POP/LDM with PC, TBB/TBH, MOV/ADD pc */
+} etm_cm3_branch_t;
+
 /* What happened between the previous instruction and this one. */
 typedef enum etm_cm3_ctx {
     ETM_CM3_CTX_SAME,      /* nothing: same execution context */
@@ -132,6 +139,7 @@ typedef struct etm_cm3_insn {
     uint8_t size;        /* 2 or 4 */
     uint8_t executed;    /* 0: failed its condition (an IT-block instruction, a B<c> or
                             CBZ/CBNZ not taken): ETMICCFAIL */
+    uint8_t branch;      /* etm_cm3_branch_t: can the instruction change the PC, and how */
     uint8_t taken;       /* the instruction changed the PC */
     uint8_t in_it;       /* it is inside an IT block */
     uint8_t cond;        /* condition it was executed under (IT or B<c>); 14 always */
@@ -151,7 +159,7 @@ typedef struct etm_cm3_insn {
     etm_cm3_mem_t mem[ETM_CM3_MAX_MEM];
 } etm_cm3_insn_t;
 
-/* One line of text for a record (no newline): "ADDR SIZE OPCODE E|N [key=value]...",
+/* One line of text for a record (no newline): "ADDR SIZE OPCODE E|N [br=dir|ind] [key=value]...",
  * docs/cm3-timing.md gives the keys. Returns buf. */
 char *etm_cm3_insn_format(const etm_cm3_insn_t *r, char *buf, size_t size);
 
