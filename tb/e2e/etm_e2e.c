@@ -844,7 +844,8 @@ static void help(FILE *f)
             "  --trace FILE       write the ETMv3 bytes\n"
             "  --config-out FILE  write the ETM's register image (NAME=0xVALUE lines)\n"
             "  --table            one Markdown table row per program (with CA on and off)\n"
-            "  --icount N, --qemu PATH, --plugin PATH, --raw FILE, --log FILE  as etm-qemu\n"
+            "  --icount N, --qemu PATH, --plugin PATH, --raw FILE, --log FILE, --max-insns N\n"
+            "                     as etm-qemu\n"
             "  --quiet            only the verdict\n\n"
             "Exit status: 0 all agree; 1 a difference or a failed program; 2 usage or setup error.\n");
 }
@@ -944,6 +945,8 @@ int main(int argc, char **argv)
                 o.so.raw = v;
             } else if (!strcmp(a, "--log")) {
                 o.so.qemu.log_path = v;
+            } else if (!strcmp(a, "--max-insns")) {
+                o.so.max_insns = strtoull(v, NULL, 0);
             } else {
                 fprintf(stderr, "etm-e2e: unknown option '%s' (try --help)\n", a);
                 return 2;

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -192,6 +193,7 @@ struct qrec {
     frame_t stack[MAX_DEPTH];
     int depth;
     qrec_stats_t st;
+    uint64_t max_insns;
     char err[512];
 };
 
@@ -203,8 +205,11 @@ qrec_t *qrec_create(FILE *f, const char *name, const qrec_image_t *img)
     q->f = f;
     q->name = name;
     q->img = img;
+    q->max_insns = QREC_DEFAULT_MAX_INSNS;
     return q;
 }
+
+void qrec_set_max_insns(qrec_t *q, uint64_t max) { q->max_insns = max; }
 
 void qrec_free(qrec_t *q) { free(q); }
 const char *qrec_error(const qrec_t *q) { return q->err; }
@@ -587,6 +592,9 @@ int qrec_next(qrec_t *q, etm_cm3_insn_t *out)
     if (convert(q, out) < 0)
         return -1;
     q->have_pend = 0;
+    if (q->st.insns > q->max_insns)
+        return fail(q, NULL, "more than %" PRIu64 " instructions and the program has not exited: it hangs, or it "
+                             "needs a higher limit", q->max_insns);
     return 1;
 }
 
@@ -709,6 +717,8 @@ int qrec_source_open(qrec_source_t *s, const qrec_source_opts_t *o, const char *
         qrec_source_close(s, NULL, 0);
         return -1;
     }
+    if (o->max_insns)
+        qrec_set_max_insns(s->q, o->max_insns);
     return 0;
 }
 
@@ -719,6 +729,8 @@ int qrec_source_close(qrec_source_t *s, char *err, size_t errlen)
         fclose(s->raw);
         s->raw = NULL;
     } else if (s->run.pid >= 0) {
+        if (s->q && s->q->failed) /* no reason to let it run on */
+            kill((pid_t)s->run.pid, SIGKILL);
         rc = qrec_qemu_wait(&s->run, err, errlen);
     }
     if (s->q)

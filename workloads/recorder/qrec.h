@@ -85,9 +85,15 @@ typedef struct qrec_stats {
 
 typedef struct qrec qrec_t;
 
+/* Instructions after which a program that has not exited is taken to hang. */
+#define QREC_DEFAULT_MAX_INSNS 100000000ull
+
 /* A converter reading the raw stream f (not closed by qrec_free). name is used in
  * messages. img: the program (for the vector table and opcode checks). */
 qrec_t *qrec_create(FILE *f, const char *name, const qrec_image_t *img);
+
+/* Stop with an error after max instructions (default QREC_DEFAULT_MAX_INSNS). */
+void qrec_set_max_insns(qrec_t *q, uint64_t max);
 void qrec_free(qrec_t *q);
 
 /* The next instruction: 1 with *out filled, 0 at the end of the program, -1 on
@@ -127,6 +133,7 @@ int qrec_qemu_wait(qrec_run_t *r, char *err, size_t errlen);
 typedef struct qrec_source_opts {
     const char *workload_dir; /* where NAME.elf of a program given by name is */
     const char *raw;          /* read this saved stream instead of running QEMU */
+    uint64_t max_insns;       /* 0: QREC_DEFAULT_MAX_INSNS */
     qrec_qemu_opts_t qemu;
 } qrec_source_opts_t;
 
@@ -143,7 +150,7 @@ typedef struct qrec_source {
 int qrec_source_open(qrec_source_t *s, const qrec_source_opts_t *o, const char *program, char *err, size_t errlen);
 
 /* Close it: returns QEMU's exit status (the program's verdict: 0 passed), or -1
- * with a message. */
+ * with a message. After a conversion error QEMU is stopped rather than waited for. */
 int qrec_source_close(qrec_source_t *s, char *err, size_t errlen);
 
 #ifdef __cplusplus

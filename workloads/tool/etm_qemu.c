@@ -44,6 +44,7 @@ static void help(FILE *f)
             "  --qemu PATH       qemu-system-arm to run (default: %s)\n"
             "  --plugin PATH     the plugin (default: %s)\n"
             "  --log FILE        QEMU's standard error\n"
+            "  --max-insns N     give up after N instructions (default 10^8: the program hangs)\n"
             "  --quiet           no summary\n\n"
             "Exit status: 0 when the program ran to its semihosting exit with status 0; 1\n"
             "when it reported a failure; 2 for bad usage, a recorder or a model error.\n",
@@ -79,6 +80,8 @@ static int parse_common(opts_t *o, int argc, char **argv, int *i)
         o->so.qemu.plugin = v;
     else if (!strcmp(a, "--log"))
         o->so.qemu.log_path = v;
+    else if (!strcmp(a, "--max-insns"))
+        o->so.max_insns = strtoull(v, NULL, 0);
     else if (!strcmp(a, "--icount")) {
         char *end;
         unsigned long n = strtoul(v, &end, 10);
