@@ -37,7 +37,7 @@ const etm_regdesc_t etm_registers[] = {
     REG(etmtesseicr, "ETMTESSEICR", 0x07C, "trace start/stop by EmbeddedICE (DWT) inputs"),
     REG(etmtraceidr, "ETMTRACEIDR", 0x080, "CoreSight trace ID"),
     PARAM(fifo_depth, "FIFO_DEPTH", "model: bytes of trace FIFO"),
-    PARAM(port_bytes, "PORT_BYTES", "model: ETMv3 bytes leaving the port per core cycle"),
+    PARAM(port_bytes, "PORT_BYTES", "model: ETMv3 bytes leaving the port per core cycle (0: external port)"),
     PARAM(issue_width, "ISSUE_WIDTH", "model: instructions per cycle (1 or 2)"),
 };
 const size_t etm_register_count = sizeof etm_registers / sizeof etm_registers[0];
@@ -767,6 +767,11 @@ etm_err_t etm_config_validate(const etm_config_t *c, etm_diag_t *diag, int *bad_
                                          "ETMTRACEIDR=0x%02X: trace IDs 0x70 to 0x7F are reserved",
                                          (unsigned)c->etmtraceidr));
     }
+    if ((c->etmcr & ETM_CR_STALL) && c->etmfflr == 0)
+        return fail_at(bad_slot, "ETMFFLR", 0,
+                       etm_util_fail(diag, ETM_ERR_RESERVED_BITS,
+                                     "ETMFFLR=0 with ETMCR[7] (stall on FIFOFULL) set is UNPREDICTABLE; give the "
+                                     "number of free bytes below which to stall"));
     if (c->etmfflr > c->fifo_depth)
         return fail_at(bad_slot, "ETMFFLR", 0,
                        etm_util_fail(diag, ETM_ERR_RESERVED_BITS, "ETMFFLR=%u is above the FIFO size (FIFO_DEPTH=%u)",
@@ -778,9 +783,11 @@ etm_err_t etm_config_validate(const etm_config_t *c, etm_diag_t *diag, int *bad_
                        etm_util_fail(diag, ETM_ERR_FIELD_WIDTH,
                                      "FIFO_DEPTH=%u: the model needs 16 to 65535 bytes (a FIFO must hold the "
                                      "largest packet)", (unsigned)c->fifo_depth));
-    if (c->port_bytes != 1 && c->port_bytes != 2 && c->port_bytes != 4 && c->port_bytes != 8)
+    if (c->port_bytes != 0 && c->port_bytes != 1 && c->port_bytes != 2 && c->port_bytes != 4 && c->port_bytes != 8)
         return fail_at(bad_slot, "PORT_BYTES", 0,
-                       etm_util_fail(diag, ETM_ERR_FIELD_WIDTH, "PORT_BYTES=%u: must be 1, 2, 4 or 8",
+                       etm_util_fail(diag, ETM_ERR_FIELD_WIDTH,
+                                     "PORT_BYTES=%u: must be 1, 2, 4 or 8 (bytes per core cycle), or 0 (an external "
+                                     "port takes the bytes at its own clock)",
                                      (unsigned)c->port_bytes));
     if (ver < 0x30 && c->port_bytes != 1)
         return fail_at(bad_slot, "PORT_BYTES", 0,

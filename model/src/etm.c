@@ -57,6 +57,7 @@ static void mode_from_config(const etm_config_t *c, etm_mode_t *m)
     m->v1_port_bits = psize == 0 ? 4 : psize == 1 ? 8 : 16;
     m->data_addr = (c->etmcr & ETM_CR_DATA_ADDR) != 0;
     m->data_value = (c->etmcr & ETM_CR_DATA_VALUE) != 0;
+    m->fifofull_level = (c->etmcr & ETM_CR_STALL) ? (c->etmfflr & 0xff) : 0;
 }
 
 /* The resources and comparator uses the filter stage evaluates (docs/filter.md). */
@@ -168,7 +169,6 @@ etm_err_t etm_model_supports(const etm_config_t *c, etm_diag_t *diag)
     static const struct { uint32_t mask; int v1_ok; int v3_ok; const char *what; } cr[] = {
         { 1u << 1, 0, 0, "ETMCR[1] CPRT monitoring" },
         { 3u << 2, 1, 0, "ETMCR[3:2] data trace with ETMv3 (ETMv1 data trace is modelled)" },
-        { 1u << 7, 0, 0, "ETMCR[7] stalling the processor on FIFOFULL" },
         { 1u << 9, 0, 0, "ETMCR[9] debug request" },
         { 1u << 13, 0, 1, "ETMCR[13] half-rate clocking (the model gives one record per core cycle)" },
         { 3u << 14, 0, 0, "ETMCR[15:14] context ID tracing (the Cortex-M3 interface has no context ID)" },
@@ -255,6 +255,29 @@ unsigned etm_last_rules(const etm_ctx_t *ctx, etm_rule_t *rules, unsigned max)
 
 static void clear_out(etm_out_t *out) { memset(out, 0, sizeof *out); }
 
+/* FIFOFULL after the cycle: fewer than ETMFFLR bytes free (ETMCR[7]). */
+static void fifofull(etm_ctx_t *ctx, etm_out_t *out)
+{
+    out->fifofull = (uint8_t)(ctx->mode.fifo_depth - ctx->fifo.level_q < ctx->mode.fifofull_level);
+    ctx->st.fifofull_cycles += out->fifofull;
+}
+
+unsigned etm_fifo_level(const etm_ctx_t *ctx) { return ctx->fifo.level_q; }
+
+unsigned etm_port_take(etm_ctx_t *ctx, uint8_t *buf, unsigned max)
+{
+    if (!ctx->mode.v3 || ctx->mode.port_bytes)
+        return 0;
+    unsigned n = 0;
+    uint8_t flag;
+    while (n < max && etm_fifo_peek(&ctx->fifo, 0, &buf[n], &flag)) {
+        etm_fifo_pop(&ctx->fifo);
+        n++;
+    }
+    ctx->st.port_bytes += n;
+    return n;
+}
+
 /* The cycle's bytes into the FIFO (or an overflow), and the port. */
 static void commit_cycle(etm_ctx_t *ctx, const packet_state_t *before, cycle_buf_t *c, etm_out_t *out)
 {
@@ -307,6 +330,7 @@ etm_err_t etm_step(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
     if (!ctx->mode.v3) {
         etm_pipestat_cycle(&ctx->ps, &ctx->mode, in, &fe, &fo, &ctx->fifo, out, &ctx->st);
         out->trigger = fo.trigger;
+        fifofull(ctx, out);
         return nr ? ETM_ERR_RULE : ETM_OK;
     }
     cycle_buf_t c;
@@ -316,6 +340,7 @@ etm_err_t etm_step(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
     etm_packet_cycle(&ctx->pk, &ctx->mode, &fe, &fo, ctx->fifo.level_q == 0, &c, &ctx->st);
     commit_cycle(ctx, &before, &c, out);
     etm_packet_tick(&ctx->pk, &ctx->mode);
+    fifofull(ctx, out);
     return nr ? ETM_ERR_RULE : ETM_OK;
 }
 
@@ -365,11 +390,15 @@ etm_err_t etm_drain(etm_ctx_t *ctx, etm_out_t *out)
         memset(&fo, 0, sizeof fo);
         fo.trace_enable = 1;
         etm_pipestat_cycle(&ctx->ps, &ctx->mode, &ctx->idle_in, &fe, &fo, &ctx->fifo, out, &ctx->st);
+        fifofull(ctx, out);
         return ETM_OK;
     }
-    if (ctx->fifo.level_q == 0)
+    if (ctx->fifo.level_q == 0 || ctx->mode.port_bytes == 0) {
+        out->fifo_level = (uint16_t)ctx->fifo.level_q;
         return ETM_END;
+    }
     etm_fifo_cycle(&ctx->fifo, &ctx->mode, NULL, out);
     ctx->st.port_bytes += out->v3_count;
+    fifofull(ctx, out);
     return ETM_OK;
 }

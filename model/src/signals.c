@@ -48,6 +48,7 @@ const etm_signal_t etm_out_signals[] = {
     OUT(fifo_level, "FIFOLEVEL", 16, 0, "bytes in the FIFO after this cycle"),
     OUT(overflow, "OVERFLOW", 1, 0, "trace lost to a full FIFO this cycle"),
     OUT(trigger, "TRIGGER", 1, 0, "trigger event fired this cycle"),
+    OUT(fifofull, "FIFOFULL", 1, 0, "stall request: fewer than ETMFFLR bytes free (ETMCR[7])"),
 };
 const size_t etm_out_signal_count = sizeof etm_out_signals / sizeof etm_out_signals[0];
 

@@ -46,6 +46,7 @@ typedef struct etm_mode {
     unsigned v1_port_bits; /* ETMv1: 4, 8 or 16 (ETMCR port size) */
     int data_addr;         /* ETMCR[3]: data addresses traced */
     int data_value;        /* ETMCR[2]: data values traced */
+    unsigned fifofull_level; /* ETMCR[7] ? ETMFFLR : 0: FIFOFULL below this many free bytes */
 } etm_mode_t;
 
 /* ---- frontend ------------------------------------------------------------------ */

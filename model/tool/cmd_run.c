@@ -36,6 +36,9 @@ static void summary(const etm_ctx_t *etm, FILE *f)
             (unsigned long long)s->overflows, (unsigned long long)s->bytes_lost, (unsigned long long)s->cycles_lost,
             (unsigned long long)s->exceptions, (unsigned long long)s->triggers, (unsigned long long)s->violations,
             (unsigned long long)s->untraceable);
+    if (etm_get_config(etm)->etmcr & ETM_CR_STALL)
+        fprintf(f, "FIFOFULL asserted in %llu cycles (the core would have stalled)\n",
+                (unsigned long long)s->fifofull_cycles);
     fprintf(f, "packets:");
     for (int k = 0; k < ETM_PKT_KIND_COUNT; k++)
         if (s->packets[k])
@@ -72,6 +75,12 @@ int run_stimulus(const char *path, const source_opts_t *so, const char *const *s
     }
     if (cfg_out)
         *cfg_out = cfg;
+    if (cfg.port_bytes == 0) {
+        fprintf(stderr, "etm: %s: PORT_BYTES=0 is an external port, which needs a caller that takes the bytes at "
+                        "its own clock (etm_port_take, the SystemC sink); give 1, 2, 4 or 8\n", path);
+        source_close(&src);
+        return 2;
+    }
     etm_ctx_t *etm;
     if (etm_create(&etm, &cfg, &d) != ETM_OK) {
         fprintf(stderr, "etm: %s: configuration: %s\n", path, d.msg);
@@ -97,6 +106,8 @@ int run_stimulus(const char *path, const source_opts_t *so, const char *const *s
         const char *n = etm_out_signals[i].name;
         int v1only = !strcmp(n, "PIPESTAT") || !strcmp(n, "TRACEPKT") || !strcmp(n, "TRACESYNC");
         int v3only = !strcmp(n, "V3BYTES");
+        if (!strcmp(n, "FIFOFULL") && !(cfg.etmcr & ETM_CR_STALL))
+            continue; /* only where the configuration can stall the core */
         if ((ETM_V_MAJOR(ver) == 1 && !v3only) || (ETM_V_MAJOR(ver) == 3 && !v1only))
             omask |= 1ull << i;
     }

@@ -55,6 +55,7 @@ typedef struct etm_stats {
     uint64_t exceptions;       /* exception entries traced */
     uint64_t triggers;         /* trigger events */
     uint64_t untraceable;      /* inputs this ETM version cannot express (see docs) */
+    uint64_t fifofull_cycles;  /* cycles with FIFOFULL asserted (ETMCR[7]) */
 } etm_stats_t;
 
 /* Bytes of caller memory for one instance (alignment: that of uint64_t). */
@@ -88,8 +89,20 @@ etm_err_t etm_end(etm_ctx_t *ctx);
 
 /* One more clock edge with no core activity, for what is left to leave the
  * port. Returns ETM_OK when it modelled a cycle (out holds its outputs), ETM_END
- * when nothing was left (out is an idle cycle; no cycle was modelled). */
+ * when nothing was left (out is an idle cycle; no cycle was modelled). With an
+ * external port (PORT_BYTES=0) there is no port to drain through: ETM_END at
+ * once; take the bytes with etm_port_take. */
 etm_err_t etm_drain(etm_ctx_t *ctx, etm_out_t *out);
+
+/* External port (ETMv3 with PORT_BYTES=0): etm_step puts bytes into the FIFO but
+ * nothing leaves it; the caller's port takes up to max bytes, oldest first, at
+ * its own clock (between two etm_step calls, or after etm_end). Bytes a cycle
+ * wrote can be taken as soon as its etm_step has returned. Returns how many were
+ * written to buf (0 when the FIFO is empty, or the port is not external). */
+unsigned etm_port_take(etm_ctx_t *ctx, uint8_t *buf, unsigned max);
+
+/* Bytes held in the FIFO now. */
+unsigned etm_fifo_level(const etm_ctx_t *ctx);
 
 /* Back to the state after etm_ctx_init (statistics cleared). */
 void etm_reset(etm_ctx_t *ctx);

@@ -89,6 +89,7 @@ typedef struct etm_out {
     uint16_t fifo_level; /* bytes held in the FIFO after this cycle */
     uint8_t overflow;   /* 1 in a cycle in which trace was lost to a full FIFO */
     uint8_t trigger;    /* 1 in the cycle the trigger event fires */
+    uint8_t fifofull;   /* FIFOFULL: ETMCR[7] set and fewer than ETMFFLR bytes free after this cycle */
     /* The filter's decisions (not port signals): which cycles and transfers are traced. */
     uint8_t trace_enable; /* TraceEnable: this cycle's instructions are traced */
     uint8_t view_data;  /* ViewData: this cycle's data transfer (DASlot != 0) is traced */
