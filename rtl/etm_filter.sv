@@ -158,6 +158,7 @@ module etm_filter (
   logic        ss_q, ss_d;
   logic        ie_q, ie_d;
   logic        te_insn_q, te_insn_d;
+  logic        seen_insn_q, seen_insn_d;  // an instruction has been seen
   logic [15:0] s_latch_q, s_latch_d;
   logic [7:0]  r_latch_q, r_latch_d;
   logic [3:0]  eice_latch_q, eice_latch_d;
@@ -243,6 +244,7 @@ module etm_filter (
     ie_cur = init_q ? ie_q : (ie_always || exclude);
     ie_d = ie_cur;
     te_insn_d = te_insn_q;
+    seen_insn_d = seen_insn_q;
     s_latch_d = s_latch_q;
     r_latch_d = r_latch_q;
     eice_latch_d = eice_latch_q;
@@ -380,12 +382,15 @@ module etm_filter (
       if (3'(i) < ncnt) zero[i] = cnt_cur[i] == 16'd0;
     end
 
-    // TraceEnable changes only with an instruction.
+    // TraceEnable changes only with an instruction (before the first one: every cycle).
     te = te_insn_q;
-    if (natoms_i != 2'd0) begin
+    if (natoms_i != 2'd0 || !seen_insn_q) begin
       te = (event_true(etmteevr_i[16:0], s_latch_d, r_latch_d, eice_latch_d, zero, ss_cycle) && te_addr) ||
            (entry_i && te_insn_q);
+    end
+    if (natoms_i != 2'd0) begin
       te_insn_d = te;
+      seen_insn_d = 1'b1;
     end
     trace_enable_o = te;
 
@@ -424,6 +429,7 @@ module etm_filter (
       ss_d = ss_q;
       ie_d = ie_q;
       te_insn_d = te_insn_q;
+      seen_insn_d = seen_insn_q;
       s_latch_d = s_latch_q;
       r_latch_d = r_latch_q;
       eice_latch_d = eice_latch_q;
@@ -444,6 +450,7 @@ module etm_filter (
       ss_q         <= 1'b0;
       ie_q         <= 1'b0;
       te_insn_q    <= 1'b0;
+      seen_insn_q  <= 1'b0;
       s_latch_q    <= '0;
       r_latch_q    <= '0;
       eice_latch_q <= '0;
@@ -456,6 +463,7 @@ module etm_filter (
       ss_q         <= ss_d;
       ie_q         <= ie_d;
       te_insn_q    <= te_insn_d;
+      seen_insn_q  <= seen_insn_d;
       s_latch_q    <= s_latch_d;
       r_latch_q    <= r_latch_d;
       eice_latch_q <= eice_latch_d;

@@ -126,7 +126,7 @@ module etm_pipestat (
   logic        try_push;
   // What the push commits when it fits.
   logic [2:0]  p_status;
-  logic        p_data_addr, p_branch, p_full;
+  logic        p_data_addr, p_branch, p_full, p_restart;
   logic [31:0] p_last_daddr, p_a;
   logic [3:0]  p_apo;
   logic [7:0]  pn;
@@ -263,6 +263,7 @@ module etm_pipestat (
     try_push = 1'b0;
     p_status = etm_pkg::PsIE;
     p_data_addr = 1'b0;
+    p_restart = 1'b0;
     p_branch = 1'b0;
     p_full = 1'b0;
     p_last_daddr = last_daddr_q;
@@ -292,6 +293,12 @@ module etm_pipestat (
       resolve(1'b0, 32'd0);
       for (int i = 0; i < Q; i++) begin
         if (4'(i) < len) begin
+          // A transfer or value the trace ended before: the instruction goes
+          // out without its data.
+          if (has_data_d[idx(head, 4'(i))] && (!data_done_d[idx(head, 4'(i))] ||
+                                              nwait_d[idx(head, 4'(i))] != 8'd0)) begin
+            has_data_d[idx(head, 4'(i))] = 1'b0;
+          end
           data_done_d[idx(head, 4'(i))] = 1'b1;
           nwait_d[idx(head, 4'(i))] = 8'd0;
         end
@@ -332,7 +339,6 @@ module etm_pipestat (
             reason_e_d[k] = reason;
             target_d[k] = addr0_i;
             active = 1'b1;
-            full_daddr = 1'b1;
           end
         end else begin
           resolve(target0_i || entry_i || ret_i, addr0_i);
@@ -353,12 +359,13 @@ module etm_pipestat (
 
       // data_address(): after the cycle's instructions.
       // With data trace off nothing is gathered: a load is IE, a load to the PC BE.
-      if (das != 2'd0 && active && (data_addr_i || data_value_i)) begin
+      if (das != 2'd0 && (data_addr_i || data_value_i)) begin
         found = 1'b0;
         if (nseq) begin
-          // First transfer of an instruction: the newest one, if ViewData is
-          // active for it (an LSM's data all or none).
-          if (open && view_data_i && len != 4'd0) begin
+          // First transfer of an instruction: the newest one, if trace is on and
+          // ViewData is active for it (an LSM's data all or none). The later
+          // transfers of a traced instruction are gathered after trace turns off.
+          if (active && open && view_data_i && len != 4'd0) begin
             found = 1'b1;
             k = idx(head, len - 4'd1);
             owner_valid = 1'b1;
@@ -400,6 +407,7 @@ module etm_pipestat (
                    (!has_data_d[kk] || (data_done_d[kk] && nwait_d[kk] == 8'd0))) begin
         // output_entry(): the head entry's status and packets.
         try_push = 1'b1;
+        p_restart = restart_d[kk];
         data = !restart_d[kk] && has_data_d[kk];
         branch = restart_d[kk] || branch_d[kk];
         if (restart_d[kk]) p_status = etm_pkg::PsBE;
@@ -515,6 +523,8 @@ module etm_pipestat (
             last_daddr_d = p_last_daddr;
             full_daddr_d = 1'b0;
           end
+          // The first data address after a restart is full (in output order).
+          if (p_restart) full_daddr_d = 1'b1;
           if (p_branch) begin
             last_baddr_d = p_a;
             if (p_full) since_full_d = 32'd0;

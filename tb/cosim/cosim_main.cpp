@@ -9,7 +9,7 @@
  *             [--fold PCT] [--sleep PERMILLE] [--data] [--triggers]
  *             [--vectors FILE] [--vcd FILE] [--allow-violations]
  *             [--require BIN]... [--waves FILE | +trace] [--window N] [--quiet]
- *             [--inject CYCLE]
+ *             [--random-filter SEED] [--inject CYCLE]
  *
  * --inject CYCLE is the harness's self-test: the RTL alone gets a corrupted
  * input in that cycle, and the run must fail there.
@@ -34,6 +34,7 @@
 
 #include "etm/decode_v3.h"
 #include "etm/etm.h"
+#include "cosim_filter.h"
 #include "rtl_io.h"
 
 namespace {
@@ -51,6 +52,7 @@ struct Options {
     bool trace_all = false;
     bool allow_violations = false;
     bool quiet = false;
+    bool random_filter = false;
     uint64_t inject = UINT64_MAX; /* self-test: the RTL gets a corrupted input in this cycle */
     unsigned window = 32;
     std::vector<std::string> require;
@@ -63,7 +65,8 @@ int usage()
                  "                 [--shard I/N] [--long] [--issue-width 2] [--irq-period N] [--max-intnum N]\n"
                  "                 [--stall PCT] [--fold PCT] [--sleep PERMILLE] [--data] [--triggers]\n"
                  "                 [--vectors FILE] [--vcd FILE] [--allow-violations] [--require BIN]...\n"
-                 "                 [--waves FILE | +trace] [--window N] [--quiet]\n");
+                 "                 [--waves FILE | +trace] [--window N] [--quiet] [--random-filter SEED]\n"
+                 "                 [--inject CYCLE]\n");
     return 2;
 }
 
@@ -418,6 +421,9 @@ private:
             cov_->hit("overflow-cycles");
         if (o.trigger)
             cov_->hit("trigger");
+        cov_->hit(o.trace_enable ? "te-on-cycles" : "te-off-cycles");
+        if (o.view_data)
+            cov_->hit("view-data-cycles");
         if (viol)
             cov_->hit("violation-cycles");
         if (in.ivalid && in.intstat == ETM_INTSTAT_ENTRY) {
@@ -456,6 +462,8 @@ std::vector<std::string> targeted_bins(const Options &o)
     bool gen = o.vectors.empty() && o.vcd.empty();
     if (!gen || o.cycles < 100000)
         return t;
+    if (o.random_filter) /* the filter may keep trace off most of the time */
+        return { "te-on-cycles" };
     if (v3) {
         t.insert(t.end(), { "pkt-f1", "pkt-branch", "pkt-async", "sync-reason-trace-on" });
         t.push_back(ca ? "pkt-isync-cc" : "pkt-isync");
@@ -496,6 +504,7 @@ int main(int argc, char **argv)
     etm_gen_params_default(&o.gen);
     std::vector<std::string> sets;
     std::string config_file, preset;
+    uint64_t filter_seed = 0;
     bool long_mode = false, cycles_given = false;
     for (int i = 1; i < argc; i++) {
         std::string a = argv[i];
@@ -555,6 +564,8 @@ int main(int argc, char **argv)
             o.trace_all = true;
         else if (a == "--window")
             o.window = (unsigned)std::strtoul(take(), nullptr, 0);
+        else if (a == "--random-filter")
+            filter_seed = std::strtoull(take(), nullptr, 0);
         else if (a == "--inject")
             o.inject = std::strtoull(take(), nullptr, 0);
         else if (a == "--quiet")
@@ -595,6 +606,17 @@ int main(int argc, char **argv)
     for (const std::string &s : sets)
         if (!parse_set(&o.cfg, s.c_str()))
             return 2;
+    o.random_filter = filter_seed != 0;
+    if (filter_seed) {
+        if (!cosim::random_filter(&o.cfg, filter_seed)) {
+            std::fprintf(stderr, "--random-filter %" PRIu64 ": no accepted programming found\n", filter_seed);
+            return 2;
+        }
+        if (!o.quiet) {
+            std::printf("filter programming (--random-filter %" PRIu64 "):\n", filter_seed);
+            etm_config_write(&o.cfg, stdout, "  ");
+        }
+    }
     if (o.gen.issue_width == 2)
         o.cfg.issue_width = 2;
     o.gen.issue_width = o.cfg.issue_width;
