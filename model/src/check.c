@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "etm/dataslot.h"
+
 static const char *const rule_names[ETM_RULE_COUNT] = {
 #define ETM_X_NAME(name, text) #name,
     ETM_RULE_LIST(ETM_X_NAME)
@@ -45,6 +47,22 @@ static void hit(hits_t *h, etm_rule_t r)
     h->n++;
     h->c->counts[r]++;
     h->c->total++;
+}
+
+/* DABLSel of a transfer at da: a contiguous run of lanes that starts at lane
+ * da[2:0] and stays within one 32-bit word. */
+static int blsel_valid(uint32_t da, unsigned lanes)
+{
+    unsigned lo = da & 7u;
+    if (!lanes || !((lanes >> lo) & 1u) || (lanes & ((1u << lo) - 1u)))
+        return 0;
+    unsigned run = lanes >> lo;
+    if (run & (run + 1u)) /* not of the form 0..01..1 */
+        return 0;
+    unsigned hi = lo;
+    while ((lanes >> (hi + 1)) & 1u)
+        hi++;
+    return (lo < 4) == (hi < 4);
 }
 
 unsigned etm_check_step(etm_check_t *c, const etm_in_t *in, etm_rule_t *fired, unsigned max)
@@ -101,11 +119,17 @@ unsigned etm_check_step(etm_check_t *c, const etm_in_t *in, etm_rule_t *fired, u
 
     /* Data value: belongs to the outstanding address of its slot from an earlier
      * cycle. The value is checked before this cycle's address is recorded. */
+    if (in->ivalid)
+        c->insn_q = 1; /* an instruction comes before its transfer in the same cycle */
     unsigned dds = ETM_DDCTL_SLOT(in->ddctl);
     if (dds) {
         if (!c->pend_q[dds]) {
-            unsigned das = ETM_DACTL_SLOT(in->dactl);
-            hit(&h, das == dds ? ETM_RULE_DD_SAME_CYCLE : ETM_RULE_DD_WITHOUT_ADDRESS);
+            hit(&h, ETM_DACTL_SLOT(in->dactl) == dds ? ETM_RULE_DD_SAME_CYCLE : ETM_RULE_DD_WITHOUT_ADDRESS);
+        } else {
+            if (c->cycle - c->pend_cyc_q[dds] < 2)
+                hit(&h, ETM_RULE_DD_TOO_SOON);
+            if (ETM_DDCTL_STREX_FAIL(in->ddctl) && !c->pend_write_q[dds])
+                hit(&h, ETM_RULE_DD_FAIL_NOT_STORE);
         }
         c->pend_q[dds] = 0;
     }
@@ -113,27 +137,58 @@ unsigned etm_check_step(etm_check_t *c, const etm_in_t *in, etm_rule_t *fired, u
     /* Data address sequencing. */
     unsigned das = ETM_DACTL_SLOT(in->dactl);
     if (das) {
-        unsigned last = ETM_DACTL_LAST(in->dactl);
+        uint32_t ctl = in->dactl;
+        unsigned last = ETM_DACTL_LAST(ctl), n = etm_dslot_lanes(ctl);
+        int cprt = (int)ETM_DACTL_CPRT(ctl);
+        int lanes_ok = cprt || blsel_valid(in->da, ETM_DACTL_BLSEL(ctl));
+        uint8_t write;
+        if (!lanes_ok)
+            hit(&h, ETM_RULE_DA_BLSEL_INVALID);
         if (c->unal_q) {
             /* Second half: only DALast is meaningful (table 15-5). */
-            if (ETM_DACTL_UNALIGNED(in->dactl))
+            if (ETM_DACTL_UNALIGNED(ctl))
                 hit(&h, ETM_RULE_DA_UNALIGNED_SECOND_HALF);
             if (last != c->unal_last_q)
                 hit(&h, ETM_RULE_DA_UNALIGNED_LAST_MISMATCH);
+            if (lanes_ok && ((in->da & 3u) || in->da != (c->unal_da_q & ~3u) + 4 || c->unal_n_q + n > 4))
+                hit(&h, ETM_RULE_DA_UNALIGNED_SPLIT);
+            write = c->unal_write_q;
             c->unal_q = 0;
             c->first_q = (uint8_t)last;
         } else {
-            if (c->first_q && !ETM_DACTL_NSEQ(in->dactl))
-                hit(&h, ETM_RULE_DA_FIRST_WITHOUT_NSEQ);
-            if (ETM_DACTL_UNALIGNED(in->dactl)) {
+            unsigned nseq = ETM_DACTL_NSEQ(ctl), unal = ETM_DACTL_UNALIGNED(ctl);
+            if (c->first_q) {
+                if (!nseq)
+                    hit(&h, ETM_RULE_DA_FIRST_WITHOUT_NSEQ);
+                if (!c->insn_q)
+                    hit(&h, ETM_RULE_DA_FIRST_WITHOUT_INSN);
+                c->insn_q = 0;
+            } else if (!nseq && in->da != c->prev_da_q + 4) {
+                hit(&h, ETM_RULE_DA_NOT_SEQUENTIAL);
+            }
+            if (cprt && (!c->first_q || !nseq || !last || unal))
+                hit(&h, ETM_RULE_DA_CPRT_NOT_SINGLE);
+            if (!cprt && lanes_ok && ETM_DACTL_ROT(ctl) != etm_dslot_rotation(in->da, n, (int)ETM_DACTL_SWIZZLE(ctl)))
+                hit(&h, ETM_RULE_DA_ROT_MISMATCH);
+            write = (uint8_t)ETM_DACTL_WRITE(ctl);
+            if (unal) {
+                /* The first half runs to the end of its word, and is not all of it. */
+                if (lanes_ok && !cprt && ((in->da & 3u) == 0 || (in->da & 3u) + n != 4))
+                    hit(&h, ETM_RULE_DA_UNALIGNED_SPLIT);
                 c->unal_q = 1;
                 c->unal_last_q = (uint8_t)last;
+                c->unal_da_q = in->da;
+                c->unal_n_q = (uint8_t)n;
+                c->unal_write_q = write;
                 c->first_q = 0;
             } else {
                 c->first_q = (uint8_t)last;
             }
         }
+        c->prev_da_q = in->da;
         c->pend_q[das] = 1;
+        c->pend_cyc_q[das] = c->cycle;
+        c->pend_write_q[das] = write;
     }
 
     c->cycle++;

@@ -198,10 +198,27 @@ static void test_slot1(void)
     CHECK_EQ(step(&in), 0);
 }
 
-/* DACTL value from fields. */
+/* ETMDACTL from fields: a little-endian word at a word address unless the
+ * lanes and rotation are given. */
+static uint32_t dactl_full(unsigned slot, unsigned nseq, unsigned last, unsigned unaligned, unsigned lanes,
+                           unsigned rot, unsigned swz, unsigned write, unsigned cprt)
+{
+    return (uint32_t)(slot | write << 2 | (lanes & 0xFFu) << 3 | unaligned << 11 | (rot & 3u) << 12 | swz << 14 |
+                      cprt << 15 | last << 16 | nseq << 17);
+}
+
 static uint32_t dactl(unsigned slot, unsigned nseq, unsigned last, unsigned unaligned)
 {
-    return (uint32_t)(slot | (unaligned << 11) | (last << 16) | (nseq << 17));
+    return dactl_full(slot, nseq, last, unaligned, 0x0F, 0, 0, 0, 0);
+}
+
+/* A cycle with an instruction and the first transfer of its data (a word at da). */
+static etm_in_t load(uint32_t ia, unsigned slot, unsigned last, uint32_t da)
+{
+    etm_in_t in = insn(ia);
+    in.dactl = dactl_full(slot, 1, last, 0, 0x0Fu << (da & 4), 0, 0, 0, 0);
+    in.da = da;
+    return in;
 }
 
 static void test_data(void)
@@ -212,38 +229,74 @@ static void test_data(void)
     in.ddctl = 3;
     CHECK_EQ(step(&in), R(DD_WITHOUT_ADDRESS));
     /* Address and value in the same cycle. */
-    in = idle();
-    in.dactl = dactl(3, 1, 1, 0);
+    in = load(0x100, 3, 1, 0x20000000);
     in.ddctl = 3;
     CHECK_EQ(step(&in), R(DD_SAME_CYCLE));
-    /* That address is now outstanding: its value next cycle is fine. */
+    /* That address is now outstanding, but a value in the very next cycle is
+     * too soon ("not returned for at least two cycles after the address"). */
     in = idle();
     in.ddctl = 3;
-    CHECK_EQ(step(&in), 0);
+    CHECK_EQ(step(&in), R(DD_TOO_SOON));
     /* ... and consumed: a second value is not. */
     CHECK_EQ(step(&in), R(DD_WITHOUT_ADDRESS));
-    /* Values on other slots are matched by slot number; a value for an older
-     * address of a slot may come in the cycle a new address of it arrives. */
-    in = idle();
-    in.dactl = dactl(1, 1, 0, 0);
-    CHECK_EQ(step(&in), 0);
-    in.dactl = dactl(2, 0, 1, 0);
+    /* Two cycles later is fine. */
+    in = load(0x102, 2, 1, 0x20000004);
     CHECK_EQ(step(&in), 0);
     in = idle();
+    CHECK_EQ(step(&in), 0);
     in.ddctl = 2;
     CHECK_EQ(step(&in), 0);
-    in.ddctl = 1;
-    in.dactl = dactl(1, 1, 1, 0);
+    /* Values on other slots are matched by slot number; a value for an older
+     * address of a slot may come in the cycle a new address of it arrives. */
+    in = insn(0x104);
+    in.dactl = dactl(1, 1, 0, 0);
+    in.da = 0x20000010;
+    CHECK_EQ(step(&in), 0);
+    in = idle();
+    in.dactl = dactl_full(2, 0, 1, 0, 0xF0, 0, 0, 0, 0);
+    in.da = 0x20000014;
     CHECK_EQ(step(&in), 0);
     in = idle();
     in.ddctl = 1;
     CHECK_EQ(step(&in), 0);
-    /* STREX-failed and imprecise-abort qualifiers do not change the matching. */
+    in = load(0x106, 1, 1, 0x20000020);
+    in.ddctl = 2;
+    CHECK_EQ(step(&in), 0);
     in = idle();
-    in.dactl = dactl(3, 1, 1, 0);
+    CHECK_EQ(step(&in), 0);
+    in.ddctl = 1;
+    CHECK_EQ(step(&in), 0);
+    /* Slot 3 (DASlot b11) is a slot like the others. */
+    in = load(0x108, 3, 1, 0x20000030);
+    CHECK_EQ(step(&in), 0);
+    in = idle();
+    CHECK_EQ(step(&in), 0);
+    in.ddctl = 3;
+    CHECK_EQ(step(&in), 0);
+    /* Store-exclusive failed and imprecise abort do not change the matching;
+     * a failed store exclusive must be a store. */
+    in = load(0x10A, 3, 1, 0x20000040);
+    in.dactl |= 1u << 2; /* DAWrite */
     step(&in);
     in = idle();
+    step(&in);
     in.ddctl = 3 | 4 | 8;
+    CHECK_EQ(step(&in), 0);
+    in = load(0x10C, 3, 1, 0x20000040);
+    step(&in);
+    in = idle();
+    step(&in);
+    in.ddctl = 3 | 4;
+    CHECK_EQ(step(&in), R(DD_FAIL_NOT_STORE));
+    in = load(0x10E, 3, 1, 0x20000040);
+    step(&in);
+    in = idle();
+    step(&in);
+    in.ddctl = 3 | 8; /* an imprecise abort may come on a load's slot */
+    CHECK_EQ(step(&in), 0);
+    /* The qualifiers mean nothing without a slot. */
+    in = idle();
+    in.ddctl = 4 | 8;
     CHECK_EQ(step(&in), 0);
 }
 
@@ -251,47 +304,201 @@ static void test_data_sequence(void)
 {
     reset(1);
     etm_in_t in = idle();
-    /* The very first transfer is the first of an instruction. */
+    /* The very first transfer is the first of an instruction: DANSeq, and an
+     * instruction before it. */
+    in = insn(0x100);
     in.dactl = dactl(3, 0, 1, 0);
+    in.da = 0x20000000;
     CHECK_EQ(step(&in), R(DA_FIRST_WITHOUT_NSEQ));
-    /* LDM of three words: NSeq on the first, Last on the third. */
     reset(1);
-    in.dactl = dactl(3, 1, 0, 0);
+    in = idle();
+    in.dactl = dactl(3, 1, 1, 0);
+    in.da = 0x20000000;
+    CHECK_EQ(step(&in), R(DA_FIRST_WITHOUT_INSN));
+    /* An instruction in an earlier cycle will do (the transfer belongs to it)... */
+    reset(1);
+    in = insn(0x100);
     CHECK_EQ(step(&in), 0);
-    in.dactl = dactl(3, 0, 0, 0);
+    in = idle();
     CHECK_EQ(step(&in), 0);
-    in.dactl = dactl(3, 0, 1, 0);
+    in.dactl = dactl(3, 1, 1, 0);
+    in.da = 0x20000000;
+    CHECK_EQ(step(&in), 0);
+    /* ... but not for a second data instruction. */
+    in = idle();
+    in.dactl = dactl(3, 1, 1, 0);
+    in.da = 0x20000008;
+    CHECK_EQ(step(&in), R(DA_FIRST_WITHOUT_INSN));
+    /* LDM of three words: NSeq on the first, Last on the third, each the word
+     * after the one before. */
+    reset(1);
+    in = load(0x100, 3, 0, 0x20000008);
+    CHECK_EQ(step(&in), 0);
+    in = idle();
+    in.dactl = dactl_full(1, 0, 0, 0, 0xF0, 0, 0, 0, 0);
+    in.da = 0x2000000C;
+    CHECK_EQ(step(&in), 0);
+    in.dactl = dactl(2, 0, 1, 0);
+    in.da = 0x20000010;
     CHECK_EQ(step(&in), 0);
     /* The next instruction's first transfer needs NSeq. */
-    in.dactl = dactl(3, 0, 1, 0);
+    in = load(0x102, 3, 1, 0x20000000);
+    in.dactl &= ~(1u << 17);
     CHECK_EQ(step(&in), R(DA_FIRST_WITHOUT_NSEQ));
+    /* A later transfer without NSeq that is not the next word. */
+    in = load(0x104, 3, 0, 0x20000000);
+    CHECK_EQ(step(&in), 0);
+    in = idle();
+    in.dactl = dactl(1, 0, 1, 0);
+    in.da = 0x20000008;
+    CHECK_EQ(step(&in), R(DA_NOT_SEQUENTIAL));
+    /* LDM with the PC loaded first, and SWP: the out-of-sequence second
+     * transfer asserts NSeq. */
+    in = load(0x106, 3, 0, 0x20000018);
+    CHECK_EQ(step(&in), 0);
+    in = idle();
+    in.dactl = dactl(1, 1, 0, 0);
+    in.da = 0x20000010;
+    CHECK_EQ(step(&in), 0);
+    in.dactl = dactl_full(2, 0, 1, 0, 0xF0, 0, 0, 0, 0);
+    in.da = 0x20000014;
+    CHECK_EQ(step(&in), 0);
+    in = load(0x108, 3, 0, 0x20000020);
+    CHECK_EQ(step(&in), 0);
+    in = idle();
+    in.dactl = dactl_full(1, 1, 1, 0, 0x0F, 0, 0, 1, 0);
+    in.da = 0x20000020;
+    CHECK_EQ(step(&in), 0);
     /* Cycles without transfers do not matter. */
     in = idle();
     CHECK_EQ(step(&in), 0);
-    /* Unaligned LDR: two halves, DALast on both; the second half is not a new
-     * instruction's first transfer, and its DANSeq is not checked. */
-    in.dactl = dactl(3, 1, 1, 1);
+    /* Unaligned LDR at ...1: lanes 1-3 rotated by 1, then lane 4; DALast on
+     * both; the second half is not a new instruction's first transfer, and its
+     * DANSeq, DARot and DASwizzle are not checked. */
+    in = insn(0x10A);
+    in.dactl = dactl_full(3, 1, 1, 1, 0x0E, 1, 0, 0, 0);
+    in.da = 0x20000001;
     CHECK_EQ(step(&in), 0);
-    in.dactl = dactl(3, 0, 1, 0);
-    CHECK_EQ(step(&in), 0);
-    in.dactl = dactl(3, 1, 1, 0);
+    in = idle();
+    in.dactl = dactl_full(1, 1, 1, 0, 0x10, 3, 1, 0, 0);
+    in.da = 0x20000004;
     CHECK_EQ(step(&in), 0);
     /* Second half with DAUnaligned again. */
-    in.dactl = dactl(3, 1, 1, 1);
+    in = insn(0x10C);
+    in.dactl = dactl_full(3, 1, 1, 1, 0x0E, 1, 0, 0, 0);
+    in.da = 0x20000001;
     CHECK_EQ(step(&in), 0);
-    in.dactl = dactl(3, 0, 1, 1);
+    in = idle();
+    in.dactl = dactl_full(1, 0, 1, 1, 0x10, 0, 0, 0, 0);
+    in.da = 0x20000004;
     CHECK_EQ(step(&in), R(DA_UNALIGNED_SECOND_HALF));
     /* DALast differing between halves. */
     reset(1);
-    in.dactl = dactl(3, 1, 1, 1);
+    in = insn(0x100);
+    in.dactl = dactl_full(3, 1, 1, 1, 0x0E, 1, 0, 0, 0);
+    in.da = 0x20000001;
     CHECK_EQ(step(&in), 0);
-    in.dactl = dactl(3, 0, 0, 0);
+    in = idle();
+    in.dactl = dactl_full(1, 0, 0, 0, 0x10, 0, 0, 0, 0);
+    in.da = 0x20000004;
     CHECK_EQ(step(&in), R(DA_UNALIGNED_LAST_MISMATCH));
+    /* Halves that are not the two sides of a word boundary: a second half
+     * elsewhere, a first half that stops short of its word's end, an aligned
+     * word called unaligned, five bytes in all. */
+    reset(1);
+    in = insn(0x100);
+    in.dactl = dactl_full(3, 1, 1, 1, 0x0E, 1, 0, 0, 0);
+    in.da = 0x20000001;
+    CHECK_EQ(step(&in), 0);
+    in = idle();
+    in.dactl = dactl_full(1, 0, 1, 0, 0x01, 0, 0, 0, 0);
+    in.da = 0x20000008;
+    CHECK_EQ(step(&in), R(DA_UNALIGNED_SPLIT));
+    in = insn(0x102);
+    in.dactl = dactl_full(3, 1, 1, 1, 0x06, 1, 0, 0, 0);
+    in.da = 0x20000001;
+    CHECK_EQ(step(&in), R(DA_UNALIGNED_SPLIT));
+    in = idle();
+    in.dactl = dactl_full(1, 0, 1, 0, 0x10, 0, 0, 0, 0);
+    in.da = 0x20000004;
+    CHECK_EQ(step(&in), 0);
+    in = insn(0x104);
+    in.dactl = dactl_full(3, 1, 1, 1, 0x0F, 0, 0, 0, 0);
+    in.da = 0x20000000;
+    CHECK_EQ(step(&in), R(DA_UNALIGNED_SPLIT));
+    in = idle();
+    in.dactl = dactl_full(1, 0, 1, 0, 0x10, 0, 0, 0, 0);
+    in.da = 0x20000004;
+    CHECK_EQ(step(&in), R(DA_UNALIGNED_SPLIT)); /* 4 + 1 bytes */
+    in = insn(0x106);
+    in.dactl = dactl_full(3, 1, 1, 1, 0x0E, 1, 0, 0, 0);
+    in.da = 0x20000001;
+    CHECK_EQ(step(&in), 0);
+    in = idle();
+    in.dactl = dactl_full(1, 0, 1, 0, 0x30, 0, 0, 0, 0);
+    in.da = 0x20000004;
+    CHECK_EQ(step(&in), R(DA_UNALIGNED_SPLIT));
     /* Fields other than DASlot are ignored while DASlot is 0. */
     reset(1);
     in = idle();
     in.dactl = 0x3fffc;
     CHECK_EQ(step(&in), 0);
+}
+
+static void test_data_lanes(void)
+{
+    /* DABLSel: the bytes of the access, from lane DA[2:0], within one word. */
+    static const struct { uint32_t da; unsigned lanes, rot; int ok; } cases[] = {
+        { 0x20000000, 0x0F, 0, 1 }, { 0x20000004, 0xF0, 0, 1 }, { 0x20000002, 0x0C, 2, 1 },
+        { 0x20000007, 0x80, 3, 1 }, { 0x20000005, 0x20, 1, 1 }, { 0x20000001, 0x06, 1, 1 },
+        { 0x20000000, 0x00, 0, 0 }, /* nothing selected */
+        { 0x20000000, 0x0E, 0, 0 }, /* does not start at DA's lane */
+        { 0x20000000, 0x0B, 0, 0 }, /* not contiguous */
+        { 0x20000002, 0x3C, 2, 0 }, /* crosses into the next word */
+        { 0x20000000, 0xFF, 0, 0 }, /* a doubleword: two transfers, one per word */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        reset(1);
+        etm_in_t in = insn(0x100);
+        in.dactl = dactl_full(1, 1, 1, 0, cases[i].lanes, cases[i].rot, 0, 0, 0);
+        in.da = cases[i].da;
+        CHECK_EQ(step(&in), cases[i].ok ? 0 : R(DA_BLSEL_INVALID));
+    }
+    /* DARot: little-endian the byte offset, big-endian (4 - offset - bytes) mod 4. */
+    static const struct { uint32_t da; unsigned lanes, rot, swz; int ok; } rots[] = {
+        { 0x20000002, 0x0C, 2, 0, 1 }, { 0x20000002, 0x0C, 0, 0, 0 }, { 0x20000002, 0x0C, 0, 1, 1 },
+        { 0x20000002, 0x0C, 2, 1, 0 }, { 0x20000001, 0x02, 2, 1, 1 }, { 0x20000001, 0x02, 1, 0, 1 },
+        { 0x20000004, 0x30, 2, 1, 1 }, { 0x20000004, 0xF0, 0, 1, 1 }, { 0x20000004, 0xF0, 1, 0, 0 },
+    };
+    for (size_t i = 0; i < sizeof rots / sizeof rots[0]; i++) {
+        reset(1);
+        etm_in_t in = insn(0x100);
+        in.dactl = dactl_full(2, 1, 1, 0, rots[i].lanes, rots[i].rot, rots[i].swz, 0, 0);
+        in.da = rots[i].da;
+        CHECK_EQ(step(&in), rots[i].ok ? 0 : R(DA_ROT_MISMATCH));
+    }
+    /* A CPRT has no address: lanes and rotation are not checked, but it is its
+     * instruction's only transfer. */
+    reset(1);
+    etm_in_t in = insn(0x100);
+    in.dactl = dactl_full(1, 1, 1, 0, 0, 3, 0, 0, 1);
+    in.da = 0;
+    CHECK_EQ(step(&in), 0);
+    in = insn(0x102);
+    in.dactl = dactl_full(1, 1, 0, 0, 0, 0, 0, 0, 1);
+    CHECK_EQ(step(&in), R(DA_CPRT_NOT_SINGLE));
+    in = idle();
+    in.dactl = dactl_full(2, 0, 1, 0, 0xF0, 0, 0, 0, 0);
+    in.da = 4;
+    CHECK_EQ(step(&in), 0);
+    in = insn(0x104);
+    in.dactl = dactl(1, 1, 0, 0);
+    in.da = 0x20000000;
+    CHECK_EQ(step(&in), 0);
+    in = idle();
+    in.dactl = dactl_full(2, 0, 1, 0, 0, 0, 0, 0, 1);
+    in.da = 0x20000004;
+    CHECK_EQ(step(&in), R(DA_CPRT_NOT_SINGLE));
 }
 
 static void test_counts(void)
@@ -319,6 +526,7 @@ int main(void)
     test_slot1();
     test_data();
     test_data_sequence();
+    test_data_lanes();
     test_counts();
     return test_report("test_check");
 }

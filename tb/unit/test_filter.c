@@ -91,13 +91,14 @@ static etm_in_t dwt(etm_in_t in, unsigned n, int pc)
 }
 
 /* A data transfer on the data slot interface: the bytes [da, da+bytes) within
- * one doubleword; first: DANSeq, last: DALast. */
+ * one word, little-endian (DARot = da[1:0]); first: DANSeq, last: DALast. */
 static etm_in_t xfer(etm_in_t in, uint32_t da, unsigned bytes, int write, int first, int last)
 {
     static unsigned slot;
     slot = slot % 3 + 1;
     unsigned lanes = ((1u << bytes) - 1u) << (da & 7);
-    in.dactl = slot | (unsigned)write << 2 | (lanes & 0xff) << 3 | (unsigned)last << 16 | (unsigned)first << 17;
+    in.dactl = slot | (unsigned)write << 2 | (lanes & 0xff) << 3 | (da & 3u) << 12 | (unsigned)last << 16 |
+               (unsigned)first << 17;
     in.da = da;
     in.dvalid = 1;
     return in;

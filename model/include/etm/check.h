@@ -47,7 +47,23 @@ extern "C" {
       "a data value belongs to an address from an earlier cycle, never to one of the same cycle")         \
     X(DA_FIRST_WITHOUT_NSEQ, "the first transfer of an instruction (after DALast) must assert DANSeq")   \
     X(DA_UNALIGNED_SECOND_HALF, "the transfer after DAUnaligned is its second half: DAUnaligned=0")      \
-    X(DA_UNALIGNED_LAST_MISMATCH, "DALast must be the same on both halves of an unaligned access")
+    X(DA_UNALIGNED_LAST_MISMATCH, "DALast must be the same on both halves of an unaligned access")      \
+    X(DD_TOO_SOON, "a data value is not returned for at least two cycles after its address")              \
+    X(DD_FAIL_NOT_STORE, "store-exclusive failed (ETMDDCTL[2]) on a value whose address is not a store")   \
+    X(DA_FIRST_WITHOUT_INSN,                                                                              \
+      "the first transfer of a data instruction comes with or after that instruction (ETMIVALID); "       \
+      "two instructions' transfers need two instructions")                                                \
+    X(DA_BLSEL_INVALID,                                                                                   \
+      "DABLSel must select the bytes of the access: a contiguous run of lanes from lane DA[2:0] within "   \
+      "one word")                                                                                         \
+    X(DA_ROT_MISMATCH,                                                                                    \
+      "DARot must bring the access's bytes to the bottom of the register: DA[1:0] little-endian, "        \
+      "(4 - DA[1:0] - bytes) mod 4 big-endian (DASwizzle)")                                               \
+    X(DA_NOT_SEQUENTIAL, "a later transfer without DANSeq must be at the word after the previous transfer") \
+    X(DA_UNALIGNED_SPLIT,                                                                                 \
+      "the halves of an unaligned access are the bytes to the end of a word and the bytes from the start " \
+      "of the next word, at most 4 in all")                                                               \
+    X(DA_CPRT_NOT_SINGLE, "a CPRT (DACPRT) is the only transfer of its instruction: DANSeq and DALast, not unaligned")
 
 typedef enum etm_rule {
 #define ETM_X_RULE(name, text) ETM_RULE_##name,
@@ -73,6 +89,14 @@ typedef struct etm_check {
     uint8_t first_q;     /* the next transfer is the first of an instruction */
     uint8_t unal_q;      /* the next transfer is the second half of an unaligned access */
     uint8_t unal_last_q; /* DALast of that first half */
+    uint8_t insn_q;      /* an instruction came since the last first transfer */
+    /* Per data slot: the cycle of the waiting address and whether it is a store. */
+    uint64_t pend_cyc_q[4];
+    uint8_t pend_write_q[4];
+    uint32_t prev_da_q;  /* address of the last transfer */
+    uint32_t unal_da_q;  /* first half of an unaligned access: its address, */
+    uint8_t unal_n_q;    /*   bytes */
+    uint8_t unal_write_q;/*   and DAWrite */
 } etm_check_t;
 
 void etm_check_init(etm_check_t *c, const etm_config_t *cfg);

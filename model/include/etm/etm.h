@@ -4,6 +4,7 @@
 
 #include "etm/check.h"
 #include "etm/config.h"
+#include "etm/dataslot.h"
 #include "etm/error.h"
 #include "etm/gen.h"
 #include "etm/model.h"
