@@ -198,6 +198,56 @@ static void classify_a32(uint32_t w, uint32_t addr, etm_v3_insn_t *o)
     }
 }
 
+/* Loads and stores of memory (ARM ARM A6.2.4, A6.3.5-A6.3.11, A5.3, A5.5). PLD
+ * and PLI count as loads; coprocessor register transfers (MCR, MRC) do not
+ * touch memory and are not data instructions here. */
+static int ls_t16(uint32_t hw)
+{
+    if ((hw & 0xF800u) == 0x4800u)
+        return ETM_V3_LS_LOAD; /* LDR (literal) */
+    if ((hw & 0xF000u) == 0x5000u)
+        return ((hw >> 9) & 7u) >= 3u ? ETM_V3_LS_LOAD : ETM_V3_LS_STORE; /* register offset */
+    if ((hw & 0xE000u) == 0x6000u || (hw & 0xF000u) == 0x8000u || (hw & 0xF000u) == 0x9000u ||
+        (hw & 0xF000u) == 0xC000u)
+        return (hw & 0x0800u) ? ETM_V3_LS_LOAD : ETM_V3_LS_STORE; /* immediate, SP-relative, LDM/STM */
+    if ((hw & 0xFE00u) == 0xB400u)
+        return ETM_V3_LS_STORE; /* PUSH */
+    if ((hw & 0xFE00u) == 0xBC00u)
+        return ETM_V3_LS_LOAD; /* POP */
+    return ETM_V3_LS_NONE;
+}
+
+static int ls_t32(uint32_t hw1)
+{
+    if ((hw1 & 0xEE00u) == 0xEC00u && (hw1 & 0xEFE0u) == 0xEC40u)
+        return ETM_V3_LS_NONE; /* MCRR, MRRC */
+    if ((hw1 & 0xFE00u) == 0xE800u || (hw1 & 0xFE00u) == 0xF800u || (hw1 & 0xEE00u) == 0xEC00u)
+        return (hw1 & 0x0010u) ? ETM_V3_LS_LOAD : ETM_V3_LS_STORE; /* multiple, dual, exclusive, single, LDC/STC */
+    return ETM_V3_LS_NONE;
+}
+
+static int ls_a32(uint32_t w)
+{
+    if ((w >> 28) == 0xFu)
+        return ETM_V3_LS_NONE;
+    if ((w & 0x0FB00FF0u) == 0x01000090u)
+        return ETM_V3_LS_SWAP; /* SWP, SWPB */
+    if ((w & 0x0C000000u) == 0x04000000u && (w & 0x02000010u) != 0x02000010u)
+        return (w & 0x00100000u) ? ETM_V3_LS_LOAD : ETM_V3_LS_STORE; /* LDR, STR, LDRB, STRB */
+    if ((w & 0x0E000000u) == 0x08000000u)
+        return (w & 0x00100000u) ? ETM_V3_LS_LOAD : ETM_V3_LS_STORE; /* LDM, STM */
+    if ((w & 0x0E000090u) == 0x00000090u && (w & 0x60u)) { /* halfword, signed byte, dual */
+        if (w & 0x00100000u)
+            return ETM_V3_LS_LOAD;
+        return (w & 0x60u) == 0x40u ? ETM_V3_LS_LOAD : ETM_V3_LS_STORE; /* LDRD has L=0 */
+    }
+    if ((w & 0x0F8000F0u) == 0x01800090u)
+        return (w & 0x00100000u) ? ETM_V3_LS_LOAD : ETM_V3_LS_STORE; /* LDREX, STREX */
+    if ((w & 0x0E000000u) == 0x0C000000u && (w & 0x0FE00000u) != 0x0C400000u)
+        return (w & 0x00100000u) ? ETM_V3_LS_LOAD : ETM_V3_LS_STORE; /* LDC, STC */
+    return ETM_V3_LS_NONE;
+}
+
 int etm_v3_insn_classify(etm_v3_isa_t isa, uint32_t addr, const uint8_t *b, unsigned n, etm_v3_insn_t *out)
 {
     memset(out, 0, sizeof *out);
@@ -210,6 +260,7 @@ int etm_v3_insn_classify(etm_v3_isa_t isa, uint32_t addr, const uint8_t *b, unsi
         out->size = 4;
         out->opcode = le32(b);
         classify_a32(out->opcode, addr, out);
+        out->ls = ls_a32(out->opcode);
         return 0;
     }
     if (n < 2)
@@ -222,10 +273,12 @@ int etm_v3_insn_classify(etm_v3_isa_t isa, uint32_t addr, const uint8_t *b, unsi
         out->size = 4;
         out->opcode = (hw1 << 16) | hw2;
         classify_t32(hw1, hw2, addr, out);
+        out->ls = ls_t32(hw1);
     } else {
         out->size = 2;
         out->opcode = hw1;
         classify_t16(hw1, addr, out);
+        out->ls = ls_t16(hw1);
     }
     return 0;
 }
@@ -320,6 +373,21 @@ struct etm_v3dec {
     pend_t pend[PEND_MAX];
     unsigned npend;
 
+    /* data trace */
+    int dinsn_valid;      /* the most recent data instruction executed is known */
+    uint32_t dinsn_addr;
+    int dinsn_ls;
+    int dnext_valid;      /* the address of the next sequential transfer is known */
+    uint32_t dnext;
+    uint64_t dseq;        /* transfers so far */
+    struct {
+        int valid;        /* a placeholder with this tag waits for its value */
+        etm_v3_data_t data;
+        uint64_t offset;
+    } ph[4];
+    int ddata_held;       /* a NORMAL or OOO element waits for a store-failed packet */
+    etm_v3el_t ddata;
+
     etm_v3dec_stats_t stats;
 };
 
@@ -361,6 +429,10 @@ static void state_reset(etm_v3dec_t *d)
     d->pc = 0;
     d->gap_reported = 0;
     d->npend = 0;
+    d->dinsn_valid = 0;
+    d->dnext_valid = 0;
+    memset(d->ph, 0, sizeof d->ph);
+    d->ddata_held = 0;
 }
 
 etm_err_t etm_v3dec_create(etm_v3dec_t **out, const etm_config_t *cfg, unsigned flags, etm_diag_t *diag)
@@ -427,6 +499,7 @@ void etm_v3dec_reset(etm_v3dec_t *d)
     d->cycle = 0;
     d->isa = ETM_V3_ISA_ARM;
     d->context_id = 0;
+    d->dseq = 0;
     memset(&d->stats, 0, sizeof d->stats);
     state_reset(d);
 }
@@ -562,6 +635,12 @@ static void on_atom(etm_v3dec_t *d, int executed, uint64_t offset)
     }
     el.kind = ETM_V3EL_INSN;
     hold(d, &el);
+    if (executed && el.insn.ls != ETM_V3_LS_NONE) {
+        /* data packets that follow belong to it (IHI 0014 7.4.2) */
+        d->dinsn_valid = 1;
+        d->dinsn_addr = el.addr;
+        d->dinsn_ls = el.insn.ls;
+    }
     if (!executed || el.insn.branch == ETM_V3_BR_NONE) {
         d->pc += el.insn.size;
     } else if (el.insn.branch == ETM_V3_BR_DIRECT) {
@@ -572,9 +651,108 @@ static void on_atom(etm_v3dec_t *d, int executed, uint64_t offset)
     }
 }
 
+/* ---- Data --------------------------------------------------------------------------------- */
+
+/* A normal or out-of-order data element waits for the next packet, which may
+ * be a store-failed packet about it (IHI 0014 7.4.7). */
+static void data_release(etm_v3dec_t *d)
+{
+    if (d->ddata_held) {
+        d->ddata_held = 0;
+        emit(d, &d->ddata);
+    }
+}
+
+/* Placeholders still waiting will not get their values (overflow, end). */
+static void data_lose_placeholders(etm_v3dec_t *d)
+{
+    for (unsigned t = 1; t < 4; t++)
+        if (d->ph[t].valid) {
+            d->ph[t].valid = 0;
+            d->stats.unresolved++;
+        }
+}
+
+/* Normal data, value not traced, placeholder, out-of-order data, data
+ * suppressed. A data packet belongs to the most recent data instruction traced
+ * (IHI 0014 7.4); it does not settle a held instruction, so its element queues
+ * behind it. */
+static void on_data(etm_v3dec_t *d, const etm_v3pkt_t *p)
+{
+    etm_v3el_t el;
+    el_init(d, &el, ETM_V3EL_DATA, p->offset);
+    etm_v3_data_t *x = &el.data;
+    x->insn_valid = d->dinsn_valid;
+    x->insn_addr = d->dinsn_addr;
+    x->ls = d->dinsn_valid ? d->dinsn_ls : ETM_V3_LS_NONE;
+    if (p->kind == ETM_V3PKT_DATA_SUPPRESSED) {
+        x->kind = ETM_V3_DATA_SUPPRESSED;
+        d->dnext_valid = 0;
+        emit(d, &el);
+        return;
+    }
+    if (p->kind == ETM_V3PKT_OOO_DATA) {
+        unsigned t = p->tag;
+        if (d->ph[t].valid) {
+            *x = d->ph[t].data; /* the transfer the placeholder stood for */
+            d->ph[t].valid = 0;
+        } else {
+            x->seq = 0; /* its placeholder is not in the trace we saw */
+        }
+        x->kind = ETM_V3_DATA_OOO;
+        x->tag = t;
+        x->value_valid = 1;
+        x->value = p->value;
+        x->value_bytes = p->value_size;
+        d->ddata = el;
+        d->ddata_held = 1;
+        return;
+    }
+    x->kind = p->kind == ETM_V3PKT_NORMAL_DATA ? ETM_V3_DATA_NORMAL
+              : p->kind == ETM_V3PKT_VALUE_NOT_TRACED ? ETM_V3_DATA_NOT_TRACED : ETM_V3_DATA_PLACEHOLDER;
+    x->seq = ++d->dseq;
+    d->stats.transfers++;
+    x->first = p->data_first;
+    if (p->has_data_addr) {
+        x->addr_given = 1;
+        x->addr_valid = 1;
+        x->addr = p->data_addr;
+    } else if (!p->data_first && d->dnext_valid) {
+        x->addr_valid = 1; /* the word after the last transfer (IHI 0014 7.4, Tracing LSMs) */
+        x->addr = d->dnext;
+    }
+    d->dnext_valid = x->addr_valid;
+    d->dnext = x->addr + 4;
+    if (x->kind == ETM_V3_DATA_PLACEHOLDER) {
+        unsigned t = p->tag;
+        if (d->ph[t].valid)
+            d->stats.unresolved++; /* a tag used again: the older one's value never came */
+        x->tag = t;
+        d->ph[t].valid = 1;
+        d->ph[t].data = *x;
+        emit(d, &el);
+        return;
+    }
+    if (x->kind == ETM_V3_DATA_NOT_TRACED) {
+        emit(d, &el);
+        return;
+    }
+    x->value_valid = d->data_value;
+    x->value = p->value;
+    x->value_bytes = p->value_size;
+    d->ddata = el;
+    d->ddata_held = 1;
+}
+
 static void on_packet(etm_v3dec_t *d, const etm_v3pkt_t *p)
 {
     etm_v3el_t el;
+    if (p->kind == ETM_V3PKT_STORE_FAILED) {
+        d->ddata.data.store_failed = 1; /* feed_byte checked that a data element waits */
+        data_release(d);
+        return;
+    }
+    data_release(d);
     switch (p->kind) {
     case ETM_V3PKT_PHDR:
         for (const char *a = p->atoms; *a; a++) {
@@ -615,6 +793,12 @@ static void on_packet(etm_v3dec_t *d, const etm_v3pkt_t *p)
             etm_v3el_t ov;
             el_init(d, &ov, ETM_V3EL_OVERFLOW, p->offset);
             emit(d, &ov);
+            data_lose_placeholders(d); /* their values were lost with the trace */
+        }
+        if (p->reason != ETM_V3_REASON_PERIODIC) {
+            /* trace starts again: no data instruction is known */
+            d->dinsn_valid = 0;
+            d->dnext_valid = 0;
         }
         emit(d, &el);
         d->isync_seen = 1;
@@ -721,8 +905,16 @@ static void on_packet(etm_v3dec_t *d, const etm_v3pkt_t *p)
         hold(d, &el);
         break;
 
+    case ETM_V3PKT_NORMAL_DATA:
+    case ETM_V3PKT_VALUE_NOT_TRACED:
+    case ETM_V3PKT_OOO_PLACEHOLDER:
+    case ETM_V3PKT_OOO_DATA:
+    case ETM_V3PKT_DATA_SUPPRESSED:
+        on_data(d, p);
+        break;
+
     default:
-        break; /* A-sync, ignore, exception entry marker, data packets */
+        break; /* A-sync, ignore, exception entry marker */
     }
 }
 
@@ -1167,6 +1359,7 @@ static int parse_packet(const etm_v3dec_t *d, const uint8_t *b, unsigned n, etm_
         if (need_data(d, h, 0, e) != PARSE_DONE)
             return PARSE_ERR;
         p->tag = (h >> 2) & 3u;
+        p->data_first = (h & 0x20u) != 0;
         if ((h & 0x20u) && d->data_addr) {
             r = parse_data_addr(d, b, n, &i, p);
             if (r != PARSE_DONE)
@@ -1177,6 +1370,7 @@ static int parse_packet(const etm_v3dec_t *d, const uint8_t *b, unsigned n, etm_
         p->kind = ETM_V3PKT_NORMAL_DATA;
         if (need_data(d, h, 0, e) != PARSE_DONE)
             return PARSE_ERR;
+        p->data_first = (h & 0x20u) != 0;
         if ((h & 0x20u) && d->data_addr) {
             r = parse_data_addr(d, b, n, &i, p);
             if (r != PARSE_DONE)
@@ -1190,6 +1384,7 @@ static int parse_packet(const etm_v3dec_t *d, const uint8_t *b, unsigned n, etm_
         p->kind = ETM_V3PKT_VALUE_NOT_TRACED;
         if (need_data(d, h, 0, e) != PARSE_DONE)
             return PARSE_ERR;
+        p->data_first = (h & 0x10u) != 0;
         if ((h & 0x10u) && d->data_addr) {
             r = parse_data_addr(d, b, n, &i, p);
             if (r != PARSE_DONE)
@@ -1242,6 +1437,7 @@ static void send_async(etm_v3dec_t *d, uint64_t start)
 /* Lose synchronisation after an error: commit what was decoded, look for A-sync. */
 static etm_err_t fail(etm_v3dec_t *d, etm_diag_t *diag, uint64_t offset, const char *msg)
 {
+    data_release(d);
     commit(d);
     uint64_t next = d->pos + 1;
     d->pos = next;
@@ -1350,6 +1546,12 @@ static etm_err_t feed_byte(etm_v3dec_t *d, uint8_t c, etm_diag_t *diag)
     default:
         break;
     }
+    if (p.kind == ETM_V3PKT_STORE_FAILED && !d->ddata_held) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "store-failed packet (0x50) not right after a normal or out-of-order data packet "
+                                  "(IHI 0014 7.4.7: it follows the packet of the failed STREX)");
+        return fail(d, diag, d->pkt_off, msg);
+    }
     if (p.has_data_addr)
         d->last_data_addr = p.data_addr;
     send_packet(d, &p);
@@ -1380,6 +1582,8 @@ etm_err_t etm_v3dec_feed(etm_v3dec_t *d, const uint8_t *data, size_t n, size_t *
 
 etm_err_t etm_v3dec_end(etm_v3dec_t *d, etm_diag_t *diag)
 {
+    data_release(d);
+    data_lose_placeholders(d);
     commit(d);
     d->stats.cycles = d->cycle;
     if (!d->synced) {

@@ -27,13 +27,14 @@ struct etm_ctx {
     fifo_state_t fifo; /* last: the largest */
 };
 
-static const char *const pkt_names[ETM_PKT_KIND_COUNT] = {
+static const char *const pkt_names[ETM_PKT_ALL_COUNT] = {
     "P-header format 1", "P-header format 2", "P-header format 3", "P-header format 4",
     "branch address", "branch address with exception", "A-sync", "I-sync", "I-sync with cycle count",
     "cycle count", "trigger", "exception return", "ignore",
+    "normal data", "value not traced", "out-of-order placeholder", "out-of-order data", "store failed",
 };
 
-const char *etm_pkt_kind_name(etm_pkt_kind_t k) { return (unsigned)k < ETM_PKT_KIND_COUNT ? pkt_names[k] : "?"; }
+const char *etm_pkt_kind_name(etm_pkt_kind_t k) { return (unsigned)k < ETM_PKT_ALL_COUNT ? pkt_names[k] : "?"; }
 
 size_t etm_ctx_size(void) { return sizeof(struct etm_ctx); }
 
@@ -168,7 +169,6 @@ etm_err_t etm_model_supports(const etm_config_t *c, etm_diag_t *diag)
     int v1 = ETM_V_MAJOR(v) == 1;
     static const struct { uint32_t mask; int v1_ok; int v3_ok; const char *what; } cr[] = {
         { 1u << 1, 0, 0, "ETMCR[1] CPRT monitoring" },
-        { 3u << 2, 1, 0, "ETMCR[3:2] data trace with ETMv3 (ETMv1 data trace is modelled)" },
         { 1u << 9, 0, 0, "ETMCR[9] debug request" },
         { 1u << 13, 0, 1, "ETMCR[13] half-rate clocking (the model gives one record per core cycle)" },
         { 3u << 14, 0, 0, "ETMCR[15:14] context ID tracing (the Cortex-M3 interface has no context ID)" },
@@ -189,6 +189,10 @@ etm_err_t etm_model_supports(const etm_config_t *c, etm_diag_t *diag)
         return etm_util_fail(diag, ETM_ERR_UNSUPPORTED,
                              "FIFO_DEPTH=%u: the model needs at least 24 bytes, the most one cycle can produce "
                              "when trace starts", (unsigned)c->fifo_depth);
+    if (!v1 && (c->etmcr & (ETM_CR_DATA_ADDR | ETM_CR_DATA_VALUE)) && c->fifo_depth < 72)
+        return etm_util_fail(diag, ETM_ERR_UNSUPPORTED,
+                             "FIFO_DEPTH=%u: ETMv3 data trace (ETMCR[3:2]) needs at least 72 bytes, the most one "
+                             "cycle can produce with data packets (docs/etmv3-encoder.md)", (unsigned)c->fifo_depth);
     return ETM_OK;
 }
 
@@ -286,11 +290,16 @@ static void commit_cycle(etm_ctx_t *ctx, const packet_state_t *before, cycle_buf
         etm_packet_accepted(&ctx->pk, &ctx->mode, c);
         ctx->pk.single_q = c->last_single;
         ctx->st.bytes += c->n;
-        for (int k = 0; k < ETM_PKT_KIND_COUNT; k++)
+        for (int k = 0; k < ETM_PKT_ALL_COUNT; k++)
             ctx->st.packets[k] += c->kinds[k];
         ctx->st.atoms += c->atoms;
     } else {
+        /* Where the data slot's transfers stand follows the interface, not the
+         * trace: the discarded cycle's transfer still counts. */
+        uint8_t dfirst = ctx->pk.dp.first_q, dunal = ctx->pk.dp.unal_q;
         ctx->pk = *before;
+        ctx->pk.dp.first_q = dfirst;
+        ctx->pk.dp.unal_q = dunal;
         etm_packet_overflow(&ctx->pk);
         ctx->st.overflows++;
         ctx->st.bytes_lost += c->n;
@@ -365,7 +374,7 @@ etm_err_t etm_end(etm_ctx_t *ctx)
             ctx->fifo.level_q += c.n;
             etm_packet_accepted(&ctx->pk, &ctx->mode, &c);
             ctx->st.bytes += c.n;
-            for (int k = 0; k < ETM_PKT_KIND_COUNT; k++)
+            for (int k = 0; k < ETM_PKT_ALL_COUNT; k++)
                 ctx->st.packets[k] += c.kinds[k];
         } else {
             ctx->st.overflows++;

@@ -11,6 +11,8 @@
  *    branch packet before its atom.
  *  - ETMINTSTAT entry / return on the instruction: exception entry (with the
  *    number of Cortex-M3 TRM table 14-8) or exception return.
+ *  - The data slot's transfer and value of the cycle, after its instructions
+ *    (docs/data-trace.md).
  */
 #include <string.h>
 
@@ -47,6 +49,10 @@ void etm_frontend(const etm_mode_t *m, const etm_in_t *in, fe_cycle_t *fe)
     memset(fe, 0, sizeof *fe);
     fe->cancel = in->cancel;
     fe->flush = in->flush;
+    fe->dactl = in->dactl;
+    fe->da = in->da;
+    fe->ddctl = in->ddctl;
+    fe->dd = in->dd;
     if (!in->ivalid)
         return;
     fe->natoms = 1;

@@ -13,6 +13,8 @@
  *      a traced branch or exception; then a periodic A-sync and I-sync if due;
  *   6. the cycle's W and atoms (a branch packet between them when the second
  *      instruction of the cycle is a branch target).
+ * With data trace, the cycle's value comes before 1 and its transfer after 6
+ * (dpacket.c).
  */
 #include <string.h>
 
@@ -23,6 +25,7 @@ void etm_packet_reset(packet_state_t *s)
     memset(s, 0, sizeof *s);
     s->isync_reason_q = ETMV3_ISYNC_REASON_TRACE_ON;
     ph_reset(&s->ph);
+    dp_reset(&s->dp);
 }
 
 unsigned etm_v3_branch_packet(uint8_t *out, uint32_t from, uint32_t to, int alt, int exc, int cancel)
@@ -68,6 +71,7 @@ static void put_async(packet_state_t *s, cycle_buf_t *c)
     static const uint8_t async[6] = { 0, 0, 0, 0, 0, ETMV3_HDR_ASYNC_LAST };
     put_bytes(c, async, 6);
     c->kinds[ETM_PKT_ASYNC]++;
+    s->dp.dfull_q = 1; /* D-sync: the next data address is full */
     s->started_q = 1;
     s->sync_due_q = 0;
     s->sync_count_q = 0;
@@ -114,6 +118,8 @@ static void put_isync(packet_state_t *s, cycle_buf_t *c, unsigned reason, uint32
     put_bytes(c, b, k);
     c->kinds[cc >= 0 ? ETM_PKT_ISYNC_CC : ETM_PKT_ISYNC]++;
     s->last_addr_q = addr & ~1u;
+    if (reason != ETMV3_ISYNC_REASON_PERIODIC)
+        s->dp.dfull_q = 1;
 }
 
 static void put_trigger(packet_state_t *s, const etm_mode_t *m, cycle_buf_t *c)
@@ -133,20 +139,11 @@ static uint32_t cycles_unsent(const packet_state_t *s, const cycle_buf_t *c)
     return s->wtotal_q - s->wsent_q - c->w;
 }
 
-void etm_packet_cycle(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t *fe, const filter_out_t *flt,
-                      int fifo_empty, cycle_buf_t *c, etm_stats_t *st)
+/* Steps 1 to 6: the instruction trace of the cycle. */
+static void instr_cycle(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t *fe, const filter_out_t *flt,
+                        cycle_buf_t *c, etm_stats_t *st)
 {
-    if (!m->enabled)
-        return;
     int ca = m->cycle_accurate;
-    /* After an overflow nothing is traced until the FIFO has drained. */
-    if (s->ovf_q) {
-        if (!fifo_empty) {
-            st->cycles_lost++;
-            return;
-        }
-        s->ovf_q = 0;
-    }
 
     /* 1. Trigger. */
     if (flt->trigger) {
@@ -190,7 +187,10 @@ void etm_packet_cycle(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t *
     const fe_atom_t *a0 = &fe->atom[0];
     if (!s->active_q) {
         /* Trace starts (or restarts after an overflow or a gap): A-sync when
-         * none was sent yet or one is due, then an I-sync for this instruction. */
+         * none was sent yet or one is due, then an I-sync for this instruction.
+         * Data transfers still waiting for their values are placed first. */
+        if (c->dp)
+            dp_place_all(c->dp, m, c);
         if (!s->started_q || s->sync_due_q)
             put_async(s, c);
         put_isync(s, c, s->isync_reason_q, a0->addr, ca ? (int64_t)cycles_unsent(s, c) : -1);
@@ -230,6 +230,7 @@ void etm_packet_cycle(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t *
     }
 
     /* 6. W and atoms. */
+    s->dp.newest_q = 1;
     c->atoms = fe->natoms;
     if (fe->natoms == 2 && fe->atom[1].target) {
         ph_cycle(&s->ph, m, 1, &a0->exec, c);
@@ -241,7 +242,34 @@ void etm_packet_cycle(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t *
         uint8_t ex[2] = { a0->exec, (uint8_t)(fe->natoms > 1 ? fe->atom[1].exec : 0) };
         ph_cycle(&s->ph, m, fe->natoms, ex, c);
     }
+}
 
+void etm_packet_cycle(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t *fe, const filter_out_t *flt,
+                      int fifo_empty, cycle_buf_t *c, etm_stats_t *st)
+{
+    int data = m->data_addr || m->data_value;
+    unsigned xfer = data ? dp_sequence(&s->dp, fe) : (unsigned)DP_XFER_NONE;
+    if (!m->enabled)
+        return;
+    /* After an overflow nothing is traced until the FIFO has drained. */
+    if (s->ovf_q) {
+        if (!fifo_empty) {
+            st->cycles_lost++;
+            return;
+        }
+        s->ovf_q = 0;
+    }
+    if (!data) {
+        instr_cycle(s, m, fe, flt, c, st);
+        return;
+    }
+    c->dp = &s->dp;
+    c->dmode = m;
+    dp_values(&s->dp, m, fe, c);
+    if (fe->natoms)
+        s->dp.newest_q = 0; /* until step 6 says the cycle's instructions are traced */
+    instr_cycle(s, m, fe, flt, c, st);
+    dp_address(&s->dp, m, &s->ph, fe, flt, xfer, c);
 }
 
 void etm_packet_tick(packet_state_t *s, const etm_mode_t *m)
@@ -269,6 +297,7 @@ void etm_packet_overflow(packet_state_t *s)
      * I-sync, reason overflow, once the FIFO is empty; its cycle count covers
      * every cycle whose W was not sent. */
     ph_reset(&s->ph);
+    dp_drop(&s->dp);
     s->ovf_q = 1;
     s->active_q = 0;
     s->isync_reason_q = ETMV3_ISYNC_REASON_OVERFLOW;
@@ -278,6 +307,7 @@ void etm_packet_overflow(packet_state_t *s)
 
 void etm_packet_end(packet_state_t *s, const etm_mode_t *m, cycle_buf_t *c)
 {
+    dp_drop(&s->dp); /* values that never came: those transfers are not traced */
     if (s->active_q)
         ph_close_all(&s->ph, m, c);
 }

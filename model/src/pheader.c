@@ -45,6 +45,8 @@ static void count_kind(cycle_buf_t *c, uint8_t h, int ca)
 /* Send a header now. */
 static void put_header(cycle_buf_t *c, const etm_mode_t *m, uint8_t h, unsigned atoms, unsigned w)
 {
+    if (atoms)
+        dp_before_atoms(c); /* data trace: placeholders for transfers still waiting */
     cbuf_put(c, h);
     c->w += w;
     c->last_single = atoms == 1;

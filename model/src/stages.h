@@ -65,6 +65,11 @@ typedef struct fe_cycle {
     uint16_t exc;      /* traced exception number for an entry (Cortex-M3 TRM table 14-8) */
     uint8_t cancel;    /* ETMCANCEL: the last instruction did not complete */
     uint8_t flush;     /* ETMFLUSH: a PC change is under way */
+    /* The data slot interface, after the cycle's instructions in trace order. */
+    uint32_t dactl;    /* ETMDACTL: a transfer when DASlot != 0 */
+    uint32_t da;       /* ETMDA */
+    uint8_t ddctl;     /* ETMDDCTL: a value when DDSlot != 0 */
+    uint64_t dd;       /* ETMDD (memory view) */
 } fe_cycle_t;
 
 void etm_frontend(const etm_mode_t *m, const etm_in_t *in, fe_cycle_t *fe);
@@ -132,13 +137,19 @@ void etm_filter(filter_state_t *s, const filter_setup_t *f, const etm_in_t *in, 
 
 #define ETM_CYCLE_BYTES_MAX 96
 
+struct dpacket_state;
+
 typedef struct cycle_buf {
     uint8_t b[ETM_CYCLE_BYTES_MAX];
     unsigned n;
     uint32_t w;           /* W atoms (and counts) these bytes carry */
-    uint64_t kinds[ETM_PKT_KIND_COUNT]; /* packets by kind, for the statistics */
-    uint8_t last_single;  /* the last packet is a P-header holding exactly one atom */
+    uint64_t kinds[ETM_PKT_ALL_COUNT]; /* packets by kind, for the statistics */
+    uint8_t last_single;  /* the last P-header or other non-data packet is a P-header holding exactly one atom */
     unsigned atoms;       /* atoms of this cycle that were traced */
+    /* Data trace: transfers waiting for their values get placeholders before
+     * a P-header with atoms goes out (dp_before_atoms); NULL without data trace. */
+    struct dpacket_state *dp;
+    const etm_mode_t *dmode;
 } cycle_buf_t;
 
 void cbuf_put(cycle_buf_t *c, uint8_t byte);
@@ -178,6 +189,64 @@ int ph_isolate_last(pheader_state_t *p, const etm_mode_t *m, cycle_buf_t *c);
 /* Anything gathered or held? */
 int ph_pending(const pheader_state_t *p);
 
+/* ---- dpacket (ETMv3 data packets, part of stage packet) ------------------------------------- */
+
+/* IHI 0014 table 7.1 data headers. */
+#define ETMV3_HDR_NORMAL_DATA 0x02      /* 00A0SS10 */
+#define ETMV3_HDR_VALUE_NOT_TRACED 0x6A /* 011A1010 */
+#define ETMV3_HDR_OOO_PLACEHOLDER 0x50  /* 01A1TT00, TT != 0 */
+#define ETMV3_HDR_OOO_DATA 0x00         /* 0TT0SS00, TT != 0 */
+#define ETMV3_HDR_STORE_FAILED 0x50
+
+#define DP_ENTRIES 3 /* transfers waiting for a value: at most one per slot */
+
+enum { DP_FREE, DP_NEW, DP_PLACED };
+
+typedef struct dp_entry {
+    uint8_t state;      /* DP_FREE, DP_NEW (nothing output yet), DP_PLACED (placeholder out, tag = index + 1) */
+    uint8_t a;          /* A bit: the first packet of the instruction, or not the word after the last */
+    uint8_t unal;       /* the two halves of an unaligned access */
+    uint8_t need;       /* values still to come: bit 0 the first half's, bit 1 the second's */
+    uint8_t slot1, slot2; /* the halves' slots (slot2 0 until the second half's address) */
+    uint8_t fail, imp;  /* DDFail, DDImpAbort seen on a value */
+    uint16_t seq;       /* order of the addresses */
+    uint32_t addr;      /* ETMDA of the (first half's) transfer */
+    uint32_t ctl1, ctl2;/* ETMDACTL of the halves */
+    uint64_t dd1, dd2;  /* their values */
+} dp_entry_t;
+
+typedef struct dpacket_state {
+    dp_entry_t ent_q[DP_ENTRIES];
+    uint8_t owner_q[4];     /* slot s waits for a value of entry owner_q[s] - 1 (0: none) */
+    uint16_t seq_q;
+    uint8_t first_q;        /* the next transfer is the first of an instruction */
+    uint8_t unal_q;         /* the next transfer is the second half of an unaligned access, */
+    uint8_t unal_ent_q;     /*   of entry unal_ent_q - 1 (0: that access is not traced) */
+    uint8_t newest_q;       /* the newest instruction was traced */
+    uint8_t ins_traced_q;   /* the current data instruction is traced */
+    uint8_t ins_started_q;  /* one of its transfers has been traced */
+    uint8_t dfull_q;        /* D-sync: the next data address goes out in full */
+    uint32_t last_daddr_q;  /* the last data address output */
+} dpacket_state_t;
+
+void dp_reset(dpacket_state_t *d);
+/* The cycle's value (before its instructions' packets). */
+void dp_values(dpacket_state_t *d, const etm_mode_t *m, const fe_cycle_t *fe, cycle_buf_t *c);
+/* Where the cycle's transfer stands in its instruction: follows the interface
+ * in every cycle, traced or not, and is kept when an overflow discards the
+ * cycle (first_q, unal_q). */
+enum { DP_XFER_NONE, DP_XFER_FIRST, DP_XFER_LATER, DP_XFER_SECOND_HALF };
+unsigned dp_sequence(dpacket_state_t *d, const fe_cycle_t *fe);
+/* The cycle's transfer (after its instructions' packets). */
+void dp_address(dpacket_state_t *d, const etm_mode_t *m, pheader_state_t *ph, const fe_cycle_t *fe,
+                const filter_out_t *flt, unsigned kind, cycle_buf_t *c);
+/* Transfers still waiting for their values get placeholders now, oldest first:
+ * before a P-header with atoms, and before a non-periodic I-sync. */
+void dp_place_all(dpacket_state_t *d, const etm_mode_t *m, cycle_buf_t *c);
+void dp_before_atoms(cycle_buf_t *c);
+/* Trace lost (overflow) or ended: the waiting transfers are dropped. */
+void dp_drop(dpacket_state_t *d);
+
 /* ---- packet (ETMv3) -------------------------------------------------------------------------- */
 
 typedef struct packet_state {
@@ -194,6 +263,7 @@ typedef struct packet_state {
     uint32_t wtotal_q;     /* cycles since reset (cycle-accurate time) */
     uint32_t wsent_q;      /* of those, cycles sent as W atoms or counts */
     pheader_state_t ph;
+    dpacket_state_t dp;
 } packet_state_t;
 
 void etm_packet_reset(packet_state_t *s);

@@ -424,6 +424,33 @@ static void print_packet(void *user, const etm_v3pkt_t *p)
     printf("\n");
 }
 
+/* DATA  #seq  load|store|swap|data  address  = value | not traced | value to come (tag) */
+static void print_data(const etm_v3_data_t *x)
+{
+    static const char *const ls[] = { "data", "load", "store", "swap" };
+    if (x->kind == ETM_V3_DATA_SUPPRESSED) {
+        printf("DATA SUPPRESSED: data packets were dropped from here");
+        return;
+    }
+    printf("DATA #%" PRIu64 " %s", x->seq, ls[x->ls & 3]);
+    if (x->addr_valid)
+        printf(" %08" PRIx32, x->addr);
+    else
+        printf(" ????????");
+    if (x->kind == ETM_V3_DATA_NOT_TRACED)
+        printf(" value not traced");
+    else if (x->kind == ETM_V3_DATA_PLACEHOLDER)
+        printf(" value to come (tag %u)", x->tag);
+    else if (x->value_valid)
+        printf(" = 0x%08" PRIx32, x->value);
+    if (x->kind == ETM_V3_DATA_OOO)
+        printf(" (out of order, tag %u)", x->tag);
+    if (x->store_failed)
+        printf(" store failed");
+    if (x->insn_valid)
+        printf("  by %08" PRIx32, x->insn_addr);
+}
+
 static void print_element(void *user, const etm_v3el_t *e)
 {
     const out_t *o = (const out_t *)user;
@@ -499,6 +526,9 @@ static void print_element(void *user, const etm_v3el_t *e)
         break;
     case ETM_V3EL_NO_IMAGE:
         printf("NO IMAGE at %08" PRIx32 ": the code image has no instruction there", e->addr);
+        break;
+    case ETM_V3EL_DATA:
+        print_data(&e->data);
         break;
     default:
         printf("%s", etm_v3el_kind_name(e->kind));

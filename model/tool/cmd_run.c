@@ -40,7 +40,7 @@ static void summary(const etm_ctx_t *etm, FILE *f)
         fprintf(f, "FIFOFULL asserted in %llu cycles (the core would have stalled)\n",
                 (unsigned long long)s->fifofull_cycles);
     fprintf(f, "packets:");
-    for (int k = 0; k < ETM_PKT_KIND_COUNT; k++)
+    for (int k = 0; k < ETM_PKT_ALL_COUNT; k++)
         if (s->packets[k])
             fprintf(f, " %s %llu;", etm_pkt_kind_name((etm_pkt_kind_t)k), (unsigned long long)s->packets[k]);
     fprintf(f, "\n");

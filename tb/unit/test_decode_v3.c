@@ -384,7 +384,7 @@ static void test_isync_and_others(void)
      * out-of-order data, value not traced with address, store failed */
     c = v3(3, 0);
     c.etmcr = 0xCu;
-    DECODE(&c, 0, NULL, ASYNC, 0x2E, 0x81, 0x02, 0x44, 0x33, 0x22, 0x11, 0x24, 0xAB, 0x7A, 0x05, 0x50);
+    DECODE(&c, 0, NULL, ASYNC, 0x2E, 0x81, 0x02, 0x44, 0x33, 0x22, 0x11, 0x24, 0xAB, 0x50, 0x7A, 0x05);
     CHECK_EQ(decode_rc, ETM_OK);
     {
         const etm_v3pkt_t *p = find_pkt(ETM_V3PKT_NORMAL_DATA, 0);
@@ -860,6 +860,194 @@ static void test_classifier(void)
 /* ---- Streaming and garbage ------------------------------------------------------------ */
 
 /* Packets and elements of a stream fed one byte at a time equal those of one call. */
+/* ---- Data: elements from data packets --------------------------------------------- */
+
+/* Thumb code at 0x100: LDR r0,[r1] (6808), STR r0,[r1,#4] (6048), MOVS r0,#0
+ * (2000), LDM r1!,{r0,r2} (c905), PUSH {r4,lr} (b510), NOP (bf00). */
+static const uint8_t ls_code[] = { 0x08, 0x68, 0x48, 0x60, 0x00, 0x20, 0x05, 0xC9, 0x10, 0xB5, 0x00, 0xBF };
+static const mem_t ls_image = { 0x100, ls_code, sizeof ls_code };
+
+static const etm_v3_data_t *data_el(unsigned nth)
+{
+    const etm_v3el_t *e = find_el(ETM_V3EL_DATA, nth);
+    return e ? &e->data : NULL;
+}
+
+/* Kinds of the elements delivered: I insn, D data (N normal, X not traced, P
+ * placeholder, O out of order), S sync, E exception. */
+static const char *kinds(void)
+{
+    static char b[MAXREC + 1];
+    unsigned k = 0;
+    for (unsigned i = 0; i < R.nel && k < MAXREC; i++) {
+        const etm_v3el_t *e = &R.el[i];
+        if (e->kind == ETM_V3EL_INSN)
+            b[k++] = 'I';
+        else if (e->kind == ETM_V3EL_SYNC)
+            b[k++] = 'S';
+        else if (e->kind == ETM_V3EL_EXCEPTION)
+            b[k++] = 'E';
+        else if (e->kind == ETM_V3EL_DATA)
+            b[k++] = "NXPOZ"[e->data.kind];
+    }
+    b[k] = '\0';
+    return b;
+}
+
+/* Which instructions are data instructions (ARM ARM encodings). */
+static void test_ls_classes(void)
+{
+    static const struct { etm_v3_isa_t isa; uint8_t b[4]; unsigned n; int ls; } t[] = {
+        { ETM_V3_ISA_THUMB, { 0x08, 0x68 }, 2, ETM_V3_LS_LOAD },              /* LDR r0,[r1] */
+        { ETM_V3_ISA_THUMB, { 0x48, 0x60 }, 2, ETM_V3_LS_STORE },             /* STR r0,[r1,#4] */
+        { ETM_V3_ISA_THUMB, { 0x00, 0x48 }, 2, ETM_V3_LS_LOAD },              /* LDR r0,[pc] */
+        { ETM_V3_ISA_THUMB, { 0x48, 0x58 }, 2, ETM_V3_LS_LOAD },              /* LDR r0,[r1,r1] */
+        { ETM_V3_ISA_THUMB, { 0x48, 0x54 }, 2, ETM_V3_LS_STORE },             /* STRB r0,[r1,r1] */
+        { ETM_V3_ISA_THUMB, { 0x48, 0x88 }, 2, ETM_V3_LS_LOAD },              /* LDRH r0,[r1,#2] */
+        { ETM_V3_ISA_THUMB, { 0x01, 0x90 }, 2, ETM_V3_LS_STORE },             /* STR r0,[sp,#4] */
+        { ETM_V3_ISA_THUMB, { 0x10, 0xB5 }, 2, ETM_V3_LS_STORE },             /* PUSH {r4,lr} */
+        { ETM_V3_ISA_THUMB, { 0x10, 0xBD }, 2, ETM_V3_LS_LOAD },              /* POP {r4,pc} */
+        { ETM_V3_ISA_THUMB, { 0x05, 0xC9 }, 2, ETM_V3_LS_LOAD },              /* LDM r1!,{r0,r2} */
+        { ETM_V3_ISA_THUMB, { 0x05, 0xC1 }, 2, ETM_V3_LS_STORE },             /* STM r1!,{r0,r2} */
+        { ETM_V3_ISA_THUMB, { 0x00, 0x20 }, 2, ETM_V3_LS_NONE },              /* MOVS r0,#0 */
+        { ETM_V3_ISA_THUMB, { 0xD1, 0xF8, 0x04, 0x00 }, 4, ETM_V3_LS_LOAD },  /* LDR.W r0,[r1,#4] */
+        { ETM_V3_ISA_THUMB, { 0xC1, 0xF8, 0x04, 0x00 }, 4, ETM_V3_LS_STORE }, /* STR.W r0,[r1,#4] */
+        { ETM_V3_ISA_THUMB, { 0xD1, 0xE9, 0x00, 0x23 }, 4, ETM_V3_LS_LOAD },  /* LDRD r2,r3,[r1] */
+        { ETM_V3_ISA_THUMB, { 0xC1, 0xE9, 0x00, 0x23 }, 4, ETM_V3_LS_STORE }, /* STRD r2,r3,[r1] */
+        { ETM_V3_ISA_THUMB, { 0x41, 0xE8, 0x00, 0x02 }, 4, ETM_V3_LS_STORE }, /* STREX r2,r0,[r1] */
+        { ETM_V3_ISA_THUMB, { 0x41, 0xEC, 0x00, 0x0F }, 4, ETM_V3_LS_NONE },  /* MCRR p15,0,r0,r1,c0 */
+        { ETM_V3_ISA_THUMB, { 0x00, 0xEE, 0x10, 0x0F }, 4, ETM_V3_LS_NONE },  /* MCR (a CPRT) */
+        { ETM_V3_ISA_ARM, { 0x00, 0x00, 0x91, 0xE5 }, 4, ETM_V3_LS_LOAD },    /* LDR r0,[r1] */
+        { ETM_V3_ISA_ARM, { 0x00, 0x00, 0x81, 0xE5 }, 4, ETM_V3_LS_STORE },   /* STR r0,[r1] */
+        { ETM_V3_ISA_ARM, { 0x92, 0x00, 0x01, 0xE1 }, 4, ETM_V3_LS_SWAP },    /* SWP r0,r2,[r1] */
+        { ETM_V3_ISA_ARM, { 0xB0, 0x00, 0xD1, 0xE1 }, 4, ETM_V3_LS_LOAD },    /* LDRH r0,[r1] */
+        { ETM_V3_ISA_ARM, { 0xD0, 0x20, 0xC1, 0xE1 }, 4, ETM_V3_LS_LOAD },    /* LDRD r2,r3,[r1] */
+        { ETM_V3_ISA_ARM, { 0xF0, 0x20, 0xC1, 0xE1 }, 4, ETM_V3_LS_STORE },   /* STRD r2,r3,[r1] */
+        { ETM_V3_ISA_ARM, { 0x06, 0x00, 0x91, 0xE8 }, 4, ETM_V3_LS_LOAD },    /* LDMIA r1,{r1,r2} */
+        { ETM_V3_ISA_ARM, { 0x00, 0x00, 0xA0, 0xE3 }, 4, ETM_V3_LS_NONE },    /* MOV r0,#0 */
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        etm_v3_insn_t insn;
+        CHECK_EQ(etm_v3_insn_classify(t[i].isa, 0x1000, t[i].b, t[i].n, &insn), 0);
+        if (insn.ls != t[i].ls)
+            fprintf(stderr, "case %zu: ls %d, expected %d\n", i, insn.ls, t[i].ls);
+        CHECK_EQ(insn.ls, t[i].ls);
+    }
+}
+
+static void test_data(void)
+{
+    etm_config_t c = m3(0);
+    c.etmcr = 0xCu; /* data address and value */
+    const etm_v3_data_t *x;
+
+    /* LDR at 0x100 loads 0x11223344 from 0x20000010 (normal data with the full
+     * address), then the STR's atom: the data belongs to the LDR. */
+    DECODE(&c, 0, &ls_image, ASYNC, ISYNC_THUMB_100, 0x84, 0x2E, 0x90, 0x80, 0x80, 0x80, 0x02, 0x44, 0x33, 0x22,
+           0x11, 0x84);
+    CHECK_EQ(decode_rc, ETM_OK);
+    CHECK(!strcmp(kinds(), "SINI"));
+    x = data_el(0);
+    CHECK(x && x->kind == ETM_V3_DATA_NORMAL && x->seq == 1 && x->first && x->addr_given && x->addr_valid);
+    CHECK(x && x->addr == 0x20000010 && x->value_valid && x->value == 0x11223344 && x->value_bytes == 4);
+    CHECK(x && x->insn_valid && x->insn_addr == 0x100 && x->ls == ETM_V3_LS_LOAD && !x->store_failed);
+
+    /* Out of order: the LDR's placeholder (tag 1), the STR's atom, the LDR's
+     * value (24 AB), the STR's normal data (address one byte: 0x20000014). */
+    DECODE(&c, 0, &ls_image, ASYNC, ISYNC_THUMB_100, 0x84, 0x74, 0x90, 0x80, 0x80, 0x80, 0x02, 0x84, 0x24, 0xAB,
+           0x2E, 0x14, 0x88, 0x77, 0x66, 0x55, 0x84);
+    CHECK_EQ(decode_rc, ETM_OK);
+    CHECK(!strcmp(kinds(), "SIPIONI"));
+    x = data_el(0);
+    CHECK(x && x->kind == ETM_V3_DATA_PLACEHOLDER && x->seq == 1 && x->tag == 1 && x->addr == 0x20000010);
+    CHECK(x && !x->value_valid && x->insn_addr == 0x100);
+    x = data_el(1);
+    CHECK(x && x->kind == ETM_V3_DATA_OOO && x->seq == 1 && x->tag == 1 && x->value_valid && x->value == 0xAB);
+    CHECK(x && x->addr == 0x20000010 && x->insn_addr == 0x100 && x->ls == ETM_V3_LS_LOAD); /* the placeholder's */
+    x = data_el(2);
+    CHECK(x && x->kind == ETM_V3_DATA_NORMAL && x->seq == 2 && x->addr == 0x20000014 && x->value == 0x55667788);
+    CHECK(x && x->insn_addr == 0x102 && x->ls == ETM_V3_LS_STORE);
+    CHECK_EQ(find_pkt(ETM_V3PKT_OOO_PLACEHOLDER, 0)->data_first, 1);
+
+    /* LDM at 0x106: the first word placed, the second in order with A=0 (its
+     * address the word after), then the first's value; PUSH follows. */
+    DECODE(&c, 0, &ls_image, ASYNC, 0x08, 0x20, 0x07, 0x01, 0x00, 0x00, 0x84, 0x74, 0x90, 0x80, 0x80, 0x80, 0x02,
+           0x0E, 0x88, 0x77, 0x66, 0x55, 0x24, 0xAB, 0x84);
+    CHECK_EQ(decode_rc, ETM_OK);
+    CHECK(!strcmp(kinds(), "SIPNOI"));
+    x = data_el(1);
+    CHECK(x && x->seq == 2 && !x->first && !x->addr_given && x->addr_valid && x->addr == 0x20000014);
+    CHECK(x && x->insn_addr == 0x106 && x->ls == ETM_V3_LS_LOAD);
+    CHECK(data_el(2) && data_el(2)->seq == 1 && data_el(2)->value == 0xAB);
+
+    /* Value not traced with its address (7A 08 against 0x20000104). */
+    DECODE(&c, 0, &ls_image, ASYNC, 0x08, 0x20, 0x07, 0x01, 0x00, 0x00, 0x84, 0x74, 0x84, 0x82, 0x80, 0x80, 0x02,
+           0x7A, 0x08, 0x24, 0x12, 0x84);
+    CHECK_EQ(decode_rc, ETM_OK);
+    CHECK(!strcmp(kinds(), "SIPXOI"));
+    x = data_el(1);
+    CHECK(x && x->kind == ETM_V3_DATA_NOT_TRACED && x->seq == 2 && x->addr == 0x20000108 && !x->value_valid);
+
+    /* A failed STREX: value 0 in one byte, then store failed. */
+    DECODE(&c, 0, &ls_image, ASYNC, 0x08, 0x20, 0x03, 0x01, 0x00, 0x00, 0x84, 0x26, 0x90, 0x80, 0x80, 0x80, 0x02,
+           0x00, 0x50, 0x84);
+    CHECK_EQ(decode_rc, ETM_OK);
+    x = data_el(0);
+    CHECK(x && x->store_failed && x->value == 0 && x->value_bytes == 1 && x->insn_addr == 0x102);
+    /* ... and a store-failed packet that follows no data packet: an error at its offset */
+    DECODE(&c, 0, &ls_image, ASYNC, ISYNC_THUMB_100, 0x84, 0x50);
+    CHECK_EQ(decode_rc, ETM_ERR_DECODE);
+    CHECK_EQ(D.offset, 13);
+    CHECK_STR_CONTAINS(D.msg, "store-failed");
+
+    /* Value only: A=1 without address bytes; addresses unknown. */
+    c.etmcr = 0x4u;
+    DECODE(&c, 0, &ls_image, ASYNC, 0x08, 0x20, 0x07, 0x01, 0x00, 0x00, 0x84, 0x2E, 0x44, 0x33, 0x22, 0x11, 0x0E,
+           0x88, 0x77, 0x66, 0x55, 0x84);
+    CHECK_EQ(decode_rc, ETM_OK);
+    CHECK(data_el(0) && data_el(0)->first && !data_el(0)->addr_valid && data_el(0)->value == 0x11223344);
+    CHECK(data_el(1) && !data_el(1)->first && !data_el(1)->addr_valid && data_el(1)->value == 0x55667788);
+    /* Address only: no value bytes (22 + address, then 02). */
+    c.etmcr = 0x8u;
+    DECODE(&c, 0, &ls_image, ASYNC, 0x08, 0x20, 0x07, 0x01, 0x00, 0x00, 0x84, 0x22, 0x90, 0x80, 0x80, 0x80, 0x02,
+           0x02, 0x84);
+    CHECK_EQ(decode_rc, ETM_OK);
+    CHECK(data_el(0) && data_el(0)->addr == 0x20000010 && !data_el(0)->value_valid);
+    CHECK(data_el(1) && data_el(1)->addr == 0x20000014 && !data_el(1)->value_valid);
+
+    /* A placeholder whose tag comes again, one lost at an overflow, one at the
+     * end: three never resolved; an out-of-order value with no placeholder seen. */
+    c.etmcr = 0xCu;
+    DECODE(&c, 0, &ls_image, ASYNC, ISYNC_THUMB_100, 0x84, 0x74, 0x90, 0x80, 0x80, 0x80, 0x02, 0x84, 0x74, 0x14,
+           0x08, 0x40, 0x05, 0x01, 0x00, 0x00, 0x24, 0xAB, 0x84, 0x78, 0x18);
+    CHECK_EQ(decode_rc, ETM_OK);
+    x = data_el(2);
+    CHECK(x && x->kind == ETM_V3_DATA_OOO && x->seq == 0 && x->value == 0xAB);
+    {
+        etm_v3dec_t *d;
+        etm_v3dec_create(&d, &c, 0, &D);
+        static const uint8_t s3[] = { ASYNC, ISYNC_THUMB_100, 0x84, 0x74, 0x90, 0x80, 0x80, 0x80, 0x02, 0x84, 0x74,
+                                      0x14, 0x08, 0x40, 0x05, 0x01, 0x00, 0x00, 0x84, 0x78, 0x18 };
+        CHECK_EQ(etm_v3dec_feed(d, s3, sizeof s3, NULL, &D), ETM_OK);
+        CHECK_EQ(etm_v3dec_end(d, &D), ETM_OK);
+        CHECK_EQ(etm_v3dec_get_stats(d)->unresolved, 3);
+        CHECK_EQ(etm_v3dec_get_stats(d)->transfers, 3);
+        etm_v3dec_destroy(d);
+    }
+
+    /* Data packets do not settle a held atom: a cancel after the LDR's data
+     * still withdraws the LDR, and the data element stays, in its place. */
+    DECODE(&c, ETM_V3DEC_V7M, &ls_image, ASYNC, ISYNC_THUMB_100, 0x84, 0x2E, 0x90, 0x80, 0x80, 0x80, 0x02, 0x44,
+           0x33, 0x22, 0x11, 0x81, 0x44, 0x22);
+    CHECK_EQ(decode_rc, ETM_OK);
+    CHECK(!strcmp(kinds(), "SNE"));
+    CHECK_EQ(find_el(ETM_V3EL_EXCEPTION, 0)->withdrawn, 1);
+
+    /* Without a code image the instruction is not known. */
+    DECODE(&c, 0, NULL, ASYNC, ISYNC_THUMB_100, 0x84, 0x2E, 0x90, 0x80, 0x80, 0x80, 0x02, 0x44, 0x33, 0x22, 0x11);
+    CHECK(data_el(0) && !data_el(0)->insn_valid && data_el(0)->ls == ETM_V3_LS_NONE);
+}
+
 static void test_chunking(void)
 {
     init_loop_code();
@@ -981,6 +1169,8 @@ int main(void)
     test_cancel();
     test_cycles();
     test_classifier();
+    test_ls_classes();
+    test_data();
     test_chunking();
     test_fuzz();
     return test_report("test_decode_v3");

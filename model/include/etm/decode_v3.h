@@ -65,7 +65,14 @@ typedef struct etm_v3_insn {
     etm_v3_isa_t target_isa;   /* ETM_V3_BR_DIRECT: instruction set at the target (BLX imm changes it) */
     int is_link;               /* BL, BLX */
     int is_it;                 /* the Thumb IT instruction */
+    int ls;                    /* data instruction: ETM_V3_LS_* (loads and stores of memory) */
 } etm_v3_insn_t;
+
+/* etm_v3_insn_t.ls: what a data instruction does to memory. */
+#define ETM_V3_LS_NONE 0
+#define ETM_V3_LS_LOAD 1
+#define ETM_V3_LS_STORE 2
+#define ETM_V3_LS_SWAP 3 /* SWP, SWPB: a load, then a store */
 
 /* Classify the instruction whose first bytes (little-endian, as in memory) are
  * b[0..n-1], at address addr, in instruction set isa (ARM, Thumb or ThumbEE).
@@ -175,6 +182,7 @@ typedef struct etm_v3pkt {
     int ts_rate_changed;     /* header bit 2 (R): the clock frequency changed */
 
     /* Data packets */
+    int data_first;          /* A bit of normal data, value not traced, placeholder */
     int has_data_addr;
     uint32_t data_addr;
     unsigned data_addr_bits;
@@ -197,7 +205,8 @@ typedef struct etm_v3pkt {
     X(CYCLE_COUNT, "CYCLE_COUNT") /* a cycle-count packet */                                \
     X(TIMESTAMP, "TIMESTAMP")                                                               \
     X(CONTEXT, "CONTEXT")         /* context ID or VMID packet */                           \
-    X(NO_IMAGE, "NO_IMAGE")       /* the code image has no instruction at addr */
+    X(NO_IMAGE, "NO_IMAGE")       /* the code image has no instruction at addr */           \
+    X(DATA, "DATA")               /* a data transfer (data packets), see etm_v3_data_t */
 
 typedef enum etm_v3el_kind {
 #define ETM_V3_X_ENUM(name, text) ETM_V3EL_##name,
@@ -207,6 +216,33 @@ typedef enum etm_v3el_kind {
 } etm_v3el_kind_t;
 
 const char *etm_v3el_kind_name(etm_v3el_kind_t kind);
+
+/* What a DATA element says about a data transfer (docs/decoder.md, Data). */
+typedef enum etm_v3_data_kind {
+    ETM_V3_DATA_NORMAL,      /* normal data packet: the transfer, with its value if values are traced */
+    ETM_V3_DATA_NOT_TRACED,  /* value not traced packet: a transfer whose value is not traced */
+    ETM_V3_DATA_PLACEHOLDER, /* out-of-order placeholder: a transfer whose value comes later */
+    ETM_V3_DATA_OOO,         /* out-of-order data: the value of an earlier placeholder (same seq) */
+    ETM_V3_DATA_SUPPRESSED   /* data suppressed packet: data packets were dropped from here on */
+} etm_v3_data_kind_t;
+
+typedef struct etm_v3_data {
+    etm_v3_data_kind_t kind;
+    uint64_t seq;            /* number of the transfer in the trace (from 1); OOO: its placeholder's, 0 when
+                                the placeholder was not seen */
+    int first;               /* A bit: the first packet of an instruction's data, or an address given again */
+    int addr_valid;          /* addr is known: given in the packet, or the word after the last transfer */
+    uint32_t addr;
+    int addr_given;          /* the packet carried address bytes */
+    int value_valid;         /* NORMAL, OOO with values traced */
+    uint32_t value;          /* the register view, leading zero bytes not sent */
+    unsigned value_bytes;    /* bytes the packet carried (0, 1, 2, 4) */
+    unsigned tag;            /* PLACEHOLDER, OOO: 1-3 */
+    int store_failed;        /* NORMAL, OOO: a store-failed packet followed (the STREX failed) */
+    int insn_valid;          /* the data instruction is known (code image): the most recent one executed */
+    uint32_t insn_addr;
+    int ls;                  /* its ETM_V3_LS_* */
+} etm_v3_data_t;
 
 typedef struct etm_v3el {
     etm_v3el_kind_t kind;
@@ -251,6 +287,9 @@ typedef struct etm_v3el {
 
     /* TIMESTAMP */
     uint64_t timestamp;
+
+    /* DATA */
+    etm_v3_data_t data;
 } etm_v3el_t;
 
 /* ---- Decoder -------------------------------------------------------------------- */
@@ -308,6 +347,8 @@ typedef struct etm_v3dec_stats {
     uint64_t withdrawn;     /* elements withdrawn by a cancel */
     uint64_t unknown_atoms; /* ATOM elements while a code image was given */
     uint64_t cycles;        /* the running cycle number */
+    uint64_t transfers;     /* data transfers (normal data, value not traced, placeholders) */
+    uint64_t unresolved;    /* placeholders whose value never came (tag reused, overflow, end) */
 } etm_v3dec_stats_t;
 
 const etm_v3dec_stats_t *etm_v3dec_get_stats(const etm_v3dec_t *d);

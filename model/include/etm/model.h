@@ -30,12 +30,20 @@ extern "C" {
 
 typedef struct etm_ctx etm_ctx_t;
 
-/* Statistics kept by an instance (all counts since init or reset). */
+/* Statistics kept by an instance (all counts since init or reset). The kinds
+ * of instruction trace come first, ETM_PKT_KIND_COUNT of them; the ETMv3 data
+ * trace kinds follow, up to ETM_PKT_ALL_COUNT (docs/data-trace.md). */
 typedef enum etm_pkt_kind {
     ETM_PKT_PHDR_F1, ETM_PKT_PHDR_F2, ETM_PKT_PHDR_F3, ETM_PKT_PHDR_F4,
     ETM_PKT_BRANCH, ETM_PKT_BRANCH_EXC, ETM_PKT_ASYNC, ETM_PKT_ISYNC, ETM_PKT_ISYNC_CC,
     ETM_PKT_CYCLE_COUNT, ETM_PKT_TRIGGER, ETM_PKT_EXC_RETURN, ETM_PKT_IGNORE,
-    ETM_PKT_KIND_COUNT
+    ETM_PKT_KIND_COUNT,
+    ETM_PKT_NORMAL_DATA = ETM_PKT_KIND_COUNT, /* 00A0SS10: in-order data, [address], [value] */
+    ETM_PKT_VALUE_NOT_TRACED,                 /* 011A1010: a transfer whose value is not traced */
+    ETM_PKT_OOO_PLACEHOLDER,                  /* 01A1TT00: the place of a value that comes later */
+    ETM_PKT_OOO_DATA,                         /* 0TT0SS00: that value */
+    ETM_PKT_STORE_FAILED,                     /* 0x50: the last transfer was a failed STREX */
+    ETM_PKT_ALL_COUNT
 } etm_pkt_kind_t;
 
 /* Name of a packet kind ("P-header format 1", "branch address", ...). */
@@ -47,7 +55,7 @@ typedef struct etm_stats {
     uint64_t atoms;            /* E and N atoms traced */
     uint64_t bytes;            /* trace bytes that entered the FIFO */
     uint64_t port_bytes;       /* bytes that left the port, padding included */
-    uint64_t packets[ETM_PKT_KIND_COUNT];
+    uint64_t packets[ETM_PKT_ALL_COUNT];
     uint64_t overflows;        /* FIFO overflows (each restarts with an I-sync) */
     uint64_t bytes_lost;       /* bytes that did not fit */
     uint64_t cycles_lost;      /* cycles whose trace was lost to an overflow */
