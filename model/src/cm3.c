@@ -657,6 +657,8 @@ struct etm_cm3 {
     cyc_t q[CQ];
     unsigned qhead, qlen;
     uint64_t cycle;           /* number of the cycle at q[qhead] */
+    int hold;                 /* etm_cm3_stall: the next cycle is a held one */
+    uint16_t last_num;        /* ETMINTNUM of the last cycle given out */
     uint64_t index;           /* instructions put */
     etm_cm3_stats_t st;
 };
@@ -1026,8 +1028,24 @@ void etm_cm3_finish(etm_cm3_t *m)
     m->finished = 1;
 }
 
+void etm_cm3_stall(etm_cm3_t *m) { m->hold = 1; }
+
 etm_err_t etm_cm3_cycle(etm_cm3_t *m, etm_in_t *in, etm_gen_event_t *ev, unsigned *nev)
 {
+    if (m->hold && (m->qlen || !m->finished)) {
+        /* A held cycle: the core waits, nothing it was doing moves on. */
+        m->hold = 0;
+        memset(in, 0, sizeof *in);
+        in->istall = 1;
+        in->intnum = m->last_num;
+        if (nev)
+            *nev = 0;
+        m->cycle++;
+        m->st.cycles++;
+        m->st.held_cycles++;
+        return ETM_OK;
+    }
+    m->hold = 0;
     if (!m->qlen) {
         if (nev)
             *nev = 0;
@@ -1037,6 +1055,7 @@ etm_err_t etm_cm3_cycle(etm_cm3_t *m, etm_in_t *in, etm_gen_event_t *ev, unsigne
     m->qhead = (m->qhead + 1) % CQ;
     m->qlen--;
     *in = c->in;
+    m->last_num = c->in.intnum;
     for (unsigned i = 0; i < c->nev; i++) {
         c->ev[i].cycle = m->cycle;
         if (ev)

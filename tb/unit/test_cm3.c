@@ -392,11 +392,170 @@ static void timing_cases(void)
     CHECK(!r.c[1].ivalid && !r.c[1].cancel);
 }
 
+/* etm_cm3_stall: the cycles of a sequence with entry, tail-chain, return, a
+ * cancelled LDM and a refill, held at every position in turn (and in runs).
+ * Without the held cycles the stream is the unheld one, cycle for cycle; a held
+ * cycle is ETMISTALL alone with the ETMINTNUM of the cycle before it; events
+ * keep their order and move by the held cycles before them; every cycle is
+ * legal. */
+typedef struct held_run {
+    run_t r;
+    uint8_t held[512];
+    uint64_t stat_held, stat_cycles;
+    int end_after_finish; /* etm_cm3_cycle after finish and a stall, with nothing left */
+} held_run_t;
+
+static void run_held(const etm_cm3_params_t *p, const etm_cm3_insn_t *rs, unsigned n, unsigned first,
+                     unsigned count, unsigned every, held_run_t *out)
+{
+    memset(out, 0, sizeof *out);
+    etm_cm3_t *m;
+    etm_diag_t d;
+    CHECK_EQ(etm_cm3_create(&m, p, &d), ETM_OK);
+    etm_check_t chk;
+    etm_config_t cfg;
+    etm_config_default(&cfg);
+    etm_check_init(&chk, &cfg);
+    for (unsigned i = 0; i <= n; i++) {
+        if (i < n)
+            CHECK_EQ(etm_cm3_put(m, &rs[i], &d), ETM_OK);
+        else
+            etm_cm3_finish(m);
+        for (;;) {
+            unsigned k = out->r.n;
+            int hold = k >= first && k < first + count && (every <= 1 || (k - first) % every == 0);
+            if (hold)
+                etm_cm3_stall(m);
+            etm_in_t in;
+            etm_gen_event_t ev[ETM_GEN_MAX_EVENTS];
+            unsigned nev = 99;
+            if (etm_cm3_cycle(m, &in, ev, &nev) != ETM_OK)
+                break;
+            etm_rule_t fired[4];
+            out->r.violations += etm_check_step(&chk, &in, fired, 4);
+            if (hold)
+                CHECK_EQ(nev, 0);
+            if (out->r.n < 512) {
+                out->held[out->r.n] = (uint8_t)hold;
+                out->r.c[out->r.n++] = in;
+            }
+            for (unsigned e = 0; e < nev && out->r.nev < 512; e++)
+                out->r.ev[out->r.nev++] = ev[e];
+        }
+    }
+    etm_cm3_stall(m);
+    etm_in_t in;
+    out->end_after_finish = etm_cm3_cycle(m, &in, NULL, NULL) == ETM_END;
+    out->stat_held = etm_cm3_get_stats(m)->held_cycles;
+    out->stat_cycles = etm_cm3_get_stats(m)->cycles;
+    etm_cm3_free(m);
+}
+
+static void check_held(const run_t *ref, const held_run_t *h)
+{
+    unsigned j = 0, nheld = 0;
+    uint16_t prev_num = 0;
+    for (unsigned k = 0; k < h->r.n; k++) {
+        const etm_in_t *c = &h->r.c[k];
+        if (h->held[k]) {
+            etm_in_t want;
+            memset(&want, 0, sizeof want);
+            want.istall = 1;
+            want.intnum = prev_num;
+            CHECK(memcmp(c, &want, sizeof want) == 0);
+            nheld++;
+        } else {
+            CHECK(j < ref->n && memcmp(c, &ref->c[j], sizeof *c) == 0);
+            j++;
+        }
+        prev_num = c->intnum;
+    }
+    CHECK_EQ(j, ref->n);
+    CHECK_EQ(h->stat_held, nheld);
+    CHECK_EQ(h->stat_cycles, ref->n + nheld);
+    CHECK_EQ(h->r.violations, 0);
+    CHECK(h->end_after_finish);
+    /* Events: the same, each moved by the held cycles before it. */
+    CHECK_EQ(h->r.nev, ref->nev);
+    for (unsigned e = 0; e < ref->nev && e < h->r.nev; e++) {
+        etm_gen_event_t a = ref->ev[e], b = h->r.ev[e];
+        unsigned before = 0;
+        for (unsigned k = 0; k < b.cycle && k < h->r.n; k++)
+            before += h->held[k];
+        CHECK_EQ(b.cycle, a.cycle + before);
+        b.cycle = a.cycle;
+        CHECK(memcmp(&a, &b, sizeof a) == 0);
+    }
+}
+
+static void stall_cases(void)
+{
+    etm_cm3_params_t p;
+    etm_cm3_params_default(&p);
+    /* movs; SysTick entry in front of an LDM it cancels; its bx lr tail-chains
+     * into PendSV, whose bx lr returns to the LDM; the LDM runs again; a taken
+     * B and its target. */
+    etm_cm3_insn_t s[7] = { I(0x100, 0x2000, 2), I(0x40, 0x4770, 2), I(0x60, 0x4770, 2), I(0x102, 0xcc0f, 2),
+                            I(0x104, 0xe004, 2), I(0x110, 0x2101, 2), I(0x112, 0x2102, 2) };
+    s[1].ctx = ETM_CM3_CTX_ENTRY;
+    s[1].excnum = 15;
+    s[1].ipsr = 15;
+    s[1].async = 1;
+    s[1].ret_valid = 1;
+    s[1].ret_addr = 0x102;
+    s[1].ret_size = 2;
+    s[1].ret_opcode = 0xcc0f;
+    s[1].taken = 1;
+    s[1].next = 0xfffffff9u;
+    s[2].ctx = ETM_CM3_CTX_TAILCHAIN;
+    s[2].excnum = 14;
+    s[2].ipsr = 14;
+    s[2].taken = 1;
+    s[2].next = 0xfffffff9u;
+    s[3].ctx = ETM_CM3_CTX_RETURN;
+    s[3].nmem = 4;
+    s[4].taken = 1;
+    s[4].next = 0x110;
+    run_t ref;
+    run(&p, s, 7, &ref);
+    CHECK(ref.n > 30);
+    held_run_t h;
+    /* No holds at all: the same stream. */
+    run_held(&p, s, 7, 0, 0, 1, &h);
+    check_held(&ref, &h);
+    CHECK_EQ(h.stat_held, 0);
+    /* One held cycle at every position; after the last cycle there is no core
+     * left to hold. */
+    for (unsigned k = 0; k <= ref.n; k++) {
+        run_held(&p, s, 7, k, 1, 1, &h);
+        check_held(&ref, &h);
+        CHECK_EQ(h.stat_held, k < ref.n);
+    }
+    /* Runs of held cycles, and every other cycle held. */
+    run_held(&p, s, 7, 0, 40, 1, &h);
+    check_held(&ref, &h);
+    CHECK_EQ(h.stat_held, 40);
+    run_held(&p, s, 7, 3, 60, 2, &h);
+    check_held(&ref, &h);
+    CHECK_EQ(h.stat_held, 30);
+    /* A held cycle inside the entry sequence carries the interrupted context's
+     * number; one just after the handler's first instruction, the handler's. */
+    unsigned entry = 0;
+    while (entry < ref.n && ref.c[entry].intstat != ETM_INTSTAT_ENTRY)
+        entry++;
+    CHECK(entry < ref.n);
+    run_held(&p, s, 7, entry, 1, 1, &h);
+    CHECK(h.held[entry] && h.r.c[entry].intnum == 0 && h.r.c[entry + 1].intnum == 15);
+    run_held(&p, s, 7, entry + 1, 1, 1, &h);
+    CHECK(h.held[entry + 1] && h.r.c[entry + 1].intnum == 15);
+}
+
 int main(void)
 {
     classify_cases();
     cond_cases();
     text_cases();
     timing_cases();
+    stall_cases();
     return test_report("test_cm3");
 }

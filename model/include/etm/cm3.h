@@ -227,6 +227,18 @@ void etm_cm3_finish(etm_cm3_t *m);
  * EXC_ENTRY, EXC_RETURN (for a tail-chain: EXC_ENTRY only); *nev their number. */
 etm_err_t etm_cm3_cycle(etm_cm3_t *m, etm_in_t *in, etm_gen_event_t *ev, unsigned *nev);
 
+/* Hold the core for one clock, as a core does while the ETM asserts FIFOFULL
+ * (ETMCR[7]): the next etm_cm3_cycle gives a held cycle, ETMISTALL with nothing
+ * else but the ETMINTNUM of the cycle before it; no instruction, no event, and
+ * the cycles that were due come after it unchanged. Call it before each
+ * etm_cm3_cycle that is to be held (two calls before one etm_cm3_cycle still
+ * hold one cycle). It applies whether or not the model is waiting for its next
+ * instruction; after etm_cm3_finish, once no cycles are left, there is no core
+ * to hold and etm_cm3_cycle returns ETM_END. Held cycles keep every interface
+ * rule, count in cycles and in held_cycles, and move the cycle numbers of later
+ * events. */
+void etm_cm3_stall(etm_cm3_t *m);
+
 typedef struct etm_cm3_stats {
     uint64_t cycles;            /* cycles given out */
     uint64_t insns;             /* instructions put */
@@ -235,6 +247,7 @@ typedef struct etm_cm3_stats {
     uint64_t taken;             /* PC changes by instructions */
     uint64_t entries, returns, tail_chains, cancels, folds;
     uint64_t refill_cycles, stall_cycles, exception_cycles;
+    uint64_t held_cycles;       /* cycles held by etm_cm3_stall (in cycles too) */
 } etm_cm3_stats_t;
 
 const etm_cm3_stats_t *etm_cm3_get_stats(const etm_cm3_t *m);
