@@ -17,7 +17,11 @@
 // etm_model_supports), with FIFO_DEPTH <= MaxFifoDepth.
 module etm_top #(
   parameter int unsigned MaxFifoDepth = 1024,
-  parameter bit          Assertions   = 1'b1
+  parameter bit          Assertions   = 1'b1,
+  // Which protocols the instance can speak (an area what-if: a part built for
+  // one protocol has no logic for the other; the configuration must match).
+  parameter bit          HasV3        = 1'b1,
+  parameter bit          HasV1        = 1'b1
 ) (
   input  logic         clk_i,
   input  logic         rst_ni,
@@ -246,79 +250,89 @@ module etm_top #(
   );
 
   // ---- pheader + packet (ETMv3) ---------------------------------------------------------
-  logic [8:0]   ph_slot_en, ph_ls_wr, ph_ls_val;
-  logic         ph_ls_b, ph_exec0, ph_exec1, ph_commit, ph_clear;
-  logic [1:0]   ph_natoms;
-  logic [575:0] ph_seg;
-  logic [35:0]  ph_seg_len;
-  logic [287:0] ph_seg_w;
   logic [etm_pkg::CycleBytesMax*8-1:0] cbuf;
   logic [6:0]   cbuf_n;
   logic         v3_overflow;
   logic         fifo_fit;
   logic [16:0]  fifo_level_q;
 
-  etm_pheader u_pheader (
-    .clk_i,
-    .rst_ni,
-    .ca_i        (ca),
-    .format4_i   (format4),
-    .slot_en_i   (ph_slot_en),
-    .ls_b_i      (ph_ls_b),
-    .natoms_i    (ph_natoms),
-    .exec0_i     (ph_exec0),
-    .exec1_i     (ph_exec1),
-    .commit_i    (ph_commit),
-    .clear_i     (ph_clear),
-    .seg_o       (ph_seg),
-    .seg_len_o   (ph_seg_len),
-    .seg_w_o     (ph_seg_w),
-    .ls_wr_o     (ph_ls_wr),
-    .ls_val_o    (ph_ls_val)
-  );
+  if (HasV3) begin : gen_v3
+    logic [8:0]   ph_slot_en, ph_ls_wr, ph_ls_val;
+    logic         ph_ls_b, ph_exec0, ph_exec1, ph_commit, ph_clear;
+    logic [1:0]   ph_natoms;
+    logic [575:0] ph_seg;
+    logic [35:0]  ph_seg_len;
+    logic [287:0] ph_seg_w;
 
-  etm_packet u_packet (
-    .clk_i,
-    .rst_ni,
-    .enabled_i       (enabled && v3),
-    .ca_i            (ca),
-    .alt_branch_i    (alt_branch),
-    .sync_in_bytes_i (sync_in_bytes),
-    .sync_period_i   (cfg_etmsyncfr_i[11:0]),
-    .natoms_i        (fe_natoms),
-    .addr0_i         (fe_addr0),
-    .exec0_i         (fe_exec0),
-    .target0_i       (fe_target0),
-    .addr1_i         (fe_addr1),
-    .exec1_i         (fe_exec1),
-    .target1_i       (fe_target1),
-    .entry_i         (fe_entry),
-    .ret_i           (fe_ret),
-    .exc_i           (fe_exc),
-    .cancel_i        (fe_cancel),
-    .flush_i         (fe_flush),
-    .trace_enable_i  (flt_te),
-    .trigger_i       (flt_trigger),
-    .fifo_empty_i    (fifo_level_q == 17'd0),
-    .fit_i           (fifo_fit),
-    .end_i           (end_i && !ended_q && v3),
-    .hold_i          (ended_q || !v3),
-    .ph_slot_en_o    (ph_slot_en),
-    .ph_ls_b_o       (ph_ls_b),
-    .ph_natoms_o     (ph_natoms),
-    .ph_exec0_o      (ph_exec0),
-    .ph_exec1_o      (ph_exec1),
-    .ph_commit_o     (ph_commit),
-    .ph_clear_o      (ph_clear),
-    .ph_seg_i        (ph_seg),
-    .ph_seg_len_i    (ph_seg_len),
-    .ph_seg_w_i      (ph_seg_w),
-    .ph_ls_wr_i      (ph_ls_wr),
-    .ph_ls_val_i     (ph_ls_val),
-    .cbuf_o          (cbuf),
-    .cbuf_n_o        (cbuf_n),
-    .overflow_o      (v3_overflow)
-  );
+    etm_pheader u_pheader (
+      .clk_i,
+      .rst_ni,
+      .ca_i        (ca),
+      .format4_i   (format4),
+      .slot_en_i   (ph_slot_en),
+      .ls_b_i      (ph_ls_b),
+      .natoms_i    (ph_natoms),
+      .exec0_i     (ph_exec0),
+      .exec1_i     (ph_exec1),
+      .commit_i    (ph_commit),
+      .clear_i     (ph_clear),
+      .seg_o       (ph_seg),
+      .seg_len_o   (ph_seg_len),
+      .seg_w_o     (ph_seg_w),
+      .ls_wr_o     (ph_ls_wr),
+      .ls_val_o    (ph_ls_val)
+    );
+
+    etm_packet u_packet (
+      .clk_i,
+      .rst_ni,
+      .enabled_i       (enabled && v3),
+      .ca_i            (ca),
+      .alt_branch_i    (alt_branch),
+      .sync_in_bytes_i (sync_in_bytes),
+      .sync_period_i   (cfg_etmsyncfr_i[11:0]),
+      .natoms_i        (fe_natoms),
+      .addr0_i         (fe_addr0),
+      .exec0_i         (fe_exec0),
+      .target0_i       (fe_target0),
+      .addr1_i         (fe_addr1),
+      .exec1_i         (fe_exec1),
+      .target1_i       (fe_target1),
+      .entry_i         (fe_entry),
+      .ret_i           (fe_ret),
+      .exc_i           (fe_exc),
+      .cancel_i        (fe_cancel),
+      .flush_i         (fe_flush),
+      .trace_enable_i  (flt_te),
+      .trigger_i       (flt_trigger),
+      .fifo_empty_i    (fifo_level_q == 17'd0),
+      .fit_i           (fifo_fit),
+      .end_i           (end_i && !ended_q && v3),
+      .hold_i          (ended_q || !v3),
+      .ph_slot_en_o    (ph_slot_en),
+      .ph_ls_b_o       (ph_ls_b),
+      .ph_natoms_o     (ph_natoms),
+      .ph_exec0_o      (ph_exec0),
+      .ph_exec1_o      (ph_exec1),
+      .ph_commit_o     (ph_commit),
+      .ph_clear_o      (ph_clear),
+      .ph_seg_i        (ph_seg),
+      .ph_seg_len_i    (ph_seg_len),
+      .ph_seg_w_i      (ph_seg_w),
+      .ph_ls_wr_i      (ph_ls_wr),
+      .ph_ls_val_i     (ph_ls_val),
+      .cbuf_o          (cbuf),
+      .cbuf_n_o        (cbuf_n),
+      .overflow_o      (v3_overflow)
+    );
+  end else begin : gen_no_v3
+    assign cbuf = '0;
+    assign cbuf_n = 7'd0;
+    assign v3_overflow = 1'b0;
+    logic unused_v3;
+    assign unused_v3 = ^{fe_addr1, fe_target1, fe_exc, fe_cancel, fe_flush, fe_exec1, alt_branch, format4,
+                         sync_in_bytes, cfg_etmsyncfr_i[11:0]};
+  end
 
   // ---- pipestat (ETMv1) -------------------------------------------------------------------
   logic [7:0]  ps_push_n;
@@ -332,52 +346,67 @@ module etm_top #(
   logic        fifo_head_flag_q, fifo_head0_flag, fifo_head1_flag;
   logic [7:0]  fifo_head0, fifo_head1;
 
-  etm_pipestat u_pipestat (
-    .clk_i,
-    .rst_ni,
-    .enabled_i          (enabled && !v3),
-    .ca_i               (ca),
-    .data_addr_i        (data_addr),
-    .data_value_i       (data_value),
-    .port_i             (v1_port),
-    .minor_ge2_i        (minor >= 4'd2),
-    .depth_i            (cfg_fifo_depth_i),
-    .natoms_i           (fe_natoms),
-    .addr0_i            (fe_addr0),
-    .exec0_i            (fe_exec0),
-    .target0_i          (fe_target0),
-    .addr1_i            (fe_addr1),
-    .exec1_i            (fe_exec1),
-    .target1_i          (fe_target1),
-    .entry_i            (fe_entry),
-    .ret_i              (fe_ret),
-    .trace_enable_i     (flt_te || ended_q),
-    .trigger_i          (flt_trigger),
-    .view_data_i        (flt_vd),
-    .dactl_i            (hold ? 18'd0 : ETMDACTL),
-    .da_i               (ETMDA),
-    .ddctl_i            (hold ? 4'd0 : ETMDDCTL),
-    .dd_i               (ETMDD),
-    .end_i              (end_i && !ended_q && !v3),
-    .drain_i            (ended_q && !v3),
-    .fifo_level_q_i     (fifo_level_q),
-    .fifo_nflags_q_i    (fifo_nflags_q),
-    .fifo_head_flag_q_i (fifo_head_flag_q),
-    .fifo_fit_i         (fifo_fit),
-    .fifo_level_w_i     (fifo_level_w),
-    .fifo_head0_i       (fifo_head0),
-    .fifo_head0_flag_i  (fifo_head0_flag),
-    .fifo_head1_i       (fifo_head1),
-    .fifo_head1_flag_i  (fifo_head1_flag),
-    .push_n_o           (ps_push_n),
-    .push_data_o        (ps_push_data),
-    .push_flag_o        (ps_push_flag),
-    .pop_o              (ps_pop),
-    .pipestat_o         (ps_pipestat),
-    .tracepkt_o         (ps_tracepkt),
-    .tracesync_o        (ps_tracesync),
-    .overflow_o         (ps_overflow)
-  );
+  if (HasV1) begin : gen_v1
+    etm_pipestat u_pipestat (
+      .clk_i,
+      .rst_ni,
+      .enabled_i          (enabled && !v3),
+      .ca_i               (ca),
+      .data_addr_i        (data_addr),
+      .data_value_i       (data_value),
+      .port_i             (v1_port),
+      .minor_ge2_i        (minor >= 4'd2),
+      .depth_i            (cfg_fifo_depth_i),
+      .natoms_i           (fe_natoms),
+      .addr0_i            (fe_addr0),
+      .exec0_i            (fe_exec0),
+      .target0_i          (fe_target0),
+      .addr1_i            (fe_addr1),
+      .exec1_i            (fe_exec1),
+      .target1_i          (fe_target1),
+      .entry_i            (fe_entry),
+      .ret_i              (fe_ret),
+      .trace_enable_i     (flt_te || ended_q),
+      .trigger_i          (flt_trigger),
+      .view_data_i        (flt_vd),
+      .dactl_i            (hold ? 18'd0 : ETMDACTL),
+      .da_i               (ETMDA),
+      .ddctl_i            (hold ? 4'd0 : ETMDDCTL),
+      .dd_i               (ETMDD),
+      .end_i              (end_i && !ended_q && !v3),
+      .drain_i            (ended_q && !v3),
+      .fifo_level_q_i     (fifo_level_q),
+      .fifo_nflags_q_i    (fifo_nflags_q),
+      .fifo_head_flag_q_i (fifo_head_flag_q),
+      .fifo_fit_i         (fifo_fit),
+      .fifo_level_w_i     (fifo_level_w),
+      .fifo_head0_i       (fifo_head0),
+      .fifo_head0_flag_i  (fifo_head0_flag),
+      .fifo_head1_i       (fifo_head1),
+      .fifo_head1_flag_i  (fifo_head1_flag),
+      .push_n_o           (ps_push_n),
+      .push_data_o        (ps_push_data),
+      .push_flag_o        (ps_push_flag),
+      .pop_o              (ps_pop),
+      .pipestat_o         (ps_pipestat),
+      .tracepkt_o         (ps_tracepkt),
+      .tracesync_o        (ps_tracesync),
+      .overflow_o         (ps_overflow)
+    );
+  end else begin : gen_no_v1
+    assign ps_push_n = 8'd0;
+    assign ps_push_data = '0;
+    assign ps_push_flag = '0;
+    assign ps_pop = 2'd0;
+    assign ps_pipestat = etm_pkg::PsTD;
+    assign ps_tracepkt = 16'd0;
+    assign ps_tracesync = 1'b0;
+    assign ps_overflow = 1'b0;
+    logic unused_v1;
+    assign unused_v1 = ^{fifo_nflags_q, fifo_level_w, fifo_head_flag_q, fifo_head0_flag, fifo_head1_flag,
+                         fifo_head0, fifo_head1, data_addr, data_value, v1_port, flt_vd, ETMDA, ETMDD,
+                         ETMDDCTL, cfg_fifo_depth_i};
+  end
 
   // ---- fifo -----------------------------------------------------------------------------------
   logic [7:0]  wr_n;
