@@ -1,0 +1,578 @@
+// etm_sc.cpp - the SystemC modules of etm_sc.h.
+#include "etm_sc.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+namespace etm_sc {
+
+using namespace sc_core;
+
+// ---- Pins -------------------------------------------------------------------------------
+
+namespace {
+
+const struct {
+    const char *name;
+    unsigned width;
+} kOutPins[PIN_OUT_COUNT] = {
+    { "PIPESTAT", 3 }, { "TRACEPKT", 16 }, { "TRACESYNC", 1 }, { "V3COUNT", 4 }, { "V3DATA", 64 },
+    { "FIFOLEVEL", 16 }, { "OVERFLOW", 1 }, { "TRIGGER", 1 }, { "FIFOFULL", 1 }, { "TRACEENABLE", 1 },
+    { "VIEWDATA", 1 }, { "VALID", 1 },
+};
+
+std::string diag_text(const etm_diag_t &d)
+{
+    char buf[512];
+    return etm_diag_format(&d, buf, sizeof buf);
+}
+
+} // namespace
+
+const char *out_pin_name(unsigned i) { return i < PIN_OUT_COUNT ? kOutPins[i].name : "?"; }
+unsigned out_pin_width(unsigned i) { return i < PIN_OUT_COUNT ? kOutPins[i].width : 0; }
+
+uint64_t in_pin_value(const etm_in_t &in, unsigned i)
+{
+    return etm_signal_get(&etm_in_signals[i], &in) >> etm_in_signals[i].lsb;
+}
+
+void set_in_pin(etm_in_t &in, unsigned i, uint64_t v)
+{
+    etm_signal_set(&etm_in_signals[i], &in, v << etm_in_signals[i].lsb);
+}
+
+void out_to_pins(const etm_out_t &o, bool valid, uint64_t *p)
+{
+    uint64_t data = 0;
+    for (unsigned i = 0; i < ETM_MAX_PORT_BYTES; i++)
+        data |= (uint64_t)o.v3_bytes[i] << (8 * i);
+    p[PIN_PIPESTAT] = o.pipestat;
+    p[PIN_TRACEPKT] = o.tracepkt;
+    p[PIN_TRACESYNC] = o.tracesync;
+    p[PIN_V3COUNT] = o.v3_count;
+    p[PIN_V3DATA] = data;
+    p[PIN_FIFOLEVEL] = o.fifo_level;
+    p[PIN_OVERFLOW] = o.overflow;
+    p[PIN_TRIGGER] = o.trigger;
+    p[PIN_FIFOFULL] = o.fifofull;
+    p[PIN_TRACEENABLE] = o.trace_enable;
+    p[PIN_VIEWDATA] = o.view_data;
+    p[PIN_VALID] = valid;
+}
+
+void pins_to_out(const uint64_t *p, etm_out_t &o)
+{
+    std::memset(&o, 0, sizeof o);
+    o.pipestat = (uint8_t)p[PIN_PIPESTAT];
+    o.tracepkt = (uint16_t)p[PIN_TRACEPKT];
+    o.tracesync = (uint8_t)p[PIN_TRACESYNC];
+    o.v3_count = (uint8_t)p[PIN_V3COUNT];
+    for (unsigned i = 0; i < ETM_MAX_PORT_BYTES; i++)
+        o.v3_bytes[i] = (uint8_t)(p[PIN_V3DATA] >> (8 * i));
+    o.fifo_level = (uint16_t)p[PIN_FIFOLEVEL];
+    o.overflow = (uint8_t)p[PIN_OVERFLOW];
+    o.trigger = (uint8_t)p[PIN_TRIGGER];
+    o.fifofull = (uint8_t)p[PIN_FIFOFULL];
+    o.trace_enable = (uint8_t)p[PIN_TRACEENABLE];
+    o.view_data = (uint8_t)p[PIN_VIEWDATA];
+}
+
+EtmInBus::EtmInBus(sc_module_name n)
+    : sc_module(n),
+      pin("pin", etm_in_signal_count,
+          [](const char *, size_t i) { return new sc_signal<uint64_t>(etm_in_signals[i].name); })
+{
+}
+
+void EtmInBus::trace(sc_trace_file *tf) const
+{
+    for (size_t i = 0; i < pin.size(); i++)
+        sc_core::sc_trace(tf, pin[i].read(), std::string(name()) + "." + etm_in_signals[i].name,
+                          etm_in_signals[i].width);
+}
+
+EtmOutBus::EtmOutBus(sc_module_name n)
+    : sc_module(n),
+      pin("pin", PIN_OUT_COUNT, [](const char *, size_t i) { return new sc_signal<uint64_t>(kOutPins[i].name); })
+{
+}
+
+void EtmOutBus::trace(sc_trace_file *tf) const
+{
+    for (size_t i = 0; i < pin.size(); i++)
+        sc_core::sc_trace(tf, pin[i].read(), std::string(name()) + "." + kOutPins[i].name, kOutPins[i].width);
+}
+
+void EtmOutBus::read(etm_out_t &o) const
+{
+    uint64_t p[PIN_OUT_COUNT];
+    for (unsigned i = 0; i < PIN_OUT_COUNT; i++)
+        p[i] = pin[i].read();
+    pins_to_out(p, o);
+}
+
+// ---- EtmSource --------------------------------------------------------------------------
+
+EtmSource::EtmSource(sc_module_name n, etm_stim_t *stim, uint64_t max_cycles)
+    : sc_module(n), clk("clk"), rst_n("rst_n"), fifofull("fifofull"), pin("pin", etm_in_signal_count),
+      end("end"), stim_(stim), max_cycles_(max_cycles)
+{
+    SC_METHOD(fall);
+    sensitive << clk.neg();
+    dont_initialize();
+}
+
+EtmSource::~EtmSource() { etm_stim_close(stim_); }
+
+void EtmSource::fall()
+{
+    if (!rst_n.read() || state_ == DONE)
+        return;
+    if (state_ == ENDING) { // the ETM saw end for one edge
+        end.write(false);
+        state_ = DONE;
+        return;
+    }
+    etm_in_t in;
+    etm_diag_t d;
+    etm_diag_clear(&d);
+    bool hold = fifofull.read() != 0;
+    etm_err_t e = ETM_END;
+    if (!max_cycles_ || given_ < max_cycles_)
+        e = etm_stim_next(stim_, hold, &in, &d);
+    if (e == ETM_OK) {
+        if (!hold || !etm_stim_can_hold(stim_))
+            given_++;
+        for (size_t i = 0; i < pin.size(); i++)
+            pin[i].write(in_pin_value(in, (unsigned)i));
+        return;
+    }
+    if (e != ETM_END) {
+        std::fprintf(stderr, "%s: %s\n", name(), diag_text(d).c_str());
+        failed_ = true;
+    }
+    for (size_t i = 0; i < pin.size(); i++)
+        pin[i].write(0);
+    end.write(true);
+    state_ = ENDING;
+}
+
+// ---- EtmModel ----------------------------------------------------------------------------
+
+EtmModel::EtmModel(sc_module_name n, const etm_config_t &cfg)
+    : sc_module(n), clk("clk"), rst_n("rst_n"), end("end"), in("in", etm_in_signal_count),
+      out("out", PIN_OUT_COUNT), fifo("fifo")
+{
+    etm_diag_t d;
+    etm_diag_clear(&d);
+    if (etm_create(&ctx_, &cfg, &d) != ETM_OK)
+        throw std::runtime_error(std::string(name()) + ": configuration: " + diag_text(d));
+    fifo.bind(*this);
+    SC_METHOD(rise);
+    sensitive << clk.pos();
+    dont_initialize();
+}
+
+EtmModel::~EtmModel() { etm_destroy(ctx_); }
+
+unsigned EtmModel::take(uint8_t *buf, unsigned max) { return etm_port_take(ctx_, buf, max); }
+
+unsigned EtmModel::level() const { return etm_fifo_level(ctx_); }
+
+void EtmModel::drive(const etm_out_t &o, bool valid)
+{
+    uint64_t p[PIN_OUT_COUNT];
+    out_to_pins(o, valid, p);
+    for (unsigned i = 0; i < PIN_OUT_COUNT; i++)
+        out[i].write(p[i]);
+    if (o.fifo_level > max_level_)
+        max_level_ = o.fifo_level;
+}
+
+void EtmModel::rise()
+{
+    etm_out_t o;
+    std::memset(&o, 0, sizeof o);
+    if (!rst_n.read()) {
+        etm_reset(ctx_);
+        ended_ = drained_ = false;
+        drive(o, false);
+        return;
+    }
+    if (drained_) {
+        drive(o, false);
+        return;
+    }
+    if (ended_) {
+        bool more = etm_drain(ctx_, &o) == ETM_OK;
+        drained_ = !more;
+        drive(o, more);
+        return;
+    }
+    if (end.read()) { // etm_end: no port cycle, nothing to compare
+        etm_end(ctx_);
+        ended_ = true;
+        drive(o, false);
+        return;
+    }
+    etm_in_t i;
+    std::memset(&i, 0, sizeof i);
+    for (size_t k = 0; k < in.size(); k++)
+        set_in_pin(i, (unsigned)k, in[k].read());
+    if (etm_step(ctx_, &i, &o) == ETM_ERR_RULE)
+        rule_cycles_++;
+    drive(o, true);
+}
+
+// ---- Trace ports ------------------------------------------------------------------------------
+
+std::string PortClock::text() const
+{
+    static const char *const rate[] = { "", "core rate", "half rate", "", "quarter rate" };
+    std::string s = std::to_string(width) + (width == 1 ? " byte, " : " bytes, ");
+    s += div < 5 && rate[div][0] ? rate[div] : ("1/" + std::to_string(div) + " rate");
+    if (ddr)
+        s += ", double data rate";
+    return s;
+}
+
+bool parse_port_clock(const std::string &s, PortClock *pc)
+{
+    size_t colon = s.find(':');
+    if (colon == std::string::npos)
+        return false;
+    std::string w = s.substr(0, colon), m = s.substr(colon + 1);
+    if (w != "1" && w != "2" && w != "4")
+        return false;
+    pc->width = (unsigned)std::atoi(w.c_str());
+    pc->ddr = false;
+    if (m == "full")
+        pc->div = 1;
+    else if (m == "half")
+        pc->div = 2;
+    else if (m == "quarter")
+        pc->div = 4;
+    else if (m == "ddr")
+        pc->div = 1, pc->ddr = true;
+    else if (m == "half-ddr")
+        pc->div = 2, pc->ddr = true;
+    else
+        return false;
+    return true;
+}
+
+std::unique_ptr<sc_clock> make_port_clock(const char *name, const PortClock &pc)
+{
+    // Period div x 10 ns, first rising edge at 7.5 ns: edges at 7.5 + 10k (and, with
+    // ddr, the falling ones 5 ns later) fall a quarter period away from the core
+    // clock's edges (10n rising, 10n + 5 falling).
+    return std::unique_ptr<sc_clock>(
+        new sc_clock(name, sc_time(10.0 * pc.div, SC_NS), 0.5, sc_time(7.5, SC_NS), true));
+}
+
+EtmTracePort::EtmTracePort(sc_module_name n, const PortClock &pc)
+    : sc_module(n), pclk("pclk"), fifo("fifo"), sink("sink"), tracedata("tracedata"), tracecount("tracecount"),
+      pc_(pc)
+{
+    SC_METHOD(edge);
+    if (pc.ddr)
+        sensitive << pclk; // both edges
+    else
+        sensitive << pclk.pos();
+    dont_initialize();
+}
+
+void EtmTracePort::edge()
+{
+    uint8_t b[ETM_MAX_PORT_BYTES];
+    unsigned n = fifo->take(b, pc_.width);
+    uint64_t data = 0;
+    for (unsigned i = 0; i < n; i++)
+        data |= (uint64_t)b[i] << (8 * i);
+    tracedata.write(data);
+    tracecount.write(n);
+    if (n)
+        sink->put(b, n);
+    edges_++;
+}
+
+EtmPortTap::EtmPortTap(sc_module_name n) : sc_module(n), clk("clk"), out("out", PIN_OUT_COUNT), sink("sink")
+{
+    SC_METHOD(fall);
+    sensitive << clk.neg();
+    dont_initialize();
+}
+
+void EtmPortTap::fall()
+{
+    if (!out[PIN_VALID].read())
+        return;
+    unsigned n = (unsigned)out[PIN_V3COUNT].read();
+    uint64_t data = out[PIN_V3DATA].read();
+    uint8_t b[ETM_MAX_PORT_BYTES];
+    for (unsigned i = 0; i < n && i < ETM_MAX_PORT_BYTES; i++)
+        b[i] = (uint8_t)(data >> (8 * i));
+    if (n)
+        sink->put(b, n);
+}
+
+// ---- EtmSink ---------------------------------------------------------------------------------
+
+EtmSink::EtmSink(sc_module_name n, const etm_config_t &cfg, const std::string &path) : sc_module(n), in("in")
+{
+    in.bind(*this);
+    etm_diag_t d;
+    etm_diag_clear(&d);
+    unsigned v = 0;
+    if (etm_config_version(&cfg, &v, nullptr) == ETM_OK && ETM_V_MAJOR(v) == 3) {
+        if (etm_v3dec_create(&dec_, &cfg, ETM_V3DEC_V7M, &d) != ETM_OK)
+            throw std::runtime_error(std::string(name()) + ": decoder: " + diag_text(d));
+        etm_v3dec_on_packet(dec_, on_packet, this);
+    }
+    if (!path.empty()) {
+        file_ = std::fopen(path.c_str(), "wb");
+        if (!file_)
+            throw std::runtime_error(path + ": cannot write the trace file");
+    }
+}
+
+EtmSink::~EtmSink()
+{
+    if (file_)
+        std::fclose(file_);
+    if (dec_)
+        etm_v3dec_destroy(dec_);
+}
+
+void EtmSink::on_packet(void *user, const etm_v3pkt_t *p)
+{
+    EtmSink *s = static_cast<EtmSink *>(user);
+    s->packets_++;
+    if (p->kind == ETM_V3PKT_PHDR)
+        for (const char *a = p->atoms; *a; a++)
+            s->atoms_ += *a == 'E' || *a == 'N';
+}
+
+void EtmSink::put(const uint8_t *b, unsigned n)
+{
+    bytes_ += n;
+    if (file_ && std::fwrite(b, 1, n, file_) != n && err_.empty())
+        err_ = "cannot write the trace file";
+    if (dec_ && err_.empty()) {
+        etm_diag_t d;
+        etm_diag_clear(&d);
+        if (etm_v3dec_feed(dec_, b, n, nullptr, &d) != ETM_OK)
+            err_ = "decoder: " + diag_text(d);
+    }
+}
+
+void EtmSink::finish()
+{
+    if (dec_ && err_.empty()) {
+        etm_diag_t d;
+        etm_diag_clear(&d);
+        if (etm_v3dec_end(dec_, &d) != ETM_OK)
+            err_ = "decoder: " + diag_text(d);
+    }
+    if (file_) {
+        std::fclose(file_);
+        file_ = nullptr;
+    }
+}
+
+// ---- EtmCompare ------------------------------------------------------------------------------
+
+EtmCompare::EtmCompare(sc_module_name n, bool compare_fifofull)
+    : sc_module(n), clk("clk"), a("a", PIN_OUT_COUNT), b("b", PIN_OUT_COUNT), in("in", etm_in_signal_count),
+      fifofull_(compare_fifofull)
+{
+    SC_METHOD(fall);
+    sensitive << clk.neg();
+    dont_initialize();
+}
+
+void EtmCompare::fall()
+{
+    if (mismatch_ || !a[PIN_VALID].read())
+        return;
+    cycle_++;
+    std::string diff;
+    for (unsigned i = 0; i < PIN_VALID; i++) {
+        if (i == PIN_FIFOFULL && !fifofull_)
+            continue;
+        uint64_t va = a[i].read(), vb = b[i].read();
+        if (va != vb) {
+            char line[160];
+            std::snprintf(line, sizeof line, "  %-12s %-28s %" PRIx64 "  against  %s %" PRIx64 "\n", out_pin_name(i),
+                          a.name(), va, b.name(), vb);
+            diff += line;
+        }
+    }
+    if (diff.empty()) {
+        compared_++;
+        return;
+    }
+    mismatch_ = true;
+    std::printf("%s: mismatch in compared cycle %" PRIu64 " (at %s):\n%s  inputs of that cycle:", name(), cycle_ - 1,
+                sc_time_stamp().to_string().c_str(), diff.c_str());
+    // The source drives the next cycle at this same falling edge; its values
+    // take effect after this process: the pins still hold this cycle's inputs.
+    for (size_t i = 0; i < in.size(); i++)
+        if (in[i].read())
+            std::printf(" %s=%" PRIx64, etm_in_signals[i].name, in[i].read());
+    std::printf("\n");
+    sc_stop();
+}
+
+// ---- StopWhen -----------------------------------------------------------------------------------
+
+StopWhen::StopWhen(sc_module_name n, std::function<bool()> done) : sc_module(n), clk("clk"), done_(std::move(done))
+{
+    SC_METHOD(fall);
+    sensitive << clk.neg();
+    dont_initialize();
+}
+
+void StopWhen::fall()
+{
+    if (done_())
+        sc_stop();
+}
+
+void quiet_kernel()
+{
+    sc_report_handler::set_actions("/IEEE_Std_1666/deprecated", SC_DO_NOTHING);
+    sc_report_handler::set_actions(SC_INFO, SC_DO_NOTHING); // "Simulation stopped by user.", trace file notes
+}
+
+// ---- Command line ------------------------------------------------------------------------------
+
+Options::Options()
+{
+    etm_config_default(&cfg);
+    etm_gen_params_default(&gen);
+    etm_cm3_params_default(&params);
+}
+
+const char *common_usage()
+{
+    return "  source (one):   --records FILE (etm-qemu record output, timed by the Cortex-M3 model)\n"
+           "                  --vectors FILE | --vcd FILE (replayed: cannot hold the core)\n"
+           "                  --gen SEED (random stimulus; --issue-width 2 for dual issue)\n"
+           "  --cycles N      generator: cycles (default 100000); others: stop after N cycles\n"
+           "  --param NAME=N  a Cortex-M3 timing parameter (etm-qemu params)\n"
+           "  --preset NAME | --config FILE | --set REG=0xV   the ETM's configuration\n"
+           "  --waves FILE    VCD of the clocks and pins (sc_trace)\n"
+           "  --quiet\n";
+}
+
+int parse_option(Options &o, int argc, char **argv, int &i)
+{
+    std::string a = argv[i];
+    if (a == "--quiet") {
+        o.quiet = true;
+        return 1;
+    }
+    static const char *const with_value[] = { "--records", "--vectors", "--vcd", "--gen", "--cycles", "--param",
+                                              "--preset", "--config", "--set", "--waves", "--issue-width", nullptr };
+    bool known = false;
+    for (int k = 0; with_value[k]; k++)
+        known |= a == with_value[k];
+    if (!known)
+        return 0;
+    if (i + 1 >= argc) {
+        std::fprintf(stderr, "%s needs a value\n", a.c_str());
+        return -1;
+    }
+    std::string v = argv[++i];
+    etm_diag_t d;
+    etm_diag_clear(&d);
+    char *end = nullptr;
+    if (a == "--records")
+        o.records = v;
+    else if (a == "--vectors")
+        o.vectors = v;
+    else if (a == "--vcd")
+        o.vcd = v;
+    else if (a == "--waves")
+        o.waves = v;
+    else if (a == "--gen" || a == "--cycles" || a == "--issue-width") {
+        unsigned long long n = std::strtoull(v.c_str(), &end, 0);
+        if (v.empty() || *end) {
+            std::fprintf(stderr, "%s: '%s' is not a number\n", a.c_str(), v.c_str());
+            return -1;
+        }
+        if (a == "--gen")
+            o.gen.seed = n;
+        else if (a == "--cycles")
+            o.cycles = n;
+        else
+            o.cfg.issue_width = o.gen.issue_width = (unsigned)n;
+    } else if (a == "--param") {
+        size_t eq = v.find('=');
+        unsigned long n = eq == std::string::npos ? 0 : std::strtoul(v.c_str() + eq + 1, &end, 0);
+        if (eq == std::string::npos || !end || *end ||
+            etm_cm3_param_set(&o.params, v.substr(0, eq).c_str(), (unsigned)n, &d) != ETM_OK) {
+            std::fprintf(stderr, "--param %s: %s\n", v.c_str(), d.msg[0] ? d.msg : "wants NAME=N");
+            return -1;
+        }
+    } else if (a == "--preset") {
+        if (etm_config_preset(&o.cfg, v.c_str()) != ETM_OK) {
+            std::fprintf(stderr, "--preset: unknown preset '%s'\n", v.c_str());
+            return -1;
+        }
+        o.cfg_given = true;
+    } else if (a == "--config") {
+        if (etm_config_read_file(&o.cfg, v.c_str(), &d) != ETM_OK) {
+            std::fprintf(stderr, "%s\n", diag_text(d).c_str());
+            return -1;
+        }
+        o.cfg_given = true;
+    } else if (a == "--set") {
+        if (etm_config_parse_line(&o.cfg, v.c_str(), nullptr, nullptr, &d) != ETM_OK) {
+            std::fprintf(stderr, "--set %s: %s\n", v.c_str(), d.msg);
+            return -1;
+        }
+        o.cfg_given = true;
+    }
+    return 1;
+}
+
+etm_stim_t *open_source(const Options &o)
+{
+    etm_stim_t *s = nullptr;
+    etm_diag_t d;
+    etm_diag_clear(&d);
+    etm_err_t e;
+    int n = !o.records.empty() + !o.vectors.empty() + !o.vcd.empty();
+    if (n > 1)
+        throw std::runtime_error("give one source: --records, --vectors, --vcd or --gen");
+    if (!o.records.empty())
+        e = etm_stim_open_records(&s, o.records.c_str(), &o.params, &d);
+    else if (!o.vectors.empty())
+        e = etm_stim_open_vectors(&s, o.vectors.c_str(), &d);
+    else if (!o.vcd.empty())
+        e = etm_stim_open_vcd(&s, o.vcd.c_str(), nullptr, &d);
+    else
+        e = etm_stim_open_gen(&s, &o.gen, o.cycles ? o.cycles : 100000, &d);
+    if (e != ETM_OK)
+        throw std::runtime_error(diag_text(d));
+    return s;
+}
+
+etm_config_t effective_config(const Options &o)
+{
+    if (!o.cfg_given && !o.vectors.empty()) {
+        etm_stim_t *s = open_source(o);
+        etm_config_t c = *etm_stim_config(s);
+        etm_stim_close(s);
+        return c;
+    }
+    return o.cfg;
+}
+
+} // namespace etm_sc

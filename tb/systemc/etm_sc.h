@@ -1,0 +1,307 @@
+// etm_sc.h - the ETM model in SystemC: the modules an architect wires into a
+// system (docs/systemc.md).
+//
+//   EtmInBus, EtmOutBus  the ETM interface as signals, one per pin, named as in
+//                        etm_in_signals / etm_out_signals (ETMIVALID, ETMIA,
+//                        ..., PIPESTAT, V3COUNT, V3DATA, FIFOLEVEL, FIFOFULL)
+//   EtmSource            a core: drives the input pins on the falling edge of
+//                        the core clock from a vector file, a VCD, the generator
+//                        or the Cortex-M3 timing model (etm/stim.h), and holds
+//                        the core while FIFOFULL is 1 where the source can
+//   EtmModel             the C model (libetm), one instance per module, no
+//                        globals: one etm_step per rising edge of the core clock;
+//                        with PORT_BYTES=0 its FIFO is read through EtmFifoIf
+//   EtmTracePort         an external trace port on its own clock (core rate, half
+//                        rate, double data rate): takes bytes from the FIFO
+//   EtmPortTap           the ETM's own port (PORT_BYTES 1..8) into a sink
+//   EtmSink              where the trace goes: counts bytes, decodes packets
+//                        (the project's ETMv3 decoder), optionally writes a file
+//   EtmCompare           two ETMs' output pins compared every cycle
+//
+// Timing. Core clock: period 10 ns, rising edges at 10, 20, 30 ns...; the edge
+// at 10 ns is reset. Inputs of cycle n are driven on the falling edge before its
+// rising edge; an ETM module's outputs of cycle n appear at that rising edge and
+// hold until the next one, so the source reads FIFOFULL of cycle n when it
+// drives cycle n+1. Trace port clocks start at 7.5 ns: their edges never meet
+// a core clock edge, so which of two processes runs first at one instant never
+// matters (make_port_clock).
+#ifndef ETM_SC_H
+#define ETM_SC_H
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "etm/decode_v3.h"
+#include "etm/etm.h"
+#include "etm/stim.h"
+
+namespace etm_sc {
+
+using sc_core::sc_export;
+using sc_core::sc_in;
+using sc_core::sc_interface;
+using sc_core::sc_module;
+using sc_core::sc_module_name;
+using sc_core::sc_out;
+using sc_core::sc_port;
+using sc_core::sc_signal;
+using sc_core::sc_trace_file;
+using sc_core::sc_vector;
+
+// ---- Pins -------------------------------------------------------------------------
+
+// Output pins of an ETM module, in this order.
+enum OutPin {
+    PIN_PIPESTAT, PIN_TRACEPKT, PIN_TRACESYNC, PIN_V3COUNT, PIN_V3DATA, PIN_FIFOLEVEL, PIN_OVERFLOW,
+    PIN_TRIGGER, PIN_FIFOFULL, PIN_TRACEENABLE, PIN_VIEWDATA,
+    PIN_VALID, // not an ETM pin: 1 when the module modelled a cycle (a step or a drain)
+    PIN_OUT_COUNT
+};
+const char *out_pin_name(unsigned i);
+unsigned out_pin_width(unsigned i);
+
+// etm_in_t <-> pin values (a pin's value is its bits, ETMIA[31:1] without bit 0).
+uint64_t in_pin_value(const etm_in_t &in, unsigned i);
+void set_in_pin(etm_in_t &in, unsigned i, uint64_t v);
+// etm_out_t (+ VALID) <-> pin values.
+void out_to_pins(const etm_out_t &o, bool valid, uint64_t *pins);
+void pins_to_out(const uint64_t *pins, etm_out_t &o);
+
+// The input pins as signals, named after the signal table (bus.ETMIVALID, ...):
+// a hierarchical channel that sources and ETMs bind their pin ports to.
+class EtmInBus : public sc_module {
+public:
+    sc_vector<sc_signal<uint64_t>> pin;
+    explicit EtmInBus(sc_module_name n);
+    void trace(sc_trace_file *tf) const;
+};
+
+class EtmOutBus : public sc_module {
+public:
+    sc_vector<sc_signal<uint64_t>> pin;
+    explicit EtmOutBus(sc_module_name n);
+    void trace(sc_trace_file *tf) const;
+    void read(etm_out_t &o) const;
+    bool valid() const { return pin[PIN_VALID].read() != 0; }
+};
+
+// ---- Interfaces between modules --------------------------------------------------------
+
+// An ETM's FIFO seen from an external trace port (PORT_BYTES=0).
+class EtmFifoIf : public virtual sc_interface {
+public:
+    virtual unsigned take(uint8_t *buf, unsigned max) = 0; // oldest first; returns how many
+    virtual unsigned level() const = 0;
+};
+
+// Where trace bytes go.
+class EtmByteSinkIf : public virtual sc_interface {
+public:
+    virtual void put(const uint8_t *bytes, unsigned n) = 0;
+};
+
+// ---- The core ---------------------------------------------------------------------------
+
+class EtmSource : public sc_module {
+public:
+    SC_HAS_PROCESS(EtmSource);
+    sc_in<bool> clk, rst_n;
+    sc_in<uint64_t> fifofull;            // the ETM's FIFOFULL pin
+    sc_vector<sc_out<uint64_t>> pin;     // the ETM's input pins
+    sc_out<bool> end;                    // 1 for one cycle after the last one (etm_end)
+
+    // Takes the source; max_cycles (0: all) limits the cycles given, held ones not counted.
+    EtmSource(sc_module_name n, etm_stim_t *stim, uint64_t max_cycles = 0);
+    ~EtmSource() override;
+    bool finished() const { return state_ == DONE; }
+    bool failed() const { return failed_; }
+    const etm_stim_stats_t &stats() const { return *etm_stim_get_stats(stim_); }
+    const etm_stim_t *stim() const { return stim_; }
+
+private:
+    void fall();
+    enum { RUN, ENDING, DONE } state_ = RUN;
+    etm_stim_t *stim_;
+    uint64_t max_cycles_, given_ = 0;
+    bool failed_ = false;
+};
+
+// ---- The ETM: the C model ------------------------------------------------------------
+
+class EtmModel : public sc_module, public EtmFifoIf {
+public:
+    SC_HAS_PROCESS(EtmModel);
+    sc_in<bool> clk, rst_n, end;
+    sc_vector<sc_in<uint64_t>> in;
+    sc_vector<sc_out<uint64_t>> out;
+    sc_export<EtmFifoIf> fifo;           // the FIFO, for an external port (PORT_BYTES=0)
+
+    // Throws std::runtime_error when etm_create refuses the configuration.
+    EtmModel(sc_module_name n, const etm_config_t &cfg);
+    ~EtmModel() override;
+    unsigned take(uint8_t *buf, unsigned max) override;
+    unsigned level() const override;
+    const etm_stats_t &stats() const { return *etm_get_stats(ctx_); }
+    const etm_config_t &config() const { return *etm_get_config(ctx_); }
+    // etm_end was called and nothing is left to clock (external port: the FIFO
+    // may still hold bytes for the port).
+    bool finished() const { return drained_; }
+    uint64_t rule_cycles() const { return rule_cycles_; }
+    unsigned max_level() const { return max_level_; }
+
+private:
+    void rise();
+    void drive(const etm_out_t &o, bool valid);
+    etm_ctx_t *ctx_ = nullptr;
+    bool ended_ = false, drained_ = false;
+    uint64_t rule_cycles_ = 0;
+    unsigned max_level_ = 0;
+};
+
+// ---- Trace ports and the sink --------------------------------------------------------------
+
+// How an external port is clocked against the core clock.
+struct PortClock {
+    unsigned div = 1;   // port clock period in core clock periods: 1 core rate, 2 half rate, 4 quarter
+    bool ddr = false;   // bytes move on both edges
+    unsigned width = 1; // bytes per edge: 1, 2, 4 (TRACEDATA of 8, 16, 32 pins)
+    std::string text() const;
+    double capacity() const { return (double)width * (ddr ? 2 : 1) / div; } // bytes per core cycle
+};
+// Parse "W:MODE" (MODE full, half, quarter, ddr, half-ddr), e.g. "1:half". Returns false on a bad spec.
+bool parse_port_clock(const std::string &s, PortClock *pc);
+// The port's clock, phased so that its edges never meet the core clock's.
+std::unique_ptr<sc_core::sc_clock> make_port_clock(const char *name, const PortClock &pc);
+
+class EtmTracePort : public sc_module {
+public:
+    SC_HAS_PROCESS(EtmTracePort);
+    sc_in<bool> pclk;
+    sc_port<EtmFifoIf> fifo;
+    sc_port<EtmByteSinkIf> sink;
+    sc_out<uint64_t> tracedata;          // the bytes taken on the last edge, oldest in [7:0]
+    sc_out<uint64_t> tracecount;         // how many
+
+    EtmTracePort(sc_module_name n, const PortClock &pc);
+    uint64_t edges() const { return edges_; }
+
+private:
+    void edge();
+    PortClock pc_;
+    uint64_t edges_ = 0;
+};
+
+class EtmPortTap : public sc_module {
+public:
+    SC_HAS_PROCESS(EtmPortTap);
+    sc_in<bool> clk;
+    sc_vector<sc_in<uint64_t>> out;      // an ETM's output pins
+    sc_port<EtmByteSinkIf> sink;
+    explicit EtmPortTap(sc_module_name n);
+
+private:
+    void fall();
+};
+
+class EtmSink : public sc_module, public EtmByteSinkIf {
+public:
+    sc_export<EtmByteSinkIf> in;
+    // cfg: what the decoder assumes (version, cycle accuracy); path: file for the bytes ("" none).
+    EtmSink(sc_module_name n, const etm_config_t &cfg, const std::string &path = "");
+    ~EtmSink() override;
+    void put(const uint8_t *bytes, unsigned n) override;
+    void finish();                       // end of trace: flush the decoder and the file
+    uint64_t bytes() const { return bytes_; }
+    uint64_t atoms() const { return atoms_; }  // E and N atoms the decoder found
+    uint64_t packets() const { return packets_; }
+    bool decodes() const { return dec_ != nullptr; } // an ETMv3 configuration
+    bool decode_error() const { return !err_.empty(); }
+    const std::string &error() const { return err_; }
+
+private:
+    static void on_packet(void *user, const etm_v3pkt_t *p);
+    etm_v3dec_t *dec_ = nullptr;
+    FILE *file_ = nullptr;
+    uint64_t bytes_ = 0, atoms_ = 0, packets_ = 0;
+    std::string err_;
+};
+
+// Compares two ETMs' output pins at each falling edge of the core clock while
+// `a` modelled a cycle; the first difference stops the simulation.
+class EtmCompare : public sc_module {
+public:
+    SC_HAS_PROCESS(EtmCompare);
+    sc_in<bool> clk;
+    sc_vector<sc_in<uint64_t>> a, b;
+    sc_vector<sc_in<uint64_t>> in;       // the inputs, printed with a mismatch
+    EtmCompare(sc_module_name n, bool compare_fifofull);
+    uint64_t compared() const { return compared_; }
+    bool mismatch() const { return mismatch_; }
+
+private:
+    void fall();
+    bool fifofull_;
+    uint64_t compared_ = 0, cycle_ = 0;
+    bool mismatch_ = false;
+};
+
+// An ETM module (EtmModel or EtmRtl) on the core clock, reset, end, a core's
+// pins and its own output pins.
+template <class Etm>
+void wire_etm(Etm &m, sc_core::sc_clock &clk, sc_signal<bool> &rst_n, sc_signal<bool> &end, EtmInBus &core,
+              EtmOutBus &pins)
+{
+    m.clk(clk);
+    m.rst_n(rst_n);
+    m.end(end);
+    m.in.bind(core.pin);
+    m.out.bind(pins.pin);
+}
+
+// Stops the simulation at the first falling edge of the core clock at which
+// `done` holds.
+class StopWhen : public sc_module {
+public:
+    SC_HAS_PROCESS(StopWhen);
+    sc_in<bool> clk;
+    StopWhen(sc_module_name n, std::function<bool()> done);
+
+private:
+    void fall();
+    std::function<bool()> done_;
+};
+
+// ---- Command line shared by the examples --------------------------------------------------
+
+struct Options {
+    etm_config_t cfg;
+    bool cfg_given = false;              // --preset/--config/--set seen
+    std::string vectors, vcd, records;   // one source, or the generator
+    etm_gen_params_t gen;
+    uint64_t cycles = 0;                 // generator: cycles (default 100000); others: limit (0 none)
+    etm_cm3_params_t params;             // timing model
+    std::string waves;                   // VCD of the pins (sc_trace)
+    bool quiet = false;
+    Options();
+};
+// Consumes argv[i] (and its value) if it is a common option: returns 1, 0 when not
+// one, -1 on an error (printed).
+int parse_option(Options &o, int argc, char **argv, int &i);
+const char *common_usage();
+// No note that sc_stop was called, no warnings about deprecated features (the
+// banner goes before sc_main: SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 in the
+// environment removes it).
+void quiet_kernel();
+// Opens the source the options name. Throws std::runtime_error with file and line.
+etm_stim_t *open_source(const Options &o);
+// The configuration: a vector file's own unless --preset/--config/--set were given.
+etm_config_t effective_config(const Options &o);
+
+} // namespace etm_sc
+
+#endif

@@ -1,0 +1,152 @@
+// sc_lockstep.cpp - the C model and the RTL twin side by side in SystemC.
+//
+//   source (core) ──pins──┬─▶ EtmModel (libetm) ──pins──┬─▶ EtmCompare
+//        ▲                └─▶ EtmRtl (Verilated --sc) ──┘
+//        └── FIFOFULL of the C model: the core is held while it is 1
+//
+// Both ETMs get the same pins every cycle; every output pin of every cycle must
+// agree (FIFOFULL too when the RTL has that port), through the end of trace
+// and the drain. The ETM's port runs at the core clock (PORT_BYTES 1..8, the
+// RTL's); EtmPortTap feeds its bytes to the project's ETMv3 decoder.
+//
+//   sc_lockstep [source and configuration options] [--trace FILE] [--inject CYCLE]
+//
+// Exit status 0: they agreed on every cycle; 1: a mismatch (printed with the
+// cycle, the pins and the inputs) or a trace the decoder rejects; 2: bad usage,
+// configuration or input (file and line).
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "etm_sc.h"
+#include "etm_sc_rtl.h"
+
+using namespace sc_core;
+using namespace etm_sc;
+
+static int usage()
+{
+    std::fprintf(stderr,
+                 "usage: sc_lockstep [options]\n%s"
+                 "  --trace FILE    the ETMv3 bytes that left the C model's port\n"
+                 "  --inject CYCLE  self-test: the RTL alone gets a corrupted input in that cycle\n",
+                 common_usage());
+    return 2;
+}
+
+int sc_main(int argc, char **argv)
+{
+    Options o;
+    std::string trace;
+    uint64_t inject = UINT64_MAX;
+    for (int i = 1; i < argc; i++) {
+        int k = parse_option(o, argc, argv, i);
+        if (k < 0)
+            return 2;
+        if (k)
+            continue;
+        std::string a = argv[i];
+        if (a == "--trace" && i + 1 < argc)
+            trace = argv[++i];
+        else if (a == "--inject" && i + 1 < argc)
+            inject = std::strtoull(argv[++i], nullptr, 0);
+        else
+            return usage();
+    }
+    quiet_kernel();
+    try {
+        etm_config_t cfg = effective_config(o);
+        if (!cfg.port_bytes)
+            throw std::runtime_error("PORT_BYTES=0 (an external port) has no RTL twin: the lockstep compares "
+                                     "configurations whose port runs at the core clock (PORT_BYTES 1..8); "
+                                     "sc_system runs external ports");
+        sc_clock clk("clk", sc_time(10, SC_NS), 0.5, sc_time(10, SC_NS), true);
+        sc_signal<bool> rst_n("rst_n"), end("end");
+        EtmInBus core("core");
+        EtmOutBus c_pins("c_model"), r_pins("rtl");
+        EtmSource src("source", open_source(o), o.records.empty() && o.vectors.empty() && o.vcd.empty() ? 0 : o.cycles);
+        EtmModel c("etm_c", cfg);
+        EtmRtl r("etm_rtl", cfg);
+        r.inject_at(inject);
+        EtmCompare cmp("compare", r.has_fifofull());
+        EtmPortTap tap("tap");
+        EtmSink sink("sink", cfg, trace);
+        StopWhen stop("stop", [&] { return src.finished() && c.finished(); });
+
+        src.clk(clk);
+        src.rst_n(rst_n);
+        src.fifofull(c_pins.pin[PIN_FIFOFULL]);
+        src.pin.bind(core.pin);
+        src.end(end);
+        wire_etm(c, clk, rst_n, end, core, c_pins);
+        wire_etm(r, clk, rst_n, end, core, r_pins);
+        cmp.clk(clk);
+        cmp.a.bind(c_pins.pin);
+        cmp.b.bind(r_pins.pin);
+        cmp.in.bind(core.pin);
+        tap.clk(clk);
+        tap.out.bind(c_pins.pin);
+        tap.sink(sink.in);
+        stop.clk(clk);
+
+        sc_trace_file *tf = nullptr;
+        if (!o.waves.empty()) {
+            std::string base = o.waves;
+            if (base.size() > 4 && base.compare(base.size() - 4, 4, ".vcd") == 0)
+                base.resize(base.size() - 4);
+            tf = sc_create_vcd_trace_file(base.c_str());
+            tf->set_time_unit(100, SC_PS);
+            sc_trace(tf, clk, "clk");
+            sc_trace(tf, rst_n, "rst_n");
+            sc_trace(tf, end, "end");
+            core.trace(tf);
+            c_pins.trace(tf);
+            r_pins.trace(tf);
+        }
+
+        rst_n.write(false); // the first rising edge (10 ns) is reset
+        sc_start(12, SC_NS);
+        rst_n.write(true);
+        sc_start();
+        sink.finish();
+        if (tf)
+            sc_close_vcd_trace_file(tf);
+
+        const etm_stats_t &st = c.stats();
+        const etm_stim_stats_t &ss = src.stats();
+        if (!o.quiet || cmp.mismatch()) {
+            std::printf("C model and RTL in SystemC: %" PRIu64 " cycles compared (%" PRIu64 " held on FIFOFULL)%s\n",
+                        cmp.compared(), ss.held, r.has_fifofull() ? "" : "; the RTL has no FIFOFULL port");
+            std::printf("cycles %" PRIu64 ", instructions %" PRIu64 ", trace bytes %" PRIu64 ", overflows %" PRIu64
+                        ", FIFOFULL cycles %" PRIu64 "; decoder: %" PRIu64 " bytes, %" PRIu64 " packets, %" PRIu64
+                        " atoms (model %" PRIu64 ")\n",
+                        st.cycles, st.instructions, st.bytes, st.overflows, st.fifofull_cycles, sink.bytes(),
+                        sink.packets(), sink.atoms(), st.atoms);
+            if (ss.holds_ignored)
+                std::printf("note: a replayed source cannot stall: FIFOFULL was 1 before %" PRIu64
+                            " cycles it could not hold\n", ss.holds_ignored);
+        }
+        if (src.failed())
+            return 2;
+        if (cmp.mismatch())
+            return 1;
+        if (!cmp.compared()) {
+            std::fprintf(stderr, "sc_lockstep: no cycle was compared\n");
+            return 1;
+        }
+        if (sink.decode_error()) {
+            std::fprintf(stderr, "sc_lockstep: %s\n", sink.error().c_str());
+            return 1;
+        }
+        if (sink.decodes() && (st.overflows ? sink.atoms() > st.atoms : sink.atoms() != st.atoms)) {
+            std::fprintf(stderr, "sc_lockstep: the decoder found %" PRIu64 " atoms in the trace, the model traced %" PRIu64
+                                 "\n", sink.atoms(), st.atoms);
+            return 1;
+        }
+        return 0;
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "sc_lockstep: %s\n", e.what());
+        return 2;
+    }
+}

@@ -1,0 +1,235 @@
+// sc_system.cpp - a core, the ETM (C model) and a trace port on its own clock, as
+// many times as there are --port options, side by side in one simulation: one
+// instance of every module per system, no state shared between them.
+//
+//   core clock (10 ns) ─┬─ EtmSource ──pins──▶ EtmModel (PORT_BYTES=0) ◀── FIFOFULL holds the source
+//                       │                        │ FIFO (EtmFifoIf)
+//   port clock (own) ───┴──────────────▶ EtmTracePort ──bytes──▶ EtmSink (decoder, file)
+//
+// Each system's port takes WIDTH bytes on each edge of its clock: at the core
+// rate, half or quarter rate, or on both edges (double data rate). With --stall
+// the ETM asserts FIFOFULL (ETMCR[7]) when fewer than FFLR bytes are free and
+// the core waits while it does: a records or generator source holds (the Cortex-M3
+// timing model's etm_cm3_stall); a replayed vector file or VCD cannot, and says so.
+//
+//   sc_system [source and configuration options] [--port W:MODE]... [--stall FFLR]
+//             [--trace-prefix P] [--expect-overflow yes|no]
+//
+// It prints one line per system and a key=value summary line for scripts. Exit
+// status 0; 1 when a sink's byte count, its decoder or --expect-overflow
+// disagrees; 2 for bad usage, configuration or input.
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "etm_sc.h"
+
+using namespace sc_core;
+using namespace etm_sc;
+
+namespace {
+
+// One core, its ETM and its trace port.
+class System : public sc_module {
+public:
+    EtmInBus core;
+    EtmOutBus pins;
+    sc_signal<bool> end;
+    std::unique_ptr<sc_clock> pclk;
+    sc_signal<uint64_t> tracedata, tracecount;
+    EtmSource src;
+    EtmModel etm;
+    EtmTracePort port;
+    EtmSink sink;
+    PortClock pc;
+
+    System(sc_module_name n, const Options &o, const etm_config_t &cfg, const PortClock &p, const std::string &trace,
+           sc_clock &clk, sc_signal<bool> &rst_n)
+        : sc_module(n), core("core"), pins("etm_pins"), end("end"), pclk(make_port_clock("pclk", p)),
+          tracedata("TRACEDATA"), tracecount("TRACECOUNT"),
+          src("source", open_source(o), o.records.empty() && o.vectors.empty() && o.vcd.empty() ? 0 : o.cycles),
+          etm("etm", cfg), port("port", p), sink("sink", cfg, trace), pc(p)
+    {
+        src.clk(clk);
+        src.rst_n(rst_n);
+        src.fifofull(pins.pin[PIN_FIFOFULL]);
+        src.pin.bind(core.pin);
+        src.end(end);
+        wire_etm(etm, clk, rst_n, end, core, pins);
+        port.pclk(*pclk);
+        port.fifo(etm.fifo);
+        port.sink(sink.in);
+        port.tracedata(tracedata);
+        port.tracecount(tracecount);
+    }
+    bool done() const { return src.finished() && etm.finished() && etm.level() == 0; }
+    void trace(sc_trace_file *tf)
+    {
+        sc_trace(tf, *pclk, std::string(name()) + ".pclk");
+        sc_trace(tf, tracedata.read(), std::string(name()) + ".TRACEDATA", 8 * (int)pc.width);
+        sc_trace(tf, tracecount.read(), std::string(name()) + ".TRACECOUNT", 4);
+        core.trace(tf);
+        pins.trace(tf);
+    }
+};
+
+int usage()
+{
+    std::fprintf(stderr,
+                 "usage: sc_system [options]\n%s"
+                 "  --port W:MODE   a system whose trace port takes W (1, 2, 4) bytes per edge, MODE full,\n"
+                 "                  half, quarter (core clock periods per port clock: 1, 2, 4), ddr or\n"
+                 "                  half-ddr (both edges); repeatable: one system each (default 1:full)\n"
+                 "  --stall FFLR    ETMCR[7] with ETMFFLR=FFLR: the core is held while FIFOFULL is 1\n"
+                 "  --trace-prefix P   write each system's trace bytes to P<N>.bin\n"
+                 "  --expect-overflow yes|no   fail unless some (yes) or no (no) system overflowed\n",
+                 common_usage());
+    return 2;
+}
+
+} // namespace
+
+int sc_main(int argc, char **argv)
+{
+    Options o;
+    std::vector<PortClock> ports;
+    std::string trace_prefix, expect;
+    long fflr = -1;
+    for (int i = 1; i < argc; i++) {
+        int k = parse_option(o, argc, argv, i);
+        if (k < 0)
+            return 2;
+        if (k)
+            continue;
+        std::string a = argv[i];
+        if (i + 1 >= argc)
+            return usage();
+        std::string v = argv[++i];
+        if (a == "--port") {
+            PortClock pc;
+            if (!parse_port_clock(v, &pc)) {
+                std::fprintf(stderr, "sc_system: --port %s: want WIDTH:MODE, WIDTH 1, 2 or 4, MODE full, half, "
+                                     "quarter, ddr or half-ddr\n", v.c_str());
+                return 2;
+            }
+            ports.push_back(pc);
+        } else if (a == "--stall") {
+            char *end;
+            fflr = std::strtol(v.c_str(), &end, 0);
+            if (*end || fflr < 1 || fflr > 255) {
+                std::fprintf(stderr, "sc_system: --stall wants an ETMFFLR of 1 to 255\n");
+                return 2;
+            }
+        } else if (a == "--trace-prefix") {
+            trace_prefix = v;
+        } else if (a == "--expect-overflow" && (v == "yes" || v == "no")) {
+            expect = v;
+        } else {
+            return usage();
+        }
+    }
+    if (ports.empty())
+        ports.push_back(PortClock());
+    quiet_kernel();
+    try {
+        etm_config_t cfg = effective_config(o);
+        unsigned ver = 0;
+        etm_config_version(&cfg, &ver, nullptr);
+        if (ETM_V_MAJOR(ver) != 3)
+            throw std::runtime_error("an external trace port needs ETMv3 (PORT_BYTES=0); the ETMv1 port runs at "
+                                     "the core clock: use sc_lockstep");
+        cfg.port_bytes = 0;
+        if (fflr > 0) {
+            cfg.etmcr |= ETM_CR_STALL;
+            cfg.etmfflr = (uint32_t)fflr;
+        }
+        sc_clock clk("clk", sc_time(10, SC_NS), 0.5, sc_time(10, SC_NS), true);
+        sc_signal<bool> rst_n("rst_n");
+        std::vector<std::unique_ptr<System>> sys;
+        for (size_t k = 0; k < ports.size(); k++) {
+            std::string trace = trace_prefix.empty() ? "" : trace_prefix + std::to_string(k) + ".bin";
+            sys.emplace_back(new System(("sys" + std::to_string(k)).c_str(), o, cfg, ports[k], trace, clk, rst_n));
+        }
+        StopWhen stop("stop", [&] {
+            for (auto &s : sys)
+                if (!s->done())
+                    return false;
+            return true;
+        });
+        stop.clk(clk);
+
+        sc_trace_file *tf = nullptr;
+        if (!o.waves.empty()) {
+            std::string base = o.waves;
+            if (base.size() > 4 && base.compare(base.size() - 4, 4, ".vcd") == 0)
+                base.resize(base.size() - 4);
+            tf = sc_create_vcd_trace_file(base.c_str());
+            tf->set_time_unit(100, SC_PS);
+            sc_trace(tf, clk, "clk");
+            sc_trace(tf, rst_n, "rst_n");
+            for (auto &s : sys)
+                s->trace(tf);
+        }
+
+        rst_n.write(false); // the first rising edge (10 ns) is reset
+        sc_start(12, SC_NS);
+        rst_n.write(true);
+        sc_start();
+        if (tf)
+            sc_close_vcd_trace_file(tf);
+
+        int rc = 0;
+        uint64_t overflows = 0;
+        for (size_t k = 0; k < sys.size(); k++) {
+            System &s = *sys[k];
+            s.sink.finish();
+            const etm_stats_t &st = s.etm.stats();
+            const etm_stim_stats_t &ss = s.src.stats();
+            overflows += st.overflows;
+            if (!o.quiet) {
+                std::printf("%s: port %s (%.2f bytes per core cycle): %" PRIu64 " cycles (%" PRIu64
+                            " held on FIFOFULL), %" PRIu64 " instructions, %" PRIu64 " trace bytes, %" PRIu64
+                            " overflows (%" PRIu64 " bytes lost), FIFO peak %u of %u\n",
+                            s.name(), s.pc.text().c_str(), s.pc.capacity(), st.cycles, ss.held, st.instructions,
+                            st.bytes, st.overflows, st.bytes_lost, s.etm.max_level(), cfg.fifo_depth);
+                std::printf("%s: sink: %" PRIu64 " bytes over %" PRIu64 " port clock edges; decoder: %" PRIu64
+                            " packets, %" PRIu64 " atoms (the model traced %" PRIu64 ")\n",
+                            s.name(), s.sink.bytes(), s.port.edges(), s.sink.packets(), s.sink.atoms(), st.atoms);
+                if (ss.holds_ignored)
+                    std::printf("%s: note: a replayed source cannot stall: FIFOFULL was 1 before %" PRIu64
+                                " cycles it could not hold\n", s.name(), ss.holds_ignored);
+            }
+            std::printf("summary %s port=%u:%u:%u cycles=%" PRIu64 " held=%" PRIu64 " instructions=%" PRIu64
+                        " bytes=%" PRIu64 " port_bytes=%" PRIu64 " overflows=%" PRIu64 " bytes_lost=%" PRIu64
+                        " fifofull_cycles=%" PRIu64 " atoms=%" PRIu64 "\n",
+                        s.name(), s.pc.width, s.pc.div, s.pc.ddr ? 2 : 1, st.cycles, ss.held, st.instructions,
+                        st.bytes, st.port_bytes, st.overflows, st.bytes_lost, st.fifofull_cycles, st.atoms);
+            if (s.src.failed())
+                rc = 2;
+            if (s.sink.bytes() != st.bytes || st.port_bytes != st.bytes) {
+                std::fprintf(stderr, "%s: %" PRIu64 " bytes entered the FIFO, %" PRIu64 " left it, the sink got %" PRIu64 "\n",
+                             s.name(), st.bytes, st.port_bytes, s.sink.bytes());
+                rc = rc ? rc : 1;
+            }
+            // The model counts an atom when it takes it in; an overflow can drop atoms
+            // it had taken in but not yet sent, so only without overflows must the
+            // counts be equal.
+            bool atoms_ok = st.overflows ? s.sink.atoms() <= st.atoms : s.sink.atoms() == st.atoms;
+            if (s.sink.decode_error() || !atoms_ok) {
+                std::fprintf(stderr, "%s: the sink's decoder: %s\n", s.name(),
+                             s.sink.decode_error() ? s.sink.error().c_str() : "atom count differs from the model's");
+                rc = rc ? rc : 1;
+            }
+        }
+        if ((expect == "yes" && !overflows) || (expect == "no" && overflows)) {
+            std::fprintf(stderr, "sc_system: expected %s, got %" PRIu64 " overflows\n",
+                         expect == "yes" ? "overflows" : "no overflow", overflows);
+            rc = rc ? rc : 1;
+        }
+        return rc;
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "sc_system: %s\n", e.what());
+        return 2;
+    }
+}
