@@ -1,0 +1,941 @@
+/* etm_dpi.c - the DPI-C scoreboard layer over libetm (etm_dpi.h).
+ *
+ * Everything lives in the handle: no global or static mutable state, so a
+ * testbench may hold any number of scoreboards. Text for the testbench (errors,
+ * the last report, the summary) is kept in the handle, valid until the next
+ * call on the same handle; simulators copy a returned string at once.
+ */
+#include "etm_dpi.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "etm/etm.h"
+
+/* ---- Arguments of etm_dpi_step, in the order of the signal table --------------------- */
+
+enum {
+    A_IVALID, A_IBRANCH, A_IINDBR, A_ICCFAIL, A_FOLD, A_IA, A_DVALID, A_FLUSH, A_FINDBR, A_CANCEL,
+    A_ISTALL, A_INTSTAT, A_INTNUM, A_TRIGGER, A_TRIGINOTD, A_IVALID1, A_IBRANCH1, A_IINDBR1,
+    A_ICCFAIL1, A_IA1, A_DACTL, A_DA, A_DDCTL, A_DD, A_COUNT
+};
+
+static const char *const arg_names[A_COUNT] = {
+    "ETMIVALID", "ETMIBRANCH", "ETMIINDBR", "ETMICCFAIL", "ETMFOLD", "ETMIA", "ETMDVALID", "ETMFLUSH",
+    "ETMFINDBR", "ETMCANCEL", "ETMISTALL", "ETMINTSTAT", "ETMINTNUM", "ETMTRIGGER", "ETMTRIGINOTD",
+    "ETMIVALID1", "ETMIBRANCH1", "ETMIINDBR1", "ETMICCFAIL1", "ETMIA1", "ETMDACTL", "ETMDA", "ETMDDCTL",
+    "ETMDD"
+};
+
+/* An input that only means something while its qualifiers are on (Cortex-M3 TRM
+ * table 16.1 "Qualified by", the data slot's DASlot/DDSlot). X or Z on it is
+ * harmless while one of its qualifiers is known to be off. */
+typedef struct qualified {
+    uint8_t arg;
+    int8_t q1, q2; /* argument indexes, -1 for none */
+} qualified_t;
+
+static const qualified_t qualified_inputs[] = {
+    { A_IBRANCH, A_IVALID, -1 },   { A_IINDBR, A_IBRANCH, A_IVALID }, { A_ICCFAIL, A_IVALID, -1 },
+    { A_FOLD, A_IVALID, -1 },      { A_IA, A_IVALID, -1 },           { A_FINDBR, A_FLUSH, -1 },
+    { A_TRIGINOTD, A_TRIGGER, -1 }, { A_IBRANCH1, A_IVALID1, -1 },   { A_IINDBR1, A_IBRANCH1, A_IVALID1 },
+    { A_ICCFAIL1, A_IVALID1, -1 }, { A_IA1, A_IVALID1, -1 },         { A_DA, A_DACTL, -1 },
+    { A_DD, A_DDCTL, -1 },
+};
+
+/* Input table indexes of the arguments, and a check that every name exists. */
+static int map_inputs(int map[A_COUNT])
+{
+    for (int i = 0; i < A_COUNT; i++) {
+        map[i] = etm_signal_find(etm_in_signals, etm_in_signal_count, arg_names[i]);
+        if (map[i] < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* ---- Output fields --------------------------------------------------------------------- */
+
+static const char *const field_names[ETM_DPI_FIELD_COUNT] = {
+#define ETM_DPI_X_NAME(name, width) #name,
+    ETM_DPI_FIELD_LIST(ETM_DPI_X_NAME)
+#undef ETM_DPI_X_NAME
+};
+static const uint8_t field_widths[ETM_DPI_FIELD_COUNT] = {
+#define ETM_DPI_X_WIDTH(name, width) width,
+    ETM_DPI_FIELD_LIST(ETM_DPI_X_WIDTH)
+#undef ETM_DPI_X_WIDTH
+};
+
+#ifdef __cplusplus
+#define ETM_DPI_STATIC_ASSERT static_assert
+#else
+#define ETM_DPI_STATIC_ASSERT _Static_assert
+#endif
+ETM_DPI_STATIC_ASSERT(ETM_RULE_COUNT <= 32, "VIOLATIONS (an int unsigned) has one bit per etm_rule_t");
+ETM_DPI_STATIC_ASSERT(ETM_MAX_PORT_BYTES == 8, "V3DATA (a longint unsigned) holds the port's bytes");
+
+/* VIOLATIONS bits of every rule the model knows. */
+static uint32_t all_rules(void)
+{
+    return ETM_RULE_COUNT >= 32 ? ~0u : (1u << ETM_RULE_COUNT) - 1;
+}
+
+static int field_find(const char *name)
+{
+    for (int i = 0; i < ETM_DPI_FIELD_COUNT; i++) {
+        const char *a = field_names[i], *b = name;
+        while (*a && toupper((unsigned char)*b) == *a) {
+            a++;
+            b++;
+        }
+        if (!*a && !*b)
+            return i;
+    }
+    return -1;
+}
+
+/* Do two values of field f differ? V3DATA is compared on its first nbytes lanes. */
+static int field_differs(int f, uint64_t a, uint64_t b, unsigned nbytes)
+{
+    uint64_t m = ~(uint64_t)0;
+    if (f == ETM_DPI_FIELD_V3DATA)
+        m = nbytes >= 8 ? ~(uint64_t)0 : (((uint64_t)1 << (8 * nbytes)) - 1);
+    return ((a ^ b) & m) != 0;
+}
+
+static unsigned max_u(unsigned a, unsigned b) { return a > b ? a : b; }
+
+/* names[0..count-1] (or up to a NULL when count < 0) joined by ", " into buf. */
+static const char *join_names(char *buf, size_t size, const char *const *names, int count)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int i = 0; (count < 0 ? names[i] != NULL : i < count) && n < size; i++) {
+        int k = snprintf(buf + n, size - n, "%s%s", i ? ", " : "", names[i]);
+        if (k > 0)
+            n += (size_t)k;
+    }
+    return buf;
+}
+
+/* ---- Text buffers ------------------------------------------------------------------------- */
+
+#define TEXT_MAX 4096
+
+typedef struct text {
+    char buf[TEXT_MAX];
+    size_t n;
+} text_t;
+
+static void text_clear(text_t *t)
+{
+    t->buf[0] = '\0';
+    t->n = 0;
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void text_add(text_t *t, const char *fmt, ...)
+{
+    static const char cut[] = "...\n";
+    if (t->n + 1 >= TEXT_MAX)
+        return; /* full, already marked */
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(t->buf + t->n, TEXT_MAX - t->n, fmt, ap);
+    va_end(ap);
+    if (k < 0)
+        return;
+    if ((size_t)k < TEXT_MAX - t->n) {
+        t->n += (size_t)k;
+        return;
+    }
+    memcpy(t->buf + TEXT_MAX - sizeof cut, cut, sizeof cut); /* ends in "...\n" */
+    t->n = TEXT_MAX - 1;
+}
+
+/* ---- The scoreboard ------------------------------------------------------------------------ */
+
+typedef struct etm_dpi {
+    char name[160];
+    etm_config_t cfg;
+    etm_ctx_t *model;      /* NULL until etm_dpi_start */
+    int in_map[A_COUNT];
+    uint32_t ignore;       /* ETM_DPI_FIELD_* bits left out of the comparison */
+    uint32_t rule_mask;    /* VIOLATIONS bits the design reports */
+
+    /* Per run (cleared by a reset). */
+    uint64_t edges;        /* edges since the reset; the next edge's cycle number */
+    uint64_t cycle;        /* cycle number of the last modelled edge */
+    int ended, drained;
+    int pending;           /* a modelled edge waits for its compare */
+    uint64_t modelled;     /* modelled edges since the reset */
+    uint64_t prev_cycle;   /* cycle of prev[], valid when modelled > 1 */
+    unsigned late_streak;  /* cycles in a row whose outputs changed and the design showed the old ones */
+    uint64_t exp[ETM_DPI_FIELD_COUNT], prev[ETM_DPI_FIELD_COUNT]; /* expected outputs, and the edge before */
+
+    /* Over the whole test. */
+    uint64_t compared, mismatch_cycles, unknown_cycles, config_diffs, rule_cycles, resets;
+    uint64_t field_mismatches[ETM_DPI_FIELD_COUNT];
+    uint64_t first_mismatch, last_mismatch;
+    uint64_t late_hints;
+    int ever_ended, ever_drained;
+
+    char err[512];
+    text_t report;
+    text_t summary;
+} etm_dpi_t;
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static int fail(etm_dpi_t *d, const char *fmt, ...)
+{
+    int k = snprintf(d->err, sizeof d->err, "%s: ", d->name);
+    va_list ap;
+    va_start(ap, fmt);
+    if (k > 0 && (size_t)k < sizeof d->err)
+        vsnprintf(d->err + k, sizeof d->err - (size_t)k, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static void clear_run(etm_dpi_t *d)
+{
+    d->edges = 0;
+    d->cycle = 0;
+    d->ended = d->drained = d->pending = 0;
+    d->modelled = d->prev_cycle = 0;
+    d->late_streak = 0;
+    memset(d->exp, 0, sizeof d->exp);
+    memset(d->prev, 0, sizeof d->prev);
+}
+
+void *etm_dpi_new(const char *name)
+{
+    etm_dpi_t *d = (etm_dpi_t *)calloc(1, sizeof *d);
+    if (!d)
+        return NULL;
+    snprintf(d->name, sizeof d->name, "%s", name && *name ? name : "etm");
+    etm_config_default(&d->cfg);
+    d->rule_mask = all_rules();
+    if (map_inputs(d->in_map) != 0) { /* the signal table lost a name: a library mismatch */
+        free(d);
+        return NULL;
+    }
+    clear_run(d);
+    return d;
+}
+
+void etm_dpi_free(void *h)
+{
+    etm_dpi_t *d = (etm_dpi_t *)h;
+    if (!d)
+        return;
+    etm_destroy(d->model);
+    free(d);
+}
+
+const char *etm_dpi_error(void *h)
+{
+    return h ? ((etm_dpi_t *)h)->err : "no scoreboard handle (etm_dpi_new failed or was not called)";
+}
+
+const char *etm_dpi_report(void *h) { return h ? ((etm_dpi_t *)h)->report.buf : ""; }
+
+/* A call on the image: allowed only before etm_dpi_start. */
+static etm_dpi_t *image_call(void *h, const char *what)
+{
+    etm_dpi_t *d = (etm_dpi_t *)h;
+    if (!d)
+        return NULL;
+    d->err[0] = '\0';
+    if (d->model) {
+        fail(d, "%s: the register image is fixed once the scoreboard has started", what);
+        return NULL;
+    }
+    return d;
+}
+
+int etm_dpi_preset(void *h, const char *preset)
+{
+    etm_dpi_t *d = image_call(h, "preset");
+    if (!d)
+        return -1;
+    etm_config_t c;
+    if (preset && etm_config_preset(&c, preset) == ETM_OK) {
+        d->cfg = c;
+        return 0;
+    }
+    char list[256];
+    return fail(d, "unknown preset '%s': one of %s", preset ? preset : "(null)",
+                join_names(list, sizeof list, etm_config_preset_names, -1));
+}
+
+/* Does the file begin with a vector file's magic line? */
+static int is_vector_file(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    char head[16] = "";
+    size_t n = fread(head, 1, sizeof head - 1, f);
+    fclose(f);
+    head[n] = '\0';
+    return strncmp(head, "etm-vectors", 11) == 0;
+}
+
+int etm_dpi_load(void *h, const char *path)
+{
+    etm_dpi_t *d = image_call(h, "load");
+    if (!d)
+        return -1;
+    if (!path || !*path)
+        return fail(d, "load: no file name given");
+    etm_diag_t diag;
+    etm_diag_clear(&diag);
+    etm_config_t c;
+    etm_err_t e;
+    if (is_vector_file(path)) {
+        etm_vec_reader_t *r = NULL;
+        e = etm_vec_open(&r, path, &diag);
+        if (e == ETM_OK) {
+            c = *etm_vec_config(r);
+            etm_vec_close(r);
+        }
+    } else {
+        e = etm_config_read_file(&c, path, &diag);
+    }
+    if (e != ETM_OK) {
+        char where[400];
+        if (!diag.file)
+            diag.file = path;
+        return fail(d, "register image: %s", etm_diag_format(&diag, where, sizeof where));
+    }
+    d->cfg = c;
+    return 0;
+}
+
+/* The next item of a list separated by blanks, commas or semicolons: its start
+ * and length; 0 at the end. */
+static size_t next_item(const char **p)
+{
+    const char *s = *p;
+    while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r' || *s == ',' || *s == ';')
+        s++;
+    const char *e = s;
+    while (*e && !(*e == ' ' || *e == '\t' || *e == '\n' || *e == '\r' || *e == ',' || *e == ';'))
+        e++;
+    *p = s;
+    return (size_t)(e - s);
+}
+
+int etm_dpi_set(void *h, const char *settings)
+{
+    etm_dpi_t *d = image_call(h, "set");
+    if (!d)
+        return -1;
+    etm_config_t c = d->cfg;
+    uint8_t seen[ETM_CONFIG_SEEN_BYTES];
+    memset(seen, 0, sizeof seen);
+    const char *p = settings ? settings : "";
+    unsigned item = 0;
+    for (size_t n; (n = next_item(&p)) != 0; p += n) {
+        char one[128];
+        item++;
+        if (n >= sizeof one)
+            return fail(d, "settings item %u '%.40s...': longer than %u characters", item, p,
+                        (unsigned)sizeof one - 1);
+        memcpy(one, p, n);
+        one[n] = '\0';
+        etm_diag_t diag;
+        etm_diag_clear(&diag);
+        if (etm_config_parse_line(&c, one, seen, NULL, &diag) != ETM_OK)
+            return fail(d, "settings item %u '%s': %s", item, one, diag.msg);
+    }
+    d->cfg = c;
+    return 0;
+}
+
+int etm_dpi_ignore(void *h, const char *fields)
+{
+    etm_dpi_t *d = (etm_dpi_t *)h;
+    if (!d)
+        return -1;
+    d->err[0] = '\0';
+    uint32_t m = 0;
+    const char *p = fields ? fields : "";
+    for (size_t n; (n = next_item(&p)) != 0; p += n) {
+        char one[32];
+        snprintf(one, sizeof one, "%.*s", (int)(n < sizeof one ? n : sizeof one - 1), p);
+        int f = n < sizeof one ? field_find(one) : -1;
+        if (f < 0) {
+            char list[200];
+            return fail(d, "ignore: unknown output field '%.*s': one of %s", (int)n, p,
+                        join_names(list, sizeof list, field_names, ETM_DPI_FIELD_COUNT));
+        }
+        m |= 1u << f;
+    }
+    d->ignore |= m;
+    return 0;
+}
+
+int etm_dpi_rule_bits(void *h, unsigned int bits)
+{
+    etm_dpi_t *d = (etm_dpi_t *)h;
+    if (!d)
+        return -1;
+    d->err[0] = '\0';
+    if (bits > 32)
+        return fail(d, "rule_bits: %u: VIOLATIONS has at most 32 bits", bits);
+    d->rule_mask = all_rules() & (bits >= 32 ? ~0u : (1u << bits) - 1);
+    return 0;
+}
+
+int etm_dpi_start(void *h)
+{
+    etm_dpi_t *d = image_call(h, "start");
+    if (!d)
+        return -1;
+    if (d->cfg.port_bytes == 0)
+        return fail(d, "register image: PORT_BYTES=0 is an external port whose bytes leave at their own clock; "
+                       "the scoreboard compares a port of 1, 2, 4 or 8 bytes per edge");
+    etm_diag_t diag;
+    etm_diag_clear(&diag);
+    if (etm_create(&d->model, &d->cfg, &diag) != ETM_OK) {
+        d->model = NULL;
+        return fail(d, "register image not accepted: %s", diag.msg);
+    }
+    clear_run(d);
+    return 0;
+}
+
+int etm_dpi_reg(void *h, const char *name, unsigned int *value)
+{
+    etm_dpi_t *d = (etm_dpi_t *)h;
+    if (!d)
+        return -1;
+    d->err[0] = '\0';
+    unsigned idx = 0;
+    const etm_regdesc_t *r = name ? etm_register_find(name, &idx) : NULL;
+    if (!r)
+        return fail(d, "no register or parameter named '%s' (docs/registers.md)", name ? name : "(null)");
+    if (value)
+        *value = etm_register_get(&d->cfg, r, idx);
+    return 0;
+}
+
+int etm_dpi_check_reg(void *h, const char *name, unsigned int value)
+{
+    etm_dpi_t *d = (etm_dpi_t *)h;
+    unsigned int want = 0;
+    if (etm_dpi_reg(h, name, &want) != 0)
+        return -1;
+    text_clear(&d->report);
+    if (want == value)
+        return 0;
+    d->config_diffs++;
+    text_add(&d->report, "%s: configuration: the design's %s is 0x%08X, the register image has 0x%08X\n", d->name,
+             name, value, want);
+    return 1;
+}
+
+/* ---- Per edge ------------------------------------------------------------------------------ */
+
+static etm_dpi_t *run_call(void *h, const char *what)
+{
+    etm_dpi_t *d = (etm_dpi_t *)h;
+    if (!d)
+        return NULL;
+    d->err[0] = '\0';
+    if (!d->model) {
+        fail(d, "%s before etm_dpi_start (or the register image was not accepted)", what);
+        return NULL;
+    }
+    return d;
+}
+
+int etm_dpi_reset(void *h)
+{
+    etm_dpi_t *d = run_call(h, "reset");
+    if (!d)
+        return -1;
+    etm_reset(d->model);
+    clear_run(d);
+    d->resets++;
+    text_clear(&d->report);
+    return 0;
+}
+
+/* The expected field values of the model's output record. */
+static void set_expected(etm_dpi_t *d, const etm_out_t *o, uint32_t violations)
+{
+    memcpy(d->prev, d->exp, sizeof d->prev);
+    d->prev_cycle = d->cycle;
+    d->modelled++;
+    uint64_t v3 = 0;
+    for (int i = ETM_MAX_PORT_BYTES - 1; i >= 0; i--)
+        v3 = (v3 << 8) | o->v3_bytes[i];
+    d->exp[ETM_DPI_FIELD_PIPESTAT] = o->pipestat;
+    d->exp[ETM_DPI_FIELD_TRACEPKT] = o->tracepkt;
+    d->exp[ETM_DPI_FIELD_TRACESYNC] = o->tracesync;
+    d->exp[ETM_DPI_FIELD_V3COUNT] = o->v3_count;
+    d->exp[ETM_DPI_FIELD_V3DATA] = v3;
+    d->exp[ETM_DPI_FIELD_FIFOLEVEL] = o->fifo_level;
+    d->exp[ETM_DPI_FIELD_OVERFLOW] = o->overflow;
+    d->exp[ETM_DPI_FIELD_TRIGGER] = o->trigger;
+    d->exp[ETM_DPI_FIELD_FIFOFULL] = o->fifofull;
+    d->exp[ETM_DPI_FIELD_TRACEENABLE] = o->trace_enable;
+    d->exp[ETM_DPI_FIELD_VIEWDATA] = o->view_data;
+    d->exp[ETM_DPI_FIELD_VIOLATIONS] = violations & d->rule_mask;
+    d->cycle = d->edges++;
+    d->pending = 1;
+}
+
+/* Is X or Z on argument a harmless this cycle (a qualifier known to be off)? */
+static int unknown_allowed(const etm_dpi_t *d, int a, const uint64_t *v, uint32_t unknown)
+{
+    if (a >= A_IVALID1 && a <= A_IA1 && d->cfg.issue_width < 2)
+        return 1; /* the second slot is not in use */
+    for (size_t i = 0; i < sizeof qualified_inputs / sizeof qualified_inputs[0]; i++) {
+        const qualified_t *q = &qualified_inputs[i];
+        if (q->arg != a)
+            continue;
+        const int8_t qs[2] = { q->q1, q->q2 };
+        for (int k = 0; k < 2; k++) {
+            int b = qs[k];
+            if (b < 0 || (unknown >> b & 1))
+                continue;
+            uint64_t on = (b == A_DACTL || b == A_DDCTL) ? (v[b] & 3u) : v[b]; /* DASlot, DDSlot */
+            if (!on)
+                return 1;
+        }
+    }
+    return 0;
+}
+
+int etm_dpi_step(void *h, unsigned int ivalid, unsigned int ibranch, unsigned int iindbr,
+                 unsigned int iccfail, unsigned int fold, unsigned int ia, unsigned int dvalid,
+                 unsigned int flush, unsigned int findbr, unsigned int cancel, unsigned int istall,
+                 unsigned int intstat, unsigned int intnum, unsigned int trigger, unsigned int triginotd,
+                 unsigned int ivalid1, unsigned int ibranch1, unsigned int iindbr1, unsigned int iccfail1,
+                 unsigned int ia1, unsigned int dactl, unsigned int da, unsigned int ddctl,
+                 unsigned long long dd, unsigned int unknown)
+{
+    etm_dpi_t *d = run_call(h, "step");
+    if (!d)
+        return -1;
+    if (d->ended)
+        return fail(d, "step at cycle %llu: after the end of trace only drain is allowed (reset to start again)",
+                    (unsigned long long)d->edges);
+    if (unknown >> A_COUNT)
+        return fail(d, "step: unknown-input mask 0x%X has bits above the %d inputs", unknown, A_COUNT);
+    const uint64_t v[A_COUNT] = { ivalid, ibranch, iindbr, iccfail, fold, ia, dvalid, flush,
+                                  findbr, cancel, istall, intstat, intnum, trigger, triginotd, ivalid1,
+                                  ibranch1, iindbr1, iccfail1, ia1, dactl, da, ddctl, dd };
+    etm_in_t in;
+    memset(&in, 0, sizeof in);
+    for (int a = 0; a < A_COUNT; a++) {
+        const etm_signal_t *s = &etm_in_signals[d->in_map[a]];
+        if (s->width < 64 && v[a] >> s->width)
+            return fail(d, "step at cycle %llu: %s value 0x%llX is wider than its %u bits",
+                        (unsigned long long)d->edges, arg_names[a], (unsigned long long)v[a], s->width);
+        etm_signal_set(s, &in, v[a] << s->lsb);
+    }
+    text_clear(&d->report);
+    int notes = 0;
+    const uint64_t cyc = d->edges;
+    for (int a = 0; a < A_COUNT; a++)
+        if ((unknown >> a & 1) && !unknown_allowed(d, a, v, unknown)) {
+            if (!(notes & ETM_DPI_NOTE_UNKNOWN))
+                d->unknown_cycles++;
+            notes |= ETM_DPI_NOTE_UNKNOWN;
+            text_add(&d->report, "%s: cycle %llu: input %s is X or Z while it is qualified; the model sees 0\n",
+                     d->name, (unsigned long long)cyc, arg_names[a]);
+        }
+    etm_out_t out;
+    etm_err_t e = etm_step(d->model, &in, &out);
+    uint32_t viol = 0;
+    if (e == ETM_ERR_RULE) {
+        etm_rule_t rules[ETM_RULE_COUNT];
+        unsigned n = etm_last_rules(d->model, rules, ETM_RULE_COUNT);
+        for (unsigned i = 0; i < n && i < ETM_RULE_COUNT; i++) {
+            viol |= 1u << rules[i];
+            text_add(&d->report, "%s: cycle %llu: the inputs break interface rule %s: %s\n", d->name,
+                     (unsigned long long)cyc, etm_rule_name(rules[i]), etm_rule_text(rules[i]));
+        }
+        notes |= ETM_DPI_NOTE_RULE;
+        d->rule_cycles++;
+    } else if (e != ETM_OK) {
+        return fail(d, "step at cycle %llu: %s", (unsigned long long)cyc, etm_strerror(e));
+    }
+    set_expected(d, &out, viol);
+    return notes;
+}
+
+int etm_dpi_end(void *h)
+{
+    etm_dpi_t *d = run_call(h, "end");
+    if (!d)
+        return -1;
+    if (d->ended)
+        return fail(d, "end at cycle %llu: the trace has already ended (reset to start again)",
+                    (unsigned long long)d->edges);
+    etm_end(d->model);
+    d->ended = d->ever_ended = 1;
+    d->pending = 0;
+    d->edges++;
+    text_clear(&d->report);
+    return 0;
+}
+
+int etm_dpi_drain(void *h)
+{
+    etm_dpi_t *d = run_call(h, "drain");
+    if (!d)
+        return -1;
+    if (!d->ended)
+        return fail(d, "drain at cycle %llu: before the end of trace (etm_dpi_end)", (unsigned long long)d->edges);
+    text_clear(&d->report);
+    if (d->drained) {
+        d->edges++;
+        d->pending = 0;
+        return 0;
+    }
+    etm_out_t out;
+    if (etm_drain(d->model, &out) == ETM_END) {
+        d->drained = d->ever_drained = 1;
+        d->edges++;
+        d->pending = 0;
+        return 0;
+    }
+    set_expected(d, &out, 0);
+    return 1;
+}
+
+unsigned long long etm_dpi_expected(void *h, const char *field)
+{
+    etm_dpi_t *d = (etm_dpi_t *)h;
+    if (!d)
+        return 0;
+    d->err[0] = '\0';
+    int f = field ? field_find(field) : -1;
+    if (f < 0) {
+        fail(d, "expected: unknown output field '%s'", field ? field : "(null)");
+        return 0;
+    }
+    return d->exp[f];
+}
+
+/* One field's value as text; V3DATA as the bytes of the valid lanes, oldest first. */
+static void format_field(char *buf, size_t size, int f, uint64_t v, unsigned nbytes)
+{
+    if (f == ETM_DPI_FIELD_V3DATA) {
+        size_t n = 0;
+        buf[0] = '\0';
+        for (unsigned i = 0; i < nbytes && n < size; i++) {
+            int k = snprintf(buf + n, size - n, "%s%02X", i ? " " : "", (unsigned)(v >> (8 * i) & 0xffu));
+            if (k > 0)
+                n += (size_t)k;
+        }
+        return;
+    }
+    if (f == ETM_DPI_FIELD_VIOLATIONS) {
+        size_t n = 0;
+        int k = snprintf(buf, size, "0x%08llX", (unsigned long long)v);
+        n = k > 0 ? (size_t)k : 0;
+        for (int r = 0; r < ETM_RULE_COUNT && n < size; r++)
+            if (v >> r & 1) {
+                k = snprintf(buf + n, size - n, " %s", etm_rule_name((etm_rule_t)r));
+                if (k > 0)
+                    n += (size_t)k;
+            }
+        return;
+    }
+    snprintf(buf, size, "0x%0*llX", (field_widths[f] + 3) / 4, (unsigned long long)v);
+}
+
+int etm_dpi_compare(void *h, unsigned int pipestat, unsigned int tracepkt, unsigned int tracesync,
+                    unsigned int v3count, unsigned long long v3data, unsigned int fifolevel,
+                    unsigned int overflow, unsigned int trigger, unsigned int fifofull,
+                    unsigned int traceenable, unsigned int viewdata, unsigned int violations,
+                    unsigned int unknown)
+{
+    etm_dpi_t *d = run_call(h, "compare");
+    if (!d)
+        return -1;
+    if (!d->pending)
+        return fail(d, "compare at cycle %llu: no modelled edge to compare (one compare per step, or per drain "
+                       "that returned 1)", (unsigned long long)d->edges);
+    if (unknown >> ETM_DPI_FIELD_COUNT)
+        return fail(d, "compare: unknown-output mask 0x%X has bits above the %d fields", unknown,
+                    ETM_DPI_FIELD_COUNT);
+    d->pending = 0;
+    text_clear(&d->report);
+    const uint64_t got[ETM_DPI_FIELD_COUNT] = { pipestat, tracepkt, tracesync, v3count, v3data, fifolevel,
+                                                overflow, trigger, fifofull, traceenable, viewdata,
+                                                violations & d->rule_mask };
+    /* V3DATA: the lanes either side's V3COUNT makes valid (extra bytes are a
+     * difference too); the model's lanes alone if V3COUNT is not compared. */
+    const unsigned got_n = (d->ignore >> ETM_DPI_FIELD_V3COUNT & 1) ? 0 : (v3count > 8 ? 8 : v3count);
+    const unsigned nbytes = max_u((unsigned)d->exp[ETM_DPI_FIELD_V3COUNT], got_n);
+    const unsigned prev_n = max_u((unsigned)d->prev[ETM_DPI_FIELD_V3COUNT], got_n);
+    int ndiff = 0;
+    /* A design one edge late shows, whenever the outputs change, the model's
+     * outputs of the edge before. One such cycle can be chance (a flipped bit
+     * that equals the old value); several in a row, with no change followed on
+     * time between them, are a pattern. */
+    int like_prev = d->modelled > 1 && d->prev_cycle + 1 == d->cycle, changed = 0;
+    for (int f = 0; f < ETM_DPI_FIELD_COUNT; f++) {
+        if (d->ignore >> f & 1)
+            continue;
+        const int xz = unknown >> f & 1;
+        if (xz || field_differs(f, got[f], d->prev[f], prev_n))
+            like_prev = 0;
+        if (field_differs(f, d->exp[f], d->prev[f], max_u(nbytes, prev_n)))
+            changed = 1;
+        if (!xz && !field_differs(f, got[f], d->exp[f], nbytes))
+            continue;
+        if (ndiff++ == 0)
+            text_add(&d->report, "%s: cycle %llu: mismatch%s\n", d->name, (unsigned long long)d->cycle,
+                     d->ended ? " (draining after the end of trace)" : "");
+        d->field_mismatches[f]++;
+        char e[160], g[160];
+        format_field(e, sizeof e, f, d->exp[f], nbytes);
+        if (xz)
+            snprintf(g, sizeof g, "X or Z");
+        else
+            format_field(g, sizeof g, f, got[f], nbytes);
+        text_add(&d->report, "  %-12s expected %-24s got %s\n", field_names[f], e, g);
+    }
+    d->compared++;
+    if (changed && d->modelled > 1)
+        d->late_streak = like_prev ? d->late_streak + 1 : 0;
+    if (!ndiff)
+        return 0;
+    if (like_prev && d->late_streak >= 3) {
+        d->late_hints++;
+        text_add(&d->report,
+                 "  the design's outputs are the model's of cycle %llu: is the design one cycle late, or are "
+                 "its outputs sampled after the edge instead of before it? (docs/dpi.md)\n",
+                 (unsigned long long)d->prev_cycle);
+    }
+    if (!d->mismatch_cycles)
+        d->first_mismatch = d->cycle;
+    d->last_mismatch = d->cycle;
+    d->mismatch_cycles++;
+    return ndiff;
+}
+
+/* ---- Reports -------------------------------------------------------------------------------- */
+
+unsigned long long etm_dpi_cycle(void *h) { return h ? ((etm_dpi_t *)h)->cycle : 0; }
+
+unsigned long long etm_dpi_failures(void *h)
+{
+    const etm_dpi_t *d = (const etm_dpi_t *)h;
+    return d ? d->mismatch_cycles + d->unknown_cycles + d->config_diffs : 0;
+}
+
+unsigned long long etm_dpi_compared(void *h) { return h ? ((etm_dpi_t *)h)->compared : 0; }
+
+const char *etm_dpi_summary(void *h)
+{
+    etm_dpi_t *d = (etm_dpi_t *)h;
+    if (!d)
+        return "no scoreboard handle";
+    text_t *t = &d->summary;
+    text_clear(t);
+    const unsigned long long fails = etm_dpi_failures(h);
+    if (fails)
+        text_add(t, "%s: FAIL: %llu cycles compared, %llu mismatching, %llu with unknown inputs, "
+                    "%llu configuration differences\n",
+                 d->name, (unsigned long long)d->compared, (unsigned long long)d->mismatch_cycles,
+                 (unsigned long long)d->unknown_cycles, (unsigned long long)d->config_diffs);
+    else if (!d->compared)
+        text_add(t, "%s: FAIL: no cycle was compared (the scoreboard never saw a reset followed by clock edges)\n",
+                 d->name);
+    else
+        text_add(t, "%s: PASS: %llu cycles compared, 0 mismatches\n", d->name, (unsigned long long)d->compared);
+    if (d->mismatch_cycles) {
+        text_add(t, "  first mismatch at cycle %llu, last at cycle %llu; per field:",
+                 (unsigned long long)d->first_mismatch, (unsigned long long)d->last_mismatch);
+        for (int f = 0; f < ETM_DPI_FIELD_COUNT; f++)
+            if (d->field_mismatches[f])
+                text_add(t, " %s %llu", field_names[f], (unsigned long long)d->field_mismatches[f]);
+        text_add(t, "\n");
+        if (d->late_hints)
+            text_add(t, "  %llu mismatching cycles show the model's outputs of the cycle before: a design one "
+                        "cycle late?\n", (unsigned long long)d->late_hints);
+    }
+    if (d->resets > 1)
+        text_add(t, "  %llu resets: cycle numbers restart from 0 after each\n", (unsigned long long)d->resets);
+    if (d->rule_cycles)
+        text_add(t, "  %llu cycles of stimulus broke an interface rule (docs/interface.md)\n",
+                 (unsigned long long)d->rule_cycles);
+    if (d->ignore) {
+        text_add(t, "  not compared:");
+        for (int f = 0; f < ETM_DPI_FIELD_COUNT; f++)
+            if (d->ignore >> f & 1)
+                text_add(t, " %s", field_names[f]);
+        text_add(t, "\n");
+    }
+    if (!d->ever_ended)
+        text_add(t, "  the trace was never ended: what the FIFO held at the end was not compared\n");
+    else if (!d->ever_drained)
+        text_add(t, "  the trace was ended but not drained to the last byte\n");
+    return t->buf;
+}
+
+/* ---- Stimulus sources ------------------------------------------------------------------------ */
+
+typedef struct etm_dpi_stim {
+    etm_vec_reader_t *vec;
+    etm_gen_t *gen;
+    uint64_t left; /* generated cycles still to come */
+    int map[A_COUNT];
+    char err[512];
+} etm_dpi_stim_t;
+
+void *etm_dpi_stim_new(void)
+{
+    etm_dpi_stim_t *s = (etm_dpi_stim_t *)calloc(1, sizeof *s);
+    if (s && map_inputs(s->map) != 0) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+static void stim_close(etm_dpi_stim_t *s)
+{
+    if (s->vec)
+        etm_vec_close(s->vec);
+    if (s->gen)
+        etm_gen_free(s->gen);
+    s->vec = NULL;
+    s->gen = NULL;
+    s->left = 0;
+}
+
+void etm_dpi_stim_free(void *h)
+{
+    etm_dpi_stim_t *s = (etm_dpi_stim_t *)h;
+    if (!s)
+        return;
+    stim_close(s);
+    free(s);
+}
+
+const char *etm_dpi_stim_error(void *h)
+{
+    return h ? ((etm_dpi_stim_t *)h)->err : "no stimulus handle (etm_dpi_stim_new failed or was not called)";
+}
+
+static int stim_fail(etm_dpi_stim_t *s, const etm_diag_t *diag)
+{
+    char where[400];
+    snprintf(s->err, sizeof s->err, "stimulus: %s", etm_diag_format(diag, where, sizeof where));
+    stim_close(s);
+    return -1;
+}
+
+int etm_dpi_stim_vectors(void *h, const char *path)
+{
+    etm_dpi_stim_t *s = (etm_dpi_stim_t *)h;
+    if (!s)
+        return -1;
+    stim_close(s);
+    s->err[0] = '\0';
+    etm_diag_t diag;
+    etm_diag_clear(&diag);
+    if (etm_vec_open(&s->vec, path ? path : "", &diag) != ETM_OK) {
+        s->vec = NULL;
+        if (!diag.file)
+            diag.file = path;
+        return stim_fail(s, &diag);
+    }
+    if (etm_vec_kind(s->vec) != ETM_VEC_STIMULUS) {
+        diag.file = path;
+        diag.line = 1;
+        snprintf(diag.msg, sizeof diag.msg, "an expected-output vector file, not stimulus");
+        return stim_fail(s, &diag);
+    }
+    return 0;
+}
+
+int etm_dpi_stim_generate(void *h, unsigned long long seed, unsigned long long cycles,
+                          unsigned int issue_width, unsigned int data, unsigned int triggers,
+                          unsigned int irq_period)
+{
+    etm_dpi_stim_t *s = (etm_dpi_stim_t *)h;
+    if (!s)
+        return -1;
+    stim_close(s);
+    s->err[0] = '\0';
+    etm_gen_params_t p;
+    etm_gen_params_default(&p);
+    p.seed = seed;
+    p.issue_width = issue_width;
+    p.data = data != 0;
+    p.triggers = triggers != 0;
+    p.irq_period = irq_period;
+    etm_diag_t diag;
+    etm_diag_clear(&diag);
+    if (etm_gen_create(&s->gen, &p, &diag) != ETM_OK) {
+        s->gen = NULL;
+        return stim_fail(s, &diag);
+    }
+    s->left = cycles;
+    return 0;
+}
+
+int etm_dpi_stim_next(void *h, unsigned int *ivalid, unsigned int *ibranch, unsigned int *iindbr,
+                      unsigned int *iccfail, unsigned int *fold, unsigned int *ia, unsigned int *dvalid,
+                      unsigned int *flush, unsigned int *findbr, unsigned int *cancel, unsigned int *istall,
+                      unsigned int *intstat, unsigned int *intnum, unsigned int *trigger,
+                      unsigned int *triginotd, unsigned int *ivalid1, unsigned int *ibranch1,
+                      unsigned int *iindbr1, unsigned int *iccfail1, unsigned int *ia1, unsigned int *dactl,
+                      unsigned int *da, unsigned int *ddctl, unsigned long long *dd)
+{
+    etm_dpi_stim_t *s = (etm_dpi_stim_t *)h;
+    unsigned int *const out[A_COUNT - 1] = { ivalid, ibranch, iindbr, iccfail, fold, ia, dvalid, flush,
+                                             findbr, cancel, istall, intstat, intnum, trigger, triginotd,
+                                             ivalid1, ibranch1, iindbr1, iccfail1, ia1, dactl, da, ddctl };
+    etm_in_t in;
+    memset(&in, 0, sizeof in);
+    int rc = 0;
+    if (!s) {
+        rc = -1;
+    } else if (s->gen && s->left) {
+        etm_gen_next(s->gen, &in, NULL);
+        s->left--;
+        rc = 1;
+    } else if (s->vec) {
+        etm_diag_t diag;
+        etm_diag_clear(&diag);
+        etm_err_t e = etm_vec_read_in(s->vec, &in, &diag);
+        if (e == ETM_OK)
+            rc = 1;
+        else if (e != ETM_END)
+            rc = stim_fail(s, &diag);
+        if (rc != 1)
+            memset(&in, 0, sizeof in);
+    }
+    for (int a = 0; a < A_COUNT; a++) {
+        uint64_t v = s ? etm_signal_get(&etm_in_signals[s->map[a]], &in) >> etm_in_signals[s->map[a]].lsb : 0;
+        if (a == A_DD) {
+            if (dd)
+                *dd = v;
+        } else if (out[a]) {
+            *out[a] = (unsigned int)v;
+        }
+    }
+    return rc;
+}

@@ -1,0 +1,234 @@
+/* etm_dpi.h - the C model as a scoreboard for SystemVerilog testbenches, through
+ * DPI-C. docs/dpi.md is the guide; dpi/etm_dpi_pkg.sv declares every function
+ * below with `import "DPI-C"`, and dpi/etm_scoreboard.sv uses them.
+ *
+ * Types are the ones IEEE 1800 maps SystemVerilog's 2-state types to, so the
+ * prototypes are exactly what a simulator generates for the package's imports
+ * and no svdpi.h is needed:
+ *
+ *     chandle            void *
+ *     string             const char *
+ *     int                int
+ *     int unsigned       unsigned int       (output: unsigned int *)
+ *     longint unsigned   unsigned long long (output: unsigned long long *)
+ *
+ * A 4-state value (logic) given to a 2-state argument reads X and Z as 0, so the
+ * caller also passes a mask saying which signals held X or Z ($isunknown); see
+ * etm_dpi_step and etm_dpi_compare.
+ *
+ * One scoreboard, one handle (any number of them; nothing is shared):
+ *
+ *     h = etm_dpi_new("tb.u_sb");
+ *     etm_dpi_preset(h, "etm-m3");            or etm_dpi_load(h, "config.txt")
+ *     etm_dpi_set(h, "ETMCR=0x1810, FIFO_DEPTH=0x20");
+ *     etm_dpi_start(h);                       validates the image, makes the model
+ *     at every rising clock edge:
+ *         reset held:       etm_dpi_reset(h)
+ *         otherwise:        etm_dpi_step(h, inputs...) then etm_dpi_compare(h, outputs...)
+ *         end of trace:     etm_dpi_end(h) (that edge has nothing to compare), then
+ *                           per edge etm_dpi_drain(h) and, if it returned 1, etm_dpi_compare
+ *     etm_dpi_summary(h), etm_dpi_failures(h)
+ *     etm_dpi_free(h);
+ *
+ * The comparison contract: the inputs and the design's outputs given for an edge
+ * are both the values just before that edge, the values the design's flip-flops
+ * sample. The model's outputs for an edge are the outputs of the cycle that edge
+ * ends (etm_step), so a design must present them in the same cycle, as the RTL
+ * twin does. A design one cycle late shows up as mismatches, and the report says
+ * so once the design has shown, three times in a row when the outputs changed,
+ * the model's outputs of the cycle before.
+ *
+ * Cycles are counted from the last reset, from 0, one per edge: stepped edges,
+ * the end-of-trace edge and drained edges, as in tb/cosim.
+ *
+ * Functions returning int return -1 for a call that is not allowed (bad
+ * argument, wrong state); etm_dpi_error(h) then says why. The library never
+ * prints and never aborts.
+ */
+#ifndef ETM_DPI_H
+#define ETM_DPI_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Handles and the register image ----------------------------------------------- */
+
+/* A new scoreboard named `name` in its messages (the SV instance path; NULL
+ * or "" gives "etm"). Its register image starts as the preset "etm-m3".
+ * NULL only when memory is exhausted. */
+void *etm_dpi_new(const char *name);
+void etm_dpi_free(void *h);
+
+/* The register image from a preset ("etm-m3", "etmv1.3", ... as etm config
+ * --presets lists), replacing the whole image. 0 or -1. */
+int etm_dpi_preset(void *h, const char *preset);
+
+/* The register image from a file, replacing the whole image: configuration text
+ * (NAME=0xVALUE lines, may begin with "preset NAME") or the header of a vector
+ * file. The error names the file and line. 0 or -1. */
+int etm_dpi_load(void *h, const char *path);
+
+/* Settings on top of the image: NAME=0xVALUE items separated by spaces, commas
+ * or semicolons ("ETMCR=0x1810,FIFO_DEPTH=0x20"). The error names the item.
+ * 0 or -1; on error the image is unchanged. */
+int etm_dpi_set(void *h, const char *settings);
+
+/* Output fields to leave out of the comparison, by name, separated as for
+ * etm_dpi_set ("TRACEENABLE,VIEWDATA,VIOLATIONS" for a design without those
+ * ports). 0 or -1 for an unknown name. */
+int etm_dpi_ignore(void *h, const char *fields);
+
+/* The design's checker reports rules 0 to bits-1 (VIOLATIONS[bits-1:0]); the
+ * model's rules from `bits` on are not compared. The default is every rule the
+ * model knows (ETM_RULE_COUNT, at most 32). 0 or -1. */
+int etm_dpi_rule_bits(void *h, unsigned int bits);
+
+/* Validate the image (etm_config_validate, etm_model_supports) and create the
+ * model. Afterwards the image can no longer change. An external port
+ * (PORT_BYTES=0), whose bytes leave at another clock, is refused: the
+ * scoreboard compares the port edge by edge. 0 or -1. */
+int etm_dpi_start(void *h);
+
+/* The value of one register or model parameter of the image ("ETMCR",
+ * "ETMACVR3", "FIFO_DEPTH"), e.g. to program the design with it. 0 or -1. */
+int etm_dpi_reg(void *h, const char *name, unsigned int *value);
+
+/* The design's value of one register (e.g. its configuration port) against the
+ * image. 0 equal, 1 different (counted as a failure, text in etm_dpi_report),
+ * -1 for an unknown name. */
+int etm_dpi_check_reg(void *h, const char *name, unsigned int value);
+
+/* Text of the last error (a call that returned -1); "" if none. */
+const char *etm_dpi_error(void *h);
+
+/* ---- Per clock edge ----------------------------------------------------------------- */
+
+/* The reset state (etm_reset), cycle count back to 0. Call it at every edge
+ * (or the asynchronous assertion) of the design's reset. 0 or -1. */
+int etm_dpi_reset(void *h);
+
+/* Bits of the step's report and of the `unknown` input mask. */
+#define ETM_DPI_NOTE_RULE 1    /* the inputs broke an interface rule (docs/interface.md) */
+#define ETM_DPI_NOTE_UNKNOWN 2 /* a qualified input was X or Z: the model saw 0 (a failure) */
+
+/* One rising edge with these inputs (the values before the edge). Arguments are
+ * the ports of the RTL top level, in the order of etm_in_signals; ia and ia1 are
+ * the values of ETMIA[31:1] and ETMIA1[31:1], i.e. the address shifted right by
+ * one. `unknown` has bit i set when argument i (0 = ivalid ... 23 = dd) held X
+ * or Z. An unknown input whose qualifier is known to be off (ETMIA while
+ * ETMIVALID=0, ETMDD while DDSlot=0, ...) is accepted; any other is a failure.
+ * Returns -1 (a value wider than its port, before start, after end), or the
+ * ETM_DPI_NOTE_* bits of what etm_dpi_report now describes (0: nothing). */
+int etm_dpi_step(void *h, unsigned int ivalid, unsigned int ibranch, unsigned int iindbr,
+                 unsigned int iccfail, unsigned int fold, unsigned int ia, unsigned int dvalid,
+                 unsigned int flush, unsigned int findbr, unsigned int cancel, unsigned int istall,
+                 unsigned int intstat, unsigned int intnum, unsigned int trigger, unsigned int triginotd,
+                 unsigned int ivalid1, unsigned int ibranch1, unsigned int iindbr1, unsigned int iccfail1,
+                 unsigned int ia1, unsigned int dactl, unsigned int da, unsigned int ddctl,
+                 unsigned long long dd, unsigned int unknown);
+
+/* End of trace at this edge (etm_end): what is being gathered goes into the
+ * FIFO; the edge has no outputs to compare. 0 or -1. */
+int etm_dpi_end(void *h);
+
+/* One edge after the end: 1 when the model modelled a cycle (compare it), 0 when
+ * nothing was left to drain (the trace is complete; nothing to compare), -1. */
+int etm_dpi_drain(void *h);
+
+/* Output fields, in the order of etm_dpi_compare's arguments and of the bits of
+ * its `unknown` mask. Names are the RTL top level's ports. */
+#define ETM_DPI_FIELD_LIST(X) \
+    X(PIPESTAT, 3)            \
+    X(TRACEPKT, 16)           \
+    X(TRACESYNC, 1)           \
+    X(V3COUNT, 4)             \
+    X(V3DATA, 64)             \
+    X(FIFOLEVEL, 16)          \
+    X(OVERFLOW, 1)            \
+    X(TRIGGER, 1)             \
+    X(FIFOFULL, 1)            \
+    X(TRACEENABLE, 1)         \
+    X(VIEWDATA, 1)            \
+    X(VIOLATIONS, 32)
+
+enum {
+#define ETM_DPI_X_FIELD(name, width) ETM_DPI_FIELD_##name,
+    ETM_DPI_FIELD_LIST(ETM_DPI_X_FIELD)
+#undef ETM_DPI_X_FIELD
+    ETM_DPI_FIELD_COUNT
+};
+
+/* The model's value of an output field for the last modelled edge (by name,
+ * as in ETM_DPI_FIELD_LIST), or 0 for an unknown name (etm_dpi_error says so). */
+unsigned long long etm_dpi_expected(void *h, const char *field);
+
+/* The design's outputs for the edge just stepped or drained, against the
+ * model's. v3data holds the V3COUNT bytes oldest in bits [7:0]; only the byte
+ * lanes that the model's or the design's V3COUNT makes valid are compared (the
+ * others carry no trace). violations: bit r set when
+ * the design's checker found interface rule r (etm_rule_t) broken; see
+ * etm_dpi_rule_bits. `unknown`:
+ * bit i (ETM_DPI_FIELD_*) set when that output held X or Z, a mismatch whatever
+ * its value. Returns the number of differing fields (0: the cycle matches; the
+ * text is in etm_dpi_report) or -1 when there is no modelled edge to compare
+ * (one compare per step or drain that returned 1). */
+int etm_dpi_compare(void *h, unsigned int pipestat, unsigned int tracepkt, unsigned int tracesync,
+                    unsigned int v3count, unsigned long long v3data, unsigned int fifolevel,
+                    unsigned int overflow, unsigned int trigger, unsigned int fifofull,
+                    unsigned int traceenable, unsigned int viewdata, unsigned int violations,
+                    unsigned int unknown);
+
+/* ---- Reports -------------------------------------------------------------------- */
+
+/* What the last etm_dpi_step, etm_dpi_compare or etm_dpi_check_reg found, as
+ * lines of text, starting "NAME: cycle N: "; "" when it found nothing. */
+const char *etm_dpi_report(void *h);
+
+/* Cycle number of the last modelled edge (since the last reset). */
+unsigned long long etm_dpi_cycle(void *h);
+
+/* Failures so far: cycles with a mismatch, cycles with an unknown qualified
+ * input, configuration registers that differ. 0 means the test passed. */
+unsigned long long etm_dpi_failures(void *h);
+
+/* Cycles compared so far (over all resets). */
+unsigned long long etm_dpi_compared(void *h);
+
+/* A few lines: cycles compared, failures of each kind, first and last
+ * mismatching cycle, mismatches per field, interface rule violations, and the
+ * verdict (PASS, or FAIL with the reason, e.g. nothing compared). */
+const char *etm_dpi_summary(void *h);
+
+/* ---- Stimulus sources for testbenches ------------------------------------------- */
+
+/* A stimulus source: a vector file (vectors/README.md) or the seeded generator
+ * of a random Cortex-M3 program (etm/gen.h). Same handle pattern and -1/error
+ * convention. */
+void *etm_dpi_stim_new(void);
+void etm_dpi_stim_free(void *s);
+const char *etm_dpi_stim_error(void *s);
+
+/* Read the stimulus of a vector file. 0 or -1 (file and line in the error). */
+int etm_dpi_stim_vectors(void *s, const char *path);
+
+/* Generate `cycles` cycles: seed, issue width (1 or 2), data slot traffic (0/1),
+ * DWT triggers (0/1), mean cycles between exceptions (0: none). 0 or -1. */
+int etm_dpi_stim_generate(void *s, unsigned long long seed, unsigned long long cycles,
+                          unsigned int issue_width, unsigned int data, unsigned int triggers,
+                          unsigned int irq_period);
+
+/* The next cycle's inputs, in etm_dpi_step's order and encoding. 1: a cycle,
+ * 0: the stimulus has ended (outputs are 0), -1: a malformed vector line. */
+int etm_dpi_stim_next(void *s, unsigned int *ivalid, unsigned int *ibranch, unsigned int *iindbr,
+                      unsigned int *iccfail, unsigned int *fold, unsigned int *ia, unsigned int *dvalid,
+                      unsigned int *flush, unsigned int *findbr, unsigned int *cancel, unsigned int *istall,
+                      unsigned int *intstat, unsigned int *intnum, unsigned int *trigger,
+                      unsigned int *triginotd, unsigned int *ivalid1, unsigned int *ibranch1,
+                      unsigned int *iindbr1, unsigned int *iccfail1, unsigned int *ia1, unsigned int *dactl,
+                      unsigned int *da, unsigned int *ddctl, unsigned long long *dd);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
