@@ -14,7 +14,7 @@ package etm_pkg;
   localparam int unsigned V1MaxXfer     = 16;  // V1_MAX_XFER: data transfers per instruction
   localparam int unsigned V1PushMax     = 5 + 8 * V1MaxXfer + 5; // bytes one ETMv1 status pushes
   localparam int unsigned FifoWriteMax  = V1PushMax; // >= CycleBytesMax: the widest FIFO write
-  localparam int unsigned NumRules      = 23;  // ETM_RULE_COUNT
+  localparam int unsigned NumRules      = 31;  // ETM_RULE_COUNT
 
   // ---- ETMv3 packet headers (IHI 0014 table 7.1; stages.h ETMV3_HDR_*) --------------
   localparam logic [7:0] HdrAsyncLast  = 8'h80;
@@ -78,6 +78,14 @@ package etm_pkg;
   localparam int unsigned RuleDaFirstWithoutNseq       = 20;
   localparam int unsigned RuleDaUnalignedSecondHalf    = 21;
   localparam int unsigned RuleDaUnalignedLastMismatch  = 22;
+  localparam int unsigned RuleDdTooSoon                = 23;
+  localparam int unsigned RuleDdFailNotStore           = 24;
+  localparam int unsigned RuleDaFirstWithoutInsn       = 25;
+  localparam int unsigned RuleDaBlselInvalid           = 26;
+  localparam int unsigned RuleDaRotMismatch            = 27;
+  localparam int unsigned RuleDaNotSequential          = 28;
+  localparam int unsigned RuleDaUnalignedSplit         = 29;
+  localparam int unsigned RuleDaCprtNotSingle          = 30;
 
   // ---- P-header encodings (IHI 0014 tables 7.2, 7.3; pheader.c) -------------------
   // Format 1: 1NEEEE00 (cycle-accurate: 1N0EEE00, e < 8).

@@ -88,6 +88,7 @@ module etm_top #(
   output logic [15:0]  FIFOLEVEL,
   output logic         OVERFLOW,
   output logic         TRIGGER,
+  output logic         FIFOFULL,      // ETMCR[7]: fewer than ETMFFLR bytes free after the cycle
   output logic         TRACEENABLE,   // the filter's decisions (etm_out_t trace_enable, view_data)
   output logic         VIEWDATA,
   // Interface rules broken in this cycle (etm_pkg::Rule*), for the harness.
@@ -122,8 +123,8 @@ module etm_top #(
 
   // Registers the model does not evaluate (etm_model_supports rejects their use).
   logic unused_cfg;
-  assign unused_cfg = ^{cfg_etmcr_i[31:13], cfg_etmcr_i[11], cfg_etmcr_i[9], cfg_etmcr_i[7], cfg_etmcr_i[1],
-                        cfg_etmccr_i[27:0], cfg_etmfflr_i, cfg_etmsyncfr_i[31:12],
+  assign unused_cfg = ^{cfg_etmcr_i[31:13], cfg_etmcr_i[11], cfg_etmcr_i[9], cfg_etmcr_i[1],
+                        cfg_etmccr_i[27:0], cfg_etmfflr_i[31:8], cfg_etmsyncfr_i[31:12],
                         cfg_etmidr_i[31:21], cfg_etmidr_i[19:8],
                         cfg_etmidr_i[3:0], cfg_etmtraceidr_i, cfg_port_bytes_i[31:4],
                         cfg_issue_width_i[31:2]};
@@ -162,6 +163,7 @@ module etm_top #(
     .iindbr1_i     (ETMIINDBR1),
     .iccfail1_i    (ETMICCFAIL1),
     .dactl_i       (ETMDACTL),
+    .da_i          (ETMDA),
     .ddctl_i       (ETMDDCTL),
     .violations_o  (VIOLATIONS)
   );
@@ -464,6 +466,8 @@ module etm_top #(
     FIFOLEVEL = fifo_level[15:0];
     OVERFLOW = 1'b0;
     TRIGGER = flt_trigger;
+    // FIFOFULL (a stall request): fewer than ETMFFLR bytes free after the cycle.
+    FIFOFULL = cfg_etmcr_i[7] && (cfg_fifo_depth_i - {15'd0, fifo_level} < {24'd0, cfg_etmfflr_i[7:0]});
     TRACEENABLE = flt_te;
     VIEWDATA = flt_vd;
     if (v3) begin

@@ -88,6 +88,15 @@ static inline void rtl_drive_inputs(Vetm_top *t, const etm_in_t *in)
     t->ETMDD = in->dd;
 }
 
+/* FIFOFULL, where etm_out_t has it (the field came with the FIFOFULL stall). */
+template <typename T>
+static inline auto rtl_set_fifofull(T *o, unsigned v, int) -> decltype(o->fifofull = 0, void())
+{
+    o->fifofull = (uint8_t)v;
+}
+template <typename T>
+static inline void rtl_set_fifofull(T *, unsigned, long) {}
+
 /* The RTL's outputs as an etm_out_t, and its violation bits (bit r = etm_rule_t r). */
 static inline void rtl_read_outputs(const Vetm_top *t, etm_out_t *o, uint32_t *violations)
 {
@@ -102,6 +111,7 @@ static inline void rtl_read_outputs(const Vetm_top *t, etm_out_t *o, uint32_t *v
     o->fifo_level = t->FIFOLEVEL;
     o->overflow = t->OVERFLOW;
     o->trigger = t->TRIGGER;
+    rtl_set_fifofull(o, t->FIFOFULL, 0);
     o->trace_enable = t->TRACEENABLE;
     o->view_data = t->VIEWDATA;
     if (violations)
