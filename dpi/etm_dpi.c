@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "etm/etm.h"
+#include "etm/stim.h"
 
 /* ---- Arguments of etm_dpi_step, in the order of the signal table --------------------- */
 
@@ -796,9 +797,7 @@ const char *etm_dpi_summary(void *h)
 /* ---- Stimulus sources ------------------------------------------------------------------------ */
 
 typedef struct etm_dpi_stim {
-    etm_vec_reader_t *vec;
-    etm_gen_t *gen;
-    uint64_t left; /* generated cycles still to come */
+    etm_stim_t *src; /* NULL: nothing opened, idle records */
     int map[A_COUNT];
     char err[512];
 } etm_dpi_stim_t;
@@ -813,23 +812,12 @@ void *etm_dpi_stim_new(void)
     return s;
 }
 
-static void stim_close(etm_dpi_stim_t *s)
-{
-    if (s->vec)
-        etm_vec_close(s->vec);
-    if (s->gen)
-        etm_gen_free(s->gen);
-    s->vec = NULL;
-    s->gen = NULL;
-    s->left = 0;
-}
-
 void etm_dpi_stim_free(void *h)
 {
     etm_dpi_stim_t *s = (etm_dpi_stim_t *)h;
     if (!s)
         return;
-    stim_close(s);
+    etm_stim_close(s->src);
     free(s);
 }
 
@@ -838,47 +826,72 @@ const char *etm_dpi_stim_error(void *h)
     return h ? ((etm_dpi_stim_t *)h)->err : "no stimulus handle (etm_dpi_stim_new failed or was not called)";
 }
 
-static int stim_fail(etm_dpi_stim_t *s, const etm_diag_t *diag)
+/* Closes what was open; the handle, or NULL. */
+static etm_dpi_stim_t *stim_reopen(void *h)
 {
+    etm_dpi_stim_t *s = (etm_dpi_stim_t *)h;
+    if (s) {
+        etm_stim_close(s->src);
+        s->src = NULL;
+        s->err[0] = '\0';
+    }
+    return s;
+}
+
+/* The result of opening a source: 0, or -1 with the error kept. */
+static int stim_opened(etm_dpi_stim_t *s, etm_err_t e, etm_diag_t *diag, const char *path)
+{
+    if (e == ETM_OK)
+        return 0;
+    s->src = NULL;
+    if (!diag->file)
+        diag->file = path;
     char where[400];
     snprintf(s->err, sizeof s->err, "stimulus: %s", etm_diag_format(diag, where, sizeof where));
-    stim_close(s);
     return -1;
 }
 
 int etm_dpi_stim_vectors(void *h, const char *path)
 {
-    etm_dpi_stim_t *s = (etm_dpi_stim_t *)h;
+    etm_dpi_stim_t *s = stim_reopen(h);
     if (!s)
         return -1;
-    stim_close(s);
-    s->err[0] = '\0';
     etm_diag_t diag;
     etm_diag_clear(&diag);
-    if (etm_vec_open(&s->vec, path ? path : "", &diag) != ETM_OK) {
-        s->vec = NULL;
-        if (!diag.file)
-            diag.file = path;
-        return stim_fail(s, &diag);
-    }
-    if (etm_vec_kind(s->vec) != ETM_VEC_STIMULUS) {
-        diag.file = path;
-        diag.line = 1;
-        snprintf(diag.msg, sizeof diag.msg, "an expected-output vector file, not stimulus");
-        return stim_fail(s, &diag);
-    }
-    return 0;
+    return stim_opened(s, etm_stim_open_vectors(&s->src, path ? path : "", &diag), &diag, path);
+}
+
+int etm_dpi_stim_vcd(void *h, const char *path)
+{
+    etm_dpi_stim_t *s = stim_reopen(h);
+    if (!s)
+        return -1;
+    etm_diag_t diag;
+    etm_diag_clear(&diag);
+    etm_vcd_opts_t vo;
+    etm_vcd_opts_init(&vo);
+    vo.kind = ETM_VEC_STIMULUS;
+    vo.allow_missing = 1;
+    return stim_opened(s, etm_stim_open_vcd(&s->src, path ? path : "", &vo, &diag), &diag, path);
+}
+
+int etm_dpi_stim_records(void *h, const char *path)
+{
+    etm_dpi_stim_t *s = stim_reopen(h);
+    if (!s)
+        return -1;
+    etm_diag_t diag;
+    etm_diag_clear(&diag);
+    return stim_opened(s, etm_stim_open_records(&s->src, path ? path : "", NULL, &diag), &diag, path);
 }
 
 int etm_dpi_stim_generate(void *h, unsigned long long seed, unsigned long long cycles,
                           unsigned int issue_width, unsigned int data, unsigned int triggers,
                           unsigned int irq_period)
 {
-    etm_dpi_stim_t *s = (etm_dpi_stim_t *)h;
+    etm_dpi_stim_t *s = stim_reopen(h);
     if (!s)
         return -1;
-    stim_close(s);
-    s->err[0] = '\0';
     etm_gen_params_t p;
     etm_gen_params_default(&p);
     p.seed = seed;
@@ -888,18 +901,13 @@ int etm_dpi_stim_generate(void *h, unsigned long long seed, unsigned long long c
     p.irq_period = irq_period;
     etm_diag_t diag;
     etm_diag_clear(&diag);
-    if (etm_gen_create(&s->gen, &p, &diag) != ETM_OK) {
-        s->gen = NULL;
-        return stim_fail(s, &diag);
-    }
-    s->left = cycles;
-    return 0;
+    return stim_opened(s, etm_stim_open_gen(&s->src, &p, cycles, &diag), &diag, NULL);
 }
 
-int etm_dpi_stim_next(void *h, unsigned int *ivalid, unsigned int *ibranch, unsigned int *iindbr,
-                      unsigned int *iccfail, unsigned int *fold, unsigned int *ia, unsigned int *dvalid,
-                      unsigned int *flush, unsigned int *findbr, unsigned int *cancel, unsigned int *istall,
-                      unsigned int *intstat, unsigned int *intnum, unsigned int *trigger,
+int etm_dpi_stim_next(void *h, unsigned int hold, unsigned int *ivalid, unsigned int *ibranch,
+                      unsigned int *iindbr, unsigned int *iccfail, unsigned int *fold, unsigned int *ia,
+                      unsigned int *dvalid, unsigned int *flush, unsigned int *findbr, unsigned int *cancel,
+                      unsigned int *istall, unsigned int *intstat, unsigned int *intnum, unsigned int *trigger,
                       unsigned int *triginotd, unsigned int *ivalid1, unsigned int *ibranch1,
                       unsigned int *iindbr1, unsigned int *iccfail1, unsigned int *ia1, unsigned int *dactl,
                       unsigned int *da, unsigned int *ddctl, unsigned long long *dd)
@@ -913,18 +921,17 @@ int etm_dpi_stim_next(void *h, unsigned int *ivalid, unsigned int *ibranch, unsi
     int rc = 0;
     if (!s) {
         rc = -1;
-    } else if (s->gen && s->left) {
-        etm_gen_next(s->gen, &in, NULL);
-        s->left--;
-        rc = 1;
-    } else if (s->vec) {
+    } else if (s->src) {
         etm_diag_t diag;
         etm_diag_clear(&diag);
-        etm_err_t e = etm_vec_read_in(s->vec, &in, &diag);
-        if (e == ETM_OK)
+        etm_err_t e = etm_stim_next(s->src, hold != 0, &in, &diag);
+        if (e == ETM_OK) {
             rc = 1;
-        else if (e != ETM_END)
-            rc = stim_fail(s, &diag);
+        } else if (e != ETM_END) {
+            char where[400];
+            snprintf(s->err, sizeof s->err, "stimulus: %s", etm_diag_format(&diag, where, sizeof where));
+            rc = -1;
+        }
         if (rc != 1)
             memset(&in, 0, sizeof in);
     }

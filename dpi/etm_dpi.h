@@ -202,15 +202,18 @@ const char *etm_dpi_summary(void *h);
 
 /* ---- Stimulus sources for testbenches ------------------------------------------- */
 
-/* A stimulus source: a vector file (vectors/README.md) or the seeded generator
- * of a random Cortex-M3 program (etm/gen.h). Same handle pattern and -1/error
- * convention. */
+/* A stimulus source (etm/stim.h): a vector file (vectors/README.md), a VCD, a
+ * records file of executed instructions (etm-qemu record) through the
+ * Cortex-M3 timing model, or the seeded generator of a random Cortex-M3 program
+ * (etm/gen.h). Same handle pattern and -1/error convention; errors name the
+ * file and line. A handle with nothing opened gives idle records. */
 void *etm_dpi_stim_new(void);
 void etm_dpi_stim_free(void *s);
 const char *etm_dpi_stim_error(void *s);
 
-/* Read the stimulus of a vector file. 0 or -1 (file and line in the error). */
 int etm_dpi_stim_vectors(void *s, const char *path);
+int etm_dpi_stim_vcd(void *s, const char *path);
+int etm_dpi_stim_records(void *s, const char *path);
 
 /* Generate `cycles` cycles: seed, issue width (1 or 2), data slot traffic (0/1),
  * DWT triggers (0/1), mean cycles between exceptions (0: none). 0 or -1. */
@@ -218,12 +221,14 @@ int etm_dpi_stim_generate(void *s, unsigned long long seed, unsigned long long c
                           unsigned int issue_width, unsigned int data, unsigned int triggers,
                           unsigned int irq_period);
 
-/* The next cycle's inputs, in etm_dpi_step's order and encoding. 1: a cycle,
- * 0: the stimulus has ended (outputs are 0), -1: a malformed vector line. */
-int etm_dpi_stim_next(void *s, unsigned int *ivalid, unsigned int *ibranch, unsigned int *iindbr,
-                      unsigned int *iccfail, unsigned int *fold, unsigned int *ia, unsigned int *dvalid,
-                      unsigned int *flush, unsigned int *findbr, unsigned int *cancel, unsigned int *istall,
-                      unsigned int *intstat, unsigned int *intnum, unsigned int *trigger,
+/* The next cycle's inputs, in etm_dpi_step's order and encoding. hold: the
+ * design's FIFOFULL in the cycle before; the generator and the timing model
+ * then hold the core (ETMISTALL), recordings cannot. 1: a cycle, 0: the
+ * stimulus has ended (outputs are 0), -1: a malformed line (etm_dpi_stim_error). */
+int etm_dpi_stim_next(void *s, unsigned int hold, unsigned int *ivalid, unsigned int *ibranch,
+                      unsigned int *iindbr, unsigned int *iccfail, unsigned int *fold, unsigned int *ia,
+                      unsigned int *dvalid, unsigned int *flush, unsigned int *findbr, unsigned int *cancel,
+                      unsigned int *istall, unsigned int *intstat, unsigned int *intnum, unsigned int *trigger,
                       unsigned int *triginotd, unsigned int *ivalid1, unsigned int *ibranch1,
                       unsigned int *iindbr1, unsigned int *iccfail1, unsigned int *ia1, unsigned int *dactl,
                       unsigned int *da, unsigned int *ddctl, unsigned long long *dd);

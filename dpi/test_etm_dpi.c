@@ -432,18 +432,23 @@ static void test_stimulus(void)
 #define ALL(s) &s[0], &s[1], &s[2], &s[3], &s[4], &s[5], &s[6], &s[7], &s[8], &s[9], &s[10], &s[11], &s[12], \
                &s[13], &s[14], &s[15], &s[16], &s[17], &s[18], &s[19], &s[20], &s[21], &s[22]
     void *st = etm_dpi_stim_new();
-    CHECK_EQ(etm_dpi_stim_next(st, ALL(s), &dd), 0); /* nothing opened: an idle record */
+    CHECK_EQ(etm_dpi_stim_next(st, 0, ALL(s), &dd), 0); /* nothing opened: an idle record */
     CHECK_EQ(dd, 0);
 
     CHECK_EQ(etm_dpi_stim_vectors(st, "no/such.vec"), -1);
     CHECK_STR_CONTAINS(etm_dpi_stim_error(st), "no/such.vec");
+    CHECK_EQ(etm_dpi_stim_vcd(st, "no/such.vcd"), -1);
+    CHECK_STR_CONTAINS(etm_dpi_stim_error(st), "no/such.vcd");
+    CHECK_EQ(etm_dpi_stim_records(st, "no/such.rec"), -1);
+    CHECK_STR_CONTAINS(etm_dpi_stim_error(st), "no/such.rec");
+    CHECK_EQ(etm_dpi_stim_next(st, 0, ALL(s), &dd), 0); /* a failed open leaves nothing open */
     char path[512];
     snprintf(path, sizeof path, "%s/tb/data/bad/bad_hex.vec", top_dir);
     CHECK_EQ(etm_dpi_stim_vectors(st, path), 0);
-    CHECK_EQ(etm_dpi_stim_next(st, ALL(s), &dd), 1);
+    CHECK_EQ(etm_dpi_stim_next(st, 0, ALL(s), &dd), 1);
     CHECK_EQ(s[0], 1);
     CHECK_EQ(s[5], 0x100 >> 1);
-    CHECK_EQ(etm_dpi_stim_next(st, ALL(s), &dd), -1);
+    CHECK_EQ(etm_dpi_stim_next(st, 0, ALL(s), &dd), -1);
     CHECK_STR_CONTAINS(etm_dpi_stim_error(st), "bad_hex.vec:4:");
 
     /* The generator gives what etm_gen gives, for the number of cycles asked. */
@@ -460,12 +465,18 @@ static void test_stimulus(void)
     for (int c = 0; c < 500; c++) {
         etm_in_t in;
         etm_gen_next(g, &in, NULL);
-        CHECK_EQ(etm_dpi_stim_next(st, ALL(s), &dd), 1);
+        CHECK_EQ(etm_dpi_stim_next(st, 0, ALL(s), &dd), 1);
         same += s[0] == in.ivalid && s[5] == in.ia >> 1 && s[11] == in.intstat && s[12] == in.intnum &&
                 s[20] == in.dactl && s[21] == in.da && dd == in.dd;
     }
     CHECK_EQ(same, 500);
-    CHECK_EQ(etm_dpi_stim_next(st, ALL(s), &dd), 0);
+    CHECK_EQ(etm_dpi_stim_next(st, 0, ALL(s), &dd), 0);
+
+    /* A held cycle: the generator waits with ETMISTALL alone. */
+    CHECK_EQ(etm_dpi_stim_generate(st, 9, 10, 1, 0, 0, 0), 0);
+    CHECK_EQ(etm_dpi_stim_next(st, 1, ALL(s), &dd), 1);
+    CHECK_EQ(s[0], 0);  /* ETMIVALID */
+    CHECK_EQ(s[10], 1); /* ETMISTALL */
     etm_gen_free(g);
     CHECK_EQ(etm_dpi_stim_generate(st, 1, 10, 3, 0, 0, 0), -1); /* issue width 3 */
     CHECK(etm_dpi_stim_error(st)[0] != 0);
