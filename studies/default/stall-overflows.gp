@@ -1,0 +1,19 @@
+# stall-overflows: written by etm-whatif from stall-overflows.dat; gnuplot stall-overflows.gp makes stall-overflows.png and stall-overflows.svg
+set terminal pngcairo size 1100,560 font 'sans,10' noenhanced
+set output 'stall-overflows.png'
+set grid ytics
+set key outside right top vertical
+set border 3
+set xtics nomirror
+set ytics nomirror
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.85 border -1
+set boxwidth 0.9
+set yrange [0:*]
+set ylabel 'FIFO overflows'
+set title 'FIFOFULL: holding the core instead of losing trace'
+plot for [i=2:4] 'stall-overflows.dat' using i:xtic(1) title columnheader(i)
+set terminal svg size 1100,560 dynamic font 'sans,10' background '#ffffff' noenhanced
+set output 'stall-overflows.svg'
+replot
