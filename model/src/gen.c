@@ -34,7 +34,7 @@ enum { H_FREE = 0, H_START = 1, H_SECOND = 2, H_ITBODY = 3 };
 
 enum kind {
     K_ALU16, K_ALU32, K_LDR, K_STR, K_LDRW, K_LDM, K_STM, K_PUSH, K_DIV,
-    K_BCOND, K_B, K_BW, K_BL, K_CBZ, K_BX, K_BLX, K_POPPC, K_LDRPC, K_IT, K_SVC
+    K_BCOND, K_B, K_BW, K_BL, K_CBZ, K_BX, K_BLX, K_POPPC, K_LDRPC, K_IT, K_SVC, K_STREX
 };
 
 typedef struct insn {
@@ -44,12 +44,14 @@ typedef struct insn {
     unsigned nregs;   /* LDM/STM/PUSH/POP: registers transferred */
     int is_return;    /* BX LR, POP {pc} */
     unsigned it_count; /* IT: instructions in the block */
+    unsigned msize;   /* LDR/STR: bytes accessed (1, 2 or 4) */
 } insn_t;
 
 typedef struct qent {
     etm_in_t in;
     etm_gen_event_t ev[ETM_GEN_MAX_EVENTS];
     unsigned nev;
+    etm_gen_xfer_t x;  /* the transfer whose address is in this cycle */
 } qent_t;
 
 typedef struct exc_frame {
@@ -83,9 +85,10 @@ struct etm_gen {
     qent_t q[QCAP];
     unsigned qhead, qlen;
     uint64_t cycle;                /* absolute number of q[qhead] */
-    /* Data values scheduled for future cycles. */
-    struct { uint64_t cycle; uint8_t slot; uint64_t value; } dd[MAX_DDS];
+    /* Data values scheduled for future cycles (acycle: their address's). */
+    struct { uint64_t cycle, acycle; uint8_t slot, flags; uint64_t value; } dd[MAX_DDS];
     unsigned ndd;
+    etm_gen_xfer_t last_x;         /* the transfer of the cycle returned last */
     unsigned next_slot;
     uint64_t next_irq;
     uint64_t sleep_left;           /* idle cycles of a WFI still to come */
@@ -138,6 +141,8 @@ etm_err_t etm_gen_create(etm_gen_t **out, const etm_gen_params_t *p, etm_diag_t 
         return etm_util_fail(diag, ETM_ERR_ARG, "highest exception number %u: must be 16 to 511", p->max_intnum);
     if (p->stall_pct > 100 || p->fold_pct > 100 || p->sleep_pct > 1000)
         return etm_util_fail(diag, ETM_ERR_ARG, "a percentage is above 100");
+    if (p->data_delay > 16)
+        return etm_util_fail(diag, ETM_ERR_ARG, "data value delay %u: at most 16 extra cycles", p->data_delay);
     if ((p->thread_base | p->handler_base) & (WIN - 1))
         return etm_util_fail(diag, ETM_ERR_ARG, "code windows must start on a 64 KiB boundary");
     if (p->thread_base == p->handler_base)
@@ -337,6 +342,8 @@ static insn_t decode(const etm_gen_t *g, uint32_t a)
             d.target = dec_bl_like(a, h, h2);
         } else if ((h & 0xFFF0) == 0xF8D0) {
             d.kind = (h2 >> 12) == 15 ? K_LDRPC : K_LDRW;
+        } else if ((h & 0xFFF0) == 0xE840) {
+            d.kind = K_STREX;
         } else if ((h & 0xFFF0) == 0xFB90 || (h & 0xFFF0) == 0xFBB0) {
             d.kind = K_DIV;
         } else {
@@ -380,10 +387,12 @@ static insn_t decode(const etm_gen_t *g, uint32_t a)
     } else if ((h & 0xF800) == 0xC000) {
         d.kind = K_STM;
         d.nregs = (unsigned)popcount8(h);
-    } else if ((h & 0xF800) == 0x6800) {
-        d.kind = K_LDR;
-    } else if ((h & 0xF800) == 0x6000) {
-        d.kind = K_STR;
+    } else if ((h & 0xF800) == 0x6800 || (h & 0xF800) == 0x7800 || (h & 0xF800) == 0x8800) {
+        d.kind = K_LDR; /* LDR, LDRB, LDRH (immediate) */
+        d.msize = (h & 0xF000) == 0x6000 ? 4 : (h & 0xF000) == 0x7000 ? 1 : 2;
+    } else if ((h & 0xF800) == 0x6000 || (h & 0xF800) == 0x7000 || (h & 0xF800) == 0x8000) {
+        d.kind = K_STR; /* STR, STRB, STRH (immediate) */
+        d.msize = (h & 0xF000) == 0x6000 ? 4 : (h & 0xF000) == 0x7000 ? 1 : 2;
     } else {
         d.kind = K_ALU16;
     }
@@ -436,6 +445,16 @@ static void synthesize(etm_gen_t *g, uint32_t a)
             return;
         }
         if (r < 380) { /* LDR/STR 16-bit */
+            if (g->p.data_mix && pct(g, 40)) { /* ... byte or halfword; or STREX Rd,Rt,[Rn] */
+                if (room32 && pct(g, 25)) {
+                    wr16(g, a, (uint16_t)(0xE840 | below(g, 13)), H_START);
+                    wr16(g, a + 2, (uint16_t)(below(g, 13) << 12 | below(g, 13) << 8), H_SECOND);
+                    return;
+                }
+                uint16_t op = pct(g, 50) ? (pct(g, 60) ? 0x7800 : 0x7000) : (pct(g, 60) ? 0x8800 : 0x8000);
+                wr16(g, a, (uint16_t)(op | below(g, 32) << 6 | below(g, 8) << 3 | below(g, 8)), H_START);
+                return;
+            }
             wr16(g, a, (uint16_t)((pct(g, 60) ? 0x6800 : 0x6000) | below(g, 32) << 6 | below(g, 8) << 3 | below(g, 8)),
                  H_START);
             return;
@@ -595,39 +614,169 @@ static void idle_cycles(etm_gen_t *g, unsigned n)
 
 /* ---- Data transfers ------------------------------------------------------------------ */
 
-/* Transfers of an instruction whose IVALID cycle is queue entry `first`.
- * Transfer i goes into the cycle first+i; its value follows two cycles later. */
-static void data_transfers(etm_gen_t *g, unsigned first_idx, unsigned n, int write, int allow_unaligned)
+/* What an instruction's transfers are. */
+typedef struct xspec {
+    unsigned n;           /* registers (words); 1 for a single access */
+    unsigned size;        /* bytes of a single access: 1, 2 or 4 */
+    int write;
+    int allow_unaligned;
+    int strex;            /* STREX: its value may say the store failed */
+    int pc_first;         /* POP {.., pc}: the PC may be loaded first */
+    uint32_t insn;        /* the instruction's address */
+} xspec_t;
+
+/* The latest value cycle of slot s still to come (0 if none). */
+static uint64_t slot_busy(const etm_gen_t *g, unsigned s)
 {
-    if (!g->p.data || n == 0)
-        return;
-    uint32_t addr = 0x20000000u | (uint32_t)(below(g, 0x10000) & ~3u);
-    unsigned xfers = n;
-    int unaligned = 0;
-    if (allow_unaligned && n == 1 && pct(g, 15)) {
-        addr |= 1 + below(g, 3);
-        unaligned = 1;
-        xfers = 2;
+    uint64_t t = 0;
+    for (unsigned i = 0; i < g->ndd; i++)
+        if (g->dd[i].slot == s && g->dd[i].cycle > t)
+            t = g->dd[i].cycle;
+    return t;
+}
+
+static int value_cycle_taken(const etm_gen_t *g, uint64_t c)
+{
+    for (unsigned i = 0; i < g->ndd; i++)
+        if (g->dd[i].cycle == c)
+            return 1;
+    return 0;
+}
+
+/* A slot for an address in cycle c whose last value is due by c. With three
+ * slots and values at least two cycles late one always exists, or one can be
+ * made free: the latest value of a slot whose address is from c-2 or before is
+ * brought forward to c, where no value is due (a value due at c would be its
+ * slot's latest, and that slot free). */
+static unsigned pick_slot(etm_gen_t *g, uint64_t c)
+{
+    for (unsigned k = 0; k < 3; k++) {
+        unsigned s = 1 + (g->next_slot + k) % 3;
+        if (slot_busy(g, s) <= c) {
+            g->next_slot = s % 3;
+            return s;
+        }
     }
+    for (unsigned k = 0; k < 3; k++) {
+        unsigned s = 1 + (g->next_slot + k) % 3, latest = MAX_DDS;
+        for (unsigned i = 0; i < g->ndd; i++)
+            if (g->dd[i].slot == s && (latest == MAX_DDS || g->dd[i].cycle > g->dd[latest].cycle))
+                latest = i;
+        if (latest == MAX_DDS || g->dd[latest].acycle + 2 > c)
+            continue;
+        for (uint64_t t = c; t >= g->dd[latest].acycle + 2 && t >= g->cycle; t--)
+            if (!value_cycle_taken(g, t)) {
+                g->dd[latest].cycle = t;
+                g->next_slot = s % 3;
+                return s;
+            }
+    }
+    return 1; /* not reached */
+}
+
+/* Memory bytes of an access of `size` bytes at addr holding register value v. */
+static uint8_t mem_byte(uint32_t v, unsigned size, int be, unsigned k)
+{
+    return (uint8_t)(v >> (8 * (be ? size - 1 - k : k)));
+}
+
+/* Transfers of an instruction whose IVALID cycle is queue entry `first`.
+ * Transfer i goes into the cycle first+i; its value follows two cycles later,
+ * or (data_delay) up to data_delay cycles more. With data_mix the accesses vary
+ * (sizes, unaligned, big-endian, PC first, failed STREX, imprecise aborts) and
+ * ETMDD carries the memory bytes of a chosen register value, the other lanes
+ * random. */
+static void data_transfers(etm_gen_t *g, unsigned first_idx, const xspec_t *xs)
+{
+    if (!g->p.data || xs->n == 0)
+        return;
+    int mix = g->p.data_mix, rich = mix || g->p.data_delay;
+    uint32_t addr = 0x20000000u | (uint32_t)(below(g, 0x10000) & ~3u);
+    unsigned size = xs->n == 1 ? xs->size : 4;
+    unsigned xfers = xs->n;
+    int unaligned = 0;
+    if (xs->allow_unaligned && xs->n == 1 && size > 1 && pct(g, 15)) {
+        addr |= size == 4 ? 1 + below(g, 3) : (below(g, 2) ? 3u : 1u);
+        unaligned = (addr & 3) + size > 4;
+        xfers = unaligned ? 2 : 1;
+    } else if (mix && size < 4) {
+        addr |= size == 2 ? 2 * below(g, 2) : below(g, 4);
+    }
+    int be = mix && pct(g, 25);
+    int fail = mix && xs->strex && pct(g, 30);
+    int imp = mix && xs->write && !xs->strex && pct(g, 4);
+    int pc_first = mix && xs->pc_first && xs->n >= 2 && pct(g, 50);
+    uint32_t v = 0;
     for (unsigned i = 0; i < xfers; i++) {
         unsigned qi = (g->qhead + first_idx + i) % QCAP;
         while (first_idx + i >= g->qlen)
             push_cycle(g);
         etm_in_t *in = &g->q[qi].in;
-        unsigned slot = 1 + g->next_slot;
-        g->next_slot = (g->next_slot + 1) % 3;
-        uint32_t a = unaligned ? (i == 0 ? addr : (addr & ~3u) + 4) : addr + 4 * i;
-        unsigned lane = a & 7, bytes = unaligned ? (i == 0 ? 4 - (addr & 3) : addr & 3) : 4;
+        uint64_t c = g->cycle + first_idx + i;
+        unsigned slot;
+        if (rich) {
+            slot = pick_slot(g, c);
+        } else {
+            slot = 1 + g->next_slot;
+            g->next_slot = (g->next_slot + 1) % 3;
+        }
+        /* The word: in order, or (PC first) the last word, then the others. */
+        unsigned w = pc_first ? (i == 0 ? xfers - 1 : i - 1) : i;
+        uint32_t a = unaligned ? (i == 0 ? addr : (addr & ~3u) + 4) : addr + 4 * w;
+        unsigned lane = a & 7, bytes = unaligned ? (i == 0 ? 4 - (addr & 3) : (addr & 3) + size - 4) : size;
         unsigned blsel = ((1u << bytes) - 1u) << lane;
         int last = unaligned ? 1 : i == xfers - 1;
-        in->dactl = slot | (unsigned)write << 2 | (blsel & 0xff) << 3 | (unsigned)(unaligned && i == 0) << 11 |
-                    (unaligned && i == 0 ? (addr & 3) << 12 : 0) | (unsigned)last << 16 | (unsigned)(i == 0) << 17;
+        int second = unaligned && i == 1;
+        unsigned rot = second ? (mix ? below(g, 4) : 0) : be ? (4u - (a & 3u) - bytes) & 3u : a & 3u;
+        unsigned swz = second ? (unsigned)(mix && pct(g, 50)) : (unsigned)be;
+        in->dactl = slot | (unsigned)xs->write << 2 | (blsel & 0xff) << 3 | (unsigned)(unaligned && i == 0) << 11 |
+                    rot << 12 | swz << 14 | (unsigned)last << 16 | (unsigned)(i == 0 || (pc_first && i == 1)) << 17;
         in->da = a;
         in->dvalid = 1;
+        if (rich && (!unaligned || i == 0)) { /* the register value of this access; some small, some 0 */
+            v = (uint32_t)(rnd(g) >> 32);
+            unsigned k = below(g, 10);
+            v = k == 0 ? 0 : k == 1 ? v & 0xFFu : k == 2 ? v & 0xFFFFu : v;
+            if (size < 4)
+                v &= (1u << (8 * size)) - 1u;
+        }
+        etm_gen_xfer_t *x = &g->q[qi].x;
+        memset(x, 0, sizeof *x);
+        x->valid = 1;
+        x->half = (uint8_t)(unaligned ? i + 1 : 0);
+        x->first = (uint8_t)(i == 0);
+        x->write = (uint8_t)xs->write;
+        x->bytes = (uint8_t)size;
+        x->be = (uint8_t)be;
+        x->fail = (uint8_t)(fail && last);
+        x->imprecise = (uint8_t)(imp && last);
+        x->insn = xs->insn;
+        x->addr = unaligned ? addr : a;
+        x->value = v;
         if (g->ndd < MAX_DDS) {
-            g->dd[g->ndd].cycle = g->cycle + first_idx + i + 2;
+            uint64_t dd = rnd(g);
+            uint64_t vc = c + 2;
+            if (rich) {
+                vc += below(g, g->p.data_delay + 1);
+                while (value_cycle_taken(g, vc))
+                    vc++;
+            }
+            /* The access's bytes in their lanes; without data_mix or data_delay
+             * the lanes keep their random bytes, which (little-endian, DARot the
+             * address) are the register view's bytes in order. */
+            etm_gen_xfer_t *xa = unaligned ? &g->q[(g->qhead + first_idx) % QCAP].x : x; /* the access's */
+            for (unsigned k = 0; k < bytes; k++) {
+                unsigned off = unaligned && i == 1 ? 4 - (addr & 3) + k : k;
+                if (rich)
+                    dd = (dd & ~(0xFFull << (8 * (lane + k)))) | (uint64_t)mem_byte(v, size, be, off) << (8 * (lane + k));
+                else
+                    xa->value |= (uint32_t)(uint8_t)(dd >> (8 * (lane + k))) << (8 * off);
+            }
+            g->dd[g->ndd].cycle = vc;
+            g->dd[g->ndd].acycle = c;
             g->dd[g->ndd].slot = (uint8_t)slot;
-            g->dd[g->ndd].value = rnd(g);
+            g->dd[g->ndd].flags = (uint8_t)((fail && last ? 4 : 0) | (imp && last ? 8 : 0));
+            g->dd[g->ndd].value = dd;
             g->ndd++;
         }
     }
@@ -891,6 +1040,7 @@ static void step(etm_gen_t *g)
     case K_LDR:
     case K_STR:
     case K_LDRW:
+    case K_STREX:
     case K_LDM:
     case K_STM:
     case K_PUSH:
@@ -907,9 +1057,13 @@ static void step(etm_gen_t *g)
             return;
         }
         idle_cycles(g, extra);
-        if (passed && d.kind != K_DIV)
-            data_transfers(g, first, d.kind == K_LDR || d.kind == K_STR || d.kind == K_LDRW ? 1 : d.nregs,
-                           d.kind == K_STR || d.kind == K_STM || d.kind == K_PUSH, d.kind != K_PUSH);
+        if (passed && d.kind != K_DIV) {
+            int single = d.kind == K_LDR || d.kind == K_STR || d.kind == K_LDRW || d.kind == K_STREX;
+            xspec_t xs = { single ? 1 : d.nregs, d.msize ? d.msize : 4,
+                           d.kind == K_STR || d.kind == K_STREX || d.kind == K_STM || d.kind == K_PUSH,
+                           d.kind != K_PUSH && d.kind != K_STREX, d.kind == K_STREX, 0, a };
+            data_transfers(g, first, &xs);
+        }
         g->pc = next;
         break;
     }
@@ -945,7 +1099,8 @@ static void step(etm_gen_t *g)
     case K_POPPC:
         if (d.kind == K_POPPC) {
             idle_cycles(g, d.nregs);
-            data_transfers(g, first, d.nregs, 0, 0);
+            xspec_t xs = { d.nregs, 4, 0, 0, 0, 1, a };
+            data_transfers(g, first, &xs);
         }
         if (d.is_return) {
             if (do_return(g, a))
@@ -956,11 +1111,13 @@ static void step(etm_gen_t *g)
                 taken_branch(g, to, 1);
         }
         break;
-    case K_LDRPC:
+    case K_LDRPC: {
         idle_cycles(g, 1);
-        data_transfers(g, first, 1, 0, 0);
+        xspec_t xs = { 1, 4, 0, 0, 0, 0, a };
+        data_transfers(g, first, &xs);
         taken_branch(g, indirect_target(g, a), 1);
         break;
+    }
     case K_SVC:
         if (g->nexc < MAX_NEST)
             exception_entry(g, 11, next, 0, 0);
@@ -972,6 +1129,8 @@ static void step(etm_gen_t *g)
     if (g->p.sleep_pct && below(g, 1000) < g->p.sleep_pct)
         g->sleep_left = 50 + below(g, 3000);
 }
+
+void etm_gen_last_xfer(const etm_gen_t *g, etm_gen_xfer_t *x) { *x = g->last_x; }
 
 unsigned etm_gen_next(etm_gen_t *g, etm_in_t *in, etm_gen_event_t *events)
 {
@@ -989,12 +1148,13 @@ unsigned etm_gen_next(etm_gen_t *g, etm_in_t *in, etm_gen_event_t *events)
         g->qlen--;
     }
     *in = e->in;
+    g->last_x = e->x;
     if (e == &idle)
         in->intnum = g->cur_num;
     /* Data values due in this cycle. */
     for (unsigned i = 0; i < g->ndd; i++) {
         if (g->dd[i].cycle == g->cycle) {
-            in->ddctl = g->dd[i].slot;
+            in->ddctl = (uint8_t)(g->dd[i].slot | g->dd[i].flags);
             in->dd = g->dd[i].value;
             g->dd[i] = g->dd[--g->ndd];
             break;

@@ -24,6 +24,9 @@ static void help(FILE *f)
                "  --stall-pct P     percent of instructions with fetch stalls (default 10)\n"
                "  --sleep N         per mille of instructions followed by a WFI gap (default 0)\n"
                "  --data            drive the data slot interface\n"
+               "  --data-mix        ... with byte, halfword, unaligned and big-endian accesses, failed\n"
+               "                    STREX, imprecise aborts and POP {pc} loading the PC first\n"
+               "  --data-delay N    values 2 to 2+N cycles after their addresses (default 0)\n"
                "  --triggers        drive ETMTRIGGER / ETMTRIGINOTD\n"
                "  --image PREFIX    write the code image as PREFIX.thread.bin and PREFIX.handler.bin\n"
                "  --events FILE     write what executed, one line per instruction or exception\n");
@@ -85,6 +88,14 @@ int cmd_gen(int argc, char **argv)
             gp.sleep_pct = (unsigned)v;
         } else if (!strcmp(a, "--data")) {
             gp.data = 1;
+        } else if (!strcmp(a, "--data-mix")) {
+            gp.data = 1;
+            gp.data_mix = 1;
+        } else if (!strcmp(a, "--data-delay")) {
+            if (num_arg(argc, argv, &i, &v))
+                return 2;
+            gp.data = 1;
+            gp.data_delay = (unsigned)v;
         } else if (!strcmp(a, "--triggers")) {
             gp.triggers = 1;
         } else if (!strcmp(a, "--config") && i + 1 < argc) {

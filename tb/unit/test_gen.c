@@ -77,10 +77,91 @@ static enum cls classify(const image_t *im, uint32_t a, unsigned *size, uint32_t
 typedef struct cover {
     uint64_t entries, returns, cancels, folds, dual, it, istall, indirect, direct_taken, not_taken;
     uint64_t tail_chains, nested, big_intnum, unaligned, data, triggers, long_gaps;
+    /* data_mix, data_delay */
+    uint64_t big_endian, narrow, pc_first, fails, imprecise, late, reordered, xfer_errors;
 } cover_t;
+
+/* What the data slot carries against what the generator says it presented:
+ * the register value rebuilt here from the memory bytes in their lanes, in
+ * address order (not by the model's rotation), and the order of the values. */
+static struct {
+    int valid[4];
+    uint64_t acycle[4], seq[4];
+    etm_gen_xfer_t x[4];
+    uint32_t lanes[4];
+    uint64_t next_seq;
+    /* unaligned accesses: the halves' bytes, in either order; pr[slot] is the
+     * record of the access whose half waits on the slot */
+    struct { uint64_t bytes[2]; unsigned n[2], got; etm_gen_xfer_t x; } pair[8];
+    unsigned pr[4], last_pair;
+} DS;
+
+static void data_cover(etm_gen_t *g, const etm_in_t *in, uint64_t c, cover_t *cv)
+{
+    unsigned dds = ETM_DDCTL_SLOT(in->ddctl);
+    if (dds && DS.valid[dds]) {
+        const etm_gen_xfer_t *x = &DS.x[dds];
+        cv->late += c - DS.acycle[dds] > 2;
+        for (unsigned s = 1; s < 4; s++)
+            cv->reordered += DS.valid[s] && s != dds && DS.seq[s] < DS.seq[dds];
+        cv->fails += ETM_DDCTL_STREX_FAIL(in->ddctl);
+        cv->imprecise += ETM_DDCTL_IMPRECISE(in->ddctl);
+        if (x->fail != ETM_DDCTL_STREX_FAIL(in->ddctl) || x->imprecise != ETM_DDCTL_IMPRECISE(in->ddctl))
+            cv->xfer_errors++;
+        /* Bytes of the lanes in address order. */
+        uint64_t bytes = 0;
+        unsigned n = 0;
+        for (unsigned l = 0; l < 8; l++)
+            if ((DS.lanes[dds] >> l) & 1)
+                bytes |= ((in->dd >> (8 * l)) & 0xFFu) << (8 * n++);
+        if (x->half) { /* the halves' values may come in either order */
+            unsigned h = x->half - 1, r = DS.pr[dds];
+            DS.pair[r].bytes[h] = bytes;
+            DS.pair[r].n[h] = n;
+            DS.pair[r].got |= 1u << h;
+            x = &DS.pair[r].x;
+            n = 0;
+            if (DS.pair[r].got == 3) {
+                bytes = DS.pair[r].bytes[0] | DS.pair[r].bytes[1] << (8 * DS.pair[r].n[0]);
+                n = DS.pair[r].n[0] + DS.pair[r].n[1];
+            }
+        }
+        if (n) {
+            uint32_t v = 0;
+            for (unsigned k = 0; k < n; k++)
+                v |= (uint32_t)((bytes >> (8 * k)) & 0xFFu) << (8 * (x->be ? n - 1 - k : k));
+            if (n != x->bytes || v != x->value)
+                cv->xfer_errors++;
+        }
+        DS.valid[dds] = 0;
+    }
+    etm_gen_xfer_t x;
+    etm_gen_last_xfer(g, &x);
+    unsigned das = ETM_DACTL_SLOT(in->dactl);
+    if (!!das != x.valid)
+        cv->xfer_errors++;
+    if (!das)
+        return;
+    cv->big_endian += x.be && x.half < 2;
+    cv->narrow += x.bytes < 4 && x.half < 2;
+    cv->pc_first += !x.first && ETM_DACTL_NSEQ(in->dactl);
+    if (x.half == 1) {
+        DS.last_pair = (DS.last_pair + 1) % 8;
+        memset(&DS.pair[DS.last_pair], 0, sizeof DS.pair[0]);
+        DS.pair[DS.last_pair].x = x;
+    }
+    if (x.half)
+        DS.pr[das] = DS.last_pair;
+    DS.valid[das] = 1;
+    DS.acycle[das] = c;
+    DS.seq[das] = DS.next_seq++;
+    DS.x[das] = x;
+    DS.lanes[das] = ETM_DACTL_BLSEL(in->dactl);
+}
 
 static void run(const etm_gen_params_t *p, uint64_t cycles, cover_t *cv)
 {
+    memset(&DS, 0, sizeof DS);
     etm_gen_t *g;
     etm_diag_t d;
     CHECK_EQ(etm_gen_create(&g, p, &d), ETM_OK);
@@ -114,6 +195,7 @@ static void run(const etm_gen_params_t *p, uint64_t cycles, cover_t *cv)
         cv->triggers += in.trigger != 0;
         cv->data += ETM_DACTL_SLOT(in.dactl) != 0;
         cv->unaligned += ETM_DACTL_UNALIGNED(in.dactl);
+        data_cover(g, &in, c, cv);
         idle_run = in.ivalid ? 0 : idle_run + 1;
         if (idle_run == 50)
             cv->long_gaps++;
@@ -211,6 +293,8 @@ int main(void)
 {
     etm_gen_params_t p;
     cover_t cv;
+    etm_gen_t *g0;
+    etm_diag_t d0;
 
     etm_gen_params_default(&p);
     run(&p, 1000000, &cv);
@@ -244,12 +328,39 @@ int main(void)
     p.thread_base = 0xF0010000;
     p.handler_base = 0x00000000;
     run(&p, 1000000, &cv);
+    CHECK_EQ(cv.xfer_errors, 0); /* each transfer's register view is its lanes' bytes */
     CHECK(cv.dual > 1000);
     CHECK(cv.data > 1000);
     CHECK(cv.unaligned > 10);
     CHECK(cv.triggers > 1000);
     CHECK(cv.big_intnum > 5);
     CHECK(cv.long_gaps > 100);
+
+    /* Varied data transfers with late values: legal, as the generator says,
+     * and every kind there. */
+    etm_gen_params_default(&p);
+    p.seed = 78;
+    p.data = 1;
+    p.data_mix = 1;
+    p.data_delay = 4;
+    run(&p, 500000, &cv);
+    CHECK_EQ(cv.xfer_errors, 0);
+    CHECK(cv.data > 1000);
+    CHECK(cv.unaligned > 10);
+    CHECK(cv.big_endian > 100);
+    CHECK(cv.narrow > 100);
+    CHECK(cv.pc_first > 10);
+    CHECK(cv.fails > 10);
+    CHECK(cv.imprecise > 10);
+    CHECK(cv.late > 1000);
+    CHECK(cv.reordered > 100);
+    printf("data mix: %llu transfers, %llu unaligned, %llu big-endian, %llu byte/halfword, %llu PC first, "
+           "%llu failed STREX, %llu imprecise aborts, %llu late values, %llu values passing an earlier address\n",
+           (unsigned long long)cv.data, (unsigned long long)cv.unaligned, (unsigned long long)cv.big_endian,
+           (unsigned long long)cv.narrow, (unsigned long long)cv.pc_first, (unsigned long long)cv.fails,
+           (unsigned long long)cv.imprecise, (unsigned long long)cv.late, (unsigned long long)cv.reordered);
+    p.data_delay = 17;
+    CHECK_EQ(etm_gen_create(&g0, &p, &d0), ETM_ERR_ARG);
 
     etm_gen_params_default(&p);
     p.seed = 5;

@@ -35,6 +35,9 @@ typedef struct etm_gen_params {
     unsigned stall_pct;    /* percent of instructions preceded by ETMISTALL cycles */
     unsigned fold_pct;     /* percent of foldable IT instructions that are folded */
     int data;              /* drive the data slot interface for loads and stores */
+    int data_mix;          /* ... with byte, halfword and unaligned accesses, big-endian data, STREX
+                              that fail, imprecise aborts on stores, POP {pc} loading the PC first */
+    unsigned data_delay;   /* values come 2 to 2 + data_delay cycles after their address (0: always 2) */
     int triggers;          /* drive ETMTRIGGER / ETMTRIGINOTD */
     unsigned sleep_pct;    /* per mille of instructions followed by a long idle gap (WFI) */
     uint32_t thread_base;  /* start of the 64 KiB window for thread code */
@@ -67,6 +70,22 @@ typedef struct etm_gen_event {
 /* Most events one cycle can produce. */
 #define ETM_GEN_MAX_EVENTS 4
 
+/* A data transfer's address as the generator presented it, with what it means
+ * (the harnesses' expected data, independent of the model's conversion). */
+typedef struct etm_gen_xfer {
+    uint8_t valid;     /* a transfer's address (DASlot != 0) is in this cycle */
+    uint8_t half;      /* 0 a whole access; 1, 2 the halves of an unaligned access */
+    uint8_t first;     /* the first transfer of its instruction */
+    uint8_t write;     /* a store */
+    uint8_t bytes;     /* bytes of the access (both halves) */
+    uint8_t be;        /* big-endian */
+    uint8_t fail;      /* its value will come with store-exclusive failed */
+    uint8_t imprecise; /* its value will come with an imprecise abort */
+    uint32_t insn;     /* address of the instruction the transfer belongs to */
+    uint32_t addr;     /* address of the access (its first byte) */
+    uint32_t value;    /* the register view of the access (both halves) */
+} etm_gen_xfer_t;
+
 typedef struct etm_gen etm_gen_t;
 
 /* Create a generator. Returns ETM_OK, ETM_ERR_NOMEM or ETM_ERR_ARG (parameters
@@ -77,6 +96,10 @@ void etm_gen_free(etm_gen_t *g);
 /* The next cycle's inputs; `events` (may be NULL) receives what retired in it,
  * and the return value is how many (at most ETM_GEN_MAX_EVENTS). */
 unsigned etm_gen_next(etm_gen_t *g, etm_in_t *in, etm_gen_event_t *events);
+
+/* The data transfer whose address is in the cycle etm_gen_next() returned
+ * last (x->valid 0 when there is none). */
+void etm_gen_last_xfer(const etm_gen_t *g, etm_gen_xfer_t *x);
 
 /* The code image written so far: two windows of 64 KiB. Bytes never written
  * are 0. `window` 0 is thread code, 1 handlers. */
