@@ -23,7 +23,23 @@
  *
  * --require KIND fails the run unless the model emitted at least one packet of
  * that kind: f1 f2 f3 f4 branch exception async isync isync-cc cycle-count
- * trigger exc-return ignore.
+ * trigger exc-return ignore normal-data not-traced placeholder ooo-data
+ * store-failed.
+ *
+ * --data (with ETMCR[3:2] set by --set) drives the data slot interface
+ * (--data-mix: varied accesses, failed STREX, imprecise aborts; --data-delay N:
+ * values 2 to 2+N cycles after their addresses). The generator says what each transfer was (the
+ * register value, built from the memory bytes it placed); the project's
+ * decoder must report every traced transfer, in order, with its instruction,
+ * address and value, as the rules of docs/data-trace.md say: value not traced
+ * for later transfers without ViewData, value 0 and store failed for a failed
+ * STREX, no value for an imprecise abort, nothing for a transfer whose value
+ * had not come when the trace ended. OpenCSD's full decoder does not take data
+ * trace: it decodes the instruction flow from the stream with the data packets
+ * taken out (where the project's decoder found them), and its packet processor
+ * must find the same packets as the project's decoder in the whole stream:
+ * offsets, sizes, kinds, tags, and values where its 1.3.3 parser can read them
+ * (docs/data-trace.md section 4; address-only tracing it cannot parse at all).
  *
  * --random-filter S programs a random filter (tb/common/randfilter.h, seed S):
  * comparators on the program's own code, regions, start/stop, counters, DWT
@@ -71,6 +87,7 @@ typedef struct judge {
     uint64_t errors;
     const etm_gen_t *img;
     char first_error[512];
+    struct djudge *dj;      /* own decoder with data trace: the data judge */
 } judge_t;
 
 static const char *kind_name(int k)
@@ -267,6 +284,10 @@ static void ocsd_packet(const void *ctx, const ocsd_datapath_op_t op, const ocsd
 
 /* ---- The project's decoder -------------------------------------------------------- */
 
+struct djudge;
+static void dj_overflow(struct djudge *g);
+static void dj_element(struct djudge *g, const etm_v3_data_t *e);
+
 static void own_elem(void *user, const etm_v3el_t *e)
 {
     judge_t *j = (judge_t *)user;
@@ -288,6 +309,14 @@ static void own_elem(void *user, const etm_v3el_t *e)
         break;
     case ETM_V3EL_OVERFLOW:
         got_overflow(j);
+        if (j->dj)
+            dj_overflow(j->dj);
+        break;
+    case ETM_V3EL_DATA:
+        if (j->dj)
+            dj_element(j->dj, &e->data);
+        else
+            fail(j, "own decoder: a data element without data trace");
         break;
     case ETM_V3EL_SYNC:
         if (e->addr_mismatch)
@@ -304,6 +333,379 @@ static void own_elem(void *user, const etm_v3el_t *e)
              e->offset, e->addr);
         break;
     }
+}
+
+/* ---- Data: what the project's decoder must report (docs/data-trace.md) ---------------------- */
+
+enum { XD_DATA, XD_NOT_TRACED, XD_RESYNC };
+
+typedef struct xdata {
+    uint8_t kind;
+    uint8_t first, fail, imprecise;
+    uint8_t need;          /* values still to come (2 for an unaligned access) */
+    uint32_t insn, addr, value;
+    uint64_t id;           /* number of the expected transfer */
+} xdata_t;
+
+#define DQCAP (1u << 16)
+#define DPH 64
+
+typedef struct djudge {
+    judge_t *j;            /* where differences are counted */
+    int addr_on, value_on; /* ETMCR[3], ETMCR[2] */
+    xdata_t *q;            /* expected transfers in trace order, and resync markers */
+    size_t head, len;
+    uint64_t next_id;
+    struct { int used; unsigned tag; uint64_t seq; xdata_t x; } ph[DPH]; /* reported placeholders */
+    uint64_t slot_item[4]; /* the expected transfer (id + 1) whose value the slot waits for */
+    uint64_t pair_item;    /* an unaligned access's first half (id + 1) */
+    int owner_traced, started;
+    uint64_t compared, normal, not_traced, placed, ooo, failed, lost, end_dropped;
+} djudge_t;
+
+static xdata_t *dq_at(djudge_t *g, size_t i) { return &g->q[(g->head + i) % DQCAP]; }
+
+static void dq_push(djudge_t *g, const xdata_t *x)
+{
+    if (g->len == DQCAP) {
+        fail(g->j, "expected-transfer queue full");
+        return;
+    }
+    *dq_at(g, g->len++) = *x;
+}
+
+/* The expected transfer with this id, still queued or reported as a placeholder. */
+static xdata_t *dq_find(djudge_t *g, uint64_t id)
+{
+    for (size_t i = 0; i < g->len; i++)
+        if (dq_at(g, i)->kind != XD_RESYNC && dq_at(g, i)->id == id)
+            return dq_at(g, i);
+    for (unsigned k = 0; k < DPH; k++)
+        if (g->ph[k].used && g->ph[k].x.id == id)
+            return &g->ph[k].x;
+    return NULL;
+}
+
+/* A value on the data slot: the transfer it belongs to has (one more of) its value. */
+static void dj_value(djudge_t *g, const etm_in_t *in)
+{
+    unsigned s = ETM_DDCTL_SLOT(in->ddctl);
+    if (!s || !g->slot_item[s])
+        return;
+    xdata_t *x = dq_find(g, g->slot_item[s] - 1);
+    if (x && x->need)
+        x->need--;
+    g->slot_item[s] = 0;
+}
+
+/* The cycle's transfer, as the generator presented it: expected if its
+ * instruction was traced and its data started (ViewData on this or an
+ * earlier transfer of the instruction). */
+static void dj_transfer(djudge_t *g, const etm_in_t *in, const etm_gen_xfer_t *x, int insn_traced, int view)
+{
+    unsigned s = ETM_DACTL_SLOT(in->dactl);
+    if (!s || !x->valid)
+        return;
+    g->slot_item[s] = 0;
+    if (x->half == 2) {
+        g->slot_item[s] = g->pair_item;
+        g->pair_item = 0;
+        return;
+    }
+    if (x->first) {
+        g->owner_traced = insn_traced;
+        g->started = 0;
+    }
+    if (!g->owner_traced || (!g->started && !view))
+        return;
+    xdata_t e;
+    memset(&e, 0, sizeof e);
+    e.kind = view ? XD_DATA : XD_NOT_TRACED;
+    e.first = (uint8_t)!g->started;
+    e.fail = x->fail;
+    e.imprecise = x->imprecise;
+    e.need = (uint8_t)(x->half == 1 ? 2 : 1);
+    e.insn = x->insn;
+    e.addr = x->addr;
+    e.value = x->value;
+    e.id = g->next_id++;
+    g->started = 1;
+    dq_push(g, &e);
+    g->slot_item[s] = e.id + 1;
+    if (x->half == 1)
+        g->pair_item = e.id + 1;
+}
+
+static void dj_resync(djudge_t *g)
+{
+    xdata_t r;
+    memset(&r, 0, sizeof r);
+    r.kind = XD_RESYNC;
+    dq_push(g, &r);
+}
+
+/* An overflow restart: what was expected before it is lost, and so are the
+ * values of placeholders still waiting. */
+static void dj_overflow(djudge_t *g)
+{
+    while (g->len && dq_at(g, 0)->kind != XD_RESYNC) {
+        g->lost++;
+        g->head = (g->head + 1) % DQCAP;
+        g->len--;
+    }
+    if (g->len) {
+        g->head = (g->head + 1) % DQCAP;
+        g->len--;
+    }
+    for (unsigned k = 0; k < DPH; k++)
+        g->ph[k].used = 0;
+}
+
+static void dj_check_value(djudge_t *g, const xdata_t *x, const etm_v3_data_t *e)
+{
+    uint32_t want = x->fail ? 0 : x->value;
+    if (x->imprecise)
+        fail(g->j, "transfer %" PRIu64 " at 0x%08" PRIx32 ": its value came with an imprecise abort and is ignored, "
+             "but the decoder reports 0x%08" PRIx32, x->id, x->addr, e->value);
+    else if (!e->value_valid || e->value != want || e->store_failed != x->fail)
+        fail(g->j, "transfer %" PRIu64 " at 0x%08" PRIx32 " by 0x%08" PRIx32 ": value 0x%08" PRIx32 "%s expected, "
+             "decoded %s0x%08" PRIx32 "%s", x->id, x->addr, x->insn, want, x->fail ? " (store failed)" : "",
+             e->value_valid ? "" : "no value ", e->value, e->store_failed ? " (store failed)" : "");
+    g->failed += x->fail;
+}
+
+static void dj_element(djudge_t *g, const etm_v3_data_t *e)
+{
+    if (e->kind == ETM_V3_DATA_OOO) {
+        unsigned k = 0;
+        while (k < DPH && !(g->ph[k].used && g->ph[k].seq == e->seq))
+            k++;
+        if (k == DPH) {
+            fail(g->j, "out-of-order value 0x%08" PRIx32 " (tag %u) for transfer %" PRIu64 ", whose placeholder is not "
+                 "waiting", e->value, e->tag, e->seq);
+            return;
+        }
+        g->ooo++;
+        if (g->value_on)
+            dj_check_value(g, &g->ph[k].x, e);
+        g->ph[k].used = 0;
+        return;
+    }
+    if (e->kind == ETM_V3_DATA_SUPPRESSED) {
+        fail(g->j, "data suppressed: the model does not suppress data");
+        return;
+    }
+    xdata_t *x = g->len ? dq_at(g, 0) : NULL;
+    if (!x || x->kind == XD_RESYNC) {
+        fail(g->j, "the decoder reports a transfer at 0x%08" PRIx32 " by 0x%08" PRIx32 " that was not traced%s",
+             e->addr, e->insn_addr, x ? " (before an overflow restart)" : "");
+        return;
+    }
+    g->compared++;
+    if (!e->insn_valid || e->insn_addr != x->insn)
+        fail(g->j, "transfer %" PRIu64 " at 0x%08" PRIx32 ": of the instruction at 0x%08" PRIx32 ", the decoder gives it "
+             "to %s0x%08" PRIx32, x->id, x->addr, x->insn, e->insn_valid ? "" : "no instruction, ", e->insn_addr);
+    else if (g->addr_on && (!e->addr_valid || e->addr != x->addr))
+        fail(g->j, "transfer %" PRIu64 " by 0x%08" PRIx32 ": address 0x%08" PRIx32 ", decoded %s0x%08" PRIx32, x->id,
+             x->insn, x->addr, e->addr_valid ? "" : "none ", e->addr);
+    else if (x->first && !e->first)
+        fail(g->j, "transfer %" PRIu64 " at 0x%08" PRIx32 ": the first traced of its instruction, but A=0", x->id,
+             x->addr);
+    if (x->kind == XD_NOT_TRACED || (x->imprecise && e->kind == ETM_V3_DATA_NOT_TRACED)) {
+        if (e->kind != ETM_V3_DATA_NOT_TRACED)
+            fail(g->j, "transfer %" PRIu64 " at 0x%08" PRIx32 " has no ViewData: value not traced expected, the "
+                 "decoder reports a %s", x->id, x->addr, e->kind == ETM_V3_DATA_NORMAL ? "value" : "placeholder");
+        g->not_traced++;
+    } else if (e->kind == ETM_V3_DATA_NORMAL) {
+        g->normal++;
+        if (g->value_on)
+            dj_check_value(g, x, e);
+        else if (e->value_valid)
+            fail(g->j, "transfer %" PRIu64 ": a value while ETMCR[2] is clear", x->id);
+    } else if (e->kind == ETM_V3_DATA_PLACEHOLDER) {
+        unsigned k = 0;
+        while (k < DPH && g->ph[k].used)
+            k++;
+        if (k == DPH || !g->value_on) {
+            fail(g->j, "transfer %" PRIu64 ": a placeholder %s", x->id,
+                 g->value_on ? "too many waiting" : "while values are not traced");
+        } else {
+            /* a placeholder with the tag of one still waiting: that one's value
+             * will not come, which only an ignored value (imprecise abort) may do */
+            for (unsigned i = 0; i < DPH; i++)
+                if (g->ph[i].used && g->ph[i].tag == e->tag) {
+                    if (!g->ph[i].x.imprecise)
+                        fail(g->j, "transfer %" PRIu64 " at 0x%08" PRIx32 ": its placeholder's tag %u is used again "
+                             "before its value came", g->ph[i].x.id, g->ph[i].x.addr, e->tag);
+                    g->ph[i].used = 0;
+                }
+            g->ph[k].used = 1;
+            g->ph[k].seq = e->seq;
+            g->ph[k].tag = e->tag;
+            g->ph[k].x = *x;
+            g->placed++;
+        }
+    } else {
+        fail(g->j, "transfer %" PRIu64 " at 0x%08" PRIx32 ": value not traced, but it has ViewData", x->id, x->addr);
+    }
+    g->head = (g->head + 1) % DQCAP;
+    g->len--;
+}
+
+/* The trace ended: what was not reported, or is still a placeholder, must be a
+ * transfer whose value had not come (or was to be ignored). */
+static void dj_end(djudge_t *g)
+{
+    for (size_t i = 0; i < g->len; i++) {
+        const xdata_t *x = dq_at(g, i);
+        if (x->kind == XD_RESYNC)
+            continue;
+        if (!x->need && x->kind == XD_DATA && g->value_on) {
+            fail(g->j, "transfer %" PRIu64 " at 0x%08" PRIx32 " by 0x%08" PRIx32 " was never reported", x->id, x->addr,
+                 x->insn);
+            break;
+        }
+        g->end_dropped++;
+    }
+    for (unsigned k = 0; k < DPH; k++)
+        if (g->ph[k].used && !g->ph[k].x.need && !g->ph[k].x.imprecise) {
+            fail(g->j, "transfer %" PRIu64 " at 0x%08" PRIx32 ": its placeholder never got its value", g->ph[k].x.id,
+                 g->ph[k].x.addr);
+            break;
+        }
+}
+
+/* ---- OpenCSD's packet processor against the project's decoder, packet by packet ------------ */
+
+typedef struct pkrec {
+    int kind;              /* ocsd_etmv3_pkt_type (the project's kinds are mapped to it) */
+    uint64_t offset, size;
+    unsigned tag, addr_bytes;
+    uint32_t value, addr7;
+    int has_value, has_addr;
+} pkrec_t;
+
+#define PKCAP 4096
+
+typedef struct pkcmp {
+    pkrec_t own[PKCAP], ocsd[PKCAP];
+    unsigned nown, nocsd;
+    int on;
+    uint64_t compared, data_compared;
+    judge_t *j;
+    uint8_t *strip;        /* the stream without its data packets, for OpenCSD's full decoder */
+    size_t nstrip, cap;
+} pkcmp_t;
+
+static int own_to_ocsd(etm_v3pkt_kind_t k)
+{
+    switch (k) {
+    case ETM_V3PKT_ASYNC: return ETM3_PKT_A_SYNC;
+    case ETM_V3PKT_ISYNC: return ETM3_PKT_I_SYNC;
+    case ETM_V3PKT_ISYNC_CC: return ETM3_PKT_I_SYNC_CYCLE;
+    case ETM_V3PKT_PHDR: return ETM3_PKT_P_HDR;
+    case ETM_V3PKT_BRANCH: return ETM3_PKT_BRANCH_ADDRESS;
+    case ETM_V3PKT_CYCLE_COUNT: return ETM3_PKT_CYCLE_COUNT;
+    case ETM_V3PKT_TRIGGER: return ETM3_PKT_TRIGGER;
+    case ETM_V3PKT_IGNORE: return ETM3_PKT_IGNORE;
+    case ETM_V3PKT_EXC_RETURN: return ETM3_PKT_EXCEPTION_EXIT;
+    case ETM_V3PKT_STORE_FAILED: return ETM3_PKT_STORE_FAIL;
+    case ETM_V3PKT_NORMAL_DATA: return ETM3_PKT_NORM_DATA;
+    case ETM_V3PKT_OOO_DATA: return ETM3_PKT_OOO_DATA;
+    case ETM_V3PKT_OOO_PLACEHOLDER: return ETM3_PKT_OOO_ADDR_PLC;
+    case ETM_V3PKT_VALUE_NOT_TRACED: return ETM3_PKT_VAL_NOT_TRACED;
+    case ETM_V3PKT_DATA_SUPPRESSED: return ETM3_PKT_DATA_SUPPRESSED;
+    default: return -1;
+    }
+}
+
+static int is_data_pkt(etm_v3pkt_kind_t k)
+{
+    return k == ETM_V3PKT_NORMAL_DATA || k == ETM_V3PKT_OOO_DATA || k == ETM_V3PKT_OOO_PLACEHOLDER ||
+           k == ETM_V3PKT_VALUE_NOT_TRACED || k == ETM_V3PKT_STORE_FAILED || k == ETM_V3PKT_DATA_SUPPRESSED;
+}
+
+static void own_pkt(void *user, const etm_v3pkt_t *p)
+{
+    pkcmp_t *c = (pkcmp_t *)user;
+    if (!is_data_pkt(p->kind)) { /* to OpenCSD's full decoder */
+        if (c->nstrip + p->size > c->cap) {
+            c->cap = 2 * (c->nstrip + p->size);
+            c->strip = (uint8_t *)realloc(c->strip, c->cap);
+        }
+        if (p->raw_len != p->size)
+            fail(c->j, "packet at %" PRIu64 " longer than its raw bytes", p->offset);
+        memcpy(c->strip + c->nstrip, p->raw, p->raw_len);
+        c->nstrip += p->raw_len;
+    }
+    if (!c->on || c->nown == PKCAP)
+        return;
+    pkrec_t *r = &c->own[c->nown++];
+    memset(r, 0, sizeof *r);
+    r->kind = own_to_ocsd(p->kind);
+    r->offset = p->offset;
+    r->size = p->size;
+    r->tag = p->tag;
+    r->has_addr = p->has_data_addr;
+    r->addr_bytes = p->has_data_addr ? (p->data_addr_bits + 6) / 7 : 0;
+    r->addr7 = p->data_addr & 0x7Fu;
+    r->has_value = p->kind == ETM_V3PKT_NORMAL_DATA || p->kind == ETM_V3PKT_OOO_DATA;
+    r->value = p->value;
+}
+
+static void ocsd_data_pkt(const void *ctx, const ocsd_datapath_op_t op, const ocsd_trc_index_t idx, const void *pkt,
+                          const uint32_t size, const uint8_t *data)
+{
+    pkcmp_t *c = (pkcmp_t *)(uintptr_t)ctx;
+    const ocsd_etmv3_pkt *p = (const ocsd_etmv3_pkt *)pkt;
+    (void)data;
+    if (op != OCSD_OP_DATA || !p || c->nocsd == PKCAP)
+        return;
+    pkrec_t *r = &c->ocsd[c->nocsd++];
+    memset(r, 0, sizeof *r);
+    r->kind = (int)p->type;
+    r->offset = idx;
+    r->size = size;
+    r->tag = p->data.ooo_tag;
+    r->has_addr = p->data.update_addr;
+    r->addr7 = (uint32_t)p->addr.val & 0x7Fu; /* 1.3.3 puts a data address into the instruction address field */
+    r->value = p->data.value;
+}
+
+/* Both parsers have seen the same bytes: the same packets. */
+static void pk_compare(pkcmp_t *c)
+{
+    unsigned n = c->nown < c->nocsd ? c->nown : c->nocsd;
+    for (unsigned i = 0; i < n && c->on; i++) {
+        const pkrec_t *w = &c->own[i], *o = &c->ocsd[i];
+        int data = w->kind >= ETM3_PKT_STORE_FAIL && w->kind <= ETM3_PKT_VAL_NOT_TRACED;
+        if (w->kind != o->kind || w->offset != o->offset || w->size != o->size) {
+            fail(c->j, "OpenCSD's packet processor: packet at byte %" PRIu64 " (%" PRIu64 " bytes, type %d), the "
+                 "project's decoder: byte %" PRIu64 " (%" PRIu64 " bytes, type %d)", (uint64_t)o->offset, o->size,
+                 o->kind, w->offset, w->size, w->kind);
+            c->on = 0; /* out of step from here */
+            break;
+        }
+        c->compared++;
+        if (!data)
+            continue;
+        c->data_compared++;
+        if ((w->kind == ETM3_PKT_OOO_DATA || w->kind == ETM3_PKT_OOO_ADDR_PLC) && w->tag != o->tag)
+            fail(c->j, "OpenCSD: packet at byte %" PRIu64 " has tag %u, the project's decoder %u", w->offset, o->tag,
+                 w->tag);
+        if (w->has_addr && (!o->has_addr || o->addr7 != w->addr7))
+            fail(c->j, "OpenCSD: data address of the packet at byte %" PRIu64 " ends in 0x%02x, the project's "
+                 "decoder 0x%02x", w->offset, o->addr7, w->addr7);
+        if (w->has_value && w->addr_bytes <= 1 && o->value != w->value)
+            fail(c->j, "OpenCSD: value of the packet at byte %" PRIu64 " is 0x%08x, the project's decoder 0x%08x",
+                 w->offset, o->value, w->value);
+    }
+    if (c->on && c->nown != c->nocsd) {
+        fail(c->j, "OpenCSD's packet processor found %u packets, the project's decoder %u, in the same bytes",
+             c->nocsd, c->nown);
+        c->on = 0;
+    }
+    c->nown = c->nocsd = 0;
 }
 
 static int own_read(void *user, uint32_t addr, uint8_t *buf, unsigned n)
@@ -329,7 +731,8 @@ static int usage(void)
 {
     fprintf(stderr, "usage: roundtrip [--decoder ocsd|own|both] [--preset NAME] [--set REG=0xV]... [--cycles N]\n"
                     "       [--seed S] [--issue-width 2] [--irq-period N] [--sleep N] [--max-intnum N]\n"
-                    "       [--triggers] [--bytes FILE] [--no-cycles] [--expect-untraceable] [--require KIND]...\n");
+                    "       [--triggers] [--bytes FILE] [--no-cycles] [--expect-untraceable] [--require KIND]...\n"
+                    "       [--data] [--data-mix] [--data-delay N] [--random-filter S]\n");
     return 2;
 }
 
@@ -343,10 +746,10 @@ int main(int argc, char **argv)
     const char *bytes_path = NULL, *preset = "etm-m3", *which = "both";
     int no_cycles = 0, expect_untraceable = 0, random_filter = 0;
     uint64_t filter_seed = 0;
-    static const char *const pkt_short[ETM_PKT_KIND_COUNT] = { "f1", "f2", "f3", "f4", "branch", "exception",
-                                                               "async", "isync", "isync-cc", "cycle-count",
-                                                               "trigger", "exc-return", "ignore" };
-    int required[ETM_PKT_KIND_COUNT] = { 0 };
+    static const char *const pkt_short[ETM_PKT_ALL_COUNT] = {
+        "f1", "f2", "f3", "f4", "branch", "exception", "async", "isync", "isync-cc", "cycle-count", "trigger",
+        "exc-return", "ignore", "normal-data", "not-traced", "placeholder", "ooo-data", "store-failed" };
+    int required[ETM_PKT_ALL_COUNT] = { 0 };
     etm_diag_t d;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -377,21 +780,28 @@ int main(int argc, char **argv)
             gp.max_intnum = (unsigned)strtoul(v, NULL, 0);
         else if (!strcmp(a, "--bytes") && takes)
             bytes_path = v;
-        else if (!strcmp(a, "--random-filter") && takes) {
+        else if (!strcmp(a, "--data-delay") && takes) {
+            gp.data = 1;
+            gp.data_delay = (unsigned)strtoul(v, NULL, 0);
+        } else if (!strcmp(a, "--random-filter") && takes) {
             random_filter = 1;
             filter_seed = strtoull(v, NULL, 0);
         }
         else if (!strcmp(a, "--require") && takes) {
             int k = 0;
-            while (k < ETM_PKT_KIND_COUNT && strcmp(pkt_short[k], v))
+            while (k < ETM_PKT_ALL_COUNT && strcmp(pkt_short[k], v))
                 k++;
-            if (k == ETM_PKT_KIND_COUNT)
+            if (k == ETM_PKT_ALL_COUNT)
                 return usage();
             required[k] = 1;
         }
         else {
             if (!strcmp(a, "--triggers"))
                 gp.triggers = 1;
+            else if (!strcmp(a, "--data"))
+                gp.data = 1;
+            else if (!strcmp(a, "--data-mix"))
+                gp.data = gp.data_mix = 1;
             else if (!strcmp(a, "--no-cycles"))
                 no_cycles = 1;
             else if (!strcmp(a, "--expect-untraceable"))
@@ -407,7 +817,8 @@ int main(int argc, char **argv)
 
     if (random_filter) {
         char desc[2048];
-        if (rf_choose(&cfg, &gp, filter_seed, cycles, 0, desc, sizeof desc, &d) != 0) {
+        if (rf_choose(&cfg, &gp, filter_seed, cycles, (cfg.etmcr & (ETM_CR_DATA_ADDR | ETM_CR_DATA_VALUE)) != 0, desc,
+                      sizeof desc, &d) != 0) {
             fprintf(stderr, "random filter %" PRIu64 " refused: %s\n", filter_seed, d.msg);
             return 2;
         }
@@ -446,6 +857,49 @@ int main(int argc, char **argv)
     }
     judge_t *oj = &judges[0], *wj = &judges[1];
 
+    /* Data trace: the project's decoder reports the transfers (the data judge);
+     * OpenCSD decodes the instruction flow of the stream without its data packets
+     * and parses every packet of the whole stream (pk). */
+    int data_trace = (cfg.etmcr & (ETM_CR_DATA_ADDR | ETM_CR_DATA_VALUE)) != 0;
+    int addr_only = (cfg.etmcr & (ETM_CR_DATA_ADDR | ETM_CR_DATA_VALUE)) == ETM_CR_DATA_ADDR;
+    static djudge_t dj;
+    static pkcmp_t pk;
+    if (data_trace && !wj->on) {
+        fprintf(stderr, "data trace needs the project's decoder (--decoder own or both)\n");
+        return 2;
+    }
+    memset(&dj, 0, sizeof dj);
+    dj.j = wj;
+    dj.addr_on = (cfg.etmcr & ETM_CR_DATA_ADDR) != 0;
+    dj.value_on = (cfg.etmcr & ETM_CR_DATA_VALUE) != 0;
+    dj.q = data_trace ? (xdata_t *)calloc(DQCAP, sizeof(xdata_t)) : NULL;
+    if (data_trace && !dj.q)
+        return 2;
+    wj->dj = data_trace ? &dj : NULL;
+    memset(&pk, 0, sizeof pk);
+    pk.j = oj->on ? oj : wj;
+    pk.on = data_trace && oj->on && !addr_only;
+    dcd_tree_handle_t pt = 0;
+    if (pk.on) {
+        ocsd_etmv3_cfg pc;
+        memset(&pc, 0, sizeof pc);
+        pc.reg_idr = cfg.etmidr;
+        pc.reg_ctrl = cfg.etmcr;
+        pc.reg_ccer = cfg.etmccer;
+        pc.reg_trc_id = cfg.etmtraceidr;
+        pc.arch_ver = ARCH_V7;
+        pc.core_prof = profile_CortexM;
+        unsigned char pid;
+        pt = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
+        if (!pt || ocsd_dt_create_decoder(pt, OCSD_BUILTIN_DCD_ETMV3, OCSD_CREATE_FLG_PACKET_PROC, &pc, &pid) != OCSD_OK) {
+            fprintf(stderr, "cannot create OpenCSD's packet processor\n");
+            return 2;
+        }
+        union { FnDefPktDataMon fn; void *p; } cb;
+        cb.fn = ocsd_data_pkt;
+        ocsd_dt_attach_packet_callback(pt, pid, OCSD_C_API_CB_PKT_MON, cb.p, &pk);
+    }
+
     dcd_tree_handle_t dt = 0;
     if (oj->on) {
         ocsd_def_errlog_init(OCSD_ERR_SEV_ERROR, 0);
@@ -453,7 +907,7 @@ int main(int argc, char **argv)
         ocsd_etmv3_cfg oc;
         memset(&oc, 0, sizeof oc);
         oc.reg_idr = cfg.etmidr;
-        oc.reg_ctrl = cfg.etmcr;
+        oc.reg_ctrl = cfg.etmcr & ~(ETM_CR_DATA_ADDR | ETM_CR_DATA_VALUE); /* it gets no data packets */
         oc.reg_ccer = cfg.etmccer;
         oc.reg_trc_id = cfg.etmtraceidr;
         oc.arch_ver = ARCH_V7;
@@ -484,13 +938,15 @@ int main(int argc, char **argv)
         }
         etm_v3dec_on_element(own, own_elem, wj);
         etm_v3dec_set_image(own, own_read, img);
+        if (data_trace)
+            etm_v3dec_on_packet(own, own_pkt, &pk);
     }
     FILE *bf = bytes_path ? fopen(bytes_path, "wb") : NULL;
 
     uint8_t buf[4096];
     size_t nbuf = 0;
-    uint64_t fed = 0;
-    int fatal = 0, prev_ovf = 0, cancel_open = 0, trig_waiting = 0;
+    uint64_t fed = 0, sfed = 0;
+    int fatal = 0, prev_ovf = 0, cancel_open = 0, trig_waiting = 0, end_lost = 0;
     int active = 0;         /* the packet stage is tracing (an I-sync was sent since trace was last off) */
     int synced = 0;         /* an I-sync has been sent */
     int last_traced = 0;    /* the last instruction signalled was traced */
@@ -507,8 +963,13 @@ int main(int argc, char **argv)
                 for (int k = 0; k < 2; k++)
                     fail(&judges[k], "cycle %" PRIu64 ": the generator broke an interface rule", c);
         } else {
-            if (c == cycles)
+            if (c == cycles) {
+                /* Trace that ends while lost to an overflow (waiting for the FIFO
+                 * to drain, or its last bytes not fitting) has no restart to say so. */
+                uint64_t ov = etm_get_stats(etm)->overflows;
                 etm_end(etm);
+                end_lost = prev_ovf || etm_get_stats(etm)->overflows != ov;
+            }
             de = etm_drain(etm, &out);
         }
         /* What this cycle executed, in the order the packets carry it. */
@@ -517,6 +978,8 @@ int main(int argc, char **argv)
                 xitem_t r = { X_RESYNC, 0, 0, 0, 0 };
                 push(oj, &r);
                 push(wj, &r);
+                if (data_trace)
+                    dj_resync(&dj);
             }
             prev_ovf = out.overflow;
             xitem_t t = { X_TRIG, 0, 0, 0, 0 };
@@ -535,7 +998,7 @@ int main(int argc, char **argv)
             /* What the filter let through: the cycle's instructions and the
              * exception they start, if TraceEnable; trace that restarts gives
              * its address by I-sync, with no exception return packet. */
-            int te = out.trace_enable, restart = 0;
+            int te = out.trace_enable, restart = 0, insn_traced = 0;
             te_rises += te && !te_prev;
             te_prev = (uint64_t)te;
             if (!te)
@@ -561,6 +1024,7 @@ int main(int argc, char **argv)
                 switch (ev[k].kind) {
                 case ETM_GEN_EV_INSN:
                     last_traced = 1;
+                    insn_traced |= ev[k].slot == 0;
                     x.kind = X_INSN;
                     x.addr = ev[k].addr;
                     x.exec = ev[k].passed;
@@ -596,24 +1060,51 @@ int main(int argc, char **argv)
                     break;
                 }
             }
+            if (data_trace) {
+                /* The value of the cycle belongs to an earlier address; then the
+                 * cycle's transfer: its instruction (the cycle's, for a first
+                 * transfer) traced unless trace was lost in this cycle. */
+                etm_gen_xfer_t gx;
+                etm_gen_last_xfer(gen, &gx);
+                dj_value(&dj, &in);
+                if (out.overflow)
+                    dj.owner_traced = 0;
+                dj_transfer(&dj, &in, &gx, insn_traced && !out.overflow, out.view_data);
+            }
         }
         for (unsigned b = 0; b < out.v3_count; b++)
             buf[nbuf++] = out.v3_bytes[b];
         if (nbuf > sizeof buf - 16 || (!more && de == ETM_END)) {
             if (bf)
                 fwrite(buf, 1, nbuf, bf);
-            if (oj->on && !fatal) {
-                uint32_t used = 0;
-                ocsd_datapath_resp_t r = ocsd_dt_process_data(dt, OCSD_OP_DATA, fed, (uint32_t)nbuf, buf, &used);
-                if (OCSD_DATA_RESP_IS_FATAL(r) || used != nbuf) {
-                    fail(oj, "OpenCSD: fatal response %d at byte %" PRIu64, (int)r, fed + used);
-                    fatal = 1;
-                }
-            }
             if (wj->on) {
                 size_t used = 0;
                 if (etm_v3dec_feed(own, buf, nbuf, &used, &d) != ETM_OK)
                     fail(wj, "own decoder: byte offset %" PRIu64 ": %s", d.offset, d.msg);
+            }
+            /* Without data trace OpenCSD decodes the stream; with it, the stream
+             * without its data packets (as the project's decoder found them). */
+            const uint8_t *ob = data_trace ? pk.strip : buf;
+            size_t on = data_trace ? pk.nstrip : nbuf;
+            if (oj->on && !fatal && on) {
+                uint32_t used = 0;
+                ocsd_datapath_resp_t r = ocsd_dt_process_data(dt, OCSD_OP_DATA, sfed, (uint32_t)on, ob, &used);
+                if (OCSD_DATA_RESP_IS_FATAL(r) || used != on) {
+                    fail(oj, "OpenCSD: fatal response %d at byte %" PRIu64 "%s", (int)r, sfed + used,
+                         data_trace ? " of the stream without data packets" : "");
+                    fatal = 1;
+                }
+            }
+            sfed += on;
+            pk.nstrip = 0;
+            if (pk.on) {
+                uint32_t used = 0;
+                ocsd_datapath_resp_t r = ocsd_dt_process_data(pt, OCSD_OP_DATA, fed, (uint32_t)nbuf, buf, &used);
+                if (OCSD_DATA_RESP_IS_FATAL(r) || used != nbuf) {
+                    fail(pk.j, "OpenCSD's packet processor: fatal response %d at byte %" PRIu64, (int)r, fed + used);
+                    pk.on = 0;
+                }
+                pk_compare(&pk);
             }
             fed += nbuf;
             nbuf = 0;
@@ -635,6 +1126,15 @@ int main(int argc, char **argv)
         if (etm_v3dec_end(own, &d) != ETM_OK)
             fail(wj, "own decoder at the end: %s", d.msg);
         etm_v3dec_destroy(own);
+        if (data_trace && end_lost)
+            dj_overflow(&dj); /* lost as the instructions are */
+        if (data_trace)
+            dj_end(&dj);
+    }
+    if (pt) {
+        ocsd_dt_process_data(pt, OCSD_OP_EOT, 0, 0, NULL, NULL);
+        pk_compare(&pk);
+        ocsd_destroy_dcd_tree(pt);
     }
 
     const etm_stats_t *st = etm_get_stats(etm);
@@ -643,9 +1143,24 @@ int main(int argc, char **argv)
            preset, cfg.etmcr, cfg.etmidr, gp.issue_width, st->cycles, st->bytes,
            st->instructions ? 8.0 * (double)st->bytes / (double)st->instructions : 0.0, st->overflows);
     printf("packets:");
-    for (int k = 0; k < ETM_PKT_KIND_COUNT; k++)
+    for (int k = 0; k < (data_trace ? ETM_PKT_ALL_COUNT : ETM_PKT_KIND_COUNT); k++)
         printf(" %s %" PRIu64 ";", etm_pkt_kind_name((etm_pkt_kind_t)k), st->packets[k]);
     printf("\n");
+    if (data_trace) {
+        printf("data: %" PRIu64 " transfers (%" PRIu64 " values in order, %" PRIu64 " placed and %" PRIu64
+               " out of order, %" PRIu64 " not traced, %" PRIu64 " failed stores), %" PRIu64 " lost to overflows, %"
+               PRIu64 " without their value at the end; OpenCSD: %" PRIu64 " packets compared (%" PRIu64 " data)%s\n",
+               dj.compared, dj.normal, dj.placed, dj.ooo, dj.not_traced, dj.failed, dj.lost, dj.end_dropped,
+               pk.compared, pk.data_compared,
+               addr_only ? "; not its packet processor, which cannot parse address-only data packets" : "");
+        /* A random filter may keep trace (and ViewData) off most of the run. */
+        uint64_t min_compared = random_filter ? cycles / 10000 + 1 : cycles / 100;
+        if (dj.compared < min_compared)
+            fail(wj, "only %" PRIu64 " data transfers compared (at least %" PRIu64 " expected)", dj.compared,
+                 min_compared);
+        free(dj.q);
+        free(pk.strip);
+    }
     int failed = 0;
     if (random_filter || te_rises > 1)
         printf("filter: trace turned on %" PRIu64 " times, %" PRIu64 " of %" PRIu64 " instructions filtered out\n",
@@ -654,7 +1169,7 @@ int main(int argc, char **argv)
         printf("FAILED: the filter turned trace on only %" PRIu64 " times\n", te_rises);
         failed = 1;
     }
-    for (int k = 0; k < ETM_PKT_KIND_COUNT; k++)
+    for (int k = 0; k < ETM_PKT_ALL_COUNT; k++)
         if (required[k] && !st->packets[k]) {
             printf("FAILED: no %s packet was emitted\n", etm_pkt_kind_name((etm_pkt_kind_t)k));
             failed = 1;
@@ -666,6 +1181,10 @@ int main(int argc, char **argv)
         size_t left = 0;
         for (size_t i = 0; i < j->len; i++)
             left += j->q[(j->head + i) % QCAP].kind != X_RESYNC;
+        if (end_lost) { /* what the trace had not told when it was lost */
+            j->lost += left;
+            left = 0;
+        }
         if (left)
             fail(j, "%zu expected items never came out of %s (first: %s at 0x%08" PRIx32 ")", left, j->name,
                  kind_name(front(j)->kind), front(j)->addr);

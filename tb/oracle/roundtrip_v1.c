@@ -12,8 +12,13 @@
  * restarts after overflows, with no error.
  *
  *   roundtrip_v1 [--preset NAME] [--set REG=0xV]... [--cycles N] [--seed S]
- *                [--data] [--triggers] [--irq-period N] [--issue-width 2]
- *                [--random-filter S] [--expect overflow|trigger|data]...
+ *                [--data] [--data-mix] [--data-delay N] [--triggers] [--irq-period N]
+ *                [--issue-width 2] [--random-filter S] [--expect overflow|trigger|data]...
+ *
+ * --data-mix and --data-delay vary the slot traffic as for the ETMv3 round trip
+ * (etm/gen.h): byte, halfword, unaligned and big-endian accesses, POP {pc} with
+ * the PC first, failed STREX and imprecise aborts (ETMv1 traces the bytes of
+ * the lanes either way), values late and out of order.
  *
  * With a filter (--random-filter, tb/common/randfilter.h), what must decode is
  * what the model reports it let through: the instructions of cycles with
@@ -180,12 +185,14 @@ typedef struct dtrack {
     int slot_valid[4];
     uint64_t slot_owner[4];
     uint8_t slot_lanes[4];
+    uint8_t slot_off[4];  /* where the transfer's bytes go in its instruction's: values may come out of order */
 } dtrack_t;
 
 static int usage(void)
 {
     fprintf(stderr, "usage: roundtrip_v1 [--preset NAME] [--set REG=0xV]... [--cycles N] [--seed S] [--data]\n"
-                    "       [--triggers] [--irq-period N] [--issue-width 2] [--random-filter S]\n"
+                    "       [--data-mix] [--data-delay N] [--triggers] [--irq-period N] [--issue-width 2]\n"
+                    "       [--random-filter S]\n"
                     "       [--expect overflow|trigger|data]...\n");
     return 2;
 }
@@ -241,8 +248,14 @@ int main(int argc, char **argv)
             else
                 return usage();
             i++;
+        } else if (!strcmp(a, "--data-delay") && v) {
+            gp.data = 1;
+            gp.data_delay = (unsigned)strtoul(v, NULL, 0);
+            i++;
         } else if (!strcmp(a, "--data")) {
             gp.data = 1;
+        } else if (!strcmp(a, "--data-mix")) {
+            gp.data = gp.data_mix = 1;
         } else if (!strcmp(a, "--triggers")) {
             gp.triggers = 1;
         } else {
@@ -316,10 +329,11 @@ int main(int argc, char **argv)
             unsigned dds = ETM_DDCTL_SLOT(in.ddctl);
             if (dds && dt.slot_valid[dds]) {
                 xitem_t *x = by_seq(&j, dt.slot_owner[dds]);
+                unsigned off = dt.slot_off[dds];
                 if (x)
                     for (unsigned lane = 0; lane < 8; lane++)
-                        if (((dt.slot_lanes[dds] >> lane) & 1) && x->nbytes < ETM_V1_MAX_DATA_BYTES)
-                            x->bytes[x->nbytes++] = (uint8_t)(in.dd >> (8 * lane));
+                        if (((dt.slot_lanes[dds] >> lane) & 1) && off < ETM_V1_MAX_DATA_BYTES)
+                            x->bytes[off++] = (uint8_t)(in.dd >> (8 * lane));
                 dt.slot_valid[dds] = 0;
             }
             int te = out.trace_enable;
@@ -370,6 +384,10 @@ int main(int argc, char **argv)
                 dt.slot_valid[das] = 1;
                 dt.slot_owner[das] = dt.owner;
                 dt.slot_lanes[das] = (uint8_t)ETM_DACTL_BLSEL(in.dactl);
+                dt.slot_off[das] = x ? x->nbytes : 0; /* the transfer's bytes follow the earlier transfers' */
+                for (unsigned lane = 0; x && lane < 8; lane++)
+                    if (((dt.slot_lanes[das] >> lane) & 1) && x->nbytes < ETM_V1_MAX_DATA_BYTES)
+                        x->nbytes++;
             }
         } else {
             if (c == cycles) {
