@@ -238,6 +238,28 @@ module etm_filter (
     logic        ie_cur;
     logic [32:0] lo, hi;
 
+    // Every local gets a value first (no latches: Yosys checks always_comb).
+    sm = '0;
+    rm = '0;
+    se = '0;
+    re = '0;
+    cand = '0;
+    rcand = '0;
+    lo = '0;
+    hi = '0;
+    start = 1'b0;
+    stop = 1'b0;
+    act = 1'b0;
+    m = 1'b0;
+    ie = 1'b0;
+    te = 1'b0;
+    in_sel = 1'b0;
+    ex_sel = 1'b0;
+    s_cmp = '0;
+    r_cmp = '0;
+    e_cmp = '0;
+    zero = '0;
+    te_addr = 1'b0;
     init_d = 1'b1;
     triggered_d = triggered_q;
     ss_d = ss_q;
