@@ -313,6 +313,47 @@ static void test_trace_off(void)
     EXPECT(0x84, 0x26, 0x90, 0x80, 0x80, 0x80, 0x02, 0x33);
 }
 
+static void test_order_and_resync(void)
+{
+    /* LDR at 0x100, then BX at 0x102 to 0x200 before the LDR's value is back.
+     * The branch packet goes out in the target's cycle after the atoms
+     * gathered (84 for the BX), and any atom may be a later data instruction's,
+     * so the LDR's placeholder comes first (74, full address). Then the branch
+     * to 0x200 against 0x100 (81 04, as in test_encoder), the value out of
+     * order (24 AB), and the atoms of 0x200 and 0x202 at the end (88). */
+    NS = 0;
+    xfer(insn(0x100), 1, 0x20000010, 4, 1, 1, 0);
+    insn(0x102);
+    etm_in_t *t = insn(0x200);
+    t->ibranch = t->iindbr = 1;
+    value(cyc(), 1, 0xAB, 0);
+    insn(0x202);
+    CHECK_EQ(run(BOTH), 0);
+    EXPECT(0x84, 0x74, 0x90, 0x80, 0x80, 0x80, 0x02, 0x84, 0x81, 0x04, 0x24, 0xAB, 0x88);
+
+    /* Trace on for [0x100, 0x102) and [0x104, 0x108). The LDR at 0x100 waits
+     * for its value when trace restarts at 0x104: its placeholder goes before
+     * the restart I-sync (74, full address; tag 1), then the I-sync, reason
+     * trace enabled, 0x104 Thumb (08 20 05 01 00 00), the LDR at 0x104's atom
+     * (84) and, when the first value comes, out-of-order data (24 AB). The
+     * second LDR's value is in order; its address is the first after a
+     * non-periodic I-sync, so it is full again: 26 94 80 80 80 02 12. The
+     * atom of 0x106 ends the stream (84). */
+    static const char *const two[] = { "ETMCR=0x80C", "ETMACVR1=0x100", "ETMACVR2=0x102", "ETMACVR3=0x104",
+                                       "ETMACVR4=0x108", "ETMACTR1=0x1", "ETMACTR2=0x1", "ETMACTR3=0x1",
+                                       "ETMACTR4=0x1", "ETMTECR1=0x3", NULL };
+    NS = 0;
+    xfer(insn(0x100), 1, 0x20000010, 4, 1, 1, 0);
+    insn(0x102);
+    xfer(insn(0x104), 2, 0x20000014, 4, 1, 1, 0);
+    value(cyc(), 1, 0xAB, 0);
+    value(cyc(), 2, 0x12ull << 32, 0);
+    insn(0x106);
+    CHECK_EQ(run(two), 0);
+    EXPECT(0x84, 0x74, 0x90, 0x80, 0x80, 0x80, 0x02, 0x08, 0x20, 0x05, 0x01, 0x00, 0x00, 0x84, 0x24, 0xAB, 0x26, 0x94,
+           0x80, 0x80, 0x80, 0x02, 0x12, 0x84);
+}
+
 int main(void)
 {
     test_normal();
@@ -321,5 +362,6 @@ int main(void)
     test_not_traced();
     test_store_failed_and_unaligned();
     test_trace_off();
+    test_order_and_resync();
     return test_report("test_dpacket");
 }
