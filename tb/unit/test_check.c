@@ -221,6 +221,14 @@ static etm_in_t load(uint32_t ia, unsigned slot, unsigned last, uint32_t da)
     return in;
 }
 
+/* Step the cycle `in` with the transfer `dactl` at da. */
+static uint64_t step_x(etm_in_t in, uint32_t dactl, uint32_t da)
+{
+    in.dactl = dactl;
+    in.da = da;
+    return step(&in);
+}
+
 static void test_data(void)
 {
     reset(1);
@@ -248,14 +256,8 @@ static void test_data(void)
     CHECK_EQ(step(&in), 0);
     /* Values on other slots are matched by slot number; a value for an older
      * address of a slot may come in the cycle a new address of it arrives. */
-    in = insn(0x104);
-    in.dactl = dactl(1, 1, 0, 0);
-    in.da = 0x20000010;
-    CHECK_EQ(step(&in), 0);
-    in = idle();
-    in.dactl = dactl_full(2, 0, 1, 0, 0xF0, 0, 0, 0, 0);
-    in.da = 0x20000014;
-    CHECK_EQ(step(&in), 0);
+    CHECK_EQ(step_x(insn(0x104), dactl(1, 1, 0, 0), 0x20000010), 0);
+    CHECK_EQ(step_x(idle(), dactl_full(2, 0, 1, 0, 0xF0, 0, 0, 0, 0), 0x20000014), 0);
     in = idle();
     in.ddctl = 1;
     CHECK_EQ(step(&in), 0);
@@ -306,15 +308,9 @@ static void test_data_sequence(void)
     etm_in_t in = idle();
     /* The very first transfer is the first of an instruction: DANSeq, and an
      * instruction before it. */
-    in = insn(0x100);
-    in.dactl = dactl(3, 0, 1, 0);
-    in.da = 0x20000000;
-    CHECK_EQ(step(&in), R(DA_FIRST_WITHOUT_NSEQ));
+    CHECK_EQ(step_x(insn(0x100), dactl(3, 0, 1, 0), 0x20000000), R(DA_FIRST_WITHOUT_NSEQ));
     reset(1);
-    in = idle();
-    in.dactl = dactl(3, 1, 1, 0);
-    in.da = 0x20000000;
-    CHECK_EQ(step(&in), R(DA_FIRST_WITHOUT_INSN));
+    CHECK_EQ(step_x(idle(), dactl(3, 1, 1, 0), 0x20000000), R(DA_FIRST_WITHOUT_INSN));
     /* An instruction in an earlier cycle will do (the transfer belongs to it)... */
     reset(1);
     in = insn(0x100);
@@ -325,10 +321,7 @@ static void test_data_sequence(void)
     in.da = 0x20000000;
     CHECK_EQ(step(&in), 0);
     /* ... but not for a second data instruction. */
-    in = idle();
-    in.dactl = dactl(3, 1, 1, 0);
-    in.da = 0x20000008;
-    CHECK_EQ(step(&in), R(DA_FIRST_WITHOUT_INSN));
+    CHECK_EQ(step_x(idle(), dactl(3, 1, 1, 0), 0x20000008), R(DA_FIRST_WITHOUT_INSN));
     /* LDM of three words: NSeq on the first, Last on the third, each the word
      * after the one before. */
     reset(1);
@@ -348,10 +341,7 @@ static void test_data_sequence(void)
     /* A later transfer without NSeq that is not the next word. */
     in = load(0x104, 3, 0, 0x20000000);
     CHECK_EQ(step(&in), 0);
-    in = idle();
-    in.dactl = dactl(1, 0, 1, 0);
-    in.da = 0x20000008;
-    CHECK_EQ(step(&in), R(DA_NOT_SEQUENTIAL));
+    CHECK_EQ(step_x(idle(), dactl(1, 0, 1, 0), 0x20000008), R(DA_NOT_SEQUENTIAL));
     /* LDM with the PC loaded first, and SWP: the out-of-sequence second
      * transfer asserts NSeq. */
     in = load(0x106, 3, 0, 0x20000018);
@@ -365,79 +355,34 @@ static void test_data_sequence(void)
     CHECK_EQ(step(&in), 0);
     in = load(0x108, 3, 0, 0x20000020);
     CHECK_EQ(step(&in), 0);
-    in = idle();
-    in.dactl = dactl_full(1, 1, 1, 0, 0x0F, 0, 0, 1, 0);
-    in.da = 0x20000020;
-    CHECK_EQ(step(&in), 0);
+    CHECK_EQ(step_x(idle(), dactl_full(1, 1, 1, 0, 0x0F, 0, 0, 1, 0), 0x20000020), 0);
     /* Cycles without transfers do not matter. */
     in = idle();
     CHECK_EQ(step(&in), 0);
     /* Unaligned LDR at ...1: lanes 1-3 rotated by 1, then lane 4; DALast on
      * both; the second half is not a new instruction's first transfer, and its
      * DANSeq, DARot and DASwizzle are not checked. */
-    in = insn(0x10A);
-    in.dactl = dactl_full(3, 1, 1, 1, 0x0E, 1, 0, 0, 0);
-    in.da = 0x20000001;
-    CHECK_EQ(step(&in), 0);
-    in = idle();
-    in.dactl = dactl_full(1, 1, 1, 0, 0x10, 3, 1, 0, 0);
-    in.da = 0x20000004;
-    CHECK_EQ(step(&in), 0);
+    CHECK_EQ(step_x(insn(0x10A), dactl_full(3, 1, 1, 1, 0x0E, 1, 0, 0, 0), 0x20000001), 0);
+    CHECK_EQ(step_x(idle(), dactl_full(1, 1, 1, 0, 0x10, 3, 1, 0, 0), 0x20000004), 0);
     /* Second half with DAUnaligned again. */
-    in = insn(0x10C);
-    in.dactl = dactl_full(3, 1, 1, 1, 0x0E, 1, 0, 0, 0);
-    in.da = 0x20000001;
-    CHECK_EQ(step(&in), 0);
-    in = idle();
-    in.dactl = dactl_full(1, 0, 1, 1, 0x10, 0, 0, 0, 0);
-    in.da = 0x20000004;
-    CHECK_EQ(step(&in), R(DA_UNALIGNED_SECOND_HALF));
+    CHECK_EQ(step_x(insn(0x10C), dactl_full(3, 1, 1, 1, 0x0E, 1, 0, 0, 0), 0x20000001), 0);
+    CHECK_EQ(step_x(idle(), dactl_full(1, 0, 1, 1, 0x10, 0, 0, 0, 0), 0x20000004), R(DA_UNALIGNED_SECOND_HALF));
     /* DALast differing between halves. */
     reset(1);
-    in = insn(0x100);
-    in.dactl = dactl_full(3, 1, 1, 1, 0x0E, 1, 0, 0, 0);
-    in.da = 0x20000001;
-    CHECK_EQ(step(&in), 0);
-    in = idle();
-    in.dactl = dactl_full(1, 0, 0, 0, 0x10, 0, 0, 0, 0);
-    in.da = 0x20000004;
-    CHECK_EQ(step(&in), R(DA_UNALIGNED_LAST_MISMATCH));
+    CHECK_EQ(step_x(insn(0x100), dactl_full(3, 1, 1, 1, 0x0E, 1, 0, 0, 0), 0x20000001), 0);
+    CHECK_EQ(step_x(idle(), dactl_full(1, 0, 0, 0, 0x10, 0, 0, 0, 0), 0x20000004), R(DA_UNALIGNED_LAST_MISMATCH));
     /* Halves that are not the two sides of a word boundary: a second half
      * elsewhere, a first half that stops short of its word's end, an aligned
      * word called unaligned, five bytes in all. */
     reset(1);
-    in = insn(0x100);
-    in.dactl = dactl_full(3, 1, 1, 1, 0x0E, 1, 0, 0, 0);
-    in.da = 0x20000001;
-    CHECK_EQ(step(&in), 0);
-    in = idle();
-    in.dactl = dactl_full(1, 0, 1, 0, 0x01, 0, 0, 0, 0);
-    in.da = 0x20000008;
-    CHECK_EQ(step(&in), R(DA_UNALIGNED_SPLIT));
-    in = insn(0x102);
-    in.dactl = dactl_full(3, 1, 1, 1, 0x06, 1, 0, 0, 0);
-    in.da = 0x20000001;
-    CHECK_EQ(step(&in), R(DA_UNALIGNED_SPLIT));
-    in = idle();
-    in.dactl = dactl_full(1, 0, 1, 0, 0x10, 0, 0, 0, 0);
-    in.da = 0x20000004;
-    CHECK_EQ(step(&in), 0);
-    in = insn(0x104);
-    in.dactl = dactl_full(3, 1, 1, 1, 0x0F, 0, 0, 0, 0);
-    in.da = 0x20000000;
-    CHECK_EQ(step(&in), R(DA_UNALIGNED_SPLIT));
-    in = idle();
-    in.dactl = dactl_full(1, 0, 1, 0, 0x10, 0, 0, 0, 0);
-    in.da = 0x20000004;
-    CHECK_EQ(step(&in), R(DA_UNALIGNED_SPLIT)); /* 4 + 1 bytes */
-    in = insn(0x106);
-    in.dactl = dactl_full(3, 1, 1, 1, 0x0E, 1, 0, 0, 0);
-    in.da = 0x20000001;
-    CHECK_EQ(step(&in), 0);
-    in = idle();
-    in.dactl = dactl_full(1, 0, 1, 0, 0x30, 0, 0, 0, 0);
-    in.da = 0x20000004;
-    CHECK_EQ(step(&in), R(DA_UNALIGNED_SPLIT));
+    CHECK_EQ(step_x(insn(0x100), dactl_full(3, 1, 1, 1, 0x0E, 1, 0, 0, 0), 0x20000001), 0);
+    CHECK_EQ(step_x(idle(), dactl_full(1, 0, 1, 0, 0x01, 0, 0, 0, 0), 0x20000008), R(DA_UNALIGNED_SPLIT));
+    CHECK_EQ(step_x(insn(0x102), dactl_full(3, 1, 1, 1, 0x06, 1, 0, 0, 0), 0x20000001), R(DA_UNALIGNED_SPLIT));
+    CHECK_EQ(step_x(idle(), dactl_full(1, 0, 1, 0, 0x10, 0, 0, 0, 0), 0x20000004), 0);
+    CHECK_EQ(step_x(insn(0x104), dactl_full(3, 1, 1, 1, 0x0F, 0, 0, 0, 0), 0x20000000), R(DA_UNALIGNED_SPLIT));
+    CHECK_EQ(step_x(idle(), dactl_full(1, 0, 1, 0, 0x10, 0, 0, 0, 0), 0x20000004), R(DA_UNALIGNED_SPLIT)); /* 4 + 1 bytes */
+    CHECK_EQ(step_x(insn(0x106), dactl_full(3, 1, 1, 1, 0x0E, 1, 0, 0, 0), 0x20000001), 0);
+    CHECK_EQ(step_x(idle(), dactl_full(1, 0, 1, 0, 0x30, 0, 0, 0, 0), 0x20000004), R(DA_UNALIGNED_SPLIT));
     /* Fields other than DASlot are ignored while DASlot is 0. */
     reset(1);
     in = idle();
