@@ -1425,6 +1425,19 @@ static void md_value(out_t *o, const metric_t *mt, double v)
     fprintf(o->md, " | %.*f", mt->decimals, v);
 }
 
+/* A histogram of NAME.dat (column 1: the labels on x; columns 2 to last_col:
+ * the series), clustered or stacked, with more settings after the common ones. */
+static void histogram(out_t *o, const char *name, const char *title, int stacked, const char *extra, size_t last_col)
+{
+    char settings[2560], plot[256], q[300];
+    snprintf(settings, sizeof settings,
+             "set style data histograms\nset style histogram %s\nset style fill solid 0.85 border -1\n"
+             "set boxwidth %s\nset title '%s'\n%s",
+             stacked ? "rowstacked" : "clustered gap 1", stacked ? "0.75" : "0.9", gpq(title, q, sizeof q), extra);
+    snprintf(plot, sizeof plot, "plot for [i=2:%zu] '%s.dat' using i:xtic(1) title columnheader(i)", last_col, name);
+    gnuplot(o, name, settings, plot);
+}
+
 /* Clustered bars: one cluster per workload, one bar per configuration. */
 static void plot_bars(out_t *o, size_t s, const plot_t *p)
 {
@@ -1446,14 +1459,9 @@ static void plot_bars(out_t *o, size_t s, const plot_t *p)
         fprintf(f, "\n");
     }
     fclose(f);
-    char settings[1024], plot[256], q1[300], q2[300];
-    snprintf(settings, sizeof settings,
-             "set style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.85 border -1\n"
-             "set boxwidth 0.9\nset yrange [0:*]\nset ylabel '%s'\nset title '%s'", gpq(mt->axis, q1, sizeof q1),
-             gpq(sw->title, q2, sizeof q2));
-    snprintf(plot, sizeof plot, "plot for [i=2:%zu] '%s.dat' using i:xtic(1) title columnheader(i)", sw->nconfs + 1,
-             name);
-    gnuplot(o, name, settings, plot);
+    char extra[400], q[300];
+    snprintf(extra, sizeof extra, "set yrange [0:*]\nset ylabel '%s'", gpq(mt->axis, q, sizeof q));
+    histogram(o, name, sw->title, 0, extra, sw->nconfs + 1);
 
     fprintf(o->md, "### %s\n\n", mt->axis);
     md_image(o, name, mt->axis);
@@ -1647,13 +1655,8 @@ static void plot_packets(out_t *o, size_t s)
         }
     fprintf(o->md, "\n");
     fclose(f);
-    char settings[1024], plot[256], q[300];
-    snprintf(settings, sizeof settings,
-             "set style data histograms\nset style histogram rowstacked\nset style fill solid 0.9 border -1\n"
-             "set boxwidth 0.75\nset yrange [0:100]\nset ylabel 'packets (%%)'\nset xtics rotate by -40\n"
-             "set title '%s'", gpq(sw->title, q, sizeof q));
-    snprintf(plot, sizeof plot, "plot for [i=2:%d] '%s.dat' using i:xtic(1) title columnheader(i)", nused + 1, name);
-    gnuplot(o, name, settings, plot);
+    histogram(o, name, sw->title, 1, "set yrange [0:100]\nset ylabel 'packets (%)'\nset xtics rotate by -40",
+              (size_t)nused + 1);
 }
 
 /* Trace bytes per cycle (mean and busiest window) per workload, against the
@@ -1677,12 +1680,9 @@ static void plot_rate(out_t *o, size_t s)
         fprintf(f, "\n");
     }
     fclose(f);
-    char settings[2048], plot[256], q[300];
+    char settings[2048];
     size_t n = (size_t)snprintf(settings, sizeof settings,
-                                "set style data histograms\nset style histogram clustered gap 1\n"
-                                "set style fill solid 0.85 border -1\nset boxwidth 0.9\n"
-                                "set ylabel 'trace bytes per core cycle'\nset title '%s'\nset key outside top center horizontal\n",
-                                gpq(sw->title, q, sizeof q));
+                                "set ylabel 'trace bytes per core cycle'\nset key outside top center horizontal\n");
     /* The y axis reaches the first reference above the data, so that it shows. */
     double top = 0, ytop = 0;
     for (size_t j = 0; j < sw->nwl; j++)
@@ -1711,9 +1711,7 @@ static void plot_rate(out_t *o, size_t s)
                               "set label 'port %s: %g' at graph 1.01, first %g left textcolor rgb '#444444'\n",
                               capacity(&c), capacity(&c), pt, capacity(&c), capacity(&c));
     }
-    snprintf(plot, sizeof plot, "plot for [i=2:%zu] '%s.dat' using i:xtic(1) title columnheader(i)",
-             2 * sw->nconfs + 1, name);
-    gnuplot(o, name, settings, plot);
+    histogram(o, name, sw->title, 0, settings, 2 * sw->nconfs + 1);
 
     fprintf(o->md, "### Trace bytes per core cycle against port capacity\n\n");
     md_image(o, name, "trace rate against port capacity");
@@ -1770,13 +1768,9 @@ static void plot_area(out_t *o, size_t s, const area_t *a)
     for (size_t i = 0; i < a->n; i++)
         fprintf(f, "\"%s\" %g %g\n", a->rows[i].name, a->rows[i].cells, a->rows[i].flops);
     fclose(f);
-    char settings[1024], plot[256], q[300];
-    snprintf(settings, sizeof settings,
-             "set style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.85 border -1\n"
-             "set boxwidth 0.9\nset logscale y 10\nset yrange [100:*]\nset ylabel 'Yosys generic cells, flip-flops'\n"
-             "set xtics rotate by -25\nset title '%s'", gpq(sw->title, q, sizeof q));
-    snprintf(plot, sizeof plot, "plot for [i=2:3] '%s.dat' using i:xtic(1) title columnheader(i)", name);
-    gnuplot(o, name, settings, plot);
+    histogram(o, name, sw->title, 0,
+              "set logscale y 10\nset yrange [100:*]\nset ylabel 'Yosys generic cells, flip-flops'\n"
+              "set xtics rotate by -25", 3);
     fprintf(o->md, "### Cells and flip-flops (Yosys)\n\n");
     md_image(o, name, "cells and flip-flops");
     fprintf(o->md, "| configuration | cells | flip-flops | synthesis (s) | settings |\n|---|---:|---:|---:|---|\n");

@@ -542,6 +542,30 @@ int parse_option(Options &o, int argc, char **argv, int &i)
     return 1;
 }
 
+sc_trace_file *open_waves(const std::string &path, const sc_clock &clk, const sc_signal<bool> &rst_n)
+{
+    if (path.empty())
+        return nullptr;
+    std::string base = path;
+    if (base.size() > 4 && base.compare(base.size() - 4, 4, ".vcd") == 0)
+        base.resize(base.size() - 4);
+    sc_trace_file *tf = sc_create_vcd_trace_file(base.c_str());
+    tf->set_time_unit(100, SC_PS);
+    sc_trace(tf, clk, "clk");
+    sc_trace(tf, rst_n, "rst_n");
+    return tf;
+}
+
+void run_from_reset(sc_signal<bool> &rst_n, sc_trace_file *tf)
+{
+    rst_n.write(false); // the first rising edge (10 ns) is reset
+    sc_start(12, SC_NS);
+    rst_n.write(true);
+    sc_start();
+    if (tf)
+        sc_close_vcd_trace_file(tf);
+}
+
 etm_stim_t *open_source(const Options &o)
 {
     etm_stim_t *s = nullptr;

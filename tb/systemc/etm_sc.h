@@ -297,6 +297,11 @@ const char *common_usage();
 // banner goes before sc_main: SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 in the
 // environment removes it).
 void quiet_kernel();
+// A VCD for sc_trace at `path` (".vcd" added if missing), 100 ps resolution,
+// with the core clock and reset in it; nullptr when path is empty.
+sc_trace_file *open_waves(const std::string &path, const sc_core::sc_clock &clk, const sc_signal<bool> &rst_n);
+// Reset for the first rising edge (10 ns), then run until sc_stop; closes tf.
+void run_from_reset(sc_signal<bool> &rst_n, sc_trace_file *tf);
 // Opens the source the options name. Throws std::runtime_error with file and line.
 etm_stim_t *open_source(const Options &o);
 // The configuration: a vector file's own unless --preset/--config/--set were given.

@@ -90,28 +90,15 @@ int sc_main(int argc, char **argv)
         tap.sink(sink.in);
         stop.clk(clk);
 
-        sc_trace_file *tf = nullptr;
-        if (!o.waves.empty()) {
-            std::string base = o.waves;
-            if (base.size() > 4 && base.compare(base.size() - 4, 4, ".vcd") == 0)
-                base.resize(base.size() - 4);
-            tf = sc_create_vcd_trace_file(base.c_str());
-            tf->set_time_unit(100, SC_PS);
-            sc_trace(tf, clk, "clk");
-            sc_trace(tf, rst_n, "rst_n");
+        sc_trace_file *tf = open_waves(o.waves, clk, rst_n);
+        if (tf) {
             sc_trace(tf, end, "end");
             core.trace(tf);
             c_pins.trace(tf);
             r_pins.trace(tf);
         }
-
-        rst_n.write(false); // the first rising edge (10 ns) is reset
-        sc_start(12, SC_NS);
-        rst_n.write(true);
-        sc_start();
+        run_from_reset(rst_n, tf);
         sink.finish();
-        if (tf)
-            sc_close_vcd_trace_file(tf);
 
         const etm_stats_t &st = c.stats();
         const etm_stim_stats_t &ss = src.stats();

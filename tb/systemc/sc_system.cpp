@@ -159,25 +159,11 @@ int sc_main(int argc, char **argv)
         });
         stop.clk(clk);
 
-        sc_trace_file *tf = nullptr;
-        if (!o.waves.empty()) {
-            std::string base = o.waves;
-            if (base.size() > 4 && base.compare(base.size() - 4, 4, ".vcd") == 0)
-                base.resize(base.size() - 4);
-            tf = sc_create_vcd_trace_file(base.c_str());
-            tf->set_time_unit(100, SC_PS);
-            sc_trace(tf, clk, "clk");
-            sc_trace(tf, rst_n, "rst_n");
-            for (auto &s : sys)
+        sc_trace_file *tf = open_waves(o.waves, clk, rst_n);
+        for (auto &s : sys)
+            if (tf)
                 s->trace(tf);
-        }
-
-        rst_n.write(false); // the first rising edge (10 ns) is reset
-        sc_start(12, SC_NS);
-        rst_n.write(true);
-        sc_start();
-        if (tf)
-            sc_close_vcd_trace_file(tf);
+        run_from_reset(rst_n, tf);
 
         int rc = 0;
         uint64_t overflows = 0;
