@@ -386,9 +386,9 @@ void EtmSink::finish()
 
 // ---- EtmCompare ------------------------------------------------------------------------------
 
-EtmCompare::EtmCompare(sc_module_name n, bool compare_fifofull)
+EtmCompare::EtmCompare(sc_module_name n, bool compare_fifofull, const std::string &a_name, const std::string &b_name)
     : sc_module(n), clk("clk"), a("a", PIN_OUT_COUNT), b("b", PIN_OUT_COUNT), in("in", etm_in_signal_count),
-      fifofull_(compare_fifofull)
+      fifofull_(compare_fifofull), a_name_(a_name), b_name_(b_name)
 {
     SC_METHOD(fall);
     sensitive << clk.neg();
@@ -407,8 +407,8 @@ void EtmCompare::fall()
         uint64_t va = a[i].read(), vb = b[i].read();
         if (va != vb) {
             char line[160];
-            std::snprintf(line, sizeof line, "  %-12s %-28s %" PRIx64 "  against  %s %" PRIx64 "\n", out_pin_name(i),
-                          a.name(), va, b.name(), vb);
+            std::snprintf(line, sizeof line, "  %-12s %s %-10" PRIx64 " %s %" PRIx64 "\n", out_pin_name(i),
+                          a_name_.c_str(), va, b_name_.c_str(), vb);
             diff += line;
         }
     }

@@ -239,13 +239,16 @@ public:
     sc_in<bool> clk;
     sc_vector<sc_in<uint64_t>> a, b;
     sc_vector<sc_in<uint64_t>> in;       // the inputs, printed with a mismatch
-    EtmCompare(sc_module_name n, bool compare_fifofull);
+    // a_name, b_name: what the two are, for the report of a mismatch.
+    EtmCompare(sc_module_name n, bool compare_fifofull, const std::string &a_name = "a",
+               const std::string &b_name = "b");
     uint64_t compared() const { return compared_; }
     bool mismatch() const { return mismatch_; }
 
 private:
     void fall();
     bool fifofull_;
+    std::string a_name_, b_name_;
     uint64_t compared_ = 0, cycle_ = 0;
     bool mismatch_ = false;
 };

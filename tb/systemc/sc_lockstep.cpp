@@ -69,7 +69,7 @@ int sc_main(int argc, char **argv)
         EtmModel c("etm_c", cfg);
         EtmRtl r("etm_rtl", cfg);
         r.inject_at(inject);
-        EtmCompare cmp("compare", r.has_fifofull());
+        EtmCompare cmp("compare", r.has_fifofull(), "C model", "RTL");
         EtmPortTap tap("tap");
         EtmSink sink("sink", cfg, trace);
         StopWhen stop("stop", [&] { return src.finished() && c.finished(); });
