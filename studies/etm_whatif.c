@@ -598,7 +598,7 @@ static const char *const kPlotKinds[] = { "bars", "lines", "packets", "rate", "a
 typedef struct plot {
     plot_kind_t kind;
     char metric[32];
-    int logx;
+    int logx, logy;
 } plot_t;
 
 #define MAX_PLOTS 8
@@ -861,7 +861,7 @@ static int parse_study(study_t *st, const char *path, char *err, size_t errlen)
                 rc = add_conf(&p, sw, label, NULL, 0, tok[i]);
             }
         } else if (!strcmp(d, "plot")) {
-            if (n < 2 || n > 4) {
+            if (n < 2 || n > 5) {
                 rc = perr(&p, "plot wants a kind (bars, lines, packets, rate, area) and a metric");
                 break;
             }
@@ -895,13 +895,16 @@ static int parse_study(study_t *st, const char *path, char *err, size_t errlen)
                 }
                 copy(pl->metric, sizeof pl->metric, tok[2]);
             }
-            if (n == 4) {
-                if (strcmp(tok[3], "logx")) {
-                    rc = perr(&p, "'%s': the only plot option is logx", tok[3]);
-                    break;
-                }
-                pl->logx = 1;
+            for (int k2 = 3; rc == 0 && k2 < n; k2++) {
+                if (!strcmp(tok[k2], "logx"))
+                    pl->logx = 1;
+                else if (!strcmp(tok[k2], "logy"))
+                    pl->logy = 1;
+                else
+                    rc = perr(&p, "'%s': plot options are logx and logy", tok[k2]);
             }
+            if (rc)
+                break;
             sw->nplots++;
         } else if (!strcmp(d, "refs")) {
             for (int i = 1; rc == 0 && i < n; i++) {
@@ -1372,6 +1375,15 @@ static const char *gpq(const char *s, char *buf, size_t size)
     return buf;
 }
 
+/* Sixteen colours that stay apart (gnuplot's own repeat after eight). */
+static const char kPalette[] =
+    "set linetype 1 lc rgb '#1f77b4'\nset linetype 2 lc rgb '#ff7f0e'\nset linetype 3 lc rgb '#2ca02c'\n"
+    "set linetype 4 lc rgb '#d62728'\nset linetype 5 lc rgb '#9467bd'\nset linetype 6 lc rgb '#8c564b'\n"
+    "set linetype 7 lc rgb '#e377c2'\nset linetype 8 lc rgb '#7f7f7f'\nset linetype 9 lc rgb '#bcbd22'\n"
+    "set linetype 10 lc rgb '#17becf'\nset linetype 11 lc rgb '#000000'\nset linetype 12 lc rgb '#aec7e8'\n"
+    "set linetype 13 lc rgb '#ffbb78'\nset linetype 14 lc rgb '#98df8a'\nset linetype 15 lc rgb '#ff9896'\n"
+    "set linetype 16 lc rgb '#c5b0d5'\nset linetype cycle 16\n";
+
 /* Write NAME.gp around the plot command and run gnuplot: NAME.png and NAME.svg. */
 static void gnuplot(out_t *o, const char *name, const char *settings, const char *plot)
 {
@@ -1387,10 +1399,10 @@ static void gnuplot(out_t *o, const char *name, const char *settings, const char
             "set terminal pngcairo size 1100,560 font 'sans,10' noenhanced\n"
             "set output '%s.png'\n"
             "set grid ytics\nset key outside right top vertical\nset border 3\nset xtics nomirror\nset ytics nomirror\n"
-            "%s\n%s\n"
+            "%s%s\n%s\n"
             "set terminal svg size 1100,560 dynamic font 'sans,10' background '#ffffff' noenhanced\n"
             "set output '%s.svg'\nreplot\n",
-            name, name, name, name, name, name, settings, plot, name);
+            name, name, name, name, name, name, kPalette, settings, plot, name);
     fclose(f);
     if (!o->plots)
         return;
@@ -1547,9 +1559,10 @@ static void plot_lines(out_t *o, size_t s, const plot_t *p)
     }
     fclose(f);
     char settings[1200], plot[256], q1[300], q2[300], q3[300];
-    snprintf(settings, sizeof settings, "set xlabel '%s'\nset ylabel '%s'\nset title '%s'\nset yrange [0:*]\n%s",
-             gpq(x_axis(sw), q1, sizeof q1), gpq(mt->axis, q2, sizeof q2), gpq(sw->title, q3, sizeof q3),
-             p->logx ? "set logscale x 2" : "");
+    snprintf(settings, sizeof settings, "set xlabel '%s'\nset ylabel '%s%s'\nset title '%s'\n%s\n%s",
+             gpq(x_axis(sw), q1, sizeof q1), gpq(mt->axis, q2, sizeof q2), p->logy ? " (0 not drawn)" : "",
+             gpq(sw->title, q3, sizeof q3), p->logx ? "set logscale x 2" : "",
+             p->logy ? "set logscale y 10\nset yrange [0.8:*]" : "set yrange [0:*]");
     snprintf(plot, sizeof plot, "plot for [i=2:%zu] '%s.dat' using 1:i with linespoints lw 1.5 pt 7 ps 0.6 "
              "title columnheader(i)", sw->nwl + 1, name);
     gnuplot(o, name, settings, plot);
@@ -1697,7 +1710,7 @@ static void plot_rate(out_t *o, size_t s)
         if (cap >= top && (ytop == top || cap < ytop))
             ytop = cap;
     }
-    n += (size_t)snprintf(settings + n, sizeof settings - n, "set yrange [0:%g]\nset rmargin 14\n", ytop * 1.08);
+    n += (size_t)snprintf(settings + n, sizeof settings - n, "set yrange [0:%g]\nset rmargin 20\n", ytop * 1.08);
     for (int r = 0; r < sw->nrefs && n < sizeof settings; r++) {
         conf_t c;
         conf_default(&c);
@@ -1708,7 +1721,7 @@ static void plot_rate(out_t *o, size_t s)
             continue;
         n += (size_t)snprintf(settings + n, sizeof settings - n,
                               "set arrow from graph 0, first %g to graph 1, first %g nohead dt 2 lw 1.5 lc rgb '#444444'\n"
-                              "set label 'port %s: %g' at graph 1.01, first %g left textcolor rgb '#444444'\n",
+                              "set label '%s port (%g)' at graph 1.01, first %g left textcolor rgb '#444444'\n",
                               capacity(&c), capacity(&c), pt, capacity(&c), capacity(&c));
     }
     histogram(o, name, sw->title, 0, settings, 2 * sw->nconfs + 1);
