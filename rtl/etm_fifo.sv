@@ -78,6 +78,8 @@ module etm_fifo #(
   end
 
   always_comb begin : write
+    logic [RingBits-1:0] off;
+    off = '0;
     fit_o = (wr_n_i == 8'd0) || ({15'd0, level_mid} + {24'd0, wr_n_i} <= depth_i);
     do_wr = fit_o && wr_n_i != 8'd0;
     wp = rd_q + level_q[RingBits-1:0];
@@ -87,12 +89,17 @@ module etm_fifo #(
     end
     nflags_w = nflags_q;
     if (do_wr) begin
-      for (int i = 0; i < etm_pkg::FifoWriteMax; i++) begin
-        if (8'(i) < wr_n_i) begin
-          mem_d[wp + RingBits'(i)] = wr_data_i[i*8 +: 8];
-          flag_d[wp + RingBits'(i)] = wr_flag_i[i];
-          nflags_w = nflags_w + {16'd0, wr_flag_i[i]};
+      // Each storage byte takes its byte of the write port when it falls in
+      // the written run (a mux per location, not a demux per written byte).
+      for (int j = 0; j < Ring; j++) begin
+        off = RingBits'(j) - wp;
+        if ({{(17 - RingBits){1'b0}}, off} < {9'd0, wr_n_i}) begin
+          mem_d[j] = wr_data_i[32'(off)*8 +: 8];
+          flag_d[j] = wr_flag_i[32'(off)];
         end
+      end
+      for (int i = 0; i < etm_pkg::FifoWriteMax; i++) begin
+        if (8'(i) < wr_n_i) nflags_w = nflags_w + {16'd0, wr_flag_i[i]};
       end
     end
     level_w = level_mid + (do_wr ? {9'd0, wr_n_i} : 17'd0);
