@@ -66,6 +66,7 @@ void etm_frontend(const etm_mode_t *m, const etm_in_t *in, fe_cycle_t *fe)
         fe->ret = 1;
     }
     if (in->fold) {
+        fe->fold = 1;
         fe->natoms = 2;
         fe->atom[1].addr = (in->ia & ~1u) + 2;
         fe->atom[1].exec = 1;

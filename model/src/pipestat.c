@@ -198,12 +198,19 @@ static void data_address(pipestat_state_t *s, const etm_mode_t *m, const etm_in_
     if (!das || !(m->data_addr || m->data_value))
         return;
     v1_entry_t *e = NULL;
-    if (ETM_DACTL_NSEQ(in->dactl)) {
-        /* First transfer of an instruction: the newest one, if trace is on.
-         * Its data is traced if ViewData is active for this first transfer
-         * (IHI 0014 2.6.4: an LSM's data all or none). The later transfers
-         * of a traced instruction are gathered even after trace turns off. */
+    int first = ETM_DACTL_NSEQ(in->dactl) && !s->xfer_open_q; /* DAFirst: the last transfer was a DALast */
+    /* DALast ends the instruction's transfers; on the first half of an
+     * unaligned access the second half is still to come. */
+    s->xfer_open_q = (uint8_t)!(ETM_DACTL_LAST(in->dactl) && !ETM_DACTL_UNALIGNED(in->dactl));
+    if (first) {
+        /* First transfer of an instruction: the newest one (not an IT folded
+         * after it), if trace is on. Its data is traced if ViewData is active
+         * for this first transfer (IHI 0014 2.6.4: an LSM's data all or none).
+         * The later transfers of a traced instruction, a second DANSeq (LDM
+         * with the PC, SWP) included, are gathered even after trace turns off. */
         e = s->active_q && s->open_q && view_data ? newest(s) : NULL;
+        if (e && e->fold_it && s->len_q > 1)
+            e = entry_at(s, (unsigned)s->len_q - 2u);
         if (e) {
             s->owner_valid_q = 1;
             s->owner_q = e->seq;
@@ -266,6 +273,7 @@ static void take_instructions(pipestat_state_t *s, const fe_cycle_t *fe, etm_sta
             return;
         }
         e->exec = fe->atom[i].exec;
+        e->fold_it = (uint8_t)(i == 1 && fe->fold);
         s->open_q = 1;
         st->atoms++;
     }

@@ -65,6 +65,7 @@ typedef struct fe_cycle {
     uint16_t exc;      /* traced exception number for an entry (Cortex-M3 TRM table 14-8) */
     uint8_t cancel;    /* ETMCANCEL: the last instruction did not complete */
     uint8_t flush;     /* ETMFLUSH: a PC change is under way */
+    uint8_t fold;      /* atom 1 is an IT folded after atom 0 */
     /* The data slot interface, after the cycle's instructions in trace order. */
     uint32_t dactl;    /* ETMDACTL: a transfer when DASlot != 0 */
     uint32_t da;       /* ETMDA */
@@ -319,6 +320,7 @@ typedef struct v1_entry {
     uint8_t exec;         /* E (1) or N (0) */
     uint8_t branch;       /* BE/BD: its address is target */
     uint32_t target;
+    uint8_t fold_it;      /* a folded IT: never the owner of data */
     uint8_t has_data;     /* a transfer belongs to it */
     uint8_t data_done;    /* its last transfer was seen */
     uint8_t nxfer;
@@ -335,6 +337,7 @@ typedef struct pipestat_state {
     uint8_t open_q;       /* the newest entry is an instruction not yet resolved */
     uint16_t seq_q;
     uint8_t owner_valid_q;/* data transfers go to entry owner_q */
+    uint8_t xfer_open_q;  /* the last transfer was not its instruction's last */
     uint16_t owner_q;
     uint8_t slot_valid_q[4];
     uint16_t slot_seq_q[4];

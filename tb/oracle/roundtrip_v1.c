@@ -179,9 +179,11 @@ static void on_elem(void *user, const etm_v1el_t *e)
 
 /* Data slot tracking: which expected instruction a transfer belongs to. */
 typedef struct dtrack {
-    int owner_valid;
+    int cand_valid;
+    uint64_t cand;       /* the newest traced instruction (not an IT folded after another) */
+    int owner_valid;     /* transfers go to owner until its last one */
     uint64_t owner;      /* sequence number of the instruction */
-    int owner_done;      /* its last transfer was seen */
+    int xfer_open;       /* the last transfer was not its instruction's last: no DAFirst */
     int slot_valid[4];
     uint64_t slot_owner[4];
     uint8_t slot_lanes[4];
@@ -339,6 +341,7 @@ int main(int argc, char **argv)
             int te = out.trace_enable;
             te_rises += te && !te_prev;
             te_prev = te;
+            unsigned ninsn = 0;
             for (unsigned k = 0; k < n; k++) {
                 if (ev[k].kind == ETM_GEN_EV_EXC_ENTRY && te && last_traced) {
                     xitem_t *p = last_insn(&j); /* shown as the branch to the handler */
@@ -360,27 +363,34 @@ int main(int argc, char **argv)
                 x.exec = ev[k].passed;
                 x.size = ev[k].size;
                 uint64_t seq = push(&j, &x);
-                if (ev[k].slot == 0) {
-                    dt.owner = seq; /* the newest instruction owns this cycle's first transfer */
-                    dt.owner_valid = 1;
+                if (!(in.fold && ninsn == 1)) { /* a folded IT never owns data */
+                    dt.cand = seq;
+                    dt.cand_valid = 1;
                 }
+                ninsn++;
             }
+            /* The cycle's transfer: the first of an instruction (DANSeq after a
+             * DALast) belongs to the newest traced instruction if trace is on
+             * and ViewData too; later ones, a second DANSeq included, to the
+             * same instruction. */
             unsigned das = ETM_DACTL_SLOT(in.dactl);
-            if (das && ETM_DACTL_NSEQ(in.dactl) && (!te || !out.view_data) && dt.owner_valid) {
-                /* Trace off, or ViewData off for the first transfer: no data
-                 * for the instruction (a traced one's later transfers still count). */
-                unviewed += te;
-                dt.owner_valid = 0;
+            int first = das && ETM_DACTL_NSEQ(in.dactl) && !dt.xfer_open;
+            if (das)
+                dt.xfer_open = !(ETM_DACTL_LAST(in.dactl) && !ETM_DACTL_UNALIGNED(in.dactl));
+            if (first) {
+                dt.owner_valid = te && out.view_data && dt.cand_valid;
+                dt.owner = dt.cand;
+                unviewed += te && !out.view_data && dt.cand_valid;
+                xitem_t *x = dt.owner_valid ? by_seq(&j, dt.owner) : NULL;
+                if (x) {
+                    x->data = 1;
+                    x->daddr = in.da;
+                }
             }
             if (das && dt.owner_valid) {
                 xitem_t *x = by_seq(&j, dt.owner);
-                if (x && ETM_DACTL_NSEQ(in.dactl)) {
-                    x->data = 1;
-                    x->daddr = in.da;
-                    dt.owner_done = 0;
-                }
-                if (ETM_DACTL_LAST(in.dactl) && !ETM_DACTL_UNALIGNED(in.dactl))
-                    dt.owner_done = 1;
+                if (!dt.xfer_open)
+                    dt.owner_valid = 0; /* its last transfer */
                 dt.slot_valid[das] = 1;
                 dt.slot_owner[das] = dt.owner;
                 dt.slot_lanes[das] = (uint8_t)ETM_DACTL_BLSEL(in.dactl);
@@ -398,7 +408,7 @@ int main(int argc, char **argv)
                     if (x)
                         x->data = 0;
                 }
-                xitem_t *o = dt.owner_valid && !dt.owner_done ? by_seq(&j, dt.owner) : NULL;
+                xitem_t *o = dt.owner_valid ? by_seq(&j, dt.owner) : NULL;
                 if (o)
                     o->data = 0;
                 etm_end(etm);

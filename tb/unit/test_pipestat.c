@@ -5,6 +5,7 @@
  * APO in the two cycles after a branch). */
 #include <stdlib.h>
 
+#include "etm/decode_v1.h"
 #include "etm/etm.h"
 #include "test.h"
 
@@ -286,6 +287,119 @@ static void test_data(void)
     etm_destroy(R.etm);
 }
 
+/* The independent ETMv1 decoder's view of R (code: LDR at 0x100, IT at 0x102,
+ * MOVS at 0x104; POP {r0, pc} at 0x110; MOVS at 0x200). */
+typedef struct seen {
+    unsigned ninsn, ndata;
+    uint32_t insn_addr[8];
+    unsigned insn_status[8];
+    uint32_t data_insn, data_addr;
+    unsigned data_bytes;
+} seen_t;
+
+static void on_el(void *user, const etm_v1el_t *e)
+{
+    seen_t *v = (seen_t *)user;
+    if (e->kind == ETM_V1EL_INSN && v->ninsn < 8) {
+        v->insn_addr[v->ninsn] = e->addr;
+        v->insn_status[v->ninsn++] = e->status;
+    } else if (e->kind == ETM_V1EL_DATA) {
+        v->ndata++;
+        v->data_insn = e->addr;
+        v->data_addr = e->data_addr;
+        v->data_bytes = e->nbytes;
+    }
+}
+
+static void decode_run(const etm_config_t *cfg, seen_t *v)
+{
+    static uint8_t code[0x110];
+    memset(code, 0, sizeof code);
+    const uint8_t prog[] = { 0x08, 0x68, 0x08, 0xbf, 0x01, 0x20 }; /* ldr r0,[r1]; it eq; movs r0,#1 */
+    memcpy(code, prog, sizeof prog);
+    code[0x10] = 0x01; /* pop {r0, pc} */
+    code[0x11] = 0xbd;
+    code[0x100] = 0x01; /* movs r0, #1 at 0x200 */
+    code[0x101] = 0x20;
+    etm_v1_window_t w = { 0x100, code, sizeof code };
+    etm_v1dec_t *d = NULL;
+    etm_diag_t diag;
+    memset(v, 0, sizeof *v);
+    CHECK_EQ(etm_v1dec_create(&d, cfg, 0, ETM_V1DEC_STRICT, &diag), ETM_OK);
+    if (!d)
+        return;
+    etm_v1dec_on_element(d, on_el, v);
+    etm_v1dec_set_windows(d, &w, 1);
+    for (unsigned i = 0; i < R.n; i++)
+        if (etm_v1dec_step(d, &R.o[i], &diag) != ETM_OK) {
+            fprintf(stderr, "decoder: %s\n", diag.msg);
+            CHECK(0);
+        }
+    etm_v1dec_destroy(d);
+}
+
+/* A transfer belongs to the instruction it was made for: not to an IT folded
+ * after it, and a second DANSeq (LDM with the PC) stays with its instruction
+ * and does not replace the first transfer's address. */
+static void test_data_owner(void)
+{
+    etm_config_t cfg;
+    etm_config_preset(&cfg, "etmv1.3");
+    cfg.etmcr = 0x81C; /* address and value */
+    start_cfg(&cfg);
+    etm_in_t l = insn(0x100, 1);
+    l.fold = 1;
+    l.dactl = 1u | (0x0Fu << 3) | (1u << 16) | (1u << 17); /* slot 1, lanes 0-3, last, nseq */
+    l.da = 0x20000010;
+    step(&l);
+    etm_in_t z = idle(), v = idle();
+    step(&z);
+    v.ddctl = 1;
+    v.dd = 0x11223344;
+    step(&v);
+    etm_in_t n = insn(0x104, 1);
+    step(&n);
+    finish();
+    seen_t s;
+    decode_run(&cfg, &s);
+    CHECK_EQ(s.ninsn, 3);
+    CHECK_EQ(s.insn_status[0], ID); /* the load */
+    CHECK_EQ(s.insn_status[1], IE); /* the folded IT */
+    CHECK_EQ(s.ndata, 1);
+    CHECK_EQ(s.data_insn, 0x100);
+    CHECK_EQ(s.data_addr, 0x20000010);
+    CHECK_EQ(s.data_bytes, 4);
+    etm_destroy(R.etm);
+
+    start_cfg(&cfg);
+    etm_in_t p = insn(0x110, 1);
+    p.dactl = 1u | (0x0Fu << 3) | (1u << 17); /* r0 from 0x20000100: first, not last */
+    p.da = 0x20000100;
+    step(&p);
+    etm_in_t p2 = idle();
+    p2.dactl = 2u | (0xF0u << 3) | (1u << 16) | (1u << 17); /* pc from 0x20000104: DANSeq again, last */
+    p2.da = 0x20000104;
+    step(&p2);
+    etm_in_t v1 = idle(), v2 = idle();
+    v1.ddctl = 1;
+    v1.dd = 0x00000007;
+    step(&v1);
+    v2.ddctl = 2;
+    v2.dd = 0x0000020100000000ull; /* the pc value in lanes 4-7 */
+    step(&v2);
+    etm_in_t t = target(0x200);
+    step(&t);
+    finish();
+    decode_run(&cfg, &s);
+    CHECK_EQ(s.ninsn, 2);
+    CHECK_EQ(s.insn_status[0], BD);
+    CHECK_EQ(s.ndata, 1);
+    CHECK_EQ(s.data_insn, 0x110);
+    CHECK_EQ(s.data_addr, 0x20000100);
+    CHECK_EQ(s.data_bytes, 8);
+    etm_destroy(R.etm);
+}
+
 /* Overflow: a small FIFO on a 4-bit port filled by branches: WT while it
  * drains, then a restart BE with reason 2. */
 static void test_overflow(void)
@@ -398,6 +512,7 @@ int main(void)
     test_port16();
     test_trigger();
     test_data();
+    test_data_owner();
     test_overflow();
     test_periodic();
     test_disable_and_ca();
