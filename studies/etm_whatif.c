@@ -1,6 +1,6 @@
 /* etm_whatif.c - `etm-whatif`: architecture what-if studies of the ETM.
  *
- *   etm-whatif STUDY [-o DIR] [-j JOBS] [--no-area] [--no-plots]
+ *   etm-whatif STUDY [-o DIR] [-j JOBS] [--area] [--no-plots] [--quiet]
  *   etm-whatif run WORKLOAD [configuration options]
  *
  * A study file (docs/whatif.md, studies/default.study) names workloads (the
@@ -1770,8 +1770,8 @@ static void plot_area(out_t *o, size_t s, const area_t *a)
     char name[128];
     snprintf(name, sizeof name, "%s-area", sw->name);
     if (!a->n) {
-        fprintf(o->md, "Not synthesized in this run (`%s` was not run: `--no-area`, and no earlier result in the "
-                       "folder).\n\n", sw->area_script);
+        fprintf(o->md, "Not synthesized: `%s` runs only with `--area` (slow), and the folder holds no earlier "
+                       "result.\n\n", sw->area_script);
         return;
     }
     FILE *f = open_dat(o, name);
