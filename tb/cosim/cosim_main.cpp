@@ -8,14 +8,15 @@
  *             [--issue-width 2] [--irq-period N] [--max-intnum N] [--stall PCT]
  *             [--fold PCT] [--sleep PERMILLE] [--data] [--triggers]
  *             [--vectors FILE] [--vcd FILE] [--allow-violations]
- *             [--require BIN]... [--waves FILE | +trace] [--window N] [--quiet]
+ *             [--require BIN]... [--waves FILE | +trace] [--fail-waves FILE] [--window N] [--quiet]
  *             [--random-filter SEED] [--inject CYCLE]
  *
  * --inject CYCLE is the harness's self-test: the RTL alone gets a corrupted
  * input in that cycle, and the run must fail there.
  * On the first mismatch it prints the cycle, each differing signal with both
  * values and the inputs of the cycles before it, writes an FST of the window
- * around it (cosim_fail.fst, or --waves FILE), and exits 1. Exit 2: bad usage
+ * around it (cosim_fail.fst, or --fail-waves FILE), and exits 1. +trace or
+ * --waves FILE dumps the whole run (cosim.fst), passing or not. Exit 2: bad usage
  * or configuration. At the end it prints coverage counters and fails when a
  * bin the configuration targets (or --require names) was never hit.
  */
@@ -48,7 +49,7 @@ struct Options {
     uint64_t seed = 1;
     uint64_t cycles = 1000000;
     unsigned shard = 0, shards = 1;
-    std::string vectors, vcd, waves;
+    std::string vectors, vcd, waves, fail_waves;
     bool trace_all = false;
     bool allow_violations = false;
     bool quiet = false;
@@ -65,7 +66,8 @@ int usage()
                  "                 [--shard I/N] [--long] [--issue-width 2] [--irq-period N] [--max-intnum N]\n"
                  "                 [--stall PCT] [--fold PCT] [--sleep PERMILLE] [--data] [--triggers]\n"
                  "                 [--vectors FILE] [--vcd FILE] [--allow-violations] [--require BIN]...\n"
-                 "                 [--waves FILE | +trace] [--window N] [--quiet] [--random-filter SEED]\n"
+                 "                 [--waves FILE | +trace] [--fail-waves FILE] [--window N] [--quiet]\n"
+                 "                 [--random-filter SEED]\n"
                  "                 [--inject CYCLE]\n");
     return 2;
 }
@@ -552,6 +554,11 @@ int main(int argc, char **argv)
             o.gen.sleep_pct = (unsigned)std::strtoul(take(), nullptr, 0);
         else if (a == "--data")
             o.gen.data = 1;
+        else if (a == "--data-mix") {
+            o.gen.data = 1;
+            o.gen.data_mix = 1;
+        } else if (a == "--data-delay")
+            o.gen.data_delay = (unsigned)std::strtoul(take(), nullptr, 0);
         else if (a == "--triggers")
             o.gen.triggers = 1;
         else if (a == "--vectors")
@@ -562,8 +569,11 @@ int main(int argc, char **argv)
             o.allow_violations = true;
         else if (a == "--require")
             o.require.push_back(take());
-        else if (a == "--waves")
+        else if (a == "--waves") {
             o.waves = take();
+            o.trace_all = true;
+        } else if (a == "--fail-waves")
+            o.fail_waves = take();
         else if (a == "+trace")
             o.trace_all = true;
         else if (a == "--window")
@@ -645,7 +655,7 @@ int main(int argc, char **argv)
     Coverage cov;
     Lockstep ls(o, &cov);
     Mismatch mm;
-    std::string wave = o.waves.empty() ? "cosim_fail.fst" : o.waves;
+    std::string wave = o.fail_waves.empty() ? "cosim_fail.fst" : o.fail_waves;
     int rc;
     if (o.trace_all)
         rc = ls.run(0, UINT64_MAX, o.waves.empty() ? "cosim.fst" : o.waves.c_str(), &mm);
