@@ -335,6 +335,12 @@ etm_err_t etm_step(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
     out->view_data = fo.view_data;
     ctx->st.triggers += fo.trigger;
     ctx->st.exceptions += fe.entry && fo.trace_enable;
+    ctx->st.ss_starts += fo.ss_change & 1;
+    ctx->st.ss_stops += (fo.ss_change >> 1) & 1;
+    for (unsigned m = fo.cnt_reload; m; m &= m - 1)
+        ctx->st.counter_reloads++;
+    ctx->st.include_hits += fo.ie_hit & 1;
+    ctx->st.exclude_hits += (fo.ie_hit >> 1) & 1;
 
     if (!ctx->mode.v3) {
         etm_pipestat_cycle(&ctx->ps, &ctx->mode, in, &fe, &fo, &ctx->fifo, out, &ctx->st);

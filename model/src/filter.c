@@ -298,6 +298,8 @@ void etm_filter(filter_state_t *s, const filter_setup_t *f, const etm_in_t *in, 
         if (it->kind == IT_INSN) {
             int m = (sm & f->te_single) || (rm & f->te_range);
             int ie = f->ie_always || (f->exclude ? !m : m);
+            if (m && !f->ie_always)
+                out->ie_hit |= (uint8_t)(f->exclude ? 2 : 1);
             s->ie_q = (uint8_t)ie;
             ie_any |= ie;
             any_insn = 1;

@@ -128,6 +128,7 @@ typedef struct filter_out {
     uint8_t view_data;     /* ViewData for this cycle's data transfer (DASlot != 0) */
     uint8_t ss_change;     /* coverage: bit 0 started, bit 1 stopped in this cycle */
     uint8_t cnt_reload;    /* coverage: counters reloaded in this cycle (bit n: counter n+1) */
+    uint8_t ie_hit;        /* coverage: bit 0 an instruction in an include region, bit 1 in an exclude region */
 } filter_out_t;
 
 void etm_filter_reset(filter_state_t *s, const filter_setup_t *f);

@@ -227,6 +227,8 @@ static void test_include_exclude(void)
         step(&in);
     }
     expect_te(0, "0110", "include range [0x1000, 0x1010)");
+    CHECK_EQ(etm_get_stats(E)->include_hits, 2);
+    CHECK_EQ(etm_get_stats(E)->exclude_hits, 0);
     stop();
 
     const char *excl[] = { "ETMACVR1=0x1000", "ETMACVR2=0x1010", "ETMACTR1=" CMP_EXEC_HALF,
@@ -237,6 +239,8 @@ static void test_include_exclude(void)
         step(&in);
     }
     expect_te(0, "1001", "exclude range [0x1000, 0x1010)");
+    CHECK_EQ(etm_get_stats(E)->include_hits, 0);
+    CHECK_EQ(etm_get_stats(E)->exclude_hits, 2);
     stop();
 
     /* Held between instructions (ETMv3.3: "stays low until the next instruction"). */
@@ -362,6 +366,9 @@ static void test_start_stop(void)
     /* The start instruction is traced, the stop instruction is not; the state
      * holds in between (SEED2 cases 1 and 2, one instruction per cycle). */
     expect_te(0, "0111001", "start at 0x1000, stop at 0x2000");
+    /* Started at 0x1000 twice (cycles 1 and 6), stopped once; 0x1002 restarts nothing. */
+    CHECK_EQ(etm_get_stats(E)->ss_starts, 2);
+    CHECK_EQ(etm_get_stats(E)->ss_stops, 1);
     stop();
 
     /* ETM-M3: the DWT inputs start (bit 0) and stop (bit 16) the block. */
@@ -539,6 +546,7 @@ static void test_counters(void)
     step(&i); /* 4: 1 -> 0 */
     step(&i); /* 5: zero */
     expect_te(0, "011001", "counter 2 at zero");
+    CHECK_EQ(etm_get_stats(E)->counter_reloads, 1);
     stop();
 
     /* ETMv1: ETMCNTENR[17] = 0 counts every cycle whatever the event says. */
@@ -562,6 +570,7 @@ static void test_counters(void)
     for (int k = 0; k < 12; k++)
         step(&i);
     expect_te(0, "000100010001", "reduced-function counter, period 4");
+    CHECK_EQ(etm_get_stats(E)->counter_reloads, 3); /* at zero in cycles 3, 7 and 11 */
     stop();
 
     /* TraceEnable changes only with an instruction: cycles 4 and 5 have none

@@ -64,6 +64,12 @@ typedef struct etm_stats {
     uint64_t triggers;         /* trigger events */
     uint64_t untraceable;      /* inputs this ETM version cannot express (see docs) */
     uint64_t fifofull_cycles;  /* cycles with FIFOFULL asserted (ETMCR[7]) */
+    /* The filter stage's events, for coverage (docs/filter.md). */
+    uint64_t ss_starts;        /* the start/stop block started */
+    uint64_t ss_stops;         /* ... and stopped */
+    uint64_t counter_reloads;  /* counter reloads, all counters */
+    uint64_t include_hits;     /* cycles with an instruction in an include region (ETMTECR1[24] clear) */
+    uint64_t exclude_hits;     /* cycles with an instruction in an exclude region (ETMTECR1[24] set) */
 } etm_stats_t;
 
 /* Bytes of caller memory for one instance (alignment: that of uint64_t). */
