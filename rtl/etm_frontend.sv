@@ -34,6 +34,7 @@ module etm_frontend (
   output logic        target1_o,
   output logic        entry_o,
   output logic        ret_o,
+  output logic        fold_o,             // atom 1 is an IT folded after atom 0
   output logic [8:0]  exc_o,
   output logic        cancel_o,
   output logic        flush_o
@@ -48,6 +49,7 @@ module etm_frontend (
     target1_o = 1'b0;
     entry_o = 1'b0;
     ret_o = 1'b0;
+    fold_o = 1'b0;
     exc_o = 9'd0;
     cancel_o = cancel_i;
     flush_o = flush_i;
@@ -63,6 +65,7 @@ module etm_frontend (
         ret_o = 1'b1;
       end
       if (fold_i) begin
+        fold_o = 1'b1;
         natoms_o = 2'd2;
         addr1_o = {ia_i, 1'b0} + 32'd2;
         exec1_o = 1'b1;

@@ -35,6 +35,7 @@ module etm_pipestat (
   input  logic        target1_i,
   input  logic        entry_i,
   input  logic        ret_i,
+  input  logic        fold_i,         // atom 1 is an IT folded after atom 0
   input  logic        trace_enable_i,
   input  logic        trigger_i,
   input  logic        view_data_i,    // ViewData for this cycle's data transfer
@@ -76,6 +77,7 @@ module etm_pipestat (
   logic [2:0]  reason_e_q [Q];   logic [2:0]  reason_e_d [Q];
   logic        resolved_q [Q];   logic        resolved_d [Q];
   logic        exec_q [Q];       logic        exec_d [Q];
+  logic        fold_it_q [Q];    logic        fold_it_d [Q];   // a folded IT: never the owner of data
   logic        branch_q [Q];     logic        branch_d [Q];
   logic [31:0] target_q [Q];     logic [31:0] target_d [Q];
   logic        has_data_q [Q];   logic        has_data_d [Q];
@@ -91,6 +93,7 @@ module etm_pipestat (
   logic        open_q, open_d;
   logic [15:0] seqn_q, seqn_d;
   logic        owner_valid_q, owner_valid_d;
+  logic        xfer_open_q, xfer_open_d;  // the last transfer was not its instruction's last
   logic [15:0] owner_q, owner_d;
   logic [3:1]  slot_valid_q, slot_valid_d;
   logic [15:0] slot_seq_q [4];   logic [15:0] slot_seq_d [4];
@@ -112,6 +115,7 @@ module etm_pipestat (
   logic        open;
   logic [15:0] seqn;
   logic        owner_valid;
+  logic        xfer_open;
   logic [15:0] owner;
   logic [3:1]  slot_valid;
   logic        active;
@@ -161,6 +165,7 @@ module etm_pipestat (
       reason_e_d[k] = 3'd0;
       resolved_d[k] = 1'b0;
       exec_d[k] = 1'b0;
+      fold_it_d[k] = 1'b0;
       branch_d[k] = 1'b0;
       target_d[k] = 32'd0;
       has_data_d[k] = 1'b0;
@@ -216,7 +221,7 @@ module etm_pipestat (
 
   always_comb begin : status
     logic [2:0] k, kk;
-    logic ok, found, nseq, on, branch, data, full;
+    logic ok, found, nseq, first, on, branch, data, full;
     logic [1:0] dds, das;
     logic [3:0] t;
     logic [2:0] rsn;
@@ -228,6 +233,7 @@ module etm_pipestat (
       reason_e_d[i] = reason_e_q[i];
       resolved_d[i] = resolved_q[i];
       exec_d[i] = exec_q[i];
+      fold_it_d[i] = fold_it_q[i];
       branch_d[i] = branch_q[i];
       target_d[i] = target_q[i];
       has_data_d[i] = has_data_q[i];
@@ -250,6 +256,7 @@ module etm_pipestat (
     open = open_q;
     seqn = seqn_q;
     owner_valid = owner_valid_q;
+    xfer_open = xfer_open_q;
     owner = owner_q;
     slot_valid = slot_valid_q;
     active = active_q;
@@ -280,6 +287,7 @@ module etm_pipestat (
     dds = ddctl_i[1:0];
     das = dactl_i[1:0];
     nseq = dactl_i[17];
+    first = 1'b0;
     on = 1'b0;
     data = 1'b0;
     branch = 1'b0;
@@ -351,6 +359,7 @@ module etm_pipestat (
               lose();
             end else begin
               exec_d[k] = (i == 0) ? exec0_i : exec1_i;
+              fold_it_d[k] = (i == 1) && fold_i;
               open = 1'b1;
             end
           end
@@ -361,13 +370,21 @@ module etm_pipestat (
       // With data trace off nothing is gathered: a load is IE, a load to the PC BE.
       if (das != 2'd0 && (data_addr_i || data_value_i)) begin
         found = 1'b0;
-        if (nseq) begin
-          // First transfer of an instruction: the newest one, if trace is on and
-          // ViewData is active for it (an LSM's data all or none). The later
-          // transfers of a traced instruction are gathered after trace turns off.
+        // DAFirst: a DANSeq after a DALast (a second DANSeq, LDM with the PC or
+        // SWP, continues the same instruction). DALast ends the instruction's
+        // transfers; on the first half of an unaligned access the second half
+        // is still to come.
+        first = nseq && !xfer_open_q;
+        xfer_open = !(dactl_i[16] && !dactl_i[11]);
+        if (first) begin
+          // First transfer of an instruction: the newest one (not an IT folded
+          // after it), if trace is on and ViewData is active for it (an LSM's
+          // data all or none). The later transfers of a traced instruction are
+          // gathered after trace turns off.
           if (active && open && view_data_i && len != 4'd0) begin
             found = 1'b1;
             k = idx(head, len - 4'd1);
+            if (fold_it_d[k] && len > 4'd1) k = idx(head, len - 4'd2);
             owner_valid = 1'b1;
             owner = seq_d[k];
             has_data_d[k] = 1'b1;
@@ -473,6 +490,7 @@ module etm_pipestat (
     open_d = open;
     seqn_d = seqn;
     owner_valid_d = owner_valid;
+    xfer_open_d = xfer_open;
     owner_d = owner;
     slot_valid_d = slot_valid;
     active_d = active;
@@ -504,6 +522,7 @@ module etm_pipestat (
       open_d = open_q;
       seqn_d = seqn_q;
       owner_valid_d = owner_valid_q;
+      xfer_open_d = xfer_open_q;
       owner_d = owner_q;
       slot_valid_d = slot_valid_q;
       active_d = active_q;
@@ -590,6 +609,7 @@ module etm_pipestat (
       reason_e_q[g]  <= reason_e_d[g];
       resolved_q[g]  <= resolved_d[g];
       exec_q[g]      <= exec_d[g];
+      fold_it_q[g]   <= fold_it_d[g];
       branch_q[g]    <= branch_d[g];
       target_q[g]    <= target_d[g];
       has_data_q[g]  <= has_data_d[g];
@@ -624,6 +644,7 @@ module etm_pipestat (
       open_q        <= 1'b0;
       seqn_q        <= 16'd0;
       owner_valid_q <= 1'b0;
+      xfer_open_q   <= 1'b0;
       owner_q       <= 16'd0;
       slot_valid_q  <= 3'd0;
       active_q      <= 1'b0;
@@ -642,6 +663,7 @@ module etm_pipestat (
       open_q        <= open_d;
       seqn_q        <= seqn_d;
       owner_valid_q <= owner_valid_d;
+      xfer_open_q   <= xfer_open_d;
       owner_q       <= owner_d;
       slot_valid_q  <= slot_valid_d;
       active_q      <= active_d;

@@ -173,6 +173,7 @@ module etm_top #(
   logic [1:0]  fe_natoms;
   logic [31:0] fe_addr0, fe_addr1;
   logic        fe_exec0, fe_exec1, fe_target0, fe_target1, fe_entry, fe_ret, fe_cancel, fe_flush;
+  logic        fe_fold;
   logic [8:0]  fe_exc;
   assign fe_ivalid = ETMIVALID && !hold;
 
@@ -202,6 +203,7 @@ module etm_top #(
     .target1_o  (fe_target1),
     .entry_o    (fe_entry),
     .ret_o      (fe_ret),
+    .fold_o     (fe_fold),
     .exc_o      (fe_exc),
     .cancel_o   (fe_cancel),
     .flush_o    (fe_flush)
@@ -368,6 +370,7 @@ module etm_top #(
       .target1_i          (fe_target1),
       .entry_i            (fe_entry),
       .ret_i              (fe_ret),
+      .fold_i             (fe_fold),
       .trace_enable_i     (flt_te || ended_q),
       .trigger_i          (flt_trigger),
       .view_data_i        (flt_vd),

@@ -450,10 +450,43 @@ private:
             cov_->hit("data-address");
         if (in.ddctl & 3)
             cov_->hit("data-value");
+        count_data(in);
+    }
+
+    /* The data slot traffic (--data-mix): kinds of transfer, and transfers in
+     * flight together (a value passing a later address). */
+    void count_data(const etm_in_t &in)
+    {
+        unsigned das = ETM_DACTL_SLOT(in.dactl), dds = ETM_DDCTL_SLOT(in.ddctl);
+        if (dds) {
+            if (ETM_DDCTL_STREX_FAIL(in.ddctl))
+                cov_->hit("data-store-failed");
+            if (ETM_DDCTL_IMPRECISE(in.ddctl))
+                cov_->hit("data-imprecise");
+            if (dds == das)
+                cov_->hit("data-slot-collision"); /* a slot's value and its next address in one cycle */
+            waiting_ &= ~(1u << dds);
+        }
+        if (das) {
+            if (ETM_DACTL_UNALIGNED(in.dactl))
+                cov_->hit("data-unaligned");
+            if (ETM_DACTL_SWIZZLE(in.dactl))
+                cov_->hit("data-big-endian");
+            if (ETM_DACTL_ROT(in.dactl))
+                cov_->hit("data-rotated");
+            if (ETM_DACTL_NSEQ(in.dactl) && xfer_open_)
+                cov_->hit("data-second-nseq"); /* LDM or POP with the PC */
+            xfer_open_ = !(ETM_DACTL_LAST(in.dactl) && !ETM_DACTL_UNALIGNED(in.dactl));
+            waiting_ |= 1u << das;
+        }
+        if ((waiting_ & (waiting_ - 1u)) != 0)
+            cov_->hit("data-in-flight-2"); /* two addresses waiting for their values */
     }
 
     const Options &o_;
     Coverage *cov_;
+    unsigned waiting_ = 0;  /* slots with an address waiting for its value */
+    bool xfer_open_ = false; /* the last transfer was not its instruction's last */
     uint64_t cycles_ = 0;
     etm_stats_t stats_{};
 };
@@ -488,6 +521,11 @@ std::vector<std::string> targeted_bins(const Options &o)
     }
     if (o.gen.irq_period)
         t.insert(t.end(), { "exc-entry-1byte", "exc-entry-2byte", "exc-return" });
+    if (o.gen.data_mix)
+        t.insert(t.end(), { "data-unaligned", "data-big-endian", "data-rotated", "data-store-failed",
+                            "data-imprecise", "data-second-nseq", "data-in-flight-2" });
+    if (o.gen.data_mix && o.gen.data_delay)
+        t.push_back("data-slot-collision");
     return t;
 }
 
