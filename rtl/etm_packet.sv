@@ -13,6 +13,14 @@
 //      cycle, then etm_packet_overflow); then etm_packet_tick.
 // end_i is the edge of etm_end (send everything gathered, no tick); hold_i an
 // edge of etm_drain (this stage does nothing).
+//
+// With data trace (ETMCR[3:2]) it holds the data part too (model/src/dpacket.c):
+// the cycle's value completes an entry before step 1 (D1: normal or
+// out-of-order data, store failed), the cycle's transfer follows step 6 (D2:
+// the slot's stale entry abandoned, the atoms sent before an instruction's first
+// data packet (pheader slot K), value not traced, address only, or a NEW entry
+// waiting for its value). NEW entries get out-of-order placeholders, oldest
+// first, before the cycle's first P-header with atoms and before a restart I-sync.
 module etm_packet (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -37,6 +45,14 @@ module etm_packet (
   input  logic        flush_i,
   input  logic        trace_enable_i,
   input  logic        trigger_i,
+  input  logic        view_data_i,
+  // Data trace: mode (static) and the data slot.
+  input  logic        data_addr_i,     // ETMCR[3]
+  input  logic        data_value_i,    // ETMCR[2]
+  input  logic [17:0] dactl_i,
+  input  logic [31:0] da_i,
+  input  logic [3:0]  ddctl_i,
+  input  logic [63:0] dd_i,
   // FIFO.
   input  logic        fifo_empty_i,    // level 0 at the start of the cycle
   input  logic        fit_i,           // the cycle buffer fitted
@@ -44,25 +60,32 @@ module etm_packet (
   input  logic        end_i,
   input  logic        hold_i,
   // etm_pheader.
-  output logic [8:0]  ph_slot_en_o,
+  output logic [9:0]  ph_slot_en_o,
   output logic        ph_ls_b_o,
   output logic [1:0]  ph_natoms_o,
   output logic        ph_exec0_o,
   output logic        ph_exec1_o,
   output logic        ph_commit_o,
   output logic        ph_clear_o,
-  input  logic [575:0] ph_seg_i,
-  input  logic [35:0]  ph_seg_len_i,
-  input  logic [287:0] ph_seg_w_i,
-  input  logic [8:0]   ph_ls_wr_i,
-  input  logic [8:0]   ph_ls_val_i,
+  input  logic [639:0] ph_seg_i,
+  input  logic [39:0]  ph_seg_len_i,
+  input  logic [319:0] ph_seg_w_i,
+  input  logic [9:0]   ph_ls_wr_i,
+  input  logic [9:0]   ph_ls_val_i,
+  input  logic [9:0]   ph_atoms_wr_i,
+  input  logic [39:0]  ph_atoms_at_i,
   // The cycle buffer.
   output logic [etm_pkg::CycleBytesMax*8-1:0] cbuf_o,
   output logic [6:0]   cbuf_n_o,
   output logic         overflow_o      // OVERFLOW: lost now, or until trace restarts
 );
   localparam int unsigned SlotA = 0, SlotB = 1, SlotC = 2, SlotE = 3, SlotF = 4, SlotG = 5,
-                          SlotH = 6, SlotI = 7, SlotJ = 8;
+                          SlotH = 6, SlotI = 7, SlotJ = 8, SlotK = 9;
+  localparam int unsigned E = 3;  // DP_ENTRIES
+  // dp_entry_t.state
+  localparam logic [1:0] DpFree = 2'd0, DpNew = 2'd1, DpPlaced = 2'd2;
+  // dp_sequence(): where the cycle's transfer stands in its instruction.
+  localparam logic [1:0] XferNone = 2'd0, XferFirst = 2'd1, XferLater = 2'd2, XferSecondHalf = 2'd3;
 
   // ---- State (packet_state_t without ph) ------------------------------------------
   logic        started_q, started_d;
@@ -77,6 +100,33 @@ module etm_packet (
   logic [31:0] sync_count_q, sync_count_d;
   logic [31:0] wtotal_q, wtotal_d;
   logic [31:0] wsent_q, wsent_d;
+
+  // ---- Data state (dpacket_state_t) ----------------------------------------------
+  // Entries: transfers waiting for their values (tag = index + 1).
+  logic [1:0]  ent_state_q [E];  logic [1:0]  ent_state_d [E];
+  logic        ent_a_q [E];      logic        ent_a_d [E];
+  logic        ent_unal_q [E];   logic        ent_unal_d [E];
+  logic [1:0]  ent_need_q [E];   logic [1:0]  ent_need_d [E];
+  logic [1:0]  ent_slot1_q [E];  logic [1:0]  ent_slot1_d [E];
+  logic [1:0]  ent_slot2_q [E];  logic [1:0]  ent_slot2_d [E];
+  logic        ent_fail_q [E];   logic        ent_fail_d [E];
+  logic        ent_imp_q [E];    logic        ent_imp_d [E];
+  logic [15:0] ent_seq_q [E];    logic [15:0] ent_seq_d [E];
+  logic [31:0] ent_addr_q [E];   logic [31:0] ent_addr_d [E];
+  logic [17:0] ent_ctl1_q [E];   logic [17:0] ent_ctl1_d [E];
+  logic [17:0] ent_ctl2_q [E];   logic [17:0] ent_ctl2_d [E];
+  logic [63:0] ent_dd1_q [E];    logic [63:0] ent_dd1_d [E];
+  logic [63:0] ent_dd2_q [E];    logic [63:0] ent_dd2_d [E];
+  logic [1:0]  owner_q [4];      logic [1:0]  owner_d [4];  // slot s waits for entry owner - 1
+  logic [15:0] seq_q, seq_d;
+  logic        first_q, first_d;         // the next transfer is the first of an instruction
+  logic        unal_q, unal_d;           // the next transfer is a second half,
+  logic [1:0]  unal_ent_q, unal_ent_d;   //   of entry unal_ent - 1 (0: not traced)
+  logic        newest_q, newest_d;       // the newest instruction was traced
+  logic        ins_traced_q, ins_traced_d;   // the current data instruction is traced
+  logic        ins_started_q, ins_started_d; // one of its transfers has been traced
+  logic        dfull_q, dfull_d;         // D-sync: the next data address is full
+  logic [31:0] last_daddr_q, last_daddr_d;
 
   // ---- 1. Decide -------------------------------------------------------------------
   // State after the cycle if its bytes fit.
@@ -97,7 +147,15 @@ module etm_packet (
   logic [31:1] py_addr;
   logic        ph_branch;                         // slot 1's branch packet
   logic [58:0] ph_branch_b;
-  logic [8:0]  slot_en;
+  logic [9:0]  slot_en;
+  // Data trace: the cycle's value and transfer (D1, D2).
+  logic        data;                              // ETMCR[3:2] != 0
+  logic        d_on;                              // D1 and D2 run this cycle
+  logic [1:0]  x_kind;                            // dp_sequence()
+  logic        seq_first, seq_unal;               // first_q, unal_q after it
+  logic        d_newest;                          // newest_q at D2
+  logic        d_ins_traced, d_ins_started;       // ins_traced_q, ins_started_q at D2's test
+  logic        x_traced;                          // D2 traces the transfer
 
   task automatic send_async();
     started = 1'b1;
@@ -106,7 +164,7 @@ module etm_packet (
   endtask
 
   always_comb begin : decide
-    logic go, cont, trig_now, branchy;
+    logic go, cont, trig_now, branchy, step6;
     go = 1'b0;
     cont = 1'b0;
     branchy = 1'b0;
@@ -143,6 +201,29 @@ module etm_packet (
     ph_exec0_o = exec0_i;
     ph_exec1_o = (natoms_i > 2'd1) ? exec1_i : 1'b0;
     trig_now = 1'b0;
+    data = data_addr_i || data_value_i;
+    d_on = 1'b0;
+    step6 = 1'b0;
+    x_kind = XferNone;
+    seq_first = first_q;
+    seq_unal = unal_q;
+    d_newest = newest_q;
+    d_ins_traced = ins_traced_q;
+    d_ins_started = ins_started_q;
+    x_traced = 1'b0;
+
+    // dp_sequence(): follows the interface in every cycle, traced or not.
+    if (data && !hold_i && !end_i && dactl_i[1:0] != 2'd0) begin
+      if (unal_q) begin
+        seq_unal = 1'b0;
+        seq_first = dactl_i[16];
+        x_kind = XferSecondHalf;
+      end else begin
+        x_kind = first_q ? XferFirst : XferLater;
+        seq_unal = dactl_i[11];
+        seq_first = dactl_i[11] ? 1'b0 : dactl_i[16];
+      end
+    end
 
     if (end_i) begin
       // etm_packet_end: send everything gathered.
@@ -246,6 +327,7 @@ module etm_packet (
         last_addr = addr0_i & 32'hFFFF_FFFE;
       end
       // 6. W and atoms.
+      step6 = 1'b1;
       slot_en[SlotH] = 1'b1;
       if (natoms_i == 2'd2 && target1_i) begin
         ph_natoms_o = 2'd1;
@@ -256,6 +338,21 @@ module etm_packet (
         slot_en[SlotJ] = 1'b1;
       end
     end
+    // D2 (dp_address): is the transfer traced, and is it the instruction's first
+    // traced one (its atom goes out before it: slot K)?
+    d_on = go && data;
+    if (d_on && natoms_i != 2'd0) d_newest = 1'b0;  // until step 6 says the instructions are traced
+    if (step6) d_newest = 1'b1;
+    if (d_on && x_kind == XferFirst) begin  // a new data instruction: the newest instruction
+      d_ins_traced = d_newest;
+      d_ins_started = 1'b0;
+    end
+    // CPRTs are not traced (ETMCR[1] is not implemented); an untraced
+    // instruction's transfers are not traced; its data starts at its first
+    // transfer with ViewData.
+    x_traced = d_on && (x_kind == XferFirst || x_kind == XferLater) && !dactl_i[15] && d_ins_traced &&
+               (d_ins_started || view_data_i);
+    slot_en[SlotK] = x_traced && !d_ins_started;
     ph_slot_en_o = slot_en;
     // c->last_single as isolate_last finds it: cleared by a trigger packet.
     ph_ls_b_o = trig_now ? 1'b0 : single_q;
@@ -267,23 +364,191 @@ module etm_packet (
   logic [31:0] cw;     // W atoms and counts the bytes carry (cycle_buf_t.w)
   logic        ls;     // cycle_buf_t.last_single
 
+  // Working copy of the data state, threaded through the cycle's packets.
+  logic [1:0]  ent_state_w [E];
+  logic        ent_a_w [E];
+  logic        ent_unal_w [E];
+  logic [1:0]  ent_need_w [E];
+  logic [1:0]  ent_slot1_w [E];
+  logic [1:0]  ent_slot2_w [E];
+  logic        ent_fail_w [E];
+  logic        ent_imp_w [E];
+  logic [15:0] ent_seq_w [E];
+  logic [31:0] ent_addr_w [E];
+  logic [17:0] ent_ctl1_w [E];
+  logic [17:0] ent_ctl2_w [E];
+  logic [63:0] ent_dd1_w [E];
+  logic [63:0] ent_dd2_w [E];
+  logic [1:0]  owner_w [4];
+  logic [15:0] seq_w;
+  logic [1:0]  unal_ent_w;
+  logic        ins_started_w;
+  logic        dfull_w;
+  logic [31:0] last_daddr_w;
+
+  // cbuf_put(): a cycle holds at most CycleBytesMax bytes, the rest is cut.
+  task automatic put_raw(input logic [7:0] b);
+    if (cn < 7'(etm_pkg::CycleBytesMax)) begin
+      cb[cn*8 +: 8] = b;
+      cn = cn + 7'd1;
+    end
+  endtask
+
   task automatic put(input logic [7:0] b);
-    cb[cn*8 +: 8] = b;
-    cn = cn + 7'd1;
+    put_raw(b);
     ls = 1'b0;
   endtask
 
   task automatic put_async();
     for (int i = 0; i < 5; i++) put(8'h00);
     put(etm_pkg::HdrAsyncLast);
+    dfull_w = 1'b1;  // D-sync: the next data address is full
   endtask
 
+  // ---- Data packets (dpacket.c); data bytes leave last_single alone ----------------
+  // put_daddr(): compressed against the last data address output.
+  task automatic put_daddr(input logic [31:0] a);
+    logic [31:0] x;
+    logic [2:0] n;
+    x = a ^ last_daddr_w;
+    n = dfull_w ? 3'd5 : x < 32'h80 ? 3'd1 : x < 32'h4000 ? 3'd2 : x < 32'h20_0000 ? 3'd3 :
+        x < 32'h1000_0000 ? 3'd4 : 3'd5;
+    for (int k = 0; k < 4; k++) begin
+      if (3'(k) < n) put_raw({3'(k + 1) < n, a[7*k +: 7]});
+    end
+    if (n == 3'd5) put_raw({4'd0, a[31:28]});
+    last_daddr_w = a;
+    dfull_w = 1'b0;
+  endtask
+
+  // value_size(): 0, 1, 2 or 4 bytes, leading zero bytes left out.
+  function automatic logic [2:0] value_size(input logic [31:0] v);
+    value_size = v == 32'd0 ? 3'd0 : v < 32'h100 ? 3'd1 : v < 32'h1_0000 ? 3'd2 : 3'd4;
+  endfunction
+
+  function automatic logic [1:0] size_field(input logic [2:0] bytes);
+    size_field = bytes == 3'd4 ? 2'd3 : bytes[1:0];
+  endfunction
+
+  task automatic put_value(input logic [31:0] v, input logic [2:0] bytes);
+    for (int k = 0; k < 4; k++) begin
+      if (3'(k) < bytes) put_raw(v[8*k +: 8]);
+    end
+  endtask
+
+  task automatic put_normal(input logic a, input logic [31:0] addr, input logic valued, input logic [31:0] v);
+    logic [2:0] bytes;
+    bytes = valued ? value_size(v) : 3'd0;
+    if (valued && bytes == 3'd0 && a && data_addr_i) bytes = 3'd1;  // 0 as one byte after an address
+    put_raw(etm_pkg::HdrNormalData | {2'b00, a, 1'b0, size_field(bytes), 2'b00});
+    if (a && data_addr_i) put_daddr(addr);
+    put_value(v, bytes);
+  endtask
+
+  task automatic put_vnt(input logic a_in, input logic [31:0] addr);
+    logic a;
+    a = a_in || data_addr_i;  // with address tracing on, the address always goes with it
+    put_raw(etm_pkg::HdrValueNotTraced | {3'b000, a, 4'b0000});
+    if (a && data_addr_i) put_daddr(addr);
+  endtask
+
+  task automatic put_placeholder(input logic a, input logic [31:0] addr, input logic [1:0] tag);
+    put_raw(etm_pkg::HdrOooPlaceholder | {2'b00, a, 1'b0, tag, 2'b00});
+    if (a && data_addr_i) put_daddr(addr);
+  endtask
+
+  task automatic put_ooo(input logic [1:0] tag, input logic [31:0] v);
+    logic [2:0] bytes;
+    bytes = value_size(v);
+    put_raw(etm_pkg::HdrOooData | {1'b0, tag, 1'b0, size_field(bytes), 2'b00});
+    put_value(v, bytes);
+  endtask
+
+  // older(): x's address came before y's.
+  function automatic logic older(input logic [15:0] x, input logic [15:0] y);
+    older = $signed(16'(x - y)) < 16'sd0;
+  endfunction
+
+  // place_older(): placeholders for the NEW entries older than entry `bef`
+  // (all of them when has_before is 0), oldest first.
+  task automatic place_older(input logic has_before, input logic [1:0] bef);
+    logic found;
+    logic [1:0] o;
+    for (int r = 0; r < E; r++) begin
+      found = 1'b0;
+      o = 2'd0;
+      for (int i = 0; i < E; i++) begin
+        if (ent_state_w[i] == DpNew && !(has_before && 2'(i) == bef) &&
+            (!has_before || older(ent_seq_w[i], ent_seq_w[bef])) &&
+            (!found || older(ent_seq_w[i], ent_seq_w[o]))) begin
+          found = 1'b1;
+          o = 2'(i);
+        end
+      end
+      if (found) begin
+        put_placeholder(ent_a_w[o], ent_addr_w[o], o + 2'd1);
+        ent_state_w[o] = DpPlaced;
+      end
+    end
+  endtask
+
+  task automatic free_entry(input logic [1:0] k);
+    for (int s = 1; s < 4; s++) begin
+      if (owner_w[s] == k + 2'd1) owner_w[s] = 2'd0;
+    end
+    if (unal_ent_w == k + 2'd1) unal_ent_w = 2'd0;
+    ent_state_w[k] = DpFree;
+    ent_a_w[k] = 1'b0;
+    ent_unal_w[k] = 1'b0;
+    ent_need_w[k] = 2'd0;
+    ent_slot1_w[k] = 2'd0;
+    ent_slot2_w[k] = 2'd0;
+    ent_fail_w[k] = 1'b0;
+    ent_imp_w[k] = 1'b0;
+    ent_seq_w[k] = 16'd0;
+    ent_addr_w[k] = 32'd0;
+    ent_ctl1_w[k] = 18'd0;
+    ent_ctl2_w[k] = 18'd0;
+    ent_dd1_w[k] = 64'd0;
+    ent_dd2_w[k] = 64'd0;
+  endtask
+
+  // not_traced(): value not traced if nothing of the transfer went out yet.
+  task automatic not_traced(input logic [1:0] k);
+    if (ent_state_w[k] == DpNew) begin
+      place_older(1'b1, k);
+      put_vnt(ent_a_w[k], ent_addr_w[k]);
+    end
+    free_entry(k);
+  endtask
+
+  // resolve(): every value of entry k has come.
+  task automatic resolve_entry(input logic [1:0] k);
+    logic [31:0] v;
+    if (ent_imp_w[k]) begin  // imprecise abort: the data is ignored
+      not_traced(k);
+    end else begin
+      v = ent_unal_w[k] ? etm_pkg::dslot_reg_view2(ent_ctl1_w[k], ent_dd1_w[k], ent_ctl2_w[k][10:3],
+                                                   ent_dd2_w[k])
+                        : etm_pkg::dslot_reg_view(ent_ctl1_w[k], ent_dd1_w[k]);
+      if (ent_fail_w[k]) v = 32'd0;  // a failed STREX: the value 0, then Store failed
+      if (ent_state_w[k] == DpNew) begin
+        place_older(1'b1, k);
+        put_normal(ent_a_w[k], ent_addr_w[k], 1'b1, v);
+      end else begin
+        put_ooo(k + 2'd1, v);
+      end
+      if (ent_fail_w[k]) put_raw(etm_pkg::HdrStoreFailed);
+      free_entry(k);
+    end
+  endtask
+
+  // A P-header segment; with data trace the NEW entries' placeholders go before
+  // its first P-header with atoms (dp_before_atoms).
   task automatic put_seg(input int unsigned k);
     for (int i = 0; i < 8; i++) begin
-      if (4'(i) < ph_seg_len_i[k*4 +: 4]) begin
-        cb[cn*8 +: 8] = ph_seg_i[k*64 + i*8 +: 8];
-        cn = cn + 7'd1;
-      end
+      if (d_on && ph_atoms_wr_i[k] && 4'(i) == ph_atoms_at_i[k*4 +: 4]) place_older(1'b0, 2'd0);
+      if (4'(i) < ph_seg_len_i[k*4 +: 4]) put_raw(ph_seg_i[k*64 + i*8 +: 8]);
     end
     cw = cw + ph_seg_w_i[k*32 +: 32];
     if (ph_ls_wr_i[k]) ls = ph_ls_val_i[k];
@@ -314,18 +579,68 @@ module etm_packet (
     put(addr[15:8]);
     put(addr[23:16]);
     put(addr[31:24]);
+    if (rsn != etm_pkg::IsyncReasonPeriodic) dfull_w = 1'b1;
   endtask
 
   always_comb begin : assemble
+    logic [1:0] k, dds, das;
+    logic a;
+    logic found;
     cb = '0;
     cn = 7'd0;
     cw = 32'd0;
     ls = single_q;
+    for (int i = 0; i < E; i++) begin
+      ent_state_w[i] = ent_state_q[i];
+      ent_a_w[i] = ent_a_q[i];
+      ent_unal_w[i] = ent_unal_q[i];
+      ent_need_w[i] = ent_need_q[i];
+      ent_slot1_w[i] = ent_slot1_q[i];
+      ent_slot2_w[i] = ent_slot2_q[i];
+      ent_fail_w[i] = ent_fail_q[i];
+      ent_imp_w[i] = ent_imp_q[i];
+      ent_seq_w[i] = ent_seq_q[i];
+      ent_addr_w[i] = ent_addr_q[i];
+      ent_ctl1_w[i] = ent_ctl1_q[i];
+      ent_ctl2_w[i] = ent_ctl2_q[i];
+      ent_dd1_w[i] = ent_dd1_q[i];
+      ent_dd2_w[i] = ent_dd2_q[i];
+    end
+    for (int i = 0; i < 4; i++) owner_w[i] = owner_q[i];
+    seq_w = seq_q;
+    unal_ent_w = unal_ent_q;
+    ins_started_w = ins_started_q;
+    dfull_w = dfull_q;
+    last_daddr_w = last_daddr_q;
+    dds = ddctl_i[1:0];
+    das = dactl_i[1:0];
+    k = 2'd0;
+    a = 1'b0;
+    found = 1'b0;
+
+    // D1 (dp_values): the cycle's value, for the address its slot waits on.
+    if (d_on && dds != 2'd0 && owner_w[dds] != 2'd0) begin
+      k = owner_w[dds] - 2'd1;
+      owner_w[dds] = 2'd0;
+      if (dds == ent_slot1_w[k] && ent_need_w[k][0]) begin
+        ent_dd1_w[k] = dd_i;
+        ent_need_w[k][0] = 1'b0;
+      end else begin
+        ent_dd2_w[k] = dd_i;
+        ent_need_w[k][1] = 1'b0;
+      end
+      ent_fail_w[k] = ent_fail_w[k] | ddctl_i[2];
+      ent_imp_w[k] = ent_imp_w[k] | ddctl_i[3];
+      if (ent_need_w[k] == 2'd0) resolve_entry(k);
+    end
+
     if (pa_async) put_async();
     put_seg(SlotA);
     if (pa_trig) put(etm_pkg::HdrTrigger);
     put_seg(SlotB);
     put_seg(SlotC);
+    // Trace (re)starts: transfers still waiting for their values are placed first.
+    if (ps_isync && d_on) place_older(1'b0, 2'd0);
     if (ps_async) put_async();
     // cycles_unsent(): cycles since the last W or count sent, this cycle's bytes included.
     if (ps_isync) put_isync(ps_reason, ps_addr, ca_i, wtotal_q - wsent_q - cw);
@@ -345,6 +660,56 @@ module etm_packet (
     put_seg(SlotI);
     if (ph_branch) put_branch(ph_branch_b);
     put_seg(SlotJ);
+
+    // D2 (dp_address): the cycle's transfer, after its instructions.
+    if (d_on && x_kind != XferNone) begin
+      // A new address on a slot abandons the one still waiting there.
+      if (owner_w[das] != 2'd0) not_traced(owner_w[das] - 2'd1);
+      if (x_kind == XferSecondHalf) begin
+        if (unal_ent_w != 2'd0) begin
+          k = unal_ent_w - 2'd1;
+          ent_slot2_w[k] = das;
+          ent_ctl2_w[k] = dactl_i;
+          owner_w[das] = unal_ent_w;
+          unal_ent_w = 2'd0;
+        end
+      end else begin
+        unal_ent_w = 2'd0;
+        if (x_kind == XferFirst) ins_started_w = 1'b0;
+        if (x_traced) begin
+          a = !ins_started_w || dactl_i[17];
+          put_seg(SlotK);  // the instruction's atom before its first data packet
+          ins_started_w = 1'b1;
+          if (!view_data_i || !data_value_i) begin
+            // Complete now: value not traced, or the address alone.
+            place_older(1'b0, 2'd0);
+            if (view_data_i) put_normal(a, da_i, 1'b0, 32'd0);
+            else put_vnt(a, da_i);
+          end else begin
+            found = 1'b0;
+            for (int i = 0; i < E; i++) begin
+              if (!found && ent_state_w[i] == DpFree) begin
+                found = 1'b1;
+                k = 2'(i);
+              end
+            end
+            if (found) begin
+              ent_state_w[k] = DpNew;
+              ent_a_w[k] = a;
+              ent_unal_w[k] = dactl_i[11];
+              ent_need_w[k] = dactl_i[11] ? 2'd3 : 2'd1;
+              ent_slot1_w[k] = das;
+              ent_seq_w[k] = seq_w;
+              seq_w = seq_w + 16'd1;
+              ent_addr_w[k] = da_i;
+              ent_ctl1_w[k] = dactl_i;
+              owner_w[das] = k + 2'd1;
+              if (dactl_i[11]) unal_ent_w = k + 2'd1;
+            end
+          end
+        end
+      end
+    end
   end
 
   assign cbuf_o = cb;
@@ -415,6 +780,125 @@ module etm_packet (
   end
 
   assign overflow_o = !hold_i && !end_i && (!fit_i || ovf_d);
+
+  // ---- 3b. Commit the data state ------------------------------------------------------
+  // The bytes fitted: the state after the cycle. They did not: the state before it,
+  // except where the transfers stand (dp_sequence follows the interface), then
+  // dp_drop(). etm_end: dp_drop().
+  always_comb begin : commit_data
+    logic keep, drop;
+    keep = !hold_i && !end_i && fit_i;
+    drop = end_i || (!hold_i && !fit_i);
+    for (int i = 0; i < E; i++) begin
+      ent_state_d[i] = keep ? ent_state_w[i] : ent_state_q[i];
+      ent_a_d[i]     = keep ? ent_a_w[i]     : ent_a_q[i];
+      ent_unal_d[i]  = keep ? ent_unal_w[i]  : ent_unal_q[i];
+      ent_need_d[i]  = keep ? ent_need_w[i]  : ent_need_q[i];
+      ent_slot1_d[i] = keep ? ent_slot1_w[i] : ent_slot1_q[i];
+      ent_slot2_d[i] = keep ? ent_slot2_w[i] : ent_slot2_q[i];
+      ent_fail_d[i]  = keep ? ent_fail_w[i]  : ent_fail_q[i];
+      ent_imp_d[i]   = keep ? ent_imp_w[i]   : ent_imp_q[i];
+      ent_seq_d[i]   = keep ? ent_seq_w[i]   : ent_seq_q[i];
+      ent_addr_d[i]  = keep ? ent_addr_w[i]  : ent_addr_q[i];
+      ent_ctl1_d[i]  = keep ? ent_ctl1_w[i]  : ent_ctl1_q[i];
+      ent_ctl2_d[i]  = keep ? ent_ctl2_w[i]  : ent_ctl2_q[i];
+      ent_dd1_d[i]   = keep ? ent_dd1_w[i]   : ent_dd1_q[i];
+      ent_dd2_d[i]   = keep ? ent_dd2_w[i]   : ent_dd2_q[i];
+      if (drop) begin
+        ent_state_d[i] = DpFree;
+        ent_a_d[i] = 1'b0;
+        ent_unal_d[i] = 1'b0;
+        ent_need_d[i] = 2'd0;
+        ent_slot1_d[i] = 2'd0;
+        ent_slot2_d[i] = 2'd0;
+        ent_fail_d[i] = 1'b0;
+        ent_imp_d[i] = 1'b0;
+        ent_seq_d[i] = 16'd0;
+        ent_addr_d[i] = 32'd0;
+        ent_ctl1_d[i] = 18'd0;
+        ent_ctl2_d[i] = 18'd0;
+        ent_dd1_d[i] = 64'd0;
+        ent_dd2_d[i] = 64'd0;
+      end
+    end
+    for (int i = 0; i < 4; i++) owner_d[i] = drop ? 2'd0 : keep ? owner_w[i] : owner_q[i];
+    seq_d = keep ? seq_w : seq_q;
+    first_d = (hold_i || end_i) ? first_q : seq_first;
+    unal_d = (hold_i || end_i) ? unal_q : seq_unal;
+    unal_ent_d = drop ? 2'd0 : keep ? unal_ent_w : unal_ent_q;
+    newest_d = drop ? 1'b0 : keep ? d_newest : newest_q;
+    ins_traced_d = drop ? 1'b0 : keep ? d_ins_traced : ins_traced_q;
+    ins_started_d = keep ? ins_started_w : ins_started_q;
+    dfull_d = drop ? 1'b1 : keep ? dfull_w : dfull_q;
+    last_daddr_d = keep ? last_daddr_w : last_daddr_q;
+  end
+
+  for (genvar g = 0; g < E; g++) begin : gen_entry
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        ent_state_q[g] <= DpFree;
+        ent_a_q[g]     <= 1'b0;
+        ent_unal_q[g]  <= 1'b0;
+        ent_need_q[g]  <= 2'd0;
+        ent_slot1_q[g] <= 2'd0;
+        ent_slot2_q[g] <= 2'd0;
+        ent_fail_q[g]  <= 1'b0;
+        ent_imp_q[g]   <= 1'b0;
+        ent_seq_q[g]   <= 16'd0;
+        ent_addr_q[g]  <= 32'd0;
+        ent_ctl1_q[g]  <= 18'd0;
+        ent_ctl2_q[g]  <= 18'd0;
+        ent_dd1_q[g]   <= 64'd0;
+        ent_dd2_q[g]   <= 64'd0;
+      end else begin
+        ent_state_q[g] <= ent_state_d[g];
+        ent_a_q[g]     <= ent_a_d[g];
+        ent_unal_q[g]  <= ent_unal_d[g];
+        ent_need_q[g]  <= ent_need_d[g];
+        ent_slot1_q[g] <= ent_slot1_d[g];
+        ent_slot2_q[g] <= ent_slot2_d[g];
+        ent_fail_q[g]  <= ent_fail_d[g];
+        ent_imp_q[g]   <= ent_imp_d[g];
+        ent_seq_q[g]   <= ent_seq_d[g];
+        ent_addr_q[g]  <= ent_addr_d[g];
+        ent_ctl1_q[g]  <= ent_ctl1_d[g];
+        ent_ctl2_q[g]  <= ent_ctl2_d[g];
+        ent_dd1_q[g]   <= ent_dd1_d[g];
+        ent_dd2_q[g]   <= ent_dd2_d[g];
+      end
+    end
+  end
+
+  for (genvar g = 0; g < 4; g++) begin : gen_owner
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) owner_q[g] <= 2'd0;
+      else         owner_q[g] <= owner_d[g];
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      seq_q         <= 16'd0;
+      first_q       <= 1'b1;
+      unal_q        <= 1'b0;
+      unal_ent_q    <= 2'd0;
+      newest_q      <= 1'b0;
+      ins_traced_q  <= 1'b0;
+      ins_started_q <= 1'b0;
+      dfull_q       <= 1'b1;
+      last_daddr_q  <= 32'd0;
+    end else begin
+      seq_q         <= seq_d;
+      first_q       <= first_d;
+      unal_q        <= unal_d;
+      unal_ent_q    <= unal_ent_d;
+      newest_q      <= newest_d;
+      ins_traced_q  <= ins_traced_d;
+      ins_started_q <= ins_started_d;
+      dfull_q       <= dfull_d;
+      last_daddr_q  <= last_daddr_d;
+    end
+  end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin

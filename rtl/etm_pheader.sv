@@ -16,16 +16,19 @@
 //   H cycle         the cycle's W and atoms (ph_cycle)
 //   I close_atoms   slot 1 is a branch target: before its branch packet
 //   J atom_nowait   ... and slot 1's atom after it
-// Each segment also reports the W atoms its bytes carry (cycle_buf_t.w) and
-// whether it set `last_single` (the last packet is a one-atom P-header).
+//   K close_atoms   data trace: before an instruction's first data packet
+// Each segment also reports the W atoms its bytes carry (cycle_buf_t.w),
+// whether it set `last_single` (the last packet is a one-atom P-header), and
+// where its first P-header with atoms starts: with data trace, out-of-order
+// placeholders go there (dp_before_atoms).
 module etm_pheader (
   input  logic        clk_i,
   input  logic        rst_ni,
   // Mode (static).
   input  logic        ca_i,        // cycle-accurate (ETMCR[12])
   input  logic        format4_i,   // ETMv3.3 and later
-  // Slot enables, in slot order A B C E F G H I J.
-  input  logic [8:0]  slot_en_i,
+  // Slot enables, in slot order A B C E F G H I J K.
+  input  logic [9:0]  slot_en_i,
   input  logic        ls_b_i,      // last_single as slot B (isolate) finds it
   input  logic [1:0]  natoms_i,    // slot H: atoms of the cycle (0, 1, 2)
   input  logic        exec0_i,     // slot H: first atom E (1) or N (0)
@@ -34,15 +37,17 @@ module etm_pheader (
   input  logic        commit_i,
   input  logic        clear_i,
   // Segments, slot k at [k*64 +: 64], byte 0 lowest.
-  output logic [575:0] seg_o,
-  output logic [35:0]  seg_len_o,  // 4 bits per slot
-  output logic [287:0] seg_w_o,    // 32 bits per slot
-  output logic [8:0]   ls_wr_o,    // the slot set last_single
-  output logic [8:0]   ls_val_o    // ... to this value
+  output logic [639:0] seg_o,
+  output logic [39:0]  seg_len_o,  // 4 bits per slot
+  output logic [319:0] seg_w_o,    // 32 bits per slot
+  output logic [9:0]   ls_wr_o,    // the slot set last_single
+  output logic [9:0]   ls_val_o,   // ... to this value
+  output logic [9:0]   atoms_wr_o, // the segment holds a P-header with atoms,
+  output logic [39:0]  atoms_at_o  // ... the first at this byte (4 bits per slot)
 );
-  localparam int unsigned NumSlots = 9;
+  localparam int unsigned NumSlots = 10;
   localparam int unsigned SlotA = 0, SlotB = 1, SlotC = 2, SlotE = 3, SlotF = 4, SlotG = 5,
-                          SlotH = 6, SlotI = 7, SlotJ = 8;
+                          SlotH = 6, SlotI = 7, SlotJ = 8, SlotK = 9;
 
   // ---- State (pheader_state_t) -----------------------------------------------------
   etm_pkg::ph_open_e open_q, open_d;
@@ -66,6 +71,8 @@ module etm_pheader (
   logic [3:0]  sn;
   logic [31:0] sw;
   logic        lwr, lval;
+  logic        awr;
+  logic [3:0]  aat;
 
   // cbuf_put
   task automatic put(input logic [7:0] b);
@@ -75,6 +82,10 @@ module etm_pheader (
 
   // put_header(): send a header now.
   task automatic put_header(input logic [7:0] h, input logic [4:0] atoms, input logic [7:0] w);
+    if (atoms != 5'd0 && !awr) begin
+      awr = 1'b1;
+      aat = sn;
+    end
     put(h);
     sw = sw + {24'd0, w};
     lwr = 1'b1;
@@ -346,17 +357,21 @@ module etm_pheader (
     seg_w_o = '0;
     ls_wr_o = '0;
     ls_val_o = '0;
+    atoms_wr_o = '0;
+    atoms_at_o = '0;
     for (int s = 0; s < NumSlots; s++) begin
       sb = '0;
       sn = 4'd0;
       sw = 32'd0;
       lwr = 1'b0;
       lval = (s == SlotB) ? ls_b_i : 1'b0;
+      awr = 1'b0;
+      aat = 4'd0;
       if (slot_en_i[s]) begin
         unique case (s)
           SlotA, SlotF:               close_all();
           SlotB:                      isolate_last();
-          SlotC, SlotE, SlotG, SlotI: close_atoms();
+          SlotC, SlotE, SlotG, SlotI, SlotK: close_atoms();
           SlotH:                      ph_cycle(natoms_i, exec0_i, exec1_i);
           SlotJ:                      atom_nowait(exec1_i);
           default:                    ;
@@ -367,6 +382,8 @@ module etm_pheader (
       seg_w_o[s*32 +: 32] = sw;
       ls_wr_o[s] = lwr;
       ls_val_o[s] = lval;
+      atoms_wr_o[s] = awr;
+      atoms_at_o[s*4 +: 4] = aat;
     end
   end
 

@@ -24,6 +24,12 @@ package etm_pkg;
   localparam logic [7:0] HdrIsyncCc    = 8'h70;
   localparam logic [7:0] HdrIgnore     = 8'h66;
   localparam logic [7:0] HdrExcReturn  = 8'h76;
+  // Data headers (IHI 0014 table 7.1; stages.h ETMV3_HDR_*).
+  localparam logic [7:0] HdrNormalData     = 8'h02;  // 00A0SS10
+  localparam logic [7:0] HdrValueNotTraced = 8'h6A;  // 011A1010
+  localparam logic [7:0] HdrOooPlaceholder = 8'h50;  // 01A1TT00, TT != 0
+  localparam logic [7:0] HdrOooData        = 8'h00;  // 0TT0SS00, TT != 0
+  localparam logic [7:0] HdrStoreFailed    = 8'h50;
 
   // I-sync reasons (information byte [6:5]).
   localparam logic [1:0] IsyncReasonPeriodic = 2'd0;
@@ -244,6 +250,57 @@ package etm_pkg;
       b[32 +: 8] = {1'b0, reason, a[31:28]};
     end
     v1_addr_packets = {n, b};
+  endfunction
+
+  // ---- The data slot: memory view to register view (model/src/dataslot.c) ----------
+  // ETMDACTL fields: [1:0] DASlot, [10:3] DABLSel, [11] DAUnaligned, [13:12] DARot,
+  // [14] DASwizzle, [15] DACPRT, [16] DALast, [17] DANSeq.
+  function automatic logic [3:0] dslot_lanes(input logic [7:0] l);
+    dslot_lanes = 4'd0;
+    for (int i = 0; i < 8; i++) dslot_lanes = dslot_lanes + {3'd0, l[i]};
+  endfunction
+
+  // The low n bytes of w (all of it from 4 bytes up).
+  function automatic logic [31:0] dslot_low(input logic [31:0] w, input logic [3:0] n);
+    dslot_low = w;
+    for (int i = 0; i < 4; i++) begin
+      if (4'(i) >= n) dslot_low[i*8 +: 8] = 8'd0;
+    end
+  endfunction
+
+  // Steps 1-4 with an explicit rotation and swizzle: the word of the selected
+  // lanes, byte-reversed when big-endian, rotated right by rot bytes, low n bytes.
+  function automatic logic [31:0] dslot_view(input logic [7:0] lanes, input logic [63:0] dd,
+                                             input logic [1:0] rot, input logic swz);
+    logic [31:0] w;
+    w = (lanes[3:0] != 4'd0) ? dd[31:0] : dd[63:32];
+    if (swz) w = {w[7:0], w[15:8], w[23:16], w[31:24]};
+    if (rot != 2'd0) w = (w >> (8 * rot)) | (w << (6'd32 - 6'(8 * rot)));
+    dslot_view = dslot_low(w, dslot_lanes(lanes));
+  endfunction
+
+  // etm_dslot_register_view(): ETMDACTL's DABLSel [10:3], DARot [13:12] and
+  // DASwizzle [14] of the transfer.
+  function automatic logic [31:0] dslot_reg_view(input logic [17:0] ctl, input logic [63:0] dd);
+    dslot_reg_view = dslot_view(ctl[10:3], dd, ctl[13:12], ctl[14]);
+  endfunction
+
+  // etm_dslot_register_view2(): the two halves of an unaligned access (ctl1 =
+  // ETMDACTL of the first, lanes2 = DABLSel of the second). The second
+  // half's bytes start at a word boundary; the first half's swizzle holds.
+  function automatic logic [31:0] dslot_reg_view2(input logic [17:0] ctl1, input logic [63:0] dd1,
+                                                  input logic [7:0] lanes2, input logic [63:0] dd2);
+    logic [3:0] n1, n2;
+    logic [1:0] rot2;
+    logic [31:0] lo, hi;
+    n1 = dslot_lanes(ctl1[10:3]);
+    n2 = dslot_lanes(lanes2);
+    rot2 = ctl1[14] ? 2'(3'd4 - n2[2:0]) : 2'd0;
+    lo = dslot_reg_view(ctl1, dd1);
+    hi = dslot_view(lanes2, dd2, rot2, ctl1[14]);
+    if (n1 >= 4'd4 || n2 >= 4'd4) dslot_reg_view2 = lo;  // not an unaligned pair
+    else if (ctl1[14]) dslot_reg_view2 = dslot_low((lo << (8 * n2)) | hi, n1 + n2);
+    else dslot_reg_view2 = dslot_low(lo | (hi << (8 * n1)), n1 + n2);
   endfunction
 
 endpackage

@@ -261,12 +261,12 @@ module etm_top #(
   logic [16:0]  fifo_level_q;
 
   if (HasV3) begin : gen_v3
-    logic [8:0]   ph_slot_en, ph_ls_wr, ph_ls_val;
+    logic [9:0]   ph_slot_en, ph_ls_wr, ph_ls_val, ph_atoms_wr;
     logic         ph_ls_b, ph_exec0, ph_exec1, ph_commit, ph_clear;
     logic [1:0]   ph_natoms;
-    logic [575:0] ph_seg;
-    logic [35:0]  ph_seg_len;
-    logic [287:0] ph_seg_w;
+    logic [639:0] ph_seg;
+    logic [39:0]  ph_seg_len, ph_atoms_at;
+    logic [319:0] ph_seg_w;
 
     etm_pheader u_pheader (
       .clk_i,
@@ -284,7 +284,9 @@ module etm_top #(
       .seg_len_o   (ph_seg_len),
       .seg_w_o     (ph_seg_w),
       .ls_wr_o     (ph_ls_wr),
-      .ls_val_o    (ph_ls_val)
+      .ls_val_o    (ph_ls_val),
+      .atoms_wr_o  (ph_atoms_wr),
+      .atoms_at_o  (ph_atoms_at)
     );
 
     etm_packet u_packet (
@@ -309,6 +311,13 @@ module etm_top #(
       .flush_i         (fe_flush),
       .trace_enable_i  (flt_te),
       .trigger_i       (flt_trigger),
+      .view_data_i     (flt_vd),
+      .data_addr_i     (data_addr),
+      .data_value_i    (data_value),
+      .dactl_i         (hold ? 18'd0 : ETMDACTL),
+      .da_i            (ETMDA),
+      .ddctl_i         (hold ? 4'd0 : ETMDDCTL),
+      .dd_i            (ETMDD),
       .fifo_empty_i    (fifo_level_q == 17'd0),
       .fit_i           (fifo_fit),
       .end_i           (end_i && !ended_q && v3),
@@ -325,6 +334,8 @@ module etm_top #(
       .ph_seg_w_i      (ph_seg_w),
       .ph_ls_wr_i      (ph_ls_wr),
       .ph_ls_val_i     (ph_ls_val),
+      .ph_atoms_wr_i   (ph_atoms_wr),
+      .ph_atoms_at_i   (ph_atoms_at),
       .cbuf_o          (cbuf),
       .cbuf_n_o        (cbuf_n),
       .overflow_o      (v3_overflow)
