@@ -501,32 +501,10 @@ private:
     etm_stats_t stats_{};
 };
 
-/* Instruction and data addresses of the first cycles of the run's stimulus,
- * for --random-filter to put comparators on. */
-cosim::HotAddresses hot_addresses(const Options &o)
-{
-    cosim::HotAddresses hot;
-    etm_gen_params_t p = o.gen;
-    p.seed = o.seed;
-    p.issue_width = o.gen.issue_width == 2 ? 2 : o.cfg.issue_width;
-    etm_gen_t *g;
-    etm_diag_t d;
-    if (!o.vectors.empty() || !o.vcd.empty() || etm_gen_create(&g, &p, &d) != ETM_OK)
-        return hot;
-    etm_in_t in;
-    for (unsigned k = 0; k < 50000; k++) { /* an address as often as it runs: frequent ones are likelier */
-        etm_gen_next(g, &in, nullptr);
-        if (in.ivalid)
-            hot.insn.push_back(in.ia);
-        if (ETM_DACTL_SLOT(in.dactl))
-            hot.data.push_back(in.da);
-    }
-    etm_gen_free(g);
-    return hot;
-}
-
-/* Bins the configuration and stimulus are expected to reach. */
-std::vector<std::string> targeted_bins(const Options &o)
+/* Bins the configuration and stimulus are expected to reach (data packets:
+ * where ViewData was active, which the lockstep compares; a part without
+ * ViewData, the ETM-M3, traces no data). */
+std::vector<std::string> targeted_bins(const Options &o, const Coverage &cov)
 {
     std::vector<std::string> t;
     const etm_config_t &c = o.cfg;
@@ -550,10 +528,10 @@ std::vector<std::string> targeted_bins(const Options &o)
             t.push_back("sync-reason-periodic");
         /* Data trace (ETMCR[3] addresses, ETMCR[2] values): every data packet
          * kind the traffic can make. */
-        bool dvalue = (c.etmcr >> 2) & 1;
-        if (o.gen.data && (c.etmcr & 0xC))
+        bool dvalue = (c.etmcr >> 2) & 1, vd = cov.get("view-data-cycles") != 0;
+        if (o.gen.data && (c.etmcr & 0xC) && vd)
             t.push_back("pkt-normal-data");
-        if (o.gen.data_mix && dvalue)
+        if (o.gen.data_mix && dvalue && vd)
             t.insert(t.end(), { "pkt-ooo-placeholder", "pkt-ooo-data", "pkt-store-failed",
                                 "pkt-value-not-traced" });
     } else {
@@ -702,7 +680,7 @@ int main(int argc, char **argv)
             return 2;
     o.random_filter = filter_seed != 0;
     if (filter_seed) {
-        if (!cosim::random_filter(&o.cfg, filter_seed, hot_addresses(o))) {
+        if (!cosim::random_filter(&o.cfg, filter_seed)) {
             std::fprintf(stderr, "--random-filter %" PRIu64 ": no accepted programming found\n", filter_seed);
             return 2;
         }
@@ -762,7 +740,7 @@ int main(int argc, char **argv)
         for (const auto &b : cov.bins)
             std::printf("  %-24s %12" PRIu64 "\n", b.first.c_str(), b.second);
     }
-    std::vector<std::string> need = targeted_bins(o);
+    std::vector<std::string> need = targeted_bins(o, cov);
     need.insert(need.end(), o.require.begin(), o.require.end());
     int missing = 0;
     for (const std::string &b : need)
