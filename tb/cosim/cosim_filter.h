@@ -2,11 +2,15 @@
  * (etm_cosim --random-filter SEED): address comparators around the stimulus
  * generator's code and data, include/exclude regions, the start/stop block,
  * counters, ViewData and events over every resource the model evaluates.
+ * Comparators are often put on addresses a short run of the same stimulus
+ * executes or accesses (`hot`), so that the start/stop block starts and stops,
+ * regions are entered and left and counters reload on events.
  * Draws until etm_create accepts the image (the model refuses some mixes). */
 #ifndef ETM_COSIM_FILTER_H
 #define ETM_COSIM_FILTER_H
 
 #include <cstdint>
+#include <vector>
 
 #include "etm/etm.h"
 
@@ -43,8 +47,13 @@ inline uint32_t random_event(Rng &r, unsigned pairs, unsigned ncnt, unsigned bia
     return (uint32_t)(r.below(8) << 14 | res() << 7 | res());
 }
 
+/* Addresses seen in a short run of the stimulus: instructions and data. */
+struct HotAddresses {
+    std::vector<uint32_t> insn, data;
+};
+
 /* Program cfg's filter registers at random; returns the number of draws. */
-inline unsigned random_filter(etm_config_t *cfg, uint64_t seed)
+inline unsigned random_filter(etm_config_t *cfg, uint64_t seed, const HotAddresses &hot)
 {
     Rng r{ seed * 0x9E3779B97F4A7C15ull + 0x51ED27ull };
     etm_config_t base = *cfg;
@@ -66,19 +75,38 @@ inline unsigned random_filter(etm_config_t *cfg, uint64_t seed)
                 c.etmactr[n] = type | size << 3 | exact;
                 uint32_t window = data || r.pct(30) ? 0x20000000u : 0;
                 uint32_t a = window | (0x100 + r.below(0x3000)) * 2;
+                const std::vector<uint32_t> &h = data ? hot.data : hot.insn;
+                if (!h.empty() && r.pct(60)) {
+                    a = h[r.below((unsigned)h.size())];
+                    if (!data && r.pct(70)) { /* executed, Thumb: matches whenever it runs */
+                        size = 1;
+                        c.etmactr[n] = 1 | 1 << 3;
+                    }
+                }
                 c.etmacvr[n] = a & ~(size == 3 ? 3u : size == 1 ? 1u : 0u);
                 if (use == 2)
                     (data ? data_single : instr_single) |= 1u << n;
             }
             if (use < 2) {
                 c.etmactr[2 * k + 1] = c.etmactr[2 * k];
-                c.etmacvr[2 * k + 1] = c.etmacvr[2 * k] + 0x40 + r.below(0x2000) * 4;
+                c.etmacvr[2 * k + 1] = c.etmacvr[2 * k] + 0x40 + r.below(r.pct(50) ? 0x80 : 0x2000) * 4;
                 (use == 1 ? data_range : instr_range) |= 1u << k;
             }
         }
         c.etmtecr1 = (instr_range & r.below(256)) | (r.pct(70) ? 1u << 24 : 0) | (r.pct(20) ? 1u << 25 : 0);
         c.etmtecr2 = instr_single & r.below(65536);
         c.etmtsscr = (instr_single & r.below(65536)) | (instr_single & r.below(65536)) << 16;
+        if (instr_single && r.pct(80)) { /* mostly a start and a stop comparator */
+            auto pick = [&](uint32_t avoid) {
+                unsigned n;
+                do
+                    n = r.below(16);
+                while (!(instr_single >> n & 1) || ((avoid >> n & 1) && (instr_single & ~avoid)));
+                return 1u << n;
+            };
+            uint32_t st = pick(0);
+            c.etmtsscr = st | pick(st) << 16; /* different comparators where there are two */
+        }
         c.etmtesseicr = r.pct(30) ? (r.below(16) | r.below(16) << 16) : 0;
         c.etmteevr = random_event(r, pairs, ncnt, 75);
         c.etmtrigger = r.pct(30) ? 0x406F : random_event(r, pairs, ncnt, 0);

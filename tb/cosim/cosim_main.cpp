@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <string>
@@ -501,6 +502,41 @@ private:
     etm_stats_t stats_{};
 };
 
+/* The instruction and data addresses the run's stimulus uses most in its
+ * first cycles, for --random-filter to put comparators on. */
+cosim::HotAddresses hot_addresses(const Options &o)
+{
+    cosim::HotAddresses hot;
+    etm_gen_params_t p = o.gen;
+    p.seed = o.seed;
+    p.issue_width = o.gen.issue_width == 2 ? 2 : o.cfg.issue_width;
+    etm_gen_t *g;
+    etm_diag_t d;
+    if (!o.vectors.empty() || !o.vcd.empty() || etm_gen_create(&g, &p, &d) != ETM_OK)
+        return hot;
+    std::map<uint32_t, unsigned> insn, data;
+    etm_in_t in;
+    for (unsigned k = 0; k < 300000; k++) {
+        etm_gen_next(g, &in, nullptr);
+        if (in.ivalid)
+            insn[in.ia]++;
+        if (ETM_DACTL_SLOT(in.dactl))
+            data[in.da]++;
+    }
+    etm_gen_free(g);
+    auto top = [](const std::map<uint32_t, unsigned> &m, std::vector<uint32_t> &v) {
+        std::vector<std::pair<unsigned, uint32_t>> f;
+        for (const auto &e : m)
+            f.push_back({ e.second, e.first });
+        std::sort(f.begin(), f.end(), std::greater<>());
+        for (size_t i = 0; i < f.size() && i < 64; i++)
+            v.push_back(f[i].second);
+    };
+    top(insn, hot.insn);
+    top(data, hot.data);
+    return hot;
+}
+
 /* Bins the configuration and stimulus are expected to reach (data packets:
  * where ViewData was active, which the lockstep compares; a part without
  * ViewData, the ETM-M3, traces no data). */
@@ -680,7 +716,7 @@ int main(int argc, char **argv)
             return 2;
     o.random_filter = filter_seed != 0;
     if (filter_seed) {
-        if (!cosim::random_filter(&o.cfg, filter_seed)) {
+        if (!cosim::random_filter(&o.cfg, filter_seed, hot_addresses(o))) {
             std::fprintf(stderr, "--random-filter %" PRIu64 ": no accepted programming found\n", filter_seed);
             return 2;
         }
