@@ -525,6 +525,7 @@ module etm_packet (
   // resolve(): every value of entry k has come.
   task automatic resolve_entry(input logic [1:0] k);
     logic [31:0] v;
+    v = 32'd0;
     if (ent_imp_w[k]) begin  // imprecise abort: the data is ignored
       not_traced(k);
     end else begin
