@@ -95,8 +95,10 @@ inline unsigned random_filter(etm_config_t *cfg, uint64_t seed, const HotAddress
         }
         c.etmtecr1 = (instr_range & r.below(256)) | (r.pct(70) ? 1u << 24 : 0) | (r.pct(20) ? 1u << 25 : 0);
         c.etmtecr2 = instr_single & r.below(65536);
+        /* Mostly (80 %) replaced below by a start and a different stop
+         * comparator; drawn first all the same, so that a seed keeps its programming. */
         c.etmtsscr = (instr_single & r.below(65536)) | (instr_single & r.below(65536)) << 16;
-        if (instr_single && r.pct(80)) { /* mostly a start and a stop comparator */
+        if (instr_single && r.pct(80)) {
             auto pick = [&](uint32_t avoid) {
                 unsigned n;
                 do

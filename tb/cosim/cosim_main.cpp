@@ -502,17 +502,15 @@ private:
     etm_stats_t stats_{};
 };
 
-/* The instruction and data addresses the run's stimulus uses most in its
- * first cycles, for --random-filter to put comparators on. */
+/* The instruction and data addresses the run's stimulus (o.gen, seed and
+ * issue width settled) uses most in its first cycles, for --random-filter to
+ * put comparators on. */
 cosim::HotAddresses hot_addresses(const Options &o)
 {
     cosim::HotAddresses hot;
-    etm_gen_params_t p = o.gen;
-    p.seed = o.seed;
-    p.issue_width = o.gen.issue_width == 2 ? 2 : o.cfg.issue_width;
     etm_gen_t *g;
     etm_diag_t d;
-    if (!o.vectors.empty() || !o.vcd.empty() || etm_gen_create(&g, &p, &d) != ETM_OK)
+    if (!o.vectors.empty() || !o.vcd.empty() || etm_gen_create(&g, &o.gen, &d) != ETM_OK)
         return hot;
     std::map<uint32_t, unsigned> insn, data;
     etm_in_t in;
@@ -714,6 +712,16 @@ int main(int argc, char **argv)
     for (const std::string &s : sets)
         if (!parse_set(&o.cfg, s.c_str()))
             return 2;
+    if (o.gen.issue_width == 2)
+        o.cfg.issue_width = 2;
+    o.gen.issue_width = o.cfg.issue_width;
+    if (long_mode && !cycles_given)
+        o.cycles = kLongCycles;
+    if (o.shards > 1) {
+        o.cycles /= o.shards;
+        o.seed = mix(o.seed ^ mix(o.shard));
+    }
+    o.gen.seed = o.seed;
     o.random_filter = filter_seed != 0;
     if (filter_seed) {
         if (!cosim::random_filter(&o.cfg, filter_seed, hot_addresses(o))) {
@@ -725,16 +733,6 @@ int main(int argc, char **argv)
             etm_config_write(&o.cfg, stdout, "  ");
         }
     }
-    if (o.gen.issue_width == 2)
-        o.cfg.issue_width = 2;
-    o.gen.issue_width = o.cfg.issue_width;
-    if (long_mode && !cycles_given)
-        o.cycles = kLongCycles;
-    if (o.shards > 1) {
-        o.cycles /= o.shards;
-        o.seed = mix(o.seed ^ mix(o.shard));
-    }
-    o.gen.seed = o.seed;
     if (o.cfg.fifo_depth > ETM_COSIM_MAX_FIFO) {
         std::fprintf(stderr, "FIFO_DEPTH=%u is above the RTL's MaxFifoDepth (%u): rebuild with a larger "
                              "ETM_COSIM_MAX_FIFO\n", (unsigned)o.cfg.fifo_depth, (unsigned)ETM_COSIM_MAX_FIFO);
