@@ -386,37 +386,63 @@ module etm_packet (
   logic        dfull_w;
   logic [31:0] last_daddr_w;
 
-  // cbuf_put(): a cycle holds at most CycleBytesMax bytes, the rest is cut.
-  task automatic put_raw(input logic [7:0] b);
-    if (cn < 7'(etm_pkg::CycleBytesMax)) begin
-      cb[cn*8 +: 8] = b;
-      cn = cn + 7'd1;
-    end
+  // The bytes are gathered in the C's order, but not byte by byte: each packet is
+  // formed at fixed byte positions, packets are gathered into a fragment of at
+  // most FragBytes bytes by a small shift each, and each fragment goes into the
+  // cycle buffer by one wide shift (emit). Written a byte at a time at a running
+  // offset (the literal cbuf_put()), every byte would be a write port across the
+  // whole 96-byte buffer: hundreds of them, too many to synthesize.
+  localparam int unsigned FragBytes = 32;
+  localparam int unsigned CbBits = etm_pkg::CycleBytesMax * 8;
+  logic [FragBytes*8-1:0] fr;  // the fragment being gathered
+  logic [5:0]  fn;             // its length in bytes
+
+  // frag(): a packet of n bytes (f is zero beyond them) after the fragment's bytes.
+  task automatic frag(input logic [87:0] f, input logic [3:0] n);
+    logic [FragBytes*8-1:0] w;
+    w = '0;
+    w[87:0] = f;
+    fr = fr | (w << {fn, 3'b000});
+    fn = fn + {2'd0, n};
   endtask
 
-  task automatic put(input logic [7:0] b);
-    put_raw(b);
-    ls = 1'b0;
+  // emit(): the fragment to the cycle buffer; a cycle holds at most CycleBytesMax
+  // bytes, the rest is cut (cbuf_put()).
+  task automatic emit();
+    logic [CbBits-1:0] w;
+    logic [7:0] t;
+    w = '0;
+    w[FragBytes*8-1:0] = fr;
+    cb = cb | (w << {cn, 3'b000});
+    t = {1'b0, cn} + {2'd0, fn};
+    cn = (t > 8'(etm_pkg::CycleBytesMax)) ? 7'(etm_pkg::CycleBytesMax) : t[6:0];
+    fr = '0;
+    fn = 6'd0;
+  endtask
+
+  // put(): a packet of this stage (not data): last_single no longer holds.
+  task automatic put(input logic [87:0] f, input logic [3:0] n);
+    frag(f, n);
+    if (n != 4'd0) ls = 1'b0;
   endtask
 
   task automatic put_async();
-    for (int i = 0; i < 5; i++) put(8'h00);
-    put(etm_pkg::HdrAsyncLast);
+    put({40'd0, etm_pkg::HdrAsyncLast, 40'd0}, 4'd6);
     dfull_w = 1'b1;  // D-sync: the next data address is full
   endtask
 
   // ---- Data packets (dpacket.c); data bytes leave last_single alone ----------------
-  // put_daddr(): compressed against the last data address output.
-  task automatic put_daddr(input logic [31:0] a);
+  // daddr(): the data address compressed against the last one output, n bytes.
+  task automatic daddr(input logic [31:0] a, output logic [39:0] f, output logic [2:0] n);
     logic [31:0] x;
-    logic [2:0] n;
     x = a ^ last_daddr_w;
     n = dfull_w ? 3'd5 : x < 32'h80 ? 3'd1 : x < 32'h4000 ? 3'd2 : x < 32'h20_0000 ? 3'd3 :
         x < 32'h1000_0000 ? 3'd4 : 3'd5;
+    f = '0;
     for (int k = 0; k < 4; k++) begin
-      if (3'(k) < n) put_raw({3'(k + 1) < n, a[7*k +: 7]});
+      if (3'(k) < n) f[8*k +: 8] = {3'(k + 1) < n, a[7*k +: 7]};
     end
-    if (n == 3'd5) put_raw({4'd0, a[31:28]});
+    if (n == 3'd5) f[32 +: 8] = {4'd0, a[31:28]};
     last_daddr_w = a;
     dfull_w = 1'b0;
   endtask
@@ -430,38 +456,55 @@ module etm_packet (
     size_field = bytes == 3'd4 ? 2'd3 : bytes[1:0];
   endfunction
 
-  task automatic put_value(input logic [31:0] v, input logic [2:0] bytes);
+  // value_bytes(): the low `bytes` bytes of v, zero above.
+  function automatic logic [31:0] value_bytes(input logic [31:0] v, input logic [2:0] bytes);
+    value_bytes = '0;
     for (int k = 0; k < 4; k++) begin
-      if (3'(k) < bytes) put_raw(v[8*k +: 8]);
+      if (3'(k) < bytes) value_bytes[8*k +: 8] = v[8*k +: 8];
     end
+  endfunction
+
+  // A data header, then the address when a && data_addr_i.
+  task automatic hdr_daddr(input logic [7:0] h, input logic a, input logic [31:0] addr,
+                           output logic [47:0] f, output logic [2:0] dn);
+    logic [39:0] df;
+    df = '0;
+    dn = 3'd0;
+    if (a && data_addr_i) daddr(addr, df, dn);
+    f = {df, h};
   endtask
 
   task automatic put_normal(input logic a, input logic [31:0] addr, input logic valued, input logic [31:0] v);
-    logic [2:0] bytes;
+    logic [2:0] bytes, dn;
+    logic [47:0] f;
     bytes = valued ? value_size(v) : 3'd0;
     if (valued && bytes == 3'd0 && a && data_addr_i) bytes = 3'd1;  // 0 as one byte after an address
-    put_raw(etm_pkg::HdrNormalData | {2'b00, a, 1'b0, size_field(bytes), 2'b00});
-    if (a && data_addr_i) put_daddr(addr);
-    put_value(v, bytes);
+    hdr_daddr(etm_pkg::HdrNormalData | {2'b00, a, 1'b0, size_field(bytes), 2'b00}, a, addr, f, dn);
+    frag({40'd0, f} | ({56'd0, value_bytes(v, bytes)} << {dn + 3'd1, 3'b000}),
+         4'd1 + {1'b0, dn} + {1'b0, bytes});
   endtask
 
   task automatic put_vnt(input logic a_in, input logic [31:0] addr);
     logic a;
+    logic [2:0] dn;
+    logic [47:0] f;
     a = a_in || data_addr_i;  // with address tracing on, the address always goes with it
-    put_raw(etm_pkg::HdrValueNotTraced | {3'b000, a, 4'b0000});
-    if (a && data_addr_i) put_daddr(addr);
+    hdr_daddr(etm_pkg::HdrValueNotTraced | {3'b000, a, 4'b0000}, a, addr, f, dn);
+    frag({40'd0, f}, 4'd1 + {1'b0, dn});
   endtask
 
   task automatic put_placeholder(input logic a, input logic [31:0] addr, input logic [1:0] tag);
-    put_raw(etm_pkg::HdrOooPlaceholder | {2'b00, a, 1'b0, tag, 2'b00});
-    if (a && data_addr_i) put_daddr(addr);
+    logic [2:0] dn;
+    logic [47:0] f;
+    hdr_daddr(etm_pkg::HdrOooPlaceholder | {2'b00, a, 1'b0, tag, 2'b00}, a, addr, f, dn);
+    frag({40'd0, f}, 4'd1 + {1'b0, dn});
   endtask
 
   task automatic put_ooo(input logic [1:0] tag, input logic [31:0] v);
     logic [2:0] bytes;
     bytes = value_size(v);
-    put_raw(etm_pkg::HdrOooData | {1'b0, tag, 1'b0, size_field(bytes), 2'b00});
-    put_value(v, bytes);
+    frag({48'd0, value_bytes(v, bytes), etm_pkg::HdrOooData | {1'b0, tag, 1'b0, size_field(bytes), 2'b00}},
+         4'd1 + {1'b0, bytes});
   endtask
 
   // older(): x's address came before y's.
@@ -522,64 +565,73 @@ module etm_packet (
     free_entry(k);
   endtask
 
-  // resolve(): every value of entry k has come.
+  // resolve(): every value of entry k has come. An imprecise abort ignores the
+  // data (value not traced); a failed STREX traces the value 0, then Store failed.
+  // The placeholders of older NEW entries go first either way.
   task automatic resolve_entry(input logic [1:0] k);
     logic [31:0] v;
-    v = 32'd0;
-    if (ent_imp_w[k]) begin  // imprecise abort: the data is ignored
-      not_traced(k);
+    logic fresh;
+    fresh = ent_state_w[k] == DpNew;
+    v = ent_unal_w[k] ? etm_pkg::dslot_reg_view2(ent_ctl1_w[k], ent_dd1_w[k], ent_ctl2_w[k][10:3],
+                                                 ent_dd2_w[k])
+                      : etm_pkg::dslot_reg_view(ent_ctl1_w[k], ent_dd1_w[k]);
+    if (ent_fail_w[k]) v = 32'd0;
+    if (fresh) place_older(1'b1, k);
+    if (ent_imp_w[k]) begin
+      if (fresh) put_vnt(ent_a_w[k], ent_addr_w[k]);
     end else begin
-      v = ent_unal_w[k] ? etm_pkg::dslot_reg_view2(ent_ctl1_w[k], ent_dd1_w[k], ent_ctl2_w[k][10:3],
-                                                   ent_dd2_w[k])
-                        : etm_pkg::dslot_reg_view(ent_ctl1_w[k], ent_dd1_w[k]);
-      if (ent_fail_w[k]) v = 32'd0;  // a failed STREX: the value 0, then Store failed
-      if (ent_state_w[k] == DpNew) begin
-        place_older(1'b1, k);
-        put_normal(ent_a_w[k], ent_addr_w[k], 1'b1, v);
-      end else begin
-        put_ooo(k + 2'd1, v);
-      end
-      if (ent_fail_w[k]) put_raw(etm_pkg::HdrStoreFailed);
-      free_entry(k);
+      if (fresh) put_normal(ent_a_w[k], ent_addr_w[k], 1'b1, v);
+      else put_ooo(k + 2'd1, v);
+      if (ent_fail_w[k]) frag({80'd0, etm_pkg::HdrStoreFailed}, 4'd1);
     end
+    free_entry(k);
   endtask
 
   // A P-header segment; with data trace the NEW entries' placeholders go before
-  // its first P-header with atoms (dp_before_atoms).
+  // its first P-header with atoms (dp_before_atoms): after `at` of its bytes.
   task automatic put_seg(input int unsigned k);
+    logic [63:0] s, lo, hi;
+    logic [3:0] n, at;
+    logic pl;
+    s = ph_seg_i[k*64 +: 64];
+    n = ph_seg_len_i[k*4 +: 4];
+    if (n > 4'd8) n = 4'd8;
+    at = ph_atoms_at_i[k*4 +: 4];
+    pl = d_on && ph_atoms_wr_i[k] && at < 4'd8;
+    if (!pl || at > n) at = n;
+    lo = '0;
     for (int i = 0; i < 8; i++) begin
-      if (d_on && ph_atoms_wr_i[k] && 4'(i) == ph_atoms_at_i[k*4 +: 4]) place_older(1'b0, 2'd0);
-      if (4'(i) < ph_seg_len_i[k*4 +: 4]) put_raw(ph_seg_i[k*64 + i*8 +: 8]);
+      if (4'(i) < at) lo[i*8 +: 8] = s[i*8 +: 8];
     end
+    hi = s >> {at, 3'b000};
+    for (int i = 0; i < 8; i++) begin
+      if (4'(i) >= n - at) hi[i*8 +: 8] = 8'd0;
+    end
+    frag({24'd0, lo}, at);
+    if (pl) place_older(1'b0, 2'd0);
+    frag({24'd0, hi}, n - at);
     cw = cw + ph_seg_w_i[k*32 +: 32];
     if (ph_ls_wr_i[k]) ls = ph_ls_val_i[k];
   endtask
 
   task automatic put_branch(input logic [58:0] p);
-    for (int i = 0; i < 7; i++) begin
-      if (3'(i) < p[58:56]) put(p[i*8 +: 8]);
-    end
+    put({32'd0, p[55:0]}, {1'b0, p[58:56]});
   endtask
 
   // put_isync(): with_cc selects the 0x70 form with count cc.
   task automatic put_isync(input logic [1:0] rsn, input logic [31:1] addr, input logic with_cc,
                            input logic [31:0] cc);
     logic [42:0] ccb;
+    logic [39:0] tail;
+    tail = {addr[31:24], addr[23:16], addr[15:8], addr[7:1], 1'b1, 1'b0, rsn, 5'd0};  // bit 0: Thumb
     if (with_cc) begin
       ccb = etm_pkg::count_bytes(cc);
-      put(etm_pkg::HdrIsyncCc);
-      for (int i = 0; i < 5; i++) begin
-        if (3'(i) < ccb[42:40]) put(ccb[i*8 +: 8]);
-      end
+      put({40'd0, ccb[39:0], etm_pkg::HdrIsyncCc} | ({48'd0, tail} << {ccb[42:40] + 3'd1, 3'b000}),
+          4'd6 + {1'b0, ccb[42:40]});
       cw = cw + cc;
     end else begin
-      put(etm_pkg::HdrIsync);
+      put({40'd0, tail, etm_pkg::HdrIsync}, 4'd6);
     end
-    put({1'b0, rsn, 5'd0});
-    put({addr[7:1], 1'b1});  // bit 0: Thumb
-    put(addr[15:8]);
-    put(addr[23:16]);
-    put(addr[31:24]);
     if (rsn != etm_pkg::IsyncReasonPeriodic) dfull_w = 1'b1;
   endtask
 
@@ -589,6 +641,8 @@ module etm_packet (
     logic found;
     cb = '0;
     cn = 7'd0;
+    fr = '0;
+    fn = 6'd0;
     cw = 32'd0;
     ls = single_q;
     for (int i = 0; i < E; i++) begin
@@ -634,33 +688,50 @@ module etm_packet (
       ent_imp_w[k] = ent_imp_w[k] | ddctl_i[3];
       if (ent_need_w[k] == 2'd0) resolve_entry(k);
     end
+    emit();
 
+    // The fragments below stay within FragBytes bytes each (a segment with the
+    // placeholders of three entries is 26).
     if (pa_async) put_async();
     put_seg(SlotA);
-    if (pa_trig) put(etm_pkg::HdrTrigger);
+    emit();
+    if (pa_trig) put({80'd0, etm_pkg::HdrTrigger}, 4'd1);
     put_seg(SlotB);
+    emit();
     put_seg(SlotC);
+    emit();
     // Trace (re)starts: transfers still waiting for their values are placed first.
     if (ps_isync && d_on) place_older(1'b0, 2'd0);
     if (ps_async) put_async();
+    emit();
     // cycles_unsent(): cycles since the last W or count sent, this cycle's bytes included.
     if (ps_isync) put_isync(ps_reason, ps_addr, ca_i, wtotal_q - wsent_q - cw);
     if (ps_branch) put_branch(ps_branch_b);
+    emit();
     put_seg(SlotE);
-    if (pb_ret) put(etm_pkg::HdrExcReturn);
+    emit();
+    if (pb_ret) put({80'd0, etm_pkg::HdrExcReturn}, 4'd1);
     if (pb_branch) put_branch(pb_branch_b);
     if (pt_async) put_async();
+    emit();
     put_seg(SlotF);
-    if (pt_trig) put(etm_pkg::HdrTrigger);
+    if (pt_trig) put({80'd0, etm_pkg::HdrTrigger}, 4'd1);
+    emit();
     put_seg(SlotG);
+    emit();
     if (py_sync) begin
       put_async();
       put_isync(etm_pkg::IsyncReasonPeriodic, py_addr, 1'b0, 32'd0);
     end
+    emit();
     put_seg(SlotH);
+    emit();
     put_seg(SlotI);
+    emit();
     if (ph_branch) put_branch(ph_branch_b);
+    emit();
     put_seg(SlotJ);
+    emit();
 
     // D2 (dp_address): the cycle's transfer, after its instructions.
     if (d_on && x_kind != XferNone) begin
@@ -679,7 +750,9 @@ module etm_packet (
         if (x_kind == XferFirst) ins_started_w = 1'b0;
         if (x_traced) begin
           a = !ins_started_w || dactl_i[17];
+          emit();
           put_seg(SlotK);  // the instruction's atom before its first data packet
+          emit();
           ins_started_w = 1'b1;
           if (!view_data_i || !data_value_i) begin
             // Complete now: value not traced, or the address alone.
@@ -711,6 +784,7 @@ module etm_packet (
         end
       end
     end
+    emit();
   end
 
   assign cbuf_o = cb;

@@ -207,16 +207,22 @@ module etm_pipestat (
     lost = 1'b1;  // a branch's APO cycles still go out: its address is in the FIFO
   endtask
 
-  task automatic push_byte(input logic [7:0] b, input logic f);
-    pb[pn*8 +: 8] = b;
-    pf[pn] = f;
-    pn = pn + 8'd1;
+  // push(): n bytes of f (zero beyond n) after the bytes pushed so far; flag marks
+  // the first of them. One shift per packet keeps the push a few barrel shifters.
+  task automatic push(input logic [63:0] f, input logic [3:0] n, input logic flag);
+    logic [PushMax*8-1:0] w;
+    logic [PushMax-1:0] fl;
+    w = '0;
+    w[63:0] = f;
+    fl = '0;
+    fl[0] = flag && n != 4'd0;
+    pb = pb | (w << {pn, 3'b000});
+    pf = pf | (fl << pn);
+    pn = pn + {4'd0, n};
   endtask
 
   task automatic push_addr(input logic [42:0] p, input logic flag_first);
-    for (int i = 0; i < 5; i++) begin
-      if (3'(i) < p[42:40]) push_byte(p[i*8 +: 8], flag_first && i == 0);
-    end
+    push({24'd0, p[39:0]}, {1'b0, p[42:40]}, flag_first);
   endtask
 
   always_comb begin : status
@@ -226,6 +232,9 @@ module etm_pipestat (
     logic [3:0] t;
     logic [2:0] rsn;
     logic [16:0] apo;
+    logic [63:0] vb, vv;
+    logic [3:0] vn;
+    logic [7:0] vl;
     // Working copies of the arrays.
     for (int i = 0; i < Q; i++) begin
       seq_d[i] = seq_q[i];
@@ -294,6 +303,10 @@ module etm_pipestat (
     full = 1'b0;
     rsn = 3'd0;
     apo = 17'd0;
+    vb = '0;
+    vv = '0;
+    vn = 4'd0;
+    vl = 8'd0;
 
     if (end_i) begin
       // etm_pipestat_end(): the last instruction is resolved; data that never
@@ -436,14 +449,19 @@ module etm_pipestat (
           p_last_daddr = daddr_d[kk];
         end
         if (data && data_value_i) begin
+          // Each transfer's bytes, lane order, packed together: one push each.
           for (int x = 0; x < X; x++) begin
-            if (5'(x) < nxfer_d[kk]) begin
-              for (int lane = 0; lane < 8; lane++) begin
-                if (lanes_d[32'(kk) * X + x][lane]) begin
-                  push_byte(value_d[32'(kk) * X + x][lane*8 +: 8], 1'b0);
-                end
+            vb = '0;
+            vn = 4'd0;
+            vl = (5'(x) < nxfer_d[kk]) ? lanes_d[32'(kk) * X + x] : 8'd0;
+            vv = value_d[32'(kk) * X + x];
+            for (int lane = 0; lane < 8; lane++) begin
+              if (vl[lane]) begin
+                vb = vb | ({56'd0, vv[lane*8 +: 8]} << {vn, 3'b000});
+                vn = vn + 4'd1;
               end
             end
+            push(vb, vn, 1'b0);
           end
         end
         if (branch) begin
