@@ -173,10 +173,14 @@ module etm_pipestat (
       nxfer_d[k] = 5'd0;
       nwait_d[k] = 8'd0;
       daddr_d[k] = 32'd0;
-      for (int t = 0; t < X; t++) begin
-        lanes_d[32'(k) * X + t] = 8'd0;
-        got_d[32'(k) * X + t] = 1'b0;
-        value_d[32'(k) * X + t] = 64'd0;
+      // Its transfers, by constant index (a write at k * X + t for each t would
+      // be a write port across all Q * X transfers).
+      for (int g = 0; g < Q * X; g++) begin
+        if (3'(g / X) == k) begin
+          lanes_d[g] = 8'd0;
+          got_d[g] = 1'b0;
+          value_d[g] = 64'd0;
+        end
       end
       seqn = seqn + 16'd1;
       len = len + 4'd1;
