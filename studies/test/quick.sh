@@ -7,15 +7,42 @@ set -eu
 whatif=$1 studies=$2 out=$3
 check="$studies/check-sense.awk"
 rm -rf "$out"
+# The area sweep reads the Yosys table kept with the default study (synthesis
+# itself takes minutes: scripts/yosys-area).
+mkdir -p "$out"
+cp "$studies/default/area-area.txt" "$out/area-area.txt"
 "$whatif" "$studies/quick.study" -o "$out" --quiet
 for f in report.md results.csv modes-bits_per_insn.png modes-bits_per_insn.svg modes-packets.png \
          rate-rate.svg port-overflows.png fifo-overflows.png fifo-overflows.svg stall-held_pct.png \
-         timing-cpi.png issue-bits_per_insn.png; do
+         timing-cpi.png issue-bits_per_insn.png area-area.png area-area.svg area-area.dat; do
     [ -s "$out/$f" ] || { echo "quick.sh: $out/$f is missing or empty"; exit 1; }
 done
 grep -q '^| fnptr | ' "$out/report.md" || { echo "quick.sh: report.md has no table row for fnptr"; exit 1; }
 grep -q '^Knee (the smallest FIFO_DEPTH' "$out/report.md" || { echo "quick.sh: report.md has no knee"; exit 1; }
 awk -f "$check" "$out/results.csv"
+
+# The area table: every row of the script's output in the report and the plot's
+# data, and the figures sensible (flip-flops fewer than cells, a smaller FIFO
+# smaller in both).
+awk -v rep="$out/report.md" -v dat="$out/area-area.dat" '
+    FNR == 1 { next }
+    { n++; name[n] = $1; cells[$1] = $2; flops[$1] = $3
+      want = "| " $1 " | " $2 " | " $3 " | "
+      found = 0
+      while ((getline l < rep) > 0) if (index(l, want) == 1) found = 1
+      close(rep)
+      if (!found) { print "quick.sh: report.md lacks the area row " want; bad = 1 }
+      found = 0
+      while ((getline l < dat) > 0) if (l == "\"" $1 "\" " $2 " " $3) found = 1
+      close(dat)
+      if (!found) { print "quick.sh: area-area.dat lacks " $1; bad = 1 }
+      if ($3 + 0 <= 0 || $3 + 0 >= $2 + 0) { print "quick.sh: area row " $1 ": flip-flops not below cells"; bad = 1 } }
+    END {
+      if (n < 6) { print "quick.sh: the area table has " n " rows"; bad = 1 }
+      a = "v34-ca-fifo24-port1"; b = "v34-ca-fifo64-port1"
+      if (!(a in cells) || !(b in cells) || cells[a] >= cells[b] || flops[a] >= flops[b]) {
+        print "quick.sh: the 24-byte FIFO is not smaller than the 64-byte one"; bad = 1 }
+      exit bad }' "$out/area-area.txt"
 
 # mutant RULE CONDITION ASSIGNMENT: rows matching CONDITION get ASSIGNMENT (awk,
 # columns by name through c["name"]); the checker must fail naming RULE.
