@@ -194,7 +194,7 @@ static int apply_setting(conf_t *c, const char *kv, char *err, size_t errlen)
             return -1;
         }
     } else if (!strcmp(key, "ca") || !strcmp(key, "bb")) {
-        uint32_t bit = key[0] == 'c' ? ETM_CR_CYCLE_ACCURATE : ETM_CR_BRANCH_OUTPUT;
+        uint32_t bit = key[0] == 'c' ? ETM_FIELD_MASK(ETM_CR_CYCLE_ACCURATE) : ETM_FIELD_MASK(ETM_CR_BRANCH_OUTPUT);
         if (!is_num || num > 1) {
             snprintf(err, errlen, "%s wants 0 or 1", key);
             return -1;
@@ -253,7 +253,7 @@ static int conf_finish(conf_t *c, char *err, size_t errlen)
     if (c->port.width)
         c->cfg.port_bytes = 0;
     if (c->stall) {
-        c->cfg.etmcr |= ETM_CR_STALL;
+        c->cfg.etmcr |= ETM_FIELD_MASK(ETM_CR_STALL);
         c->cfg.etmfflr = c->stall;
     }
     if (c->issue == 2)
@@ -1245,8 +1245,8 @@ static int write_csv(const study_t *st, const plan_t *pl, const char *path)
                 csv_field(f, c->label);
                 fputc(',', f);
                 csv_field(f, st->wl[sw->wl[j]].name);
-                fprintf(f, ",%s,%s,%u,%u,0x%x,%u,%s,%g,%u,%u,", x, ver, !!(c->cfg.etmcr & ETM_CR_CYCLE_ACCURATE),
-                        !!(c->cfg.etmcr & ETM_CR_BRANCH_OUTPUT), (unsigned)c->cfg.etmcr, (unsigned)c->cfg.fifo_depth,
+                fprintf(f, ",%s,%s,%u,%u,0x%x,%u,%s,%g,%u,%u,", x, ver, !!(c->cfg.etmcr & ETM_FIELD_MASK(ETM_CR_CYCLE_ACCURATE)),
+                        !!(c->cfg.etmcr & ETM_FIELD_MASK(ETM_CR_BRANCH_OUTPUT)), (unsigned)c->cfg.etmcr, (unsigned)c->cfg.fifo_depth,
                         pt, capacity(c), c->stall, c->issue);
                 csv_field(f, t);
                 fprintf(f,

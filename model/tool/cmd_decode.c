@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "etm/config.h"
+#include "etm/config_text.h"
 #include "etm/coresight.h"
 #include "etm/decode_v3.h"
 #include "etm/vector.h"
@@ -718,7 +718,7 @@ int cmd_decode(int argc, char **argv)
             goto out;
         }
     }
-    if (!(cfg.etmccr & ETM_CCR_ETMIDR)) { /* ETMv1: the port, cycle by cycle (cmd_decode_v1.c) */
+    if (!ETM_FIELD_GET(ETM_CCR_ETMIDR, cfg.etmccr)) { /* ETMv1: the port, cycle by cycle (cmd_decode_v1.c) */
         etm_v1_window_t win[MAX_IMAGES];
         decode_v1_args_t v1;
         memset(&v1, 0, sizeof v1);
@@ -740,7 +740,7 @@ int cmd_decode(int argc, char **argv)
         goto out;
     }
     if (v7m < 0)
-        v7m = ETM_IDR_MINOR(cfg.etmidr) >= 4 && (cfg.etmidr & ETM_IDR_ALT_BRANCH) != 0;
+        v7m = ETM_FIELD_GET(ETM_IDR_MINOR, cfg.etmidr) >= 4 && ETM_FIELD_GET(ETM_IDR_ALT_BRANCH, cfg.etmidr) != 0;
 
     etm_v3dec_t *dec;
     etm_diag_t d;
@@ -749,7 +749,7 @@ int cmd_decode(int argc, char **argv)
         fprintf(stderr, "etm decode: configuration: %s\n", d.msg);
         goto out;
     }
-    o.cycle_acc = (cfg.etmcr & ETM_CR_CYCLE_ACCURATE) != 0;
+    o.cycle_acc = ETM_FIELD_GET(ETM_CR_CYCLE_ACCURATE, cfg.etmcr) != 0;
     o.v7m = v7m;
     o.name = path;
     if (o.packets)

@@ -126,7 +126,7 @@ int decode_v1_run(const decode_v1_args_t *a)
         fprintf(stderr, "etm decode: no --image: the ETMv1 decoder follows the program through the code "
                         "image and stops at the first instruction\n");
     o.elements = a->elements;
-    o.cycle_acc = (a->cfg->etmcr & ETM_CR_CYCLE_ACCURATE) != 0;
+    o.cycle_acc = ETM_FIELD_GET(ETM_CR_CYCLE_ACCURATE, a->cfg->etmcr) != 0;
     etm_v1dec_on_element(dec, print_el, &o);
 
     /* The configuration was taken from the file (vector header) or given for a VCD;

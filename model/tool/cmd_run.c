@@ -36,7 +36,7 @@ static void summary(const etm_ctx_t *etm, FILE *f)
             (unsigned long long)s->overflows, (unsigned long long)s->bytes_lost, (unsigned long long)s->cycles_lost,
             (unsigned long long)s->exceptions, (unsigned long long)s->triggers, (unsigned long long)s->violations,
             (unsigned long long)s->untraceable);
-    if (etm_get_config(etm)->etmcr & ETM_CR_STALL)
+    if (ETM_FIELD_GET(ETM_CR_STALL, etm_get_config(etm)->etmcr))
         fprintf(f, "FIFOFULL asserted in %llu cycles (the core would have stalled)\n",
                 (unsigned long long)s->fifofull_cycles);
     fprintf(f, "packets:");
@@ -106,7 +106,7 @@ int run_stimulus(const char *path, const source_opts_t *so, const char *const *s
         const char *n = etm_out_signals[i].name;
         int v1only = !strcmp(n, "PIPESTAT") || !strcmp(n, "TRACEPKT") || !strcmp(n, "TRACESYNC");
         int v3only = !strcmp(n, "V3BYTES");
-        if (!strcmp(n, "FIFOFULL") && !(cfg.etmcr & ETM_CR_STALL))
+        if (!strcmp(n, "FIFOFULL") && !ETM_FIELD_GET(ETM_CR_STALL, cfg.etmcr))
             continue; /* only where the configuration can stall the core */
         if ((ETM_V_MAJOR(ver) == 1 && !v3only) || (ETM_V_MAJOR(ver) == 3 && !v1only))
             omask |= 1ull << i;

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "etm/config.h"
+#include "etm/config_text.h"
 #include "etm/vcd.h"
 #include "etm/vector.h"
 

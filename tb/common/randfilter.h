@@ -76,7 +76,7 @@ static inline void rf_draw(etm_config_t *cfg, const rf_profile_t *p, int data, t
 {
     unsigned v = 0;
     etm_config_version(cfg, &v, NULL);
-    unsigned pairs = ETM_CCR_PAIRS(cfg->etmccr), ncnt = ETM_CCR_COUNTERS(cfg->etmccr);
+    unsigned pairs = ETM_FIELD_GET(ETM_CCR_PAIRS, cfg->etmccr), ncnt = ETM_FIELD_GET(ETM_CCR_COUNTERS, cfg->etmccr);
     int v1 = ETM_V_MAJOR(v) == 1;
     unsigned neice = v >= ETM_V(3, 4) ? (cfg->etmccer >> 16) & 0xf : 2;
     int ss_block = v == ETM_V(1, 2) || v == ETM_V(1, 3) || (!v1 && ((cfg->etmccr >> 26) & 1));
@@ -167,7 +167,7 @@ static inline void rf_draw(etm_config_t *cfg, const rf_profile_t *p, int data, t
 /* The filter registers of cfg as NAME=0xVALUE words. */
 static inline void rf_describe(const etm_config_t *cfg, int data, char *desc, size_t dsize)
 {
-    unsigned pairs = ETM_CCR_PAIRS(cfg->etmccr), ncnt = ETM_CCR_COUNTERS(cfg->etmccr);
+    unsigned pairs = ETM_FIELD_GET(ETM_CCR_PAIRS, cfg->etmccr), ncnt = ETM_FIELD_GET(ETM_CCR_COUNTERS, cfg->etmccr);
     if (desc && dsize) {
         char *o = desc;
         size_t left = dsize;

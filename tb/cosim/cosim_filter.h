@@ -59,8 +59,8 @@ inline unsigned random_filter(etm_config_t *cfg, uint64_t seed, const HotAddress
     etm_config_t base = *cfg;
     for (unsigned tries = 1; tries <= 10000; tries++) {
         etm_config_t c = base;
-        unsigned pairs = ETM_CCR_PAIRS(c.etmccr);
-        unsigned ncnt = ETM_CCR_COUNTERS(c.etmccr);
+        unsigned pairs = ETM_FIELD_GET(ETM_CCR_PAIRS, c.etmccr);
+        unsigned ncnt = ETM_FIELD_GET(ETM_CCR_COUNTERS, c.etmccr);
         if (pairs > 8)
             pairs = 8;
         uint32_t instr_single = 0, data_single = 0, instr_range = 0, data_range = 0;

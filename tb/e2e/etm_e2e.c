@@ -436,7 +436,7 @@ static int run_program(const opts_t *o, const char *program, result_t *res)
     unsigned ver = 0;
     etm_config_version(&o->cfg, &ver, NULL);
     int v1 = ETM_V_MAJOR(ver) == 1;
-    int ca = (o->cfg.etmcr & ETM_CR_CYCLE_ACCURATE) != 0;
+    int ca = ETM_FIELD_GET(ETM_CR_CYCLE_ACCURATE, o->cfg.etmcr) != 0;
 
     qrec_source_t src;
     if (qrec_source_open(&src, &o->so, program, err, sizeof err) != 0) {
@@ -982,8 +982,8 @@ int main(int argc, char **argv)
         }
         /* Both cycle-accurate settings of the same configuration. */
         opts_t on = o, off = o;
-        on.cfg.etmcr |= ETM_CR_CYCLE_ACCURATE;
-        off.cfg.etmcr &= ~ETM_CR_CYCLE_ACCURATE;
+        on.cfg.etmcr |= ETM_FIELD_MASK(ETM_CR_CYCLE_ACCURATE);
+        off.cfg.etmcr &= ~ETM_FIELD_MASK(ETM_CR_CYCLE_ACCURATE);
         on.quiet = off.quiet = 1;
         result_t ron, roff;
         int r1 = run_program(&on, progs[p], &ron);

@@ -817,7 +817,7 @@ int main(int argc, char **argv)
 
     if (random_filter) {
         char desc[2048];
-        if (rf_choose(&cfg, &gp, filter_seed, cycles, (cfg.etmcr & (ETM_CR_DATA_ADDR | ETM_CR_DATA_VALUE)) != 0, desc,
+        if (rf_choose(&cfg, &gp, filter_seed, cycles, (cfg.etmcr & (ETM_FIELD_PUT(ETM_CR_DATA_ACCESS, ETM_DATA_ACCESS_ADDR) | ETM_FIELD_PUT(ETM_CR_DATA_ACCESS, ETM_DATA_ACCESS_VALUE))) != 0, desc,
                       sizeof desc, &d) != 0) {
             fprintf(stderr, "random filter %" PRIu64 " refused: %s\n", filter_seed, d.msg);
             return 2;
@@ -849,7 +849,7 @@ int main(int argc, char **argv)
     judges[1].on = strcmp(which, "ocsd") != 0;
     for (int k = 0; k < 2; k++) {
         judges[k].q = judges[k].on ? (xitem_t *)calloc(QCAP, sizeof(xitem_t)) : NULL;
-        judges[k].ca = (cfg.etmcr & ETM_CR_CYCLE_ACCURATE) != 0;
+        judges[k].ca = ETM_FIELD_GET(ETM_CR_CYCLE_ACCURATE, cfg.etmcr) != 0;
         judges[k].no_cycles = no_cycles;
         judges[k].img = img;
         if (judges[k].on && !judges[k].q)
@@ -860,8 +860,8 @@ int main(int argc, char **argv)
     /* Data trace: the project's decoder reports the transfers (the data judge);
      * OpenCSD decodes the instruction flow of the stream without its data packets
      * and parses every packet of the whole stream (pk). */
-    int data_trace = (cfg.etmcr & (ETM_CR_DATA_ADDR | ETM_CR_DATA_VALUE)) != 0;
-    int addr_only = (cfg.etmcr & (ETM_CR_DATA_ADDR | ETM_CR_DATA_VALUE)) == ETM_CR_DATA_ADDR;
+    int data_trace = (cfg.etmcr & (ETM_FIELD_PUT(ETM_CR_DATA_ACCESS, ETM_DATA_ACCESS_ADDR) | ETM_FIELD_PUT(ETM_CR_DATA_ACCESS, ETM_DATA_ACCESS_VALUE))) != 0;
+    int addr_only = (cfg.etmcr & (ETM_FIELD_PUT(ETM_CR_DATA_ACCESS, ETM_DATA_ACCESS_ADDR) | ETM_FIELD_PUT(ETM_CR_DATA_ACCESS, ETM_DATA_ACCESS_VALUE))) == ETM_FIELD_PUT(ETM_CR_DATA_ACCESS, ETM_DATA_ACCESS_ADDR);
     static djudge_t dj;
     static pkcmp_t pk;
     if (data_trace && !wj->on) {
@@ -870,8 +870,8 @@ int main(int argc, char **argv)
     }
     memset(&dj, 0, sizeof dj);
     dj.j = wj;
-    dj.addr_on = (cfg.etmcr & ETM_CR_DATA_ADDR) != 0;
-    dj.value_on = (cfg.etmcr & ETM_CR_DATA_VALUE) != 0;
+    dj.addr_on = (cfg.etmcr & ETM_FIELD_PUT(ETM_CR_DATA_ACCESS, ETM_DATA_ACCESS_ADDR)) != 0;
+    dj.value_on = (cfg.etmcr & ETM_FIELD_PUT(ETM_CR_DATA_ACCESS, ETM_DATA_ACCESS_VALUE)) != 0;
     dj.q = data_trace ? (xdata_t *)calloc(DQCAP, sizeof(xdata_t)) : NULL;
     if (data_trace && !dj.q)
         return 2;
@@ -907,7 +907,7 @@ int main(int argc, char **argv)
         ocsd_etmv3_cfg oc;
         memset(&oc, 0, sizeof oc);
         oc.reg_idr = cfg.etmidr;
-        oc.reg_ctrl = cfg.etmcr & ~(ETM_CR_DATA_ADDR | ETM_CR_DATA_VALUE); /* it gets no data packets */
+        oc.reg_ctrl = cfg.etmcr & ~(ETM_FIELD_PUT(ETM_CR_DATA_ACCESS, ETM_DATA_ACCESS_ADDR) | ETM_FIELD_PUT(ETM_CR_DATA_ACCESS, ETM_DATA_ACCESS_VALUE)); /* it gets no data packets */
         oc.reg_ccer = cfg.etmccer;
         oc.reg_trc_id = cfg.etmtraceidr;
         oc.arch_ver = ARCH_V7;

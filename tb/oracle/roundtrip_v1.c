@@ -301,8 +301,8 @@ int main(int argc, char **argv)
     j.q = (xitem_t *)calloc(QCAP, sizeof *j.q);
     if (!j.q)
         return 2;
-    j.data_addr = (cfg.etmcr & ETM_CR_DATA_ADDR) != 0;
-    j.data_value = (cfg.etmcr & ETM_CR_DATA_VALUE) != 0;
+    j.data_addr = (cfg.etmcr & ETM_FIELD_PUT(ETM_CR_DATA_ACCESS, ETM_DATA_ACCESS_ADDR)) != 0;
+    j.data_value = (cfg.etmcr & ETM_FIELD_PUT(ETM_CR_DATA_ACCESS, ETM_DATA_ACCESS_VALUE)) != 0;
     etm_v1dec_on_element(dec, on_elem, &j);
     etm_v1dec_set_windows(dec, win, 2);
 

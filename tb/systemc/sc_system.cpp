@@ -141,7 +141,7 @@ int sc_main(int argc, char **argv)
                                      "the core clock: use sc_lockstep");
         cfg.port_bytes = 0;
         if (fflr > 0) {
-            cfg.etmcr |= ETM_CR_STALL;
+            cfg.etmcr |= ETM_FIELD_MASK(ETM_CR_STALL);
             cfg.etmfflr = (uint32_t)fflr;
         }
         sc_clock clk("clk", sc_time(10, SC_NS), 0.5, sc_time(10, SC_NS), true);

@@ -261,8 +261,8 @@ static void test_write_roundtrip(void)
         etm_config_preset(&a, etm_config_preset_names[iter % 12]);
         a.etmcr ^= (uint32_t)(test_rand(&rng) & 0x1000);
         a.etmtraceidr = (uint32_t)(test_rand(&rng) % 0x70);
-        if (ETM_CCR_PAIRS(a.etmccr))
-            a.etmacvr[test_rand(&rng) % (2 * ETM_CCR_PAIRS(a.etmccr))] = (uint32_t)test_rand(&rng);
+        if (ETM_FIELD_GET(ETM_CCR_PAIRS, a.etmccr))
+            a.etmacvr[test_rand(&rng) % (2 * ETM_FIELD_GET(ETM_CCR_PAIRS, a.etmccr))] = (uint32_t)test_rand(&rng);
         FILE *f = tmpfile();
         CHECK(f != NULL);
         if (!f)

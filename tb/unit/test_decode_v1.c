@@ -1016,7 +1016,7 @@ static void test_td_wt(void)
     C(TD, 0x01, 0); /* 5 */
     C(TD, 0x00, 0); /* 6 */
     etm_config_t cfg;
-    config(&cfg, "etmv1.2", etmcr(8, 0) | ETM_CR_CYCLE_ACCURATE);
+    config(&cfg, "etmv1.2", etmcr(8, 0) | ETM_FIELD_MASK(ETM_CR_CYCLE_ACCURATE));
     decode_cfg(&cfg, ETM_V1DEC_STRICT, 0);
     EXPECT_OK();
     decode(8, 0); /* not cycle-accurate: TRACEPKT[0] must be 0 (strict) */
@@ -1145,7 +1145,7 @@ static void test_malformed(void)
     C(IE, 0x80, 0); /* 3: beq as IE */
     C(WT, 0x10, 0);
     C(IE, 0x00, 0); /* 5 */
-    config(&cfg, "etmv1.2", etmcr(8, 0) | ETM_CR_BRANCH_OUTPUT);
+    config(&cfg, "etmv1.2", etmcr(8, 0) | ETM_FIELD_MASK(ETM_CR_BRANCH_OUTPUT));
     decode_cfg(&cfg, 0, 0);
     EXPECT_ERR(5, "the branch at cycle 3 left no BE");
     config(&cfg, "etmv1.2", etmcr(8, 0));
@@ -1294,7 +1294,7 @@ static void test_config(void)
     CHECK_STR_CONTAINS(diag.msg, "ETMCCR[31]");
     config(&cfg, "etmv1.2", etmcr(8, 0) | (3u << 4));
     CHECK_EQ(etm_v1dec_create(&d, &cfg, 0, 0, &diag), ETM_ERR_UNSUPPORTED);
-    config(&cfg, "etmv1.2", etmcr(8, 0) | ETM_CR_HALF_RATE);
+    config(&cfg, "etmv1.2", etmcr(8, 0) | ETM_FIELD_MASK(ETM_CR_HALF_RATE));
     CHECK_EQ(etm_v1dec_create(&d, &cfg, 0, 0, &diag), ETM_ERR_UNSUPPORTED);
     config(&cfg, "etmv1.1", etmcr(8, 0) | (1u << 14));
     CHECK_EQ(etm_v1dec_create(&d, &cfg, 0, 0, &diag), ETM_ERR_UNSUPPORTED);

@@ -482,7 +482,7 @@ static void test_api(void)
     CHECK_EQ(etm_get_stats(e2)->violations, 1);
     etm_destroy(e2);
     /* Unsupported features are refused with a reason. */
-    cfg.etmcr |= ETM_CR_DATA_VALUE;
+    cfg.etmcr |= ETM_FIELD_PUT(ETM_CR_DATA_ACCESS, ETM_DATA_ACCESS_VALUE);
     CHECK_EQ(etm_create(&e2, &cfg, &d), ETM_ERR_UNSUPPORTED);
     CHECK_STR_CONTAINS(d.msg, "data trace");
     etm_config_default(&cfg);
@@ -491,7 +491,7 @@ static void test_api(void)
     CHECK_EQ(etm_create(&e2, &cfg, &d), ETM_ERR_UNSUPPORTED);
     /* Programming bit set: no trace at all. */
     etm_config_default(&cfg);
-    cfg.etmcr |= ETM_CR_PROGRAMMING;
+    cfg.etmcr |= ETM_FIELD_MASK(ETM_CR_PROGRAMMING);
     CHECK_EQ(etm_create(&e2, &cfg, &d), ETM_OK);
     for (int k = 0; k < 10; k++)
         etm_step(e2, &a, &o);

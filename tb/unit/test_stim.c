@@ -209,7 +209,7 @@ static void fifofull_case(void)
     for (int stall = 0; stall < 2; stall++) {
         etm_config_t cfg;
         etm_config_default(&cfg);
-        cfg.etmcr = 0x1810 | (stall ? ETM_CR_STALL : 0);
+        cfg.etmcr = 0x1810 | (stall ? ETM_FIELD_MASK(ETM_CR_STALL) : 0);
         cfg.etmfflr = 24;
         cfg.fifo_depth = 24;
         cfg.etmsyncfr = 0x20;

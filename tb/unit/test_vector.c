@@ -86,7 +86,7 @@ static void test_roundtrip(void)
     test_rng_t rng = { 99 };
     etm_config_t cfg;
     etm_config_preset(&cfg, "etmv3.5");
-    cfg.etmcr |= ETM_CR_CYCLE_ACCURATE;
+    cfg.etmcr |= ETM_FIELD_MASK(ETM_CR_CYCLE_ACCURATE);
     for (int pass = 0; pass < 2; pass++) {
         uint64_t mask = pass == 0 ? 0 : 0x155555; /* all columns, then every other one */
         FILE *f = tmpfile();

@@ -1,25 +1,25 @@
-/* etm/etm.h - everything of libetm in one include. */
+/* etm/etm.h - everything of libetm in one include: the definitions, the
+ * register image, the ETM core, the decoders, file I/O and stimulus
+ * (docs/architecture.md shows the layers). */
 #ifndef ETM_ETM_H
 #define ETM_ETM_H
 
 #include "etm/check.h"
+#include "etm/cm3.h"
 #include "etm/config.h"
+#include "etm/config_text.h"
+#include "etm/coresight.h"
 #include "etm/dataslot.h"
+#include "etm/decode_v1.h"
+#include "etm/decode_v3.h"
 #include "etm/error.h"
 #include "etm/gen.h"
 #include "etm/model.h"
+#include "etm/regmap.h"
 #include "etm/signals.h"
+#include "etm/stim.h"
 #include "etm/vcd.h"
 #include "etm/vector.h"
+#include "etm/version.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-/* "major.minor.patch" of the library. */
-const char *etm_version_string(void);
-
-#ifdef __cplusplus
-}
-#endif
 #endif

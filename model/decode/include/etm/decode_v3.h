@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "etm/config.h"
+#include "etm/regmap.h"
 #include "etm/error.h"
 
 #ifdef __cplusplus

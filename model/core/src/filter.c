@@ -26,22 +26,22 @@ typedef struct item {
 
 #define EV_NEVER 0x406Fu
 
-static unsigned event_resource_a(uint32_t ev) { return ev & 0x7f; }
-static unsigned event_resource_b(uint32_t ev) { return (ev >> 7) & 0x7f; }
+static unsigned event_resource_a(uint32_t ev) { return ETM_FIELD_GET(ETM_EVENT_RESOURCE_A, ev); }
+static unsigned event_resource_b(uint32_t ev) { return ETM_FIELD_GET(ETM_EVENT_RESOURCE_B, ev); }
 
 void etm_filter_setup(const etm_config_t *c, unsigned version, filter_setup_t *f)
 {
     memset(f, 0, sizeof *f);
     f->v31 = version >= ETM_V(3, 1);
     f->v1 = ETM_V_MAJOR(version) == 1;
-    unsigned pairs = ETM_CCR_PAIRS(c->etmccr);
+    unsigned pairs = ETM_FIELD_GET(ETM_CCR_PAIRS, c->etmccr);
     for (unsigned n = 0; n < 2 * pairs && n < ETM_NUM_ADDR_COMP; n++) {
-        unsigned type = c->etmactr[n] & 7, size = (c->etmactr[n] >> 3) & 3;
+        unsigned type = ETM_FIELD_GET(ETM_ACTR_TYPE, c->etmactr[n]), size = ETM_FIELD_GET(ETM_ACTR_SIZE, c->etmactr[n]);
         f->acvr[n] = c->etmacvr[n];
         f->atype[n] = (uint8_t)type;
         f->amask[n] = size == 3 ? ~3u : size == 1 ? ~1u : ~0u;
         f->asize[n] = (uint8_t)(size == 3 ? 4 : size == 1 ? 2 : 1);
-        int exact = (c->etmactr[n] >> 7) & 1;
+        int exact = (int)ETM_FIELD_GET(ETM_ACTR_EXACT, c->etmactr[n]);
         if (type >= 1 && type <= 3) {
             f->s_instr |= (uint16_t)(1u << n);
             f->s_exact |= (uint16_t)(exact << n);
@@ -58,29 +58,29 @@ void etm_filter_setup(const etm_config_t *c, unsigned version, filter_setup_t *f
         if ((f->s_data >> (2 * k)) & 1)
             f->r_data |= (uint8_t)(1u << k);
     }
-    f->ie_always = pairs == 0 && ((c->etmccr >> 8) & 0x1f) == 0;
-    f->exclude = (c->etmtecr1 >> 24) & 1;
-    f->use_ss = (c->etmtecr1 >> 25) & 1;
-    f->te_range = (uint8_t)(c->etmtecr1 & 0xff);
-    f->te_single = (uint16_t)(c->etmtecr2 & 0xffff);
-    f->ss_start = (uint16_t)(c->etmtsscr & 0xffff);
-    f->ss_stop = (uint16_t)(c->etmtsscr >> 16);
-    f->eice_start = (uint8_t)(c->etmtesseicr & 0xff);
-    f->eice_stop = (uint8_t)((c->etmtesseicr >> 16) & 0xff);
-    f->vd_in_s = (uint16_t)(c->etmvdcr1 & 0xffff);
-    f->vd_ex_s = (uint16_t)(c->etmvdcr1 >> 16);
-    f->vd_in_r = (uint8_t)(c->etmvdcr3 & 0xff);
-    f->vd_ex_r = (uint8_t)((c->etmvdcr3 >> 8) & 0xff);
-    f->vd_exonly = (c->etmvdcr3 >> 16) & 1;
-    f->ncnt = (uint8_t)ETM_CCR_COUNTERS(c->etmccr);
-    f->reduced1 = version >= ETM_V(3, 5) && ((c->etmccer >> 27) & 1);
+    f->ie_always = pairs == 0 && ETM_FIELD_GET(ETM_CCR_DECODERS, c->etmccr) == 0;
+    f->exclude = (uint8_t)ETM_FIELD_GET(ETM_TECR1_EXCLUDE, c->etmtecr1);
+    f->use_ss = (uint8_t)ETM_FIELD_GET(ETM_TECR1_START_STOP, c->etmtecr1);
+    f->te_range = (uint8_t)ETM_FIELD_GET(ETM_TECR1_RANGE, c->etmtecr1);
+    f->te_single = (uint16_t)ETM_FIELD_GET(ETM_TECR2_SINGLE, c->etmtecr2);
+    f->ss_start = (uint16_t)ETM_FIELD_GET(ETM_TSSCR_START, c->etmtsscr);
+    f->ss_stop = (uint16_t)ETM_FIELD_GET(ETM_TSSCR_STOP, c->etmtsscr);
+    f->eice_start = (uint8_t)ETM_FIELD_GET(ETM_TESSEICR_START, c->etmtesseicr);
+    f->eice_stop = (uint8_t)ETM_FIELD_GET(ETM_TESSEICR_STOP, c->etmtesseicr);
+    f->vd_in_s = (uint16_t)ETM_FIELD_GET(ETM_VDCR1_INCLUDE, c->etmvdcr1);
+    f->vd_ex_s = (uint16_t)ETM_FIELD_GET(ETM_VDCR1_EXCLUDE, c->etmvdcr1);
+    f->vd_in_r = (uint8_t)ETM_FIELD_GET(ETM_VDCR3_INCLUDE, c->etmvdcr3);
+    f->vd_ex_r = (uint8_t)ETM_FIELD_GET(ETM_VDCR3_EXCLUDE, c->etmvdcr3);
+    f->vd_exonly = (uint8_t)ETM_FIELD_GET(ETM_VDCR3_EXCLUDE_ONLY, c->etmvdcr3);
+    f->ncnt = (uint8_t)ETM_FIELD_GET(ETM_CCR_COUNTERS, c->etmccr);
+    f->reduced1 = version >= ETM_V(3, 5) && ETM_FIELD_GET(ETM_CCER_REDUCED_COUNTER, c->etmccer);
     f->teevr = c->etmteevr & 0x1ffff;
     f->trigger = c->etmtrigger & 0x1ffff;
     f->vdevr = c->etmvdevr & 0x1ffff;
     for (unsigned i = 0; i < ETM_NUM_COUNTERS; i++) {
         int present = i < f->ncnt;
         /* ETMv1: ETMCNTENR[17] = 0 counts every cycle; the event is then 0x6F. */
-        f->cntenr[i] = !present ? EV_NEVER : f->v1 && !((c->etmcntenr[i] >> 17) & 1) ? 0x6Fu : c->etmcntenr[i] & 0x1ffff;
+        f->cntenr[i] = !present ? EV_NEVER : f->v1 && !ETM_FIELD_GET(ETM_CNTENR_SOURCE, c->etmcntenr[i]) ? 0x6Fu : c->etmcntenr[i] & 0x1ffff;
         f->cntrldevr[i] = present ? c->etmcntrldevr[i] & 0x1ffff : EV_NEVER;
         f->cntrldvr[i] = (uint16_t)c->etmcntrldvr[i];
         f->cntvr[i] = (uint16_t)c->etmcntvr[i];

@@ -36,7 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "etm/config.h"
+#include "etm/regmap.h"
 #include "etm/error.h"
 #include "etm/signals.h"
 

@@ -1136,7 +1136,7 @@ etm_err_t etm_v1dec_create(etm_v1dec_t **out, const etm_config_t *cfg, size_t hi
     if (!out || !cfg)
         return ETM_ERR_ARG;
     *out = NULL;
-    if (cfg->etmccr & ETM_CCR_ETMIDR) {
+    if (ETM_FIELD_GET(ETM_CCR_ETMIDR, cfg->etmccr)) {
         if (diag) {
             etm_diag_clear(diag);
             diag->code = ETM_ERR_UNSUPPORTED;
@@ -1148,19 +1148,19 @@ etm_err_t etm_v1dec_create(etm_v1dec_t **out, const etm_config_t *cfg, size_t hi
     if ((e = etm_config_version(cfg, &version, diag)) != ETM_OK)
         return e;
     uint32_t cr = cfg->etmcr;
-    unsigned ps = ((cr >> ETM_CR_PORTSIZE_SHIFT) & 7u) | ((cr & ETM_CR_PORTSIZE3) ? 8u : 0u);
+    unsigned ps = ETM_FIELD_GET(ETM_CR_PORTSIZE, cr) | (ETM_FIELD_GET(ETM_CR_PORTSIZE3, cr) ? 8u : 0u);
     const char *why = NULL;
     char buf[160];
     if (ps > 2) {
         snprintf(buf, sizeof buf, "ETMCR port size %u: an ETMv1 port is 4 (0), 8 (1) or 16 (2) bits", ps);
         why = buf;
-    } else if (cr & ETM_CR_HALF_RATE) {
+    } else if ETM_FIELD_GET(ETM_CR_HALF_RATE, cr) {
         why = "ETMCR[13] half-rate clocking is not decoded";
-    } else if ((cr >> ETM_CR_PORTMODE_SHIFT) & 3u) {
+    } else if ETM_FIELD_GET(ETM_CR_PORT_MODE, cr) {
         why = "ETMCR[17:16] multiplexed/demultiplexed port modes are not decoded";
-    } else if (cr & ETM_CR_MONITOR_CPRT) {
+    } else if ETM_FIELD_GET(ETM_CR_MONITOR_CPRT, cr) {
         why = "ETMCR[1] CPRT tracing is not decoded";
-    } else if (((cr >> ETM_CR_CTXID_SHIFT) & 3u) && version < ETM_V(1, 2)) {
+    } else if (ETM_FIELD_GET(ETM_CR_CTXID_SIZE, cr) && version < ETM_V(1, 2)) {
         why = "ETMCR[15:14] context ID exists from ETMv1.2";
     }
     if (why) {
@@ -1177,11 +1177,11 @@ etm_err_t etm_v1dec_create(etm_v1dec_t **out, const etm_config_t *cfg, size_t hi
     d->version = version;
     d->port = ps == 0 ? 4u : ps == 1 ? 8u : 16u;
     d->data_mode = (cr >> 2) & 3u;
-    d->branch_output = (cr & ETM_CR_BRANCH_OUTPUT) != 0;
-    d->cycle_acc = (cr & ETM_CR_CYCLE_ACCURATE) != 0;
+    d->branch_output = ETM_FIELD_GET(ETM_CR_BRANCH_OUTPUT, cr) != 0;
+    d->cycle_acc = ETM_FIELD_GET(ETM_CR_CYCLE_ACCURATE, cr) != 0;
     {
         static const unsigned char ctx_bytes[4] = { 0, 1, 2, 4 };
-        d->ctxid_bytes = ctx_bytes[(cr >> ETM_CR_CTXID_SHIFT) & 3u];
+        d->ctxid_bytes = ctx_bytes[ETM_FIELD_GET(ETM_CR_CTXID_SIZE, cr)];
     }
     d->flags = flags;
     if (!history) {

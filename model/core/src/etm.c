@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "etm/etm.h"
 #include "etm/model.h"
 #include "stages.h"
 #include "util.h"
@@ -45,27 +44,27 @@ static void mode_from_config(const etm_config_t *c, etm_mode_t *m)
     memset(m, 0, sizeof *m);
     m->version = v;
     m->v3 = ETM_V_MAJOR(v) == 3;
-    m->cycle_accurate = (c->etmcr & ETM_CR_CYCLE_ACCURATE) != 0;
-    m->branch_broadcast = (c->etmcr & ETM_CR_BRANCH_OUTPUT) != 0;
-    m->alt_branch = v >= ETM_V(3, 4) && (c->etmidr & ETM_IDR_ALT_BRANCH);
+    m->cycle_accurate = ETM_FIELD_GET(ETM_CR_CYCLE_ACCURATE, c->etmcr) != 0;
+    m->branch_broadcast = ETM_FIELD_GET(ETM_CR_BRANCH_OUTPUT, c->etmcr) != 0;
+    m->alt_branch = v >= ETM_V(3, 4) && ETM_FIELD_GET(ETM_IDR_ALT_BRANCH, c->etmidr);
     m->format4 = v >= ETM_V(3, 3);
     m->sync_in_bytes = v >= ETM_V(3, 1);
-    m->enabled = !(c->etmcr & (ETM_CR_POWERDOWN | ETM_CR_PROGRAMMING));
-    m->sync_period = c->etmsyncfr & 0xfff;
+    m->enabled = !(ETM_FIELD_GET(ETM_CR_POWERDOWN, c->etmcr) || ETM_FIELD_GET(ETM_CR_PROGRAMMING, c->etmcr));
+    m->sync_period = ETM_FIELD_GET(ETM_SYNCFR_PERIOD, c->etmsyncfr);
     m->fifo_depth = c->fifo_depth;
     m->port_bytes = c->port_bytes;
-    unsigned psize = (c->etmcr >> ETM_CR_PORTSIZE_SHIFT) & 7;
+    unsigned psize = ETM_FIELD_GET(ETM_CR_PORTSIZE, c->etmcr);
     m->v1_port_bits = psize == 0 ? 4 : psize == 1 ? 8 : 16;
-    m->data_addr = (c->etmcr & ETM_CR_DATA_ADDR) != 0;
-    m->data_value = (c->etmcr & ETM_CR_DATA_VALUE) != 0;
-    m->fifofull_level = (c->etmcr & ETM_CR_STALL) ? (c->etmfflr & 0xff) : 0;
+    m->data_addr = (ETM_FIELD_GET(ETM_CR_DATA_ACCESS, c->etmcr) & ETM_DATA_ACCESS_ADDR) != 0;
+    m->data_value = (ETM_FIELD_GET(ETM_CR_DATA_ACCESS, c->etmcr) & ETM_DATA_ACCESS_VALUE) != 0;
+    m->fifofull_level = ETM_FIELD_GET(ETM_CR_STALL, c->etmcr) ? ETM_FIELD_GET(ETM_FFLR_LEVEL, c->etmfflr) : 0;
 }
 
 /* The resources and comparator uses the filter stage evaluates (docs/filter.md). */
 static etm_err_t filter_supports(const etm_config_t *c, unsigned v, etm_diag_t *diag)
 {
-    unsigned ncnt = ETM_CCR_COUNTERS(c->etmccr);
-    int reduced1 = v >= ETM_V(3, 5) && ((c->etmccer >> 27) & 1);
+    unsigned ncnt = ETM_FIELD_GET(ETM_CCR_COUNTERS, c->etmccr);
+    int reduced1 = v >= ETM_V(3, 5) && ETM_FIELD_GET(ETM_CCER_REDUCED_COUNTER, c->etmccer);
     struct { const char *name; unsigned idx; uint32_t v; } ev[3 + 2 * ETM_NUM_COUNTERS];
     unsigned nev = 0;
     ev[nev].name = "ETMTEEVR", ev[nev].idx = 0, ev[nev++].v = c->etmteevr;
@@ -189,7 +188,7 @@ etm_err_t etm_model_supports(const etm_config_t *c, etm_diag_t *diag)
         return etm_util_fail(diag, ETM_ERR_UNSUPPORTED,
                              "FIFO_DEPTH=%u: the model needs at least 24 bytes, the most one cycle can produce "
                              "when trace starts", (unsigned)c->fifo_depth);
-    if (!v1 && (c->etmcr & (ETM_CR_DATA_ADDR | ETM_CR_DATA_VALUE)) && c->fifo_depth < 72)
+    if (!v1 && (c->etmcr & (ETM_FIELD_PUT(ETM_CR_DATA_ACCESS, ETM_DATA_ACCESS_ADDR) | ETM_FIELD_PUT(ETM_CR_DATA_ACCESS, ETM_DATA_ACCESS_VALUE))) && c->fifo_depth < 72)
         return etm_util_fail(diag, ETM_ERR_UNSUPPORTED,
                              "FIFO_DEPTH=%u: ETMv3 data trace (ETMCR[3:2]) needs at least 72 bytes, the most one "
                              "cycle can produce with data packets (docs/etmv3-encoder.md)", (unsigned)c->fifo_depth);

@@ -40,12 +40,6 @@
 
 #define ETMV3_C 0x80u                  /* continuation bit of multi-byte fields */
 
-/* ETMCR / ETMCCER bits used here that etm/config.h does not name */
-#define ETMCR_VMID (1u << 30)
-#define ETMCCER_TS64 (1u << 29)
-#define ETMCCER_TS_BINARY (1u << 28)
-#define ETMCCER_VIRT (1u << 26)
-
 /* Elements waiting behind an instruction that a cancel may still withdraw. */
 #define PEND_MAX 64
 
@@ -440,30 +434,30 @@ etm_err_t etm_v3dec_create(etm_v3dec_t **out, const etm_config_t *cfg, unsigned 
     if (!out || !cfg)
         return etm_util_fail(diag, ETM_ERR_ARG, "etm_v3dec_create needs an output pointer and a configuration");
     *out = NULL;
-    if (!(cfg->etmccr & ETM_CCR_ETMIDR) || ETM_IDR_MAJOR(cfg->etmidr) != 2)
+    if (!ETM_FIELD_GET(ETM_CCR_ETMIDR, cfg->etmccr) || ETM_FIELD_GET(ETM_IDR_MAJOR, cfg->etmidr) != 2)
         return etm_util_fail(diag, ETM_ERR_UNSUPPORTED,
                              "the ETMv3 decoder needs an ETMv3 (ETMCCR[31]=1 and ETMIDR[11:8]=2); "
                              "ETMIDR is 0x%08x", (unsigned)cfg->etmidr);
-    if (ETM_IDR_MINOR(cfg->etmidr) > 5)
+    if (ETM_FIELD_GET(ETM_IDR_MINOR, cfg->etmidr) > 5)
         return etm_util_fail(diag, ETM_ERR_UNSUPPORTED,
                              "ETMIDR[7:4]=%u: the decoder knows ETMv3.0 to ETMv3.5",
-                             (unsigned)ETM_IDR_MINOR(cfg->etmidr));
+                             (unsigned)ETM_FIELD_GET(ETM_IDR_MINOR, cfg->etmidr));
     etm_v3dec_t *d = (etm_v3dec_t *)calloc(1, sizeof *d);
     if (!d)
         return etm_util_fail(diag, ETM_ERR_NOMEM, "out of memory for the ETMv3 decoder");
     static const unsigned ctxid_sizes[4] = { 0, 1, 2, 4 };
-    d->minor = ETM_IDR_MINOR(cfg->etmidr);
-    d->cycle_acc = (cfg->etmcr & ETM_CR_CYCLE_ACCURATE) != 0;
-    d->ctxid_bytes = ctxid_sizes[(cfg->etmcr >> ETM_CR_CTXID_SHIFT) & 3u];
-    d->ts_on = (cfg->etmcr & ETM_CR_TIMESTAMP) != 0;
-    d->ts64 = (cfg->etmccer & ETMCCER_TS64) != 0;
-    d->ts_binary = (cfg->etmccer & ETMCCER_TS_BINARY) != 0;
-    d->vmid_on = (cfg->etmcr & ETMCR_VMID) != 0;
-    d->virt = (cfg->etmccer & ETMCCER_VIRT) != 0;
-    d->alt_branch = d->minor >= 4 && (cfg->etmidr & ETM_IDR_ALT_BRANCH) != 0;
-    d->data_value = (cfg->etmcr & ETM_CR_DATA_VALUE) != 0;
-    d->data_addr = (cfg->etmcr & ETM_CR_DATA_ADDR) != 0;
-    d->data_only = (cfg->etmcr & ETM_CR_DATA_ONLY) != 0;
+    d->minor = ETM_FIELD_GET(ETM_IDR_MINOR, cfg->etmidr);
+    d->cycle_acc = ETM_FIELD_GET(ETM_CR_CYCLE_ACCURATE, cfg->etmcr) != 0;
+    d->ctxid_bytes = ctxid_sizes[ETM_FIELD_GET(ETM_CR_CTXID_SIZE, cfg->etmcr)];
+    d->ts_on = ETM_FIELD_GET(ETM_CR_TIMESTAMP, cfg->etmcr) != 0;
+    d->ts64 = ETM_FIELD_GET(ETM_CCER_TS_SIZE, cfg->etmccer) != 0;
+    d->ts_binary = ETM_FIELD_GET(ETM_CCER_TS_ENCODING, cfg->etmccer) != 0;
+    d->vmid_on = ETM_FIELD_GET(ETM_CR_VMID, cfg->etmcr) != 0;
+    d->virt = ETM_FIELD_GET(ETM_CCER_VIRTUALIZATION, cfg->etmccer) != 0;
+    d->alt_branch = d->minor >= 4 && ETM_FIELD_GET(ETM_IDR_ALT_BRANCH, cfg->etmidr) != 0;
+    d->data_value = (cfg->etmcr & ETM_FIELD_PUT(ETM_CR_DATA_ACCESS, ETM_DATA_ACCESS_VALUE)) != 0;
+    d->data_addr = (cfg->etmcr & ETM_FIELD_PUT(ETM_CR_DATA_ACCESS, ETM_DATA_ACCESS_ADDR)) != 0;
+    d->data_only = ETM_FIELD_GET(ETM_CR_DATA_ONLY, cfg->etmcr) != 0;
     d->v7m = (flags & ETM_V3DEC_V7M) != 0;
     d->isa = ETM_V3_ISA_ARM;
     state_reset(d);

@@ -1,5 +1,5 @@
 /* version.c - the library's version string. */
-#include "etm/etm.h"
+#include "etm/version.h"
 
 #ifndef ETM_VERSION
 #define ETM_VERSION "0.0.0"

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "etm/config_text.h"
 #include "util.h"
 
 #define MAGIC "etm-vectors"

@@ -1,0 +1,95 @@
+/* decode_only.c - built from the decoder library alone (etm_decode, which
+ * brings the definitions and the register image, nothing of the ETM core): if
+ * a decoder reached for an encoder symbol, this program would not link and the
+ * build would fail. It decodes the loop example of tb/data/decode (OpenCSD's
+ * ETMv3 Thumb test: a loop that runs three times, an indirect branch, a branch
+ * to itself) and checks the instruction flow. */
+#include <stdio.h>
+#include <string.h>
+
+#include "etm/config.h"
+#include "etm/decode_v3.h"
+#include "test.h"
+
+typedef struct flow {
+    uint32_t addr[32];
+    uint8_t exec[32];
+    unsigned n;
+} flow_t;
+
+static void on_element(void *user, const etm_v3el_t *e)
+{
+    flow_t *f = (flow_t *)user;
+    if (e->kind == ETM_V3EL_INSN && f->n < 32) {
+        f->addr[f->n] = e->addr;
+        f->exec[f->n] = (uint8_t)e->executed;
+        f->n++;
+    }
+}
+
+typedef struct image {
+    uint8_t b[4096];
+    size_t n;
+} image_t;
+
+static int read_image(void *user, uint32_t addr, uint8_t *buf, unsigned n)
+{
+    const image_t *im = (const image_t *)user;
+    unsigned k = 0;
+    for (; k < n && addr >= 0x100 && addr - 0x100 + k < im->n; k++)
+        buf[k] = im->b[addr - 0x100 + k];
+    return (int)k;
+}
+
+static size_t slurp(const char *dir, const char *name, uint8_t *b, size_t cap)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "decode_only: %s: cannot open\n", path);
+        return 0;
+    }
+    size_t n = fread(b, 1, cap, f);
+    fclose(f);
+    return n;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: decode_only DIR   (DIR: tb/data/decode)\n");
+        return 2;
+    }
+    static image_t im;
+    uint8_t trace[256];
+    size_t nt = slurp(argv[1], "loop.bin", trace, sizeof trace);
+    im.n = slurp(argv[1], "loop_code.bin", im.b, sizeof im.b);
+    CHECK(nt > 0 && im.n > 0);
+
+    etm_config_t cfg;
+    CHECK_EQ(etm_config_preset(&cfg, "etmv3.4"), ETM_OK);
+    etm_diag_t diag;
+    etm_v3dec_t *d = NULL;
+    CHECK_EQ(etm_v3dec_create(&d, &cfg, 0, &diag), ETM_OK);
+    if (!d)
+        return test_report("decode_only");
+    flow_t flow = { { 0 }, { 0 }, 0 };
+    etm_v3dec_on_element(d, on_element, &flow);
+    etm_v3dec_set_image(d, read_image, &im);
+    CHECK_EQ(etm_v3dec_feed(d, trace, nt, NULL, &diag), ETM_OK);
+    CHECK_EQ(etm_v3dec_end(d, &diag), ETM_OK);
+    etm_v3dec_destroy(d);
+
+    /* The loop body 0x102-0x106 runs three times, its branch is not taken the
+     * third time; BX LR goes to 0x200, which branches to itself. */
+    static const uint32_t want[] = { 0x100, 0x102, 0x104, 0x106, 0x102, 0x104, 0x106, 0x102, 0x104, 0x106,
+                                     0x108, 0x200, 0x200, 0x200, 0x202, 0x204 };
+    static const uint8_t want_exec[] = { 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 0, 0, 1 };
+    CHECK_EQ(flow.n, sizeof want / sizeof want[0]);
+    for (unsigned i = 0; i < flow.n && i < sizeof want / sizeof want[0]; i++) {
+        CHECK_EQ(flow.addr[i], want[i]);
+        CHECK_EQ(flow.exec[i], want_exec[i]);
+    }
+    return test_report("decode_only");
+}
