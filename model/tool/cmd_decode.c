@@ -9,10 +9,10 @@
 #include "etm/config_text.h"
 #include "etm/coresight.h"
 #include "etm/decode_v3.h"
+#include "etm/snapshot.h"
 #include "etm/vector.h"
 #include "subcommands.h"
 
-#define MAX_IMAGES 32
 #define MAX_SETS 32
 #define PATH_LEN 4096
 
@@ -58,73 +58,7 @@ static void help(FILE *f)
 
 /* ---- Code image ---------------------------------------------------------------- */
 
-typedef struct region {
-    uint32_t addr;
-    uint8_t *bytes;
-    size_t size;
-} region_t;
-
-typedef struct image {
-    region_t r[MAX_IMAGES];
-    unsigned n;
-} image_t;
-
-static int image_read(void *user, uint32_t addr, uint8_t *buf, unsigned n)
-{
-    const image_t *im = (const image_t *)user;
-    for (unsigned i = 0; i < im->n; i++) {
-        const region_t *r = &im->r[i];
-        if (addr >= r->addr && (uint64_t)addr - r->addr < r->size) {
-            size_t off = addr - r->addr;
-            unsigned k = 0;
-            for (; k < n && off + k < r->size; k++)
-                buf[k] = r->bytes[off + k];
-            return (int)k;
-        }
-    }
-    return 0;
-}
-
-static int load_region(image_t *im, uint32_t addr, const char *path, uint64_t max_len)
-{
-    if (im->n == MAX_IMAGES) {
-        fprintf(stderr, "etm decode: at most %d code images\n", MAX_IMAGES);
-        return -1;
-    }
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "etm decode: %s: cannot open the code image\n", path);
-        return -1;
-    }
-    size_t cap = 1 << 16, n = 0, got;
-    uint8_t *b = (uint8_t *)malloc(cap);
-    while (b && (got = fread(b + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            uint8_t *nb = (uint8_t *)realloc(b, cap * 2);
-            if (!nb)
-                free(b);
-            b = nb;
-            cap *= 2;
-        }
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (!b || bad) {
-        free(b);
-        fprintf(stderr, "etm decode: %s: cannot read the code image\n", path);
-        return -1;
-    }
-    if (max_len && n > max_len)
-        n = (size_t)max_len;
-    im->r[im->n].addr = addr;
-    im->r[im->n].bytes = b;
-    im->r[im->n].size = n;
-    im->n++;
-    return 0;
-}
-
-static int parse_image_opt(image_t *im, const char *arg)
+static int parse_image_opt(etm_image_t *im, const char *arg)
 {
     const char *colon = strchr(arg, ':');
     char *end;
@@ -133,181 +67,12 @@ static int parse_image_opt(image_t *im, const char *arg)
         fprintf(stderr, "etm decode: --image wants ADDR:FILE with ADDR in hex, e.g. 8000:code.bin (got '%s')\n", arg);
         return -1;
     }
-    return load_region(im, (uint32_t)a, colon + 1, 0);
-}
-
-/* ---- OpenCSD snapshot folders (snapshot.ini, trace.ini, device and cpu .ini) ---- */
-
-/* Calls fn(section, key, value) for each key=value line of an .ini file. */
-typedef int (*ini_fn)(void *user, const char *section, const char *key, const char *value);
-
-static char *trim(char *s)
-{
-    while (*s == ' ' || *s == '\t')
-        s++;
-    size_t n = strlen(s);
-    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n'))
-        s[--n] = '\0';
-    return s;
-}
-
-static int ini_read(const char *path, ini_fn fn, void *user)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        fprintf(stderr, "etm decode: %s: cannot open\n", path);
+    etm_diag_t d;
+    etm_diag_clear(&d);
+    if (etm_image_load(im, (uint32_t)a, colon + 1, 0, &d) != ETM_OK) {
+        fprintf(stderr, "etm decode: %s\n", d.msg);
         return -1;
     }
-    char line[1024], section[128] = "";
-    int rc = 0;
-    while (rc == 0 && fgets(line, sizeof line, f)) {
-        char *s = trim(line);
-        if (*s == '\0' || *s == ';' || *s == '#')
-            continue;
-        if (*s == '[') {
-            char *e = strchr(s, ']');
-            if (e)
-                *e = '\0';
-            snprintf(section, sizeof section, "%s", s + 1);
-            continue;
-        }
-        char *eq = strchr(s, '=');
-        if (!eq)
-            continue;
-        *eq = '\0';
-        rc = fn(user, section, trim(s), trim(eq + 1));
-    }
-    fclose(f);
-    return rc;
-}
-
-typedef struct snapshot {
-    const char *dir;
-    char devices[64][PATH_LEN];
-    unsigned ndev;
-    char trace_file[PATH_LEN];
-    char trace_format[64];
-    /* the device being read */
-    int is_etm, is_core;
-    etm_config_t cfg;
-    int cfg_bad;
-    char dump_file[PATH_LEN];
-    uint64_t dump_addr, dump_len;
-    int have_dump;
-    image_t *image;
-    int error;
-} snapshot_t;
-
-static int snap_list(void *user, const char *section, const char *key, const char *value)
-{
-    snapshot_t *s = (snapshot_t *)user;
-    if (!strcmp(section, "device_list") && s->ndev < 64)
-        snprintf(s->devices[s->ndev++], PATH_LEN, "%s/%s", s->dir, value);
-    (void)key;
-    return 0;
-}
-
-static int snap_trace(void *user, const char *section, const char *key, const char *value)
-{
-    snapshot_t *s = (snapshot_t *)user;
-    if (strncmp(section, "buffer", 6) != 0 || s->trace_file[0])
-        return 0;
-    if (!strcmp(key, "file"))
-        snprintf(s->trace_file, PATH_LEN, "%s/%s", s->dir, value);
-    else if (!strcmp(key, "format"))
-        snprintf(s->trace_format, sizeof s->trace_format, "%s", value);
-    return 0;
-}
-
-static void snap_flush_dump(snapshot_t *s)
-{
-    if (s->have_dump && s->dump_file[0]) {
-        for (unsigned i = 0; i < s->image->n; i++)
-            if (s->image->r[i].addr == (uint32_t)s->dump_addr)
-                goto done; /* the same dump of another core */
-        if (load_region(s->image, (uint32_t)s->dump_addr, s->dump_file, s->dump_len) != 0)
-            s->error = 1;
-    }
-done:
-    s->have_dump = 0;
-    s->dump_file[0] = '\0';
-    s->dump_addr = s->dump_len = 0;
-}
-
-static int snap_device(void *user, const char *section, const char *key, const char *value)
-{
-    snapshot_t *s = (snapshot_t *)user;
-    if (!strcmp(section, "device")) {
-        if (!strcmp(key, "class"))
-            s->is_core = !strcmp(value, "core");
-        if (!strcmp(key, "type"))
-            s->is_etm = !strncmp(value, "ETM3", 4);
-    } else if (!strcmp(section, "regs") && s->is_etm) {
-        char line[256];
-        etm_diag_t d;
-        snprintf(line, sizeof line, "%s=%s", key, value);
-        /* registers the model does not know (e.g. ETMSR) are not needed to decode */
-        if (etm_config_parse_line(&s->cfg, line, NULL, NULL, &d) != ETM_OK && d.code != ETM_ERR_UNKNOWN_NAME)
-            s->cfg_bad = 1;
-    } else if (!strncmp(section, "dump", 4) && s->is_core) {
-        if (!strcmp(key, "file")) {
-            if (s->have_dump && s->dump_file[0])
-                snap_flush_dump(s);
-            snprintf(s->dump_file, PATH_LEN, "%s/%s", s->dir, value);
-        } else if (!strcmp(key, "address")) {
-            s->dump_addr = strtoull(value, NULL, 0);
-        } else if (!strcmp(key, "length")) {
-            s->dump_len = strtoull(value, NULL, 0);
-        }
-        s->have_dump = 1;
-    }
-    return 0;
-}
-
-/* Read the snapshot: trace file and format, the ETM with trace ID `id`, all core dumps. */
-static int snapshot_load(const char *dir, unsigned id, etm_config_t *cfg, image_t *image, char *trace_path,
-                         int *coresight)
-{
-    static snapshot_t s; /* large; the tool runs one decode */
-    char path[PATH_LEN + 32];
-    memset(&s, 0, sizeof s);
-    s.dir = dir;
-    s.image = image;
-    snprintf(path, sizeof path, "%s/snapshot.ini", dir);
-    if (ini_read(path, snap_list, &s) != 0)
-        return -1;
-    snprintf(path, sizeof path, "%s/trace.ini", dir);
-    if (ini_read(path, snap_trace, &s) != 0)
-        return -1;
-    if (!s.trace_file[0]) {
-        fprintf(stderr, "etm decode: %s: no trace buffer file named\n", path);
-        return -1;
-    }
-    int found = 0;
-    for (unsigned i = 0; i < s.ndev; i++) {
-        s.is_etm = s.is_core = 0;
-        s.cfg_bad = 0;
-        etm_config_default(&s.cfg);
-        if (ini_read(s.devices[i], snap_device, &s) != 0)
-            return -1;
-        snap_flush_dump(&s);
-        if (s.error)
-            return -1;
-        if (s.is_etm && !found && (s.cfg.etmtraceidr & 0x7Fu) == id) {
-            if (s.cfg_bad) {
-                fprintf(stderr, "etm decode: %s: a register line is malformed\n", s.devices[i]);
-                return -1;
-            }
-            *cfg = s.cfg;
-            found = 1;
-        }
-    }
-    if (!found) {
-        fprintf(stderr, "etm decode: %s: no ETMv3 device with ETMTRACEIDR = 0x%02x\n", dir, id);
-        return -1;
-    }
-    snprintf(trace_path, PATH_LEN, "%s", s.trace_file);
-    *coresight = strcmp(s.trace_format, "source_data") != 0;
     return 0;
 }
 
@@ -599,7 +364,7 @@ static void print_stats(const etm_v3dec_t *dec, int cycle_acc)
 
 int cmd_decode(int argc, char **argv)
 {
-    static image_t image; /* the tool runs one decode */
+    static etm_image_t image; /* the tool runs one decode */
     const char *path = NULL, *config_path = NULL, *snapshot = NULL;
     const char *sets[MAX_SETS];
     int nsets = 0, coresight = 0, tpiu = 0, have_id = 0, v7m = -1, stats = 0, keep_going = 0;
@@ -685,8 +450,12 @@ int cmd_decode(int argc, char **argv)
             fprintf(stderr, "etm decode: --snapshot needs --id to choose the ETM\n");
             goto out;
         }
-        if (snapshot_load(snapshot, id, &cfg, &image, snap_trace, &coresight) != 0)
+        etm_diag_t sd;
+        etm_diag_clear(&sd);
+        if (etm_snapshot_load(snapshot, id, &cfg, &image, snap_trace, sizeof snap_trace, &coresight, &sd) != ETM_OK) {
+            fprintf(stderr, "etm decode: %s\n", sd.msg);
             goto out;
+        }
         path = snap_trace;
     }
     if (!path) {
@@ -719,7 +488,7 @@ int cmd_decode(int argc, char **argv)
         }
     }
     if (!ETM_FIELD_GET(ETM_CCR_ETMIDR, cfg.etmccr)) { /* ETMv1: the port, cycle by cycle (cmd_decode_v1.c) */
-        etm_v1_window_t win[MAX_IMAGES];
+        etm_v1_window_t win[ETM_IMAGE_MAX_REGIONS];
         decode_v1_args_t v1;
         memset(&v1, 0, sizeof v1);
         for (unsigned i = 0; i < image.n; i++) {
@@ -757,7 +526,7 @@ int cmd_decode(int argc, char **argv)
     if (o.elements)
         etm_v3dec_on_element(dec, print_element, &o);
     if (image.n)
-        etm_v3dec_set_image(dec, image_read, &image);
+        etm_v3dec_set_image(dec, etm_image_read, &image);
 
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -820,7 +589,6 @@ int cmd_decode(int argc, char **argv)
     etm_v3dec_destroy(dec);
     rc = r.errors ? 2 : 0;
 out:
-    for (unsigned i = 0; i < image.n; i++)
-        free(image.r[i].bytes);
+    etm_image_free(&image);
     return rc;
 }

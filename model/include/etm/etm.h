@@ -20,6 +20,7 @@
 #include "etm/stim.h"
 #include "etm/vcd.h"
 #include "etm/vector.h"
+#include "etm/snapshot.h"
 #include "etm/version.h"
 
 #endif

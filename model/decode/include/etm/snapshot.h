@@ -1,0 +1,68 @@
+/* etm/snapshot.h - what a decoder needs besides the trace: the code image
+ * (memory regions loaded from files) and OpenCSD snapshot folders
+ * (snapshot.ini, trace.ini and one .ini file per device: the trace buffer, the
+ * register image of each ETM, the cores' memory dumps), as trc_pkt_lister and
+ * `etm snapshot` read and write them.
+ *
+ *     etm_image_t im = {0};
+ *     etm_config_t cfg;
+ *     char trace[4096];
+ *     int formatted;
+ *     etm_snapshot_load(dir, 0x10, &cfg, &im, trace, sizeof trace, &formatted, &diag);
+ *     etm_v3dec_set_image(dec, etm_image_read, &im);
+ *     ...
+ *     etm_image_free(&im);
+ */
+#ifndef ETM_SNAPSHOT_H
+#define ETM_SNAPSHOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "etm/error.h"
+#include "etm/regmap.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ETM_IMAGE_MAX_REGIONS 32
+
+typedef struct etm_mem_region {
+    uint32_t addr;   /* address of bytes[0] */
+    uint8_t *bytes;  /* malloc'ed */
+    size_t size;
+} etm_mem_region_t;
+
+/* A code image: up to ETM_IMAGE_MAX_REGIONS regions; zero-initialise it. */
+typedef struct etm_image {
+    etm_mem_region_t r[ETM_IMAGE_MAX_REGIONS];
+    unsigned n;
+} etm_image_t;
+
+/* Load the file at path as a region at addr (at most max_len bytes; 0: all).
+ * Returns ETM_OK, ETM_ERR_IO, ETM_ERR_NOMEM or ETM_ERR_ARG (the image is full). */
+etm_err_t etm_image_load(etm_image_t *im, uint32_t addr, const char *path, uint64_t max_len, etm_diag_t *diag);
+
+/* Up to n bytes from addr, as etm_v3_read_fn and the ETMv1 decoder's windows
+ * expect; returns how many (0 outside every region). */
+int etm_image_read(void *image, uint32_t addr, uint8_t *buf, unsigned n);
+
+/* Free the regions' bytes; the image is empty again. */
+void etm_image_free(etm_image_t *im);
+
+/* Read the snapshot folder dir: the register image of the ETMv3 device whose
+ * ETMTRACEIDR is id goes to cfg (registers the model does not know, such as
+ * ETMSR, are skipped), the trace buffer's file to trace_path, whether it holds
+ * CoreSight formatter frames (any format but "source_data") to *formatted, and
+ * every core's memory dump into image. Returns ETM_OK, ETM_ERR_IO (a file
+ * cannot be read), ETM_ERR_SYNTAX (a register line is malformed; diag names the
+ * file and line), ETM_ERR_UNKNOWN_NAME (no ETM with that trace ID, or no trace
+ * buffer named), ETM_ERR_NOMEM. */
+etm_err_t etm_snapshot_load(const char *dir, unsigned id, etm_config_t *cfg, etm_image_t *image, char *trace_path,
+                            size_t trace_path_size, int *formatted, etm_diag_t *diag);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,280 @@
+/* snapshot.c - code images and OpenCSD snapshot folders (etm/snapshot.h). */
+#include "etm/snapshot.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "etm/config.h"
+#include "util.h"
+
+#define PATH_LEN 4096
+#define MAX_DEVICES 64
+
+/* ---- Code images ------------------------------------------------------------- */
+
+etm_err_t etm_image_load(etm_image_t *im, uint32_t addr, const char *path, uint64_t max_len, etm_diag_t *diag)
+{
+    if (im->n == ETM_IMAGE_MAX_REGIONS)
+        return etm_util_fail(diag, ETM_ERR_ARG, "%s: at most %d code images", path, ETM_IMAGE_MAX_REGIONS);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return etm_util_fail(diag, ETM_ERR_IO, "%s: cannot open the code image", path);
+    size_t cap = 1 << 16, n = 0, got;
+    uint8_t *b = (uint8_t *)malloc(cap);
+    while (b && (got = fread(b + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            uint8_t *nb = (uint8_t *)realloc(b, cap * 2);
+            if (!nb)
+                free(b);
+            b = nb;
+            cap *= 2;
+        }
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (!b)
+        return etm_util_fail(diag, ETM_ERR_NOMEM, "%s: out of memory for the code image", path);
+    if (bad) {
+        free(b);
+        return etm_util_fail(diag, ETM_ERR_IO, "%s: cannot read the code image", path);
+    }
+    if (max_len && n > max_len)
+        n = (size_t)max_len;
+    im->r[im->n].addr = addr;
+    im->r[im->n].bytes = b;
+    im->r[im->n].size = n;
+    im->n++;
+    return ETM_OK;
+}
+
+int etm_image_read(void *user, uint32_t addr, uint8_t *buf, unsigned n)
+{
+    const etm_image_t *im = (const etm_image_t *)user;
+    for (unsigned i = 0; i < im->n; i++) {
+        const etm_mem_region_t *r = &im->r[i];
+        if (addr >= r->addr && (uint64_t)addr - r->addr < r->size) {
+            size_t off = addr - r->addr;
+            unsigned k = 0;
+            for (; k < n && off + k < r->size; k++)
+                buf[k] = r->bytes[off + k];
+            return (int)k;
+        }
+    }
+    return 0;
+}
+
+void etm_image_free(etm_image_t *im)
+{
+    for (unsigned i = 0; i < im->n; i++)
+        free(im->r[i].bytes);
+    memset(im, 0, sizeof *im);
+}
+
+/* ---- .ini files ------------------------------------------------------------------ */
+
+/* Called for each key=value line with its section and line number. */
+typedef etm_err_t (*ini_fn)(void *user, const char *section, const char *key, const char *value,
+                            const char *path, unsigned long line, etm_diag_t *diag);
+
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n'))
+        s[--n] = '\0';
+    return s;
+}
+
+static etm_err_t ini_read(const char *path, ini_fn fn, void *user, etm_diag_t *diag)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return etm_util_fail(diag, ETM_ERR_IO, "%s: cannot open", path);
+    char line[1024], section[128] = "";
+    unsigned long lineno = 0;
+    etm_err_t e = ETM_OK;
+    while (e == ETM_OK && fgets(line, sizeof line, f)) {
+        lineno++;
+        char *s = trim(line);
+        if (*s == '\0' || *s == ';' || *s == '#')
+            continue;
+        if (*s == '[') {
+            char *end = strchr(s, ']');
+            if (end)
+                *end = '\0';
+            snprintf(section, sizeof section, "%s", s + 1);
+            continue;
+        }
+        char *eq = strchr(s, '=');
+        if (!eq)
+            continue;
+        *eq = '\0';
+        e = fn(user, section, trim(s), trim(eq + 1), path, lineno, diag);
+    }
+    fclose(f);
+    return e;
+}
+
+/* ---- Snapshot folders ------------------------------------------------------------- */
+
+typedef struct snapshot {
+    const char *dir;
+    char devices[MAX_DEVICES][PATH_LEN];
+    unsigned ndev;
+    char trace_file[PATH_LEN];
+    char trace_format[64];
+    /* the device being read */
+    int is_etm, is_core;
+    etm_config_t cfg;
+    etm_diag_t cfg_error;  /* the first malformed register line of the device */
+    char dump_file[PATH_LEN];
+    uint64_t dump_addr, dump_len;
+    int have_dump;
+    etm_image_t *image;
+} snapshot_t;
+
+static etm_err_t snap_list(void *user, const char *section, const char *key, const char *value, const char *path,
+                           unsigned long line, etm_diag_t *diag)
+{
+    snapshot_t *s = (snapshot_t *)user;
+    (void)key;
+    if (strcmp(section, "device_list") != 0)
+        return ETM_OK;
+    if (s->ndev == MAX_DEVICES)
+        return etm_util_fail(diag, ETM_ERR_ARG, "%s:%lu: more than %d devices", path, line, MAX_DEVICES);
+    snprintf(s->devices[s->ndev++], PATH_LEN, "%s/%s", s->dir, value);
+    return ETM_OK;
+}
+
+static etm_err_t snap_trace(void *user, const char *section, const char *key, const char *value, const char *path,
+                            unsigned long line, etm_diag_t *diag)
+{
+    snapshot_t *s = (snapshot_t *)user;
+    (void)path;
+    (void)line;
+    (void)diag;
+    if (strncmp(section, "buffer", 6) != 0 || s->trace_file[0])
+        return ETM_OK;
+    if (!strcmp(key, "file"))
+        snprintf(s->trace_file, PATH_LEN, "%s/%s", s->dir, value);
+    else if (!strcmp(key, "format"))
+        snprintf(s->trace_format, sizeof s->trace_format, "%s", value);
+    return ETM_OK;
+}
+
+/* The core's memory dump gathered so far goes into the image (once per address:
+ * several cores may dump the same memory). */
+static etm_err_t snap_flush_dump(snapshot_t *s, etm_diag_t *diag)
+{
+    etm_err_t e = ETM_OK;
+    int known = 0;
+    if (s->have_dump && s->dump_file[0]) {
+        for (unsigned i = 0; i < s->image->n; i++)
+            known |= s->image->r[i].addr == (uint32_t)s->dump_addr;
+        if (!known)
+            e = etm_image_load(s->image, (uint32_t)s->dump_addr, s->dump_file, s->dump_len, diag);
+    }
+    s->have_dump = 0;
+    s->dump_file[0] = '\0';
+    s->dump_addr = s->dump_len = 0;
+    return e;
+}
+
+static etm_err_t snap_register(snapshot_t *s, const char *key, const char *value, const char *path,
+                               unsigned long line)
+{
+    char text[256];
+    etm_diag_t d;
+    etm_diag_clear(&d);
+    snprintf(text, sizeof text, "%s=%s", key, value);
+    /* registers the model does not know (e.g. ETMSR) are not needed to decode */
+    etm_err_t e = etm_config_parse_line(&s->cfg, text, NULL, NULL, &d);
+    if (e != ETM_OK && e != ETM_ERR_UNKNOWN_NAME && s->cfg_error.code == ETM_OK)
+        etm_util_fail(&s->cfg_error, ETM_ERR_SYNTAX, "%s:%lu: %s", path, line, d.msg);
+    return ETM_OK;
+}
+
+static etm_err_t snap_device(void *user, const char *section, const char *key, const char *value, const char *path,
+                             unsigned long line, etm_diag_t *diag)
+{
+    snapshot_t *s = (snapshot_t *)user;
+    if (!strcmp(section, "device")) {
+        if (!strcmp(key, "class"))
+            s->is_core = !strcmp(value, "core");
+        if (!strcmp(key, "type"))
+            s->is_etm = !strncmp(value, "ETM3", 4);
+    } else if (!strcmp(section, "regs") && s->is_etm) {
+        return snap_register(s, key, value, path, line);
+    } else if (!strncmp(section, "dump", 4) && s->is_core) {
+        if (!strcmp(key, "file")) {
+            etm_err_t e = s->have_dump && s->dump_file[0] ? snap_flush_dump(s, diag) : ETM_OK;
+            if (e != ETM_OK)
+                return e;
+            snprintf(s->dump_file, PATH_LEN, "%s/%s", s->dir, value);
+        } else if (!strcmp(key, "address")) {
+            s->dump_addr = strtoull(value, NULL, 0);
+        } else if (!strcmp(key, "length")) {
+            s->dump_len = strtoull(value, NULL, 0);
+        }
+        s->have_dump = 1;
+    }
+    return ETM_OK;
+}
+
+/* Every device: the ETM with trace ID `id` into *cfg, all core dumps into the image. */
+static etm_err_t snap_devices(snapshot_t *s, unsigned id, etm_config_t *cfg, etm_diag_t *diag)
+{
+    int found = 0;
+    for (unsigned i = 0; i < s->ndev; i++) {
+        etm_err_t e;
+        s->is_etm = s->is_core = 0;
+        etm_diag_clear(&s->cfg_error);
+        etm_config_default(&s->cfg);
+        if ((e = ini_read(s->devices[i], snap_device, s, diag)) != ETM_OK || (e = snap_flush_dump(s, diag)) != ETM_OK)
+            return e;
+        if (s->is_etm && !found && ETM_FIELD_GET(ETM_TRACEIDR_ID, s->cfg.etmtraceidr) == id) {
+            if (s->cfg_error.code != ETM_OK) {
+                if (diag)
+                    *diag = s->cfg_error;
+                return s->cfg_error.code;
+            }
+            *cfg = s->cfg;
+            found = 1;
+        }
+    }
+    if (!found)
+        return etm_util_fail(diag, ETM_ERR_UNKNOWN_NAME, "%s: no ETMv3 device with ETMTRACEIDR = 0x%02x", s->dir, id);
+    return ETM_OK;
+}
+
+etm_err_t etm_snapshot_load(const char *dir, unsigned id, etm_config_t *cfg, etm_image_t *image, char *trace_path,
+                            size_t trace_path_size, int *formatted, etm_diag_t *diag)
+{
+    char path[PATH_LEN + 32];
+    snapshot_t *s = (snapshot_t *)calloc(1, sizeof *s);
+    if (!s)
+        return etm_util_fail(diag, ETM_ERR_NOMEM, "out of memory");
+    s->dir = dir;
+    s->image = image;
+    etm_err_t e;
+    snprintf(path, sizeof path, "%s/snapshot.ini", dir);
+    if ((e = ini_read(path, snap_list, s, diag)) != ETM_OK)
+        goto out;
+    snprintf(path, sizeof path, "%s/trace.ini", dir);
+    if ((e = ini_read(path, snap_trace, s, diag)) != ETM_OK)
+        goto out;
+    if (!s->trace_file[0]) {
+        e = etm_util_fail(diag, ETM_ERR_UNKNOWN_NAME, "%s: no trace buffer file named", path);
+        goto out;
+    }
+    if ((e = snap_devices(s, id, cfg, diag)) != ETM_OK)
+        goto out;
+    snprintf(trace_path, trace_path_size, "%s", s->trace_file);
+    *formatted = strcmp(s->trace_format, "source_data") != 0;
+out:
+    free(s);
+    return e;
+}
