@@ -21,7 +21,9 @@
 // data packet (pheader slot K), value not traced, address only, or a NEW entry
 // waiting for its value). NEW entries get out-of-order placeholders, oldest
 // first, before the cycle's first P-header with atoms and before a restart I-sync.
-module etm_packet (
+module etm_packet #(
+  parameter bit Assertions = 1'b1
+) (
   input  logic        clk_i,
   input  logic        rst_ni,
   // Mode (static).
@@ -361,6 +363,7 @@ module etm_packet (
   // ---- 2. Assemble the cycle buffer --------------------------------------------------
   logic [etm_pkg::CycleBytesMax*8-1:0] cb;
   logic [6:0]  cn;
+  logic        ovr;    // a byte did not fit (cycle_buf_t.overrun != 0): never expected
   logic [31:0] cw;     // W atoms and counts the bytes carry (cycle_buf_t.w)
   logic        ls;     // cycle_buf_t.last_single
 
@@ -407,7 +410,7 @@ module etm_packet (
   endtask
 
   // emit(): the fragment to the cycle buffer; a cycle holds at most CycleBytesMax
-  // bytes, the rest is cut (cbuf_put()).
+  // bytes, the rest is cut and the cycle becomes an overflow (cbuf_put()).
   task automatic emit();
     logic [CbBits-1:0] w;
     logic [7:0] t;
@@ -416,6 +419,7 @@ module etm_packet (
     cb = cb | (w << {cn, 3'b000});
     t = {1'b0, cn} + {2'd0, fn};
     cn = (t > 8'(etm_pkg::CycleBytesMax)) ? 7'(etm_pkg::CycleBytesMax) : t[6:0];
+    if (t > 8'(etm_pkg::CycleBytesMax)) ovr = 1'b1;
     fr = '0;
     fn = 6'd0;
   endtask
@@ -641,6 +645,7 @@ module etm_packet (
     logic found;
     cb = '0;
     cn = 7'd0;
+    ovr = 1'b0;
     fr = '0;
     fn = 6'd0;
     cw = 32'd0;
@@ -787,8 +792,11 @@ module etm_packet (
     emit();
   end
 
+  // An overrun pushes nothing and loses the cycle, as an overflow (etm.c commit_cycle).
+  logic fit;
   assign cbuf_o = cb;
-  assign cbuf_n_o = cn;
+  assign cbuf_n_o = ovr ? 7'd0 : cn;
+  assign fit = fit_i && !ovr;
 
   // ---- 3. Commit ----------------------------------------------------------------------
   always_comb begin : commit
@@ -810,7 +818,7 @@ module etm_packet (
       // etm_drain: the port only.
     end else if (end_i) begin
       ph_commit_o = 1'b1;
-      if (fit_i) begin
+      if (fit) begin
         wsent_d = wsent_q + cw;
         if (sync_in_bytes_i && sync_period_i != 12'd0 && started_q) begin
           sync_count_d = sync_count_q + {25'd0, cn};
@@ -818,7 +826,7 @@ module etm_packet (
         end
       end
     end else begin
-      if (fit_i) begin
+      if (fit) begin
         // etm_packet_accepted()
         ph_commit_o = 1'b1;
         started_d = started;
@@ -854,7 +862,7 @@ module etm_packet (
     end
   end
 
-  assign overflow_o = !hold_i && !end_i && (!fit_i || ovf_d);
+  assign overflow_o = !hold_i && !end_i && (!fit || ovf_d);
 
   // ---- 3b. Commit the data state ------------------------------------------------------
   // The bytes fitted: the state after the cycle. They did not: the state before it,
@@ -862,8 +870,8 @@ module etm_packet (
   // dp_drop(). etm_end: dp_drop().
   always_comb begin : commit_data
     logic keep, drop;
-    keep = !hold_i && !end_i && fit_i;
-    drop = end_i || (!hold_i && !fit_i);
+    keep = !hold_i && !end_i && fit;
+    drop = end_i || (!hold_i && !fit);
     for (int i = 0; i < E; i++) begin
       ent_state_d[i] = keep ? ent_state_w[i] : ent_state_q[i];
       ent_a_d[i]     = keep ? ent_a_w[i]     : ent_a_q[i];
@@ -1004,5 +1012,14 @@ module etm_packet (
       wsent_q      <= wsent_d;
     end
   end
+
+`ifndef SYNTHESIS
+  // The cycle buffer's bound (docs/etmv3-encoder.md, "Cycle buffer"): no cycle
+  // makes more than CycleBytesMax bytes.
+  if (Assertions) begin : gen_assert
+    CycleBufferBound_A: assert property (@(posedge clk_i) disable iff (!rst_ni) !ovr)
+      else $error("etm_packet: a cycle made more than %0d bytes", etm_pkg::CycleBytesMax);
+  end
+`endif
 
 endmodule

@@ -289,7 +289,9 @@ module etm_top #(
       .atoms_at_o  (ph_atoms_at)
     );
 
-    etm_packet u_packet (
+    etm_packet #(
+      .Assertions(Assertions)
+    ) u_packet (
       .clk_i,
       .rst_ni,
       .enabled_i       (enabled && v3),

@@ -137,12 +137,6 @@ static void place_older(dpacket_state_t *d, const etm_mode_t *m, cycle_buf_t *c,
 
 void dp_place_all(dpacket_state_t *d, const etm_mode_t *m, cycle_buf_t *c) { place_older(d, m, c, NULL); }
 
-void dp_before_atoms(cycle_buf_t *c)
-{
-    if (c->dp)
-        place_older(c->dp, c->dmode, c, NULL);
-}
-
 static void free_entry(dpacket_state_t *d, dp_entry_t *e)
 {
     unsigned k = (unsigned)(e - d->ent_q) + 1;

@@ -271,26 +271,28 @@ unsigned etm_port_take(etm_ctx_t *ctx, uint8_t *buf, unsigned max)
 {
     if (!ctx->mode.v3 || ctx->mode.port_bytes)
         return 0;
-    unsigned n = 0;
-    uint8_t flag;
-    while (n < max && etm_fifo_peek(&ctx->fifo, 0, &buf[n], &flag)) {
-        etm_fifo_pop(&ctx->fifo);
-        n++;
-    }
+    unsigned n = etm_fifo_take(&ctx->fifo, buf, max);
     ctx->st.port_bytes += n;
     return n;
 }
 
-/* The cycle's bytes into the FIFO (or an overflow), and the port. */
+/* The cycle's packets were accepted into the FIFO: count them. */
+static void count_accepted(etm_ctx_t *ctx, const cycle_buf_t *c)
+{
+    etm_packet_accepted(&ctx->pk, &ctx->mode, c);
+    ctx->st.bytes += c->n;
+    for (int k = 0; k < ETM_PKT_ALL_COUNT; k++)
+        ctx->st.packets[k] += c->kinds[k];
+}
+
+/* The port, then the cycle's bytes into the FIFO, or an overflow when they do
+ * not fit (or, never expected, did not fit the cycle buffer). */
 static void commit_cycle(etm_ctx_t *ctx, const packet_state_t *before, cycle_buf_t *c, etm_out_t *out)
 {
-    int fit = etm_fifo_cycle(&ctx->fifo, &ctx->mode, c, out);
+    int fit = etm_fifo_cycle(&ctx->fifo, &ctx->mode, c->b, c->overrun ? 0 : c->n, out) && !c->overrun;
     if (fit) {
-        etm_packet_accepted(&ctx->pk, &ctx->mode, c);
+        count_accepted(ctx, c);
         ctx->pk.single_q = c->last_single;
-        ctx->st.bytes += c->n;
-        for (int k = 0; k < ETM_PKT_ALL_COUNT; k++)
-            ctx->st.packets[k] += c->kinds[k];
         ctx->st.atoms += c->atoms;
     } else {
         /* Where the data slot's transfers stand follows the interface, not the
@@ -301,9 +303,10 @@ static void commit_cycle(etm_ctx_t *ctx, const packet_state_t *before, cycle_buf
         ctx->pk.dp.unal_q = dunal;
         etm_packet_overflow(&ctx->pk);
         ctx->st.overflows++;
-        ctx->st.bytes_lost += c->n;
+        ctx->st.bytes_lost += c->n + c->overrun;
         ctx->st.cycles_lost++;
     }
+    ctx->st.internal_errors += c->overrun != 0;
     out->overflow = (uint8_t)(!fit || ctx->pk.ovf_q);
     ctx->st.port_bytes += out->v3_count;
 }
@@ -348,14 +351,13 @@ etm_err_t etm_step(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
         return nr ? ETM_ERR_RULE : ETM_OK;
     }
     cycle_buf_t c;
-    memset(&c, 0, sizeof c);
-    c.last_single = ctx->pk.single_q;
+    cbuf_init(&c, ctx->pk.single_q);
     packet_state_t before = ctx->pk;
     etm_packet_cycle(&ctx->pk, &ctx->mode, &fe, &fo, ctx->fifo.level_q == 0, &c, &ctx->st);
     commit_cycle(ctx, &before, &c, out);
     etm_packet_tick(&ctx->pk, &ctx->mode);
     fifofull(ctx, out);
-    return nr ? ETM_ERR_RULE : ETM_OK;
+    return c.overrun ? ETM_ERR_INTERNAL : nr ? ETM_ERR_RULE : ETM_OK;
 }
 
 etm_err_t etm_end(etm_ctx_t *ctx)
@@ -368,26 +370,20 @@ etm_err_t etm_end(etm_ctx_t *ctx)
         return ETM_OK;
     }
     cycle_buf_t c;
-    memset(&c, 0, sizeof c);
-    c.last_single = ctx->pk.single_q;
+    cbuf_init(&c, ctx->pk.single_q);
     etm_packet_end(&ctx->pk, &ctx->mode, &c);
     /* These bytes join the FIFO without a port cycle of their own. */
-    if (c.n) {
-        if (ctx->fifo.level_q + c.n <= ctx->mode.fifo_depth) {
-            for (unsigned i = 0; i < c.n; i++)
-                ctx->fifo.mem[(ctx->fifo.rd_q + ctx->fifo.level_q + i) % ETM_FIFO_MAX] = c.b[i];
-            ctx->fifo.level_q += c.n;
-            etm_packet_accepted(&ctx->pk, &ctx->mode, &c);
-            ctx->st.bytes += c.n;
-            for (int k = 0; k < ETM_PKT_ALL_COUNT; k++)
-                ctx->st.packets[k] += c.kinds[k];
+    if (c.n || c.overrun) {
+        if (!c.overrun && etm_fifo_push(&ctx->fifo, ctx->mode.fifo_depth, c.b, NULL, c.n)) {
+            count_accepted(ctx, &c);
         } else {
             ctx->st.overflows++;
-            ctx->st.bytes_lost += c.n;
+            ctx->st.bytes_lost += c.n + c.overrun;
         }
     }
+    ctx->st.internal_errors += c.overrun != 0;
     ctx->ended = 1;
-    return ETM_OK;
+    return c.overrun ? ETM_ERR_INTERNAL : ETM_OK;
 }
 
 etm_err_t etm_drain(etm_ctx_t *ctx, etm_out_t *out)
@@ -411,7 +407,7 @@ etm_err_t etm_drain(etm_ctx_t *ctx, etm_out_t *out)
         out->fifo_level = (uint16_t)ctx->fifo.level_q;
         return ETM_END;
     }
-    etm_fifo_cycle(&ctx->fifo, &ctx->mode, NULL, out);
+    etm_fifo_cycle(&ctx->fifo, &ctx->mode, NULL, 0, out);
     ctx->st.port_bytes += out->v3_count;
     fifofull(ctx, out);
     return ETM_OK;

@@ -61,8 +61,7 @@ unsigned etm_v3_branch_packet(uint8_t *out, uint32_t from, uint32_t to, int alt,
 
 static void put_bytes(cycle_buf_t *c, const uint8_t *b, unsigned n)
 {
-    for (unsigned i = 0; i < n; i++)
-        cbuf_put(c, b[i]);
+    cbuf_put_bytes(c, b, n);
     c->last_single = 0;
 }
 
@@ -189,8 +188,8 @@ static void instr_cycle(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t
         /* Trace starts (or restarts after an overflow or a gap): A-sync when
          * none was sent yet or one is due, then an I-sync for this instruction.
          * Data transfers still waiting for their values are placed first. */
-        if (c->dp)
-            dp_place_all(c->dp, m, c);
+        if (m->data_addr || m->data_value)
+            dp_place_all(&s->dp, m, c);
         if (!s->started_q || s->sync_due_q)
             put_async(s, c);
         put_isync(s, c, s->isync_reason_q, a0->addr, ca ? (int64_t)cycles_unsent(s, c) : -1);
@@ -244,6 +243,18 @@ static void instr_cycle(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t
     }
 }
 
+/* The cycle buffer's hook with data trace: placeholders before atoms. */
+typedef struct data_hook {
+    dpacket_state_t *dp;
+    const etm_mode_t *m;
+} data_hook_t;
+
+static void place_before_atoms(void *user, cycle_buf_t *c)
+{
+    data_hook_t *h = (data_hook_t *)user;
+    dp_place_all(h->dp, h->m, c);
+}
+
 void etm_packet_cycle(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t *fe, const filter_out_t *flt,
                       int fifo_empty, cycle_buf_t *c, etm_stats_t *st)
 {
@@ -263,13 +274,14 @@ void etm_packet_cycle(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t *
         instr_cycle(s, m, fe, flt, c, st);
         return;
     }
-    c->dp = &s->dp;
-    c->dmode = m;
+    data_hook_t hook = { &s->dp, m };
+    cbuf_on_atoms(c, place_before_atoms, &hook);
     dp_values(&s->dp, m, fe, c);
     if (fe->natoms)
         s->dp.newest_q = 0; /* until step 6 says the cycle's instructions are traced */
     instr_cycle(s, m, fe, flt, c, st);
     dp_address(&s->dp, m, &s->ph, fe, flt, xfer, c);
+    cbuf_on_atoms(c, NULL, NULL);
 }
 
 void etm_packet_tick(packet_state_t *s, const etm_mode_t *m)

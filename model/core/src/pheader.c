@@ -26,12 +26,6 @@ static uint8_t nca_f1(unsigned e, unsigned n) { return (uint8_t)(0x80 | n << 6 |
 static uint8_t f2(unsigned a, unsigned b) { return (uint8_t)(0x82 | (!a) << 3 | (!b) << 2); }      /* 1000FF10, 1 = N */
 static uint8_t f4(unsigned a) { return (uint8_t)(0x92 | (!a) << 2); }                              /* 10010F10 */
 
-void cbuf_put(cycle_buf_t *c, uint8_t byte)
-{
-    if (c->n < ETM_CYCLE_BYTES_MAX)
-        c->b[c->n++] = byte;
-}
-
 static void count_kind(cycle_buf_t *c, uint8_t h, int ca)
 {
     if ((h & 0x03) == 0x02)
@@ -46,7 +40,7 @@ static void count_kind(cycle_buf_t *c, uint8_t h, int ca)
 static void put_header(cycle_buf_t *c, const etm_mode_t *m, uint8_t h, unsigned atoms, unsigned w)
 {
     if (atoms)
-        dp_before_atoms(c); /* data trace: placeholders for transfers still waiting */
+        cbuf_before_atoms(c); /* data trace: placeholders for transfers still waiting */
     cbuf_put(c, h);
     c->w += w;
     c->last_single = atoms == 1;

@@ -135,26 +135,41 @@ void etm_filter_reset(filter_state_t *s, const filter_setup_t *f);
 void etm_filter(filter_state_t *s, const filter_setup_t *f, const etm_in_t *in, const fe_cycle_t *fe,
                 filter_out_t *out);
 
-/* ---- byte sink for one cycle's packets ---------------------------------------------- */
+/* ---- cbuf: the cycle buffer, one cycle's ETMv3 packets (cbuf.c) ----------------------- */
 
+/* The most bytes one cycle can make (docs/etmv3-encoder.md). */
 #define ETM_CYCLE_BYTES_MAX 96
 
-struct dpacket_state;
+struct cycle_buf;
+typedef void (*cbuf_hook_fn)(void *user, struct cycle_buf *c);
 
 typedef struct cycle_buf {
     uint8_t b[ETM_CYCLE_BYTES_MAX];
     unsigned n;
+    unsigned overrun;     /* bytes that did not fit (never expected: an internal error) */
     uint32_t w;           /* W atoms (and counts) these bytes carry */
     uint64_t kinds[ETM_PKT_ALL_COUNT]; /* packets by kind, for the statistics */
     uint8_t last_single;  /* the last P-header or other non-data packet is a P-header holding exactly one atom */
     unsigned atoms;       /* atoms of this cycle that were traced */
-    /* Data trace: transfers waiting for their values get placeholders before
-     * a P-header with atoms goes out (dp_before_atoms); NULL without data trace. */
-    struct dpacket_state *dp;
-    const etm_mode_t *dmode;
+    /* Called before a P-header with atoms goes out: with data trace, the
+     * transfers waiting for their values get their placeholders first. */
+    cbuf_hook_fn hook;
+    void *hook_user;
 } cycle_buf_t;
 
-void cbuf_put(cycle_buf_t *c, uint8_t byte);
+/* An empty buffer; last_single: the packet before it is a P-header with one atom. */
+void cbuf_init(cycle_buf_t *c, uint8_t last_single);
+static inline void cbuf_put(cycle_buf_t *c, uint8_t byte)
+{
+    if (c->n < ETM_CYCLE_BYTES_MAX)
+        c->b[c->n++] = byte;
+    else
+        c->overrun++;
+}
+void cbuf_put_bytes(cycle_buf_t *c, const uint8_t *b, unsigned n);
+void cbuf_on_atoms(cycle_buf_t *c, cbuf_hook_fn fn, void *user);
+/* A P-header with atoms is about to be put. */
+void cbuf_before_atoms(cycle_buf_t *c);
 
 /* ---- pheader ------------------------------------------------------------------------------ */
 
@@ -245,7 +260,6 @@ void dp_address(dpacket_state_t *d, const etm_mode_t *m, pheader_state_t *ph, co
 /* Transfers still waiting for their values get placeholders now, oldest first:
  * before a P-header with atoms, and before a non-periodic I-sync. */
 void dp_place_all(dpacket_state_t *d, const etm_mode_t *m, cycle_buf_t *c);
-void dp_before_atoms(cycle_buf_t *c);
 /* Trace lost (overflow) or ended: the waiting transfers are dropped. */
 void dp_drop(dpacket_state_t *d);
 
@@ -298,13 +312,15 @@ typedef struct fifo_state {
 void etm_fifo_reset(fifo_state_t *f);
 /* Push n bytes with their flags (flags may be NULL: none) if they fit in depth. */
 int etm_fifo_push(fifo_state_t *f, unsigned depth, const uint8_t *b, const uint8_t *flags, unsigned n);
+/* Take up to max bytes from the head into out; returns how many. */
+unsigned etm_fifo_take(fifo_state_t *f, uint8_t *out, unsigned max);
 /* Byte i from the head and its flag; 0 when there is no such byte. */
 int etm_fifo_peek(const fifo_state_t *f, unsigned i, uint8_t *b, uint8_t *flag);
 void etm_fifo_pop(fifo_state_t *f);
 /* One port cycle: pop up to m->port_bytes bytes present at the start of the
  * cycle into out (padding an incomplete group with Ignore packets), then push
- * c's bytes if they all fit. Returns 1 when they fitted (or there were none). */
-int etm_fifo_cycle(fifo_state_t *f, const etm_mode_t *m, const cycle_buf_t *c, etm_out_t *out);
+ * the n bytes at b if they all fit. Returns 1 when they fitted (or n is 0). */
+int etm_fifo_cycle(fifo_state_t *f, const etm_mode_t *m, const uint8_t *b, unsigned n, etm_out_t *out);
 
 /* ---- pipestat (ETMv1) --------------------------------------------------------------------------- */
 

@@ -70,6 +70,8 @@ typedef struct etm_stats {
     uint64_t counter_reloads;  /* counter reloads, all counters */
     uint64_t include_hits;     /* cycles with an instruction in an include region (ETMTECR1[24] clear) */
     uint64_t exclude_hits;     /* cycles with an instruction in an exclude region (ETMTECR1[24] set) */
+    uint64_t internal_errors;  /* cycles whose packets broke the cycle buffer's bound (never expected;
+                                  the cycle is then an overflow and etm_step returns ETM_ERR_INTERNAL) */
 } etm_stats_t;
 
 /* Bytes of caller memory for one instance (alignment: that of uint64_t). */
@@ -90,7 +92,9 @@ etm_err_t etm_model_supports(const etm_config_t *cfg, etm_diag_t *diag);
 
 /* One rising clock edge. Returns ETM_OK, ETM_ERR_RULE if the inputs broke an
  * interface rule in this cycle (the cycle is still modelled; the rules are in
- * etm_stats and etm_last_rules), or ETM_ERR_STATE after etm_end(). */
+ * etm_stats and etm_last_rules), ETM_ERR_STATE after etm_end(), or
+ * ETM_ERR_INTERNAL if the cycle's packets broke the cycle buffer's bound (a
+ * bug: the cycle is treated as an overflow, counted in internal_errors). */
 etm_err_t etm_step(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out);
 
 /* Rules broken in the last cycle: writes up to max, returns how many. */
@@ -98,7 +102,7 @@ unsigned etm_last_rules(const etm_ctx_t *ctx, etm_rule_t *rules, unsigned max);
 
 /* End of trace: close everything still being gathered (pending atoms, a run
  * of W atoms) into the FIFO. After it only etm_drain and etm_reset are allowed.
- * Returns ETM_OK (or ETM_ERR_STATE if called twice). */
+ * Returns ETM_OK (ETM_ERR_STATE if called twice; ETM_ERR_INTERNAL as etm_step). */
 etm_err_t etm_end(etm_ctx_t *ctx);
 
 /* One more clock edge with no core activity, for what is left to leave the

@@ -39,7 +39,8 @@ extern "C" {
     X(ETM_ERR_MISMATCH, "headers of related files disagree")                             \
     X(ETM_ERR_RULE, "interface rule violated")                                           \
     X(ETM_ERR_STATE, "call not allowed in this state")                                   \
-    X(ETM_ERR_DECODE, "trace stream malformed")
+    X(ETM_ERR_DECODE, "trace stream malformed")                                          \
+    X(ETM_ERR_INTERNAL, "a model invariant was broken (an internal error: please report it)")
 
 typedef enum etm_err {
 #define ETM_X_ENUM(code, text) code,
