@@ -25,95 +25,38 @@
 #include "Vetm_top.h"
 #include "etm/etm.h"
 
-/* The configuration ports: the register image, held for the whole run. */
+/* The configuration ports: the register image, held for the whole run; a
+ * port cfg_<field>_i per register and parameter of etm/regs.def (register
+ * arrays: element n in the port's 32-bit word n). */
 static inline void rtl_drive_config(Vetm_top *t, const etm_config_t *c)
 {
-    t->cfg_etmcr_i = c->etmcr;
-    t->cfg_etmccr_i = c->etmccr;
-    t->cfg_etmtrigger_i = c->etmtrigger;
-    t->cfg_etmtsscr_i = c->etmtsscr;
-    t->cfg_etmtecr2_i = c->etmtecr2;
-    t->cfg_etmteevr_i = c->etmteevr;
-    t->cfg_etmtecr1_i = c->etmtecr1;
-    t->cfg_etmfflr_i = c->etmfflr;
-    t->cfg_etmvdevr_i = c->etmvdevr;
-    t->cfg_etmvdcr1_i = c->etmvdcr1;
-    t->cfg_etmvdcr3_i = c->etmvdcr3;
-    for (int i = 0; i < ETM_NUM_ADDR_COMP; i++) {
-        t->cfg_etmacvr_i[i] = c->etmacvr[i];
-        t->cfg_etmactr_i[i] = c->etmactr[i];
-    }
-    for (int i = 0; i < ETM_NUM_COUNTERS; i++) {
-        t->cfg_etmcntrldvr_i[i] = c->etmcntrldvr[i];
-        t->cfg_etmcntenr_i[i] = c->etmcntenr[i];
-        t->cfg_etmcntrldevr_i[i] = c->etmcntrldevr[i];
-        t->cfg_etmcntvr_i[i] = c->etmcntvr[i];
-    }
-    t->cfg_etmsyncfr_i = c->etmsyncfr;
-    t->cfg_etmtesseicr_i = c->etmtesseicr;
-    t->cfg_etmidr_i = c->etmidr;
-    t->cfg_etmccer_i = c->etmccer;
-    t->cfg_etmtraceidr_i = c->etmtraceidr;
-    t->cfg_fifo_depth_i = c->fifo_depth;
-    t->cfg_port_bytes_i = c->port_bytes;
-    t->cfg_issue_width_i = c->issue_width;
+#define ETM_REG(field, name, number, layout, first, doc) t->cfg_##field##_i = c->field;
+#define ETM_REG_ARRAY(field, name, number, count, layout, first, doc) \
+    for (int i = 0; i < (count); i++)                                  \
+        t->cfg_##field##_i[i] = c->field[i];
+#define ETM_PARAM(field, name, doc) t->cfg_##field##_i = c->field;
+#include "etm/regs.def"
 }
 
-/* Every input of etm_in_t onto the port of the same name. */
+/* Every input of etm_in_t onto the port of the same name (etm/signals.def;
+ * ETMIA[31:1] takes the address without bit 0). */
 static inline void rtl_drive_inputs(Vetm_top *t, const etm_in_t *in)
 {
-    t->ETMIVALID = in->ivalid;
-    t->ETMIBRANCH = in->ibranch;
-    t->ETMIINDBR = in->iindbr;
-    t->ETMICCFAIL = in->iccfail;
-    t->ETMFOLD = in->fold;
-    t->ETMIA = in->ia >> 1; /* ETMIA[31:1] */
-    t->ETMDVALID = in->dvalid;
-    t->ETMFLUSH = in->flush;
-    t->ETMFINDBR = in->findbr;
-    t->ETMCANCEL = in->cancel;
-    t->ETMISTALL = in->istall;
-    t->ETMINTSTAT = in->intstat;
-    t->ETMINTNUM = in->intnum;
-    t->ETMTRIGGER = in->trigger;
-    t->ETMTRIGINOTD = in->triginotd;
-    t->ETMIVALID1 = in->ivalid1;
-    t->ETMIBRANCH1 = in->ibranch1;
-    t->ETMIINDBR1 = in->iindbr1;
-    t->ETMICCFAIL1 = in->iccfail1;
-    t->ETMIA1 = in->ia1 >> 1;
-    t->ETMDACTL = in->dactl;
-    t->ETMDA = in->da;
-    t->ETMDDCTL = in->ddctl;
-    t->ETMDD = in->dd;
+#define ETM_IN(field, name, width, lsb, ctype, doc) t->name = in->field >> (lsb);
+#include "etm/signals.def"
 }
 
-/* FIFOFULL, where etm_out_t has it (the field came with the FIFOFULL stall). */
-template <typename T>
-static inline auto rtl_set_fifofull(T *o, unsigned v, int) -> decltype(o->fifofull = 0, void())
-{
-    o->fifofull = (uint8_t)v;
-}
-template <typename T>
-static inline void rtl_set_fifofull(T *, unsigned, long) {}
-
-/* The RTL's outputs as an etm_out_t, and its violation bits (bit r = etm_rule_t r). */
+/* The RTL's outputs as an etm_out_t (etm/signals.def), and its violation bits
+ * (bit r = etm_rule_t r). */
 static inline void rtl_read_outputs(const Vetm_top *t, etm_out_t *o, uint32_t *violations)
 {
     std::memset(o, 0, sizeof *o);
-    o->pipestat = t->PIPESTAT;
-    o->tracesync = t->TRACESYNC;
-    o->tracepkt = t->TRACEPKT;
-    o->v3_count = t->V3COUNT;
-    uint64_t d = t->V3DATA;
-    for (int i = 0; i < ETM_MAX_PORT_BYTES; i++)
-        o->v3_bytes[i] = (uint8_t)(d >> (8 * i));
-    o->fifo_level = t->FIFOLEVEL;
-    o->overflow = t->OVERFLOW;
-    o->trigger = t->TRIGGER;
-    rtl_set_fifofull(o, t->FIFOFULL, 0);
-    o->trace_enable = t->TRACEENABLE;
-    o->view_data = t->VIEWDATA;
+#define ETM_OUT(field, name, width, ctype, where, doc) o->field = (ctype)t->name;
+#define ETM_OUT_BYTES(count, bytes, countname, dataname, column, n, doc) \
+    o->count = (uint8_t)t->countname;                                  \
+    for (int i = 0; i < (n); i++)                                      \
+        o->bytes[i] = (uint8_t)((uint64_t)t->dataname >> (8 * i));
+#include "etm/signals.def"
     if (violations)
         *violations = t->VIOLATIONS;
 }

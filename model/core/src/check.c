@@ -6,15 +6,13 @@
 #include "etm/dataslot.h"
 
 static const char *const rule_names[ETM_RULE_COUNT] = {
-#define ETM_X_NAME(name, text) #name,
-    ETM_RULE_LIST(ETM_X_NAME)
-#undef ETM_X_NAME
+#define ETM_RULE(name, text) #name,
+#include "etm/rules.def"
 };
 
 static const char *const rule_texts[ETM_RULE_COUNT] = {
-#define ETM_X_TEXT(name, text) text,
-    ETM_RULE_LIST(ETM_X_TEXT)
-#undef ETM_X_TEXT
+#define ETM_RULE(name, text) text,
+#include "etm/rules.def"
 };
 
 const char *etm_rule_name(etm_rule_t r) { return (unsigned)r < ETM_RULE_COUNT ? rule_names[r] : "UNKNOWN_RULE"; }

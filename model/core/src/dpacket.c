@@ -123,7 +123,7 @@ static void place_older(dpacket_state_t *d, const etm_mode_t *m, cycle_buf_t *c,
 {
     for (;;) {
         dp_entry_t *o = NULL;
-        for (unsigned i = 0; i < DP_ENTRIES; i++) {
+        for (unsigned i = 0; i < ETM_DP_ENTRIES; i++) {
             dp_entry_t *e = &d->ent_q[i];
             if (e->state == DP_NEW && e != before && (!before || older(e, before)) && (!o || older(e, o)))
                 o = e;
@@ -264,7 +264,7 @@ void dp_address(dpacket_state_t *d, const etm_mode_t *m, pheader_state_t *ph, co
         return;
     }
     dp_entry_t *e = NULL;
-    for (unsigned i = 0; i < DP_ENTRIES && !e; i++)
+    for (unsigned i = 0; i < ETM_DP_ENTRIES && !e; i++)
         if (d->ent_q[i].state == DP_FREE)
             e = &d->ent_q[i];
     if (!e) /* not reached: every entry waits on a slot of its own */

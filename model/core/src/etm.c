@@ -391,7 +391,7 @@ etm_err_t etm_drain(etm_ctx_t *ctx, etm_out_t *out)
     clear_out(out);
     if (!ctx->mode.v3) {
         if (ctx->fifo.level_q == 0 && !etm_pipestat_busy(&ctx->ps)) {
-            out->pipestat = PS_TD;
+            out->pipestat = ETM_V1_PS_TD;
             return ETM_END;
         }
         fe_cycle_t fe;

@@ -17,8 +17,6 @@
 
 #include "stages.h"
 
-#define LONG_RUN 24u /* longest W run sent as format 3 headers */
-
 /* Header encodings. */
 static uint8_t ca_f1(unsigned e, unsigned n) { return (uint8_t)(0x80 | n << 6 | e << 2); }         /* 1N0EEE00 */
 static uint8_t ca_f3(unsigned w, unsigned e) { return (uint8_t)(0xA0 | e << 6 | (w - 1) << 2); }   /* 1E1WWW00 */
@@ -108,7 +106,7 @@ static void flush_run(pheader_state_t *p, const etm_mode_t *m, cycle_buf_t *c)
     if (!n)
         return;
     push_held(p, m, c);
-    if (n > LONG_RUN) {
+    if (n > ETM_LONG_RUN) {
         put_cycle_count(c, n);
         c->w += n;
     } else {
@@ -175,7 +173,7 @@ void ph_cycle(pheader_state_t *p, const etm_mode_t *m, unsigned natoms, const ui
     unsigned e = exec[0];
     if (p->wrun_q) {
         uint32_t n = p->wrun_q;
-        if (n > LONG_RUN || !e) {
+        if (n > ETM_LONG_RUN || !e) {
             flush_run(p, m, c);
         } else {
             /* n idle cycles, then this cycle's W and its E: format 3 headers,

@@ -14,8 +14,6 @@
 
 #include "stages.h"
 
-#define PERIODIC_FULL 1024u /* cycles after a full address before the next is wanted */
-#define PERIODIC_FORCE 512u /* ... and after which it is sent whether or not there is room */
 
 void etm_pipestat_reset(pipestat_state_t *s)
 {
@@ -26,7 +24,7 @@ void etm_pipestat_reset(pipestat_state_t *s)
 
 int etm_pipestat_busy(const pipestat_state_t *s) { return s->len_q || s->apo_cnt_q; }
 
-static v1_entry_t *entry_at(pipestat_state_t *s, unsigned i) { return &s->q[(s->head_q + i) % V1_QUEUE]; }
+static v1_entry_t *entry_at(pipestat_state_t *s, unsigned i) { return &s->q[(s->head_q + i) % ETM_V1_QUEUE]; }
 
 static v1_entry_t *newest(pipestat_state_t *s) { return s->len_q ? entry_at(s, s->len_q - 1u) : NULL; }
 
@@ -41,7 +39,7 @@ static v1_entry_t *by_seq(pipestat_state_t *s, uint16_t seq)
 /* Add an entry at the tail; NULL when the queue is full. */
 static v1_entry_t *add_entry(pipestat_state_t *s)
 {
-    if (s->len_q == V1_QUEUE)
+    if (s->len_q == ETM_V1_QUEUE)
         return NULL;
     v1_entry_t *e = entry_at(s, s->len_q);
     memset(e, 0, sizeof *e);
@@ -107,16 +105,16 @@ static unsigned addresses_waiting(const pipestat_state_t *s, const fifo_state_t 
 static int output_entry(pipestat_state_t *s, const etm_mode_t *m, fifo_state_t *f, etm_stats_t *st)
 {
     const v1_entry_t *e = entry_at(s, 0);
-    uint8_t b[5 + 8 * V1_MAX_XFER + 5], fl[sizeof b];
+    uint8_t b[5 + 8 * ETM_V1_MAX_XFER + 5], fl[sizeof b];
     memset(b, 0, sizeof b);
     unsigned n = 0;
     int status;
     memset(fl, 0, sizeof fl);
     int data = !e->restart && e->has_data;
     if (e->restart)
-        status = PS_BE;
+        status = ETM_V1_PS_BE;
     else
-        status = e->branch ? (data ? PS_BD : PS_BE) : data ? PS_ID : e->exec ? PS_IE : PS_IN;
+        status = e->branch ? (data ? ETM_V1_PS_BD : ETM_V1_PS_BE) : data ? ETM_V1_PS_ID : e->exec ? ETM_V1_PS_IE : ETM_V1_PS_IN;
     uint32_t last_daddr = s->last_daddr_q;
     if (data && m->data_addr) {
         n += addr_packets(b + n, e->daddr, last_daddr, s->full_daddr_q, 0);
@@ -130,14 +128,14 @@ static int output_entry(pipestat_state_t *s, const etm_mode_t *m, fifo_state_t *
     unsigned apo = 0;
     uint32_t a = 0;
     int full = 0;
-    if (status == PS_BE || status == PS_BD) {
+    if (status == ETM_V1_PS_BE || status == ETM_V1_PS_BD) {
         a = e->target | 1u; /* bit 0: Thumb */
         unsigned reason = e->restart ? e->reason : 0;
         full = e->restart;
-        if (!full && s->since_full_q >= PERIODIC_FULL) {
+        if (!full && s->since_full_q >= ETM_V1_PERIODIC_FULL) {
             /* Periodic full address: when there is room for it, and in any case
              * once the retry window has passed. */
-            if (f->level_q + n + 5 <= m->fifo_depth || s->since_full_q >= PERIODIC_FULL + PERIODIC_FORCE) {
+            if (f->level_q + n + 5 <= m->fifo_depth || s->since_full_q >= ETM_V1_PERIODIC_FULL + ETM_V1_PERIODIC_FORCE) {
                 full = 1;
                 reason = ETM_V_MINOR(m->version) >= 2 ? 4 : 0;
             }
@@ -159,14 +157,14 @@ static int output_entry(pipestat_state_t *s, const etm_mode_t *m, fifo_state_t *
      * order, whatever was queued before it still goes out first. */
     if (e->restart)
         s->full_daddr_q = 1;
-    if (status == PS_BE || status == PS_BD) {
+    if (status == ETM_V1_PS_BE || status == ETM_V1_PS_BD) {
         s->last_baddr_q = a;
         if (full)
             s->since_full_q = 0;
         s->apo_cnt_q = 2;
         s->apo_val_q = (uint8_t)(apo > 14 ? 15 : apo);
     }
-    s->head_q = (uint8_t)((s->head_q + 1) % V1_QUEUE);
+    s->head_q = (uint8_t)((s->head_q + 1) % ETM_V1_QUEUE);
     s->len_q--;
     return status;
 }
@@ -222,7 +220,7 @@ static void data_address(pipestat_state_t *s, const etm_mode_t *m, const etm_in_
     } else if (s->owner_valid_q) {
         e = by_seq(s, s->owner_q);
     }
-    if (!e || e->nxfer == V1_MAX_XFER)
+    if (!e || e->nxfer == ETM_V1_MAX_XFER)
         return;
     unsigned t = e->nxfer++;
     e->lanes[t] = (uint8_t)ETM_DACTL_BLSEL(in->dactl);
@@ -328,7 +326,7 @@ void etm_pipestat_cycle(pipestat_state_t *s, const etm_mode_t *m, const etm_in_t
     out->tracepkt = 0;
     out->tracesync = 0;
     if (!m->enabled) {
-        out->pipestat = PS_TD;
+        out->pipestat = ETM_V1_PS_TD;
         return;
     }
     if (s->ovf_q && f->level_q == 0)
@@ -360,19 +358,19 @@ void etm_pipestat_cycle(pipestat_state_t *s, const etm_mode_t *m, const etm_in_t
         status = output_entry(s, m, f, st);
         if (status < 0) {
             lose(s, st);
-            status = PS_WT;
+            status = ETM_V1_PS_WT;
         }
     } else if (s->ovf_q) {
-        status = PS_WT;
+        status = ETM_V1_PS_WT;
     }
 
     if (flt->trigger) {
-        out->pipestat = PS_TR;
-        out->tracepkt = (uint16_t)(status < 0 ? PS_WT : status);
+        out->pipestat = ETM_V1_PS_TR;
+        out->tracepkt = (uint16_t)(status < 0 ? ETM_V1_PS_WT : status);
     } else {
         int drained = drain(s, m, f, out);
-        out->pipestat = (uint8_t)(status >= 0 ? status : drained ? PS_WT : PS_TD);
-        if (out->pipestat == PS_TD && m->cycle_accurate)
+        out->pipestat = (uint8_t)(status >= 0 ? status : drained ? ETM_V1_PS_WT : ETM_V1_PS_TD);
+        if (out->pipestat == ETM_V1_PS_TD && m->cycle_accurate)
             out->tracepkt = (uint16_t)(flt->trace_enable ? 1 : 0);
     }
     out->overflow = s->ovf_q;

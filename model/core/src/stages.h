@@ -12,23 +12,11 @@
 
 #include "etm/check.h"
 #include "etm/config.h"
+#include "etm/consts.h"
 #include "etm/model.h"
 #include "etm/signals.h"
 
-/* ---- Packet and header codes (IHI 0014 table 7.1) --------------------------- */
-
-#define ETMV3_HDR_ASYNC_LAST 0x80 /* A-sync: 00 00 00 00 00 80 */
-#define ETMV3_HDR_CYCLE_COUNT 0x04
-#define ETMV3_HDR_ISYNC 0x08
-#define ETMV3_HDR_TRIGGER 0x0C
-#define ETMV3_HDR_ISYNC_CC 0x70
-#define ETMV3_HDR_IGNORE 0x66
-#define ETMV3_HDR_EXC_RETURN 0x76
-
-#define ETMV3_ISYNC_REASON_PERIODIC 0
-#define ETMV3_ISYNC_REASON_TRACE_ON 1
-#define ETMV3_ISYNC_REASON_OVERFLOW 2
-#define ETMV3_ISYNC_REASON_DEBUG_EXIT 3
+/* Header codes, reasons, PIPESTAT codes and sizes: etm/consts.h (etm/consts.def). */
 
 /* ---- Version and mode, decoded once from the configuration ------------------ */
 
@@ -137,9 +125,6 @@ void etm_filter(filter_state_t *s, const filter_setup_t *f, const etm_in_t *in, 
 
 /* ---- cbuf: the cycle buffer, one cycle's ETMv3 packets (cbuf.c) ----------------------- */
 
-/* The most bytes one cycle can make (docs/etmv3-encoder.md). */
-#define ETM_CYCLE_BYTES_MAX 96
-
 struct cycle_buf;
 typedef void (*cbuf_hook_fn)(void *user, struct cycle_buf *c);
 
@@ -208,15 +193,6 @@ int ph_pending(const pheader_state_t *p);
 
 /* ---- dpacket (ETMv3 data packets, part of stage packet) ------------------------------------- */
 
-/* IHI 0014 table 7.1 data headers. */
-#define ETMV3_HDR_NORMAL_DATA 0x02      /* 00A0SS10 */
-#define ETMV3_HDR_VALUE_NOT_TRACED 0x6A /* 011A1010 */
-#define ETMV3_HDR_OOO_PLACEHOLDER 0x50  /* 01A1TT00, TT != 0 */
-#define ETMV3_HDR_OOO_DATA 0x00         /* 0TT0SS00, TT != 0 */
-#define ETMV3_HDR_STORE_FAILED 0x50
-
-#define DP_ENTRIES 3 /* transfers waiting for a value: at most one per slot */
-
 enum { DP_FREE, DP_NEW, DP_PLACED };
 
 typedef struct dp_entry {
@@ -233,7 +209,7 @@ typedef struct dp_entry {
 } dp_entry_t;
 
 typedef struct dpacket_state {
-    dp_entry_t ent_q[DP_ENTRIES];
+    dp_entry_t ent_q[ETM_DP_ENTRIES];
     uint8_t owner_q[4];     /* slot s waits for a value of entry owner_q[s] - 1 (0: none) */
     uint16_t seq_q;
     uint8_t first_q;        /* the next transfer is the first of an instruction */
@@ -324,10 +300,6 @@ int etm_fifo_cycle(fifo_state_t *f, const etm_mode_t *m, const uint8_t *b, unsig
 
 /* ---- pipestat (ETMv1) --------------------------------------------------------------------------- */
 
-enum { PS_IE = 0, PS_ID = 1, PS_IN = 2, PS_WT = 3, PS_BE = 4, PS_BD = 5, PS_TR = 6, PS_TD = 7 };
-
-#define V1_QUEUE 8
-#define V1_MAX_XFER 16
 
 typedef struct v1_entry {
     uint16_t seq;         /* identity, for matching data values */
@@ -343,13 +315,13 @@ typedef struct v1_entry {
     uint8_t nxfer;
     uint8_t nwait;        /* values still to come */
     uint32_t daddr;
-    uint8_t lanes[V1_MAX_XFER];
-    uint8_t got[V1_MAX_XFER];
-    uint64_t value[V1_MAX_XFER];
+    uint8_t lanes[ETM_V1_MAX_XFER];
+    uint8_t got[ETM_V1_MAX_XFER];
+    uint64_t value[ETM_V1_MAX_XFER];
 } v1_entry_t;
 
 typedef struct pipestat_state {
-    v1_entry_t q[V1_QUEUE];
+    v1_entry_t q[ETM_V1_QUEUE];
     uint8_t head_q, len_q;
     uint8_t open_q;       /* the newest entry is an instruction not yet resolved */
     uint16_t seq_q;

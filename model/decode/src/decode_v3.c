@@ -17,28 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "etm/consts.h"
 #include "util.h"
 
 /* ---- Header encodings (IHI 0014 table 7.1) --------------------------------- */
 
-#define ETMV3_HDR_ASYNC 0x00u
-#define ETMV3_HDR_CYCLE_COUNT 0x04u
-#define ETMV3_HDR_ISYNC 0x08u
-#define ETMV3_HDR_TRIGGER 0x0Cu
-#define ETMV3_HDR_VMID 0x3Cu
-#define ETMV3_HDR_TIMESTAMP 0x42u      /* 01000R10 */
-#define ETMV3_HDR_TIMESTAMP_MASK 0xFBu
-#define ETMV3_HDR_STORE_FAILED 0x50u
-#define ETMV3_HDR_DATA_SUPPRESSED 0x62u
-#define ETMV3_HDR_IGNORE 0x66u
-#define ETMV3_HDR_CONTEXT_ID 0x6Eu
-#define ETMV3_HDR_ISYNC_CC 0x70u
-#define ETMV3_HDR_EXC_RETURN 0x76u
-#define ETMV3_HDR_EXC_ENTRY 0x7Eu
-#define ETMV3_ASYNC_END 0x80u
 #define ETMV3_ASYNC_MIN_ZEROS 5u       /* A-sync: at least five 0x00, then 0x80 */
-
-#define ETMV3_C 0x80u                  /* continuation bit of multi-byte fields */
 
 /* Elements waiting behind an instruction that a cancel may still withdraw. */
 #define PEND_MAX 64
@@ -957,7 +941,7 @@ static int parse_count(const uint8_t *b, unsigned n, unsigned *i, uint32_t *v)
         uint8_t c = b[(*i)++];
         if (k < 4) {
             x |= (uint32_t)(c & 0x7Fu) << (7 * k);
-            if (!(c & ETMV3_C))
+            if (!(c & ETMV3_CONTINUE))
                 break;
         } else {
             x |= (uint32_t)(c & 0x0Fu) << 28;
@@ -983,11 +967,11 @@ static int parse_address(const etm_v3dec_t *d, const uint8_t *b, unsigned n, uns
     c = b[(*i)++];
     value = (uint32_t)(c >> 1) & 0x3Fu; /* byte 0: C A[6:1] 1 (Thumb numbering) */
     bits = 6;
-    more = (c & ETMV3_C) != 0;
+    more = (c & ETMV3_CONTINUE) != 0;
     while (more && *i - start < 4) {
         NEED(*i);
         c = b[(*i)++];
-        more = (c & ETMV3_C) != 0;
+        more = (c & ETMV3_CONTINUE) != 0;
         if (d->alt_branch && !more) {
             /* alternative encoding: the last of bytes 1-3 has 6 address bits and E */
             value |= (uint32_t)(c & 0x3Fu) << bits;
@@ -1047,13 +1031,13 @@ static int parse_address(const etm_v3dec_t *d, const uint8_t *b, unsigned n, uns
         p->exc_number = (c >> 1) & 0xFu;
         p->cancel = (c >> 5) & 1u;
         p->altisa = (c >> 6) & 1u;
-        if (c & ETMV3_C) {
+        if (c & ETMV3_CONTINUE) {
             unsigned at = *i;
             NEED(*i);
             c = b[(*i)++];
             if (c & 0x40u) {
                 /* byte 2 directly (byte 1 skipped): 0 1 x x Resume[3:0] */
-                if (c & ETMV3_C)
+                if (c & ETMV3_CONTINUE)
                     return perr_set(e, at, "exception byte 2 (0x%02x) has its continue bit set; "
                                            "no exception byte follows byte 2", c);
                 p->has_resume = 1;
@@ -1063,11 +1047,11 @@ static int parse_address(const etm_v3dec_t *d, const uint8_t *b, unsigned n, uns
                 if (d->v7m)
                     p->exc_number |= (uint32_t)(c & 0x1Fu) << 4;
                 p->hyp = d->virt ? (c >> 5) & 1u : 0;
-                if (c & ETMV3_C) {
+                if (c & ETMV3_CONTINUE) {
                     at = *i;
                     NEED(*i);
                     c = b[(*i)++];
-                    if (c & ETMV3_C)
+                    if (c & ETMV3_CONTINUE)
                         return perr_set(e, at, "exception byte 2 (0x%02x) has its continue bit set; "
                                                "no exception byte follows byte 2", c);
                     p->has_resume = 1;
@@ -1167,7 +1151,7 @@ static int parse_data_addr(const etm_v3dec_t *d, const uint8_t *b, unsigned n, u
         if (k < 4) {
             v |= (uint32_t)(c & 0x7Fu) << (7 * k);
             bits += 7;
-            if (!(c & ETMV3_C))
+            if (!(c & ETMV3_CONTINUE))
                 break;
         } else {
             v |= (uint32_t)(c & 0x0Fu) << 28;
@@ -1304,7 +1288,7 @@ static int parse_packet(const etm_v3dec_t *d, const uint8_t *b, unsigned n, etm_
             if (k + 1 < maxb) {
                 v |= (uint64_t)(c & 0x7Fu) << (7 * k);
                 bits += 7;
-                if (!(c & ETMV3_C))
+                if (!(c & ETMV3_CONTINUE))
                     break;
             } else {
                 unsigned last = d->ts64 ? 8u : 6u;
@@ -1422,7 +1406,7 @@ static void send_async(etm_v3dec_t *d, uint64_t start)
     p.size = d->pos + 1 - start;
     p.raw_len = (unsigned)(p.size < ETM_V3_RAW_MAX ? p.size : ETM_V3_RAW_MAX);
     memset(raw, 0, sizeof raw);
-    raw[p.raw_len - 1] = ETMV3_ASYNC_END;
+    raw[p.raw_len - 1] = ETMV3_HDR_ASYNC_LAST;
     p.raw = raw;
     send_packet(d, &p);
     on_packet(d, &p);
@@ -1452,7 +1436,7 @@ static etm_err_t feed_byte(etm_v3dec_t *d, uint8_t c, etm_diag_t *diag)
             d->buf[d->len++] = c;
         if (c == 0) {
             d->zeros++;
-        } else if (c == ETMV3_ASYNC_END && d->zeros >= ETMV3_ASYNC_MIN_ZEROS) {
+        } else if (c == ETMV3_HDR_ASYNC_LAST && d->zeros >= ETMV3_ASYNC_MIN_ZEROS) {
             uint64_t start = d->pos - d->zeros;
             send_nosync(d, start);
             d->synced = 1;
@@ -1469,13 +1453,13 @@ static etm_err_t feed_byte(etm_v3dec_t *d, uint8_t c, etm_diag_t *diag)
     if (d->in_async) {
         if (c == 0) {
             d->zeros++;
-        } else if (c == ETMV3_ASYNC_END && d->zeros >= ETMV3_ASYNC_MIN_ZEROS) {
+        } else if (c == ETMV3_HDR_ASYNC_LAST && d->zeros >= ETMV3_ASYNC_MIN_ZEROS) {
             send_async(d, d->pkt_off);
             d->in_async = 0;
             d->zeros = 0;
         } else {
             char msg[200];
-            if (c == ETMV3_ASYNC_END)
+            if (c == ETMV3_HDR_ASYNC_LAST)
                 snprintf(msg, sizeof msg, "A-sync at offset %llu has %u bytes 0x00 before 0x80; it needs at "
                          "least %u", (unsigned long long)d->pkt_off, d->zeros, ETMV3_ASYNC_MIN_ZEROS);
             else

@@ -44,25 +44,10 @@
 extern "C" {
 #endif
 
-/* PIPESTAT[2:0] codes (IHI 0014 table 5.1). */
-#define ETM_V1_PS_IE 0u /* instruction executed */
-#define ETM_V1_PS_ID 1u /* instruction executed with data */
-#define ETM_V1_PS_IN 2u /* instruction not executed (condition failed) */
-#define ETM_V1_PS_WT 3u /* wait: no instruction, a packet may leave */
-#define ETM_V1_PS_BE 4u /* branch executed: a branch address follows */
-#define ETM_V1_PS_BD 5u /* branch executed with data */
-#define ETM_V1_PS_TR 6u /* trigger: the replaced status is on TRACEPKT[2:0] */
-#define ETM_V1_PS_TD 7u /* trace disabled: no instruction and no packet */
+/* PIPESTAT codes ETM_V1_PS_* and reason codes ETM_V1_REASON_* are in etm/consts.h. */
 
 /* "IE", "ID", ... "TD". */
 const char *etm_v1_pipestat_name(unsigned pipestat);
-
-/* Reason codes of a full (5-packet) branch address, packet 5 bits [6:4]. */
-#define ETM_V1_REASON_NORMAL 0u     /* also periodic before ETMv1.2 */
-#define ETM_V1_REASON_TRACE_ON 1u
-#define ETM_V1_REASON_OVERFLOW 2u
-#define ETM_V1_REASON_DEBUG_EXIT 3u
-#define ETM_V1_REASON_PERIODIC 4u   /* ETMv1.2 and later */
 
 /* Most value bytes one instruction transfers: LDM/STM of 16 registers. */
 #define ETM_V1_MAX_DATA_BYTES 64

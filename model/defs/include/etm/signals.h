@@ -4,8 +4,9 @@
  * Input signals are those of the Cortex-M3 ETM interface (Cortex-M3 TRM table
  * 16.1), a second instruction slot for dual-issue studies (ETM architecture
  * section 2.11.1), and the ARM11-style data slot interface (ARM1176 TRM table
- * 15-5). Names in the signal table are the column names of vector files, the
- * signal names looked up in VCD files, and the port names of the RTL top level.
+ * 15-5), all listed once in etm/signals.def. Names in the signal table are the
+ * column names of vector files, the signal names looked up in VCD files, and
+ * the port names of the RTL top level.
  */
 #ifndef ETM_SIGNALS_H
 #define ETM_SIGNALS_H
@@ -13,18 +14,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "etm/consts.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* ETMINTSTAT[2:0] codes (Cortex-M3 TRM table 16.1). 5, 6 and 7 are reserved. */
-enum {
-    ETM_INTSTAT_NONE = 0,   /* no status */
-    ETM_INTSTAT_ENTRY = 1,  /* first cycle of the handler */
-    ETM_INTSTAT_EXIT = 2,   /* leaving a handler; comes without ETMIVALID */
-    ETM_INTSTAT_RETURN = 3, /* first cycle back in the interrupted context */
-    ETM_INTSTAT_FETCH = 4   /* vector fetch and stack push */
-};
 
 /* ETMDACTL[17:0] fields (ARM1176 TRM table 15-5). */
 #define ETM_DACTL_SLOT(v)      ((unsigned)(v) & 0x3u)          /* [1:0] DASlot */
@@ -42,57 +36,30 @@ enum {
 #define ETM_DDCTL_STREX_FAIL(v)  (((unsigned)(v) >> 2) & 1u)   /* [2] store-exclusive failed */
 #define ETM_DDCTL_IMPRECISE(v)   (((unsigned)(v) >> 3) & 1u)   /* [3] imprecise abort: ignore the value */
 
-/* One core clock of input. Single-bit signals are 0 or 1. */
+/* One core clock of input, a field per input of etm/signals.def (ETMIVALID is
+ * ivalid, ETMIA is ia, ...). Single-bit signals are 0 or 1; ETMIA[31:1] and
+ * ETMIA1[31:1] are byte addresses (bit 0 clear). Slot 1 is a second
+ * instruction in the same cycle, after slot 0 in program order (needs
+ * ISSUE_WIDTH=2); ETMDACTL and ETMDDCTL have the fields ETM_DACTL_* and
+ * ETM_DDCTL_* above. */
 typedef struct etm_in {
-    /* Instruction slot 0: the Cortex-M3 interface of table 16.1. */
-    uint8_t ivalid;     /* ETMIVALID   instruction entered its first execute cycle */
-    uint8_t ibranch;    /* ETMIBRANCH  that instruction is the target of a PC change */
-    uint8_t iindbr;     /* ETMIINDBR   ... whose destination cannot be deduced (indirect) */
-    uint8_t iccfail;    /* ETMICCFAIL  the instruction failed its condition code */
-    uint8_t fold;       /* ETMFOLD     an IT instruction following it was folded */
-    uint8_t dvalid;     /* ETMDVALID   data address valid for the DWT (not traced by the ETM) */
-    uint8_t flush;      /* ETMFLUSH    a PC-modifying event is under way */
-    uint8_t findbr;     /* ETMFINDBR   ... and its destination is indirect */
-    uint8_t cancel;     /* ETMCANCEL   the instruction in execute was cancelled */
-    uint8_t istall;     /* ETMISTALL   the last signalled instruction has not entered execute */
-    uint8_t intstat;    /* ETMINTSTAT[2:0], ETM_INTSTAT_* */
-    uint8_t trigger;    /* ETMTRIGGER[3:0]   DWT comparator matches */
-    uint8_t triginotd;  /* ETMTRIGINOTD[3:0] per comparator: 1 instruction match, 0 data match */
-    uint16_t intnum;    /* ETMINTNUM[8:0]    exception number of the execution context */
-    uint32_t ia;        /* ETMIA[31:1] as a byte address: bit 0 is always 0 */
-
-    /* Instruction slot 1: a second instruction in the same cycle, after slot 0
-     * in program order (dual-issue studies; needs ISSUE_WIDTH=2). */
-    uint8_t ivalid1;    /* ETMIVALID1 */
-    uint8_t ibranch1;   /* ETMIBRANCH1 */
-    uint8_t iindbr1;    /* ETMIINDBR1 */
-    uint8_t iccfail1;   /* ETMICCFAIL1 */
-    uint32_t ia1;       /* ETMIA1[31:1] as a byte address */
-
-    /* Data slot interface (ARM11 style). */
-    uint32_t dactl;     /* ETMDACTL[17:0], fields ETM_DACTL_* */
-    uint32_t da;        /* ETMDA[31:0]   data address, qualified by DASlot != 0 */
-    uint8_t ddctl;      /* ETMDDCTL[3:0], fields ETM_DDCTL_* */
-    uint64_t dd;        /* ETMDD[63:0]   data value (memory view), qualified by DDSlot != 0 */
+#define ETM_IN(field, name, width, lsb, ctype, doc) ctype field;
+#include "etm/signals.def"
 } etm_in_t;
 
-/* Most ETMv3 trace bytes that can leave the port in one core cycle. */
-#define ETM_MAX_PORT_BYTES 8
+/* Where an output appears (etm/signals.def). */
+#define ETM_SIGF_FILE 1u /* a port and a column of vector and VCD files */
+#define ETM_SIGF_PORT 2u /* a port only: compared in lockstep, not in files */
 
-/* One core clock of output. */
+/* One core clock of output, a field per output of etm/signals.def: the ETMv1
+ * port (pipestat, tracepkt, tracesync), the ETMv3 bytes leaving the port
+ * (v3_count of them in v3_bytes, oldest first, the rest 0), the FIFO level
+ * after the cycle, overflow, trigger, FIFOFULL, and the filter's decisions
+ * (trace_enable, view_data: not port signals). */
 typedef struct etm_out {
-    uint8_t pipestat;   /* PIPESTAT[2:0] (ETMv1) */
-    uint8_t tracesync;  /* TRACESYNC (ETMv1) */
-    uint16_t tracepkt;  /* TRACEPKT[15:0] (ETMv1; unused high bits are 0) */
-    uint8_t v3_count;   /* number of ETMv3 bytes leaving the port this cycle */
-    uint8_t v3_bytes[ETM_MAX_PORT_BYTES]; /* those bytes, oldest first; the rest 0 */
-    uint16_t fifo_level; /* bytes held in the FIFO after this cycle */
-    uint8_t overflow;   /* 1 in a cycle in which trace was lost to a full FIFO */
-    uint8_t trigger;    /* 1 in the cycle the trigger event fires */
-    uint8_t fifofull;   /* FIFOFULL: ETMCR[7] set and fewer than ETMFFLR bytes free after this cycle */
-    /* The filter's decisions (not port signals): which cycles and transfers are traced. */
-    uint8_t trace_enable; /* TraceEnable: this cycle's instructions are traced */
-    uint8_t view_data;  /* ViewData: this cycle's data transfer (DASlot != 0) is traced */
+#define ETM_OUT(field, name, width, ctype, where, doc) ctype field;
+#define ETM_OUT_BYTES(count, bytes, countname, dataname, column, n, doc) uint8_t count; uint8_t bytes[n];
+#include "etm/signals.def"
 } etm_out_t;
 
 /* ---- The signal table ------------------------------------------------------ */
