@@ -1,6 +1,6 @@
 // etm_check.sv - stage `check` (model/src/check.c, docs/interface.md): the
 // interface contract. violations_o has one bit per rule, in the order of
-// ETM_RULE_LIST (etm_pkg::Rule*), set in each cycle that breaks the rule, so a
+// etm/rules.def (etm_defs_pkg::Rule*), set in each cycle that breaks the rule, so a
 // harness can compare it with the C checker's. With the parameter Assertions each
 // rule is also an assertion (simulation only; Verilated::assertOn() switches them
 // off for stimulus that breaks rules on purpose).
@@ -29,7 +29,7 @@ module etm_check #(
   input  logic [17:0] dactl_i,
   input  logic [31:0] da_i,
   input  logic [3:0]  ddctl_i,
-  output logic [etm_pkg::NumRules-1:0] violations_o
+  output logic [etm_defs_pkg::NumRules-1:0] violations_o
 );
   // Data slots 1..3: an address from an earlier cycle waiting for its value.
   logic [3:1] pend_q, pend_d;
@@ -93,7 +93,7 @@ module etm_check #(
                             intnum_i == 9'd12 || intnum_i >= 9'd14;
 
   always_comb begin
-    logic [etm_pkg::NumRules-1:0] v;
+    logic [etm_defs_pkg::NumRules-1:0] v;
     logic slot1_used, lanes_ok, write;
     logic [3:0] n;
     logic [1:0] rot;
@@ -109,33 +109,33 @@ module etm_check #(
     unal_last_d = unal_last_q;
 
     // Table 16.1 qualifiers.
-    v[etm_pkg::RuleIbranchWithoutIvalid] = ibranch_i && !ivalid_i;
-    v[etm_pkg::RuleIccfailWithoutIvalid] = iccfail_i && !ivalid_i;
-    v[etm_pkg::RuleFoldWithoutIvalid] = fold_i && !ivalid_i;
-    v[etm_pkg::RuleIindbrWithoutIbranch] = iindbr_i && !ibranch_i;
-    v[etm_pkg::RuleFindbrWithoutFlush] = findbr_i && !flush_i;
-    v[etm_pkg::RuleIstallWithIvalid] = istall_i && ivalid_i;
-    v[etm_pkg::RuleIntstatReserved] = intstat_i > etm_pkg::IntstatFetch;
-    v[etm_pkg::RuleIntstatExitWithIvalid] = intstat_i == etm_pkg::IntstatExit && ivalid_i;
-    if (intstat_i == etm_pkg::IntstatEntry || intstat_i == etm_pkg::IntstatReturn) begin
-      v[etm_pkg::RuleIntstatEntryWithoutIvalid] = !ivalid_i;
-      v[etm_pkg::RuleIntstatEntryNotIndirect] = ivalid_i && !(ibranch_i && iindbr_i);
+    v[etm_defs_pkg::RuleIbranchWithoutIvalid] = ibranch_i && !ivalid_i;
+    v[etm_defs_pkg::RuleIccfailWithoutIvalid] = iccfail_i && !ivalid_i;
+    v[etm_defs_pkg::RuleFoldWithoutIvalid] = fold_i && !ivalid_i;
+    v[etm_defs_pkg::RuleIindbrWithoutIbranch] = iindbr_i && !ibranch_i;
+    v[etm_defs_pkg::RuleFindbrWithoutFlush] = findbr_i && !flush_i;
+    v[etm_defs_pkg::RuleIstallWithIvalid] = istall_i && ivalid_i;
+    v[etm_defs_pkg::RuleIntstatReserved] = intstat_i > etm_defs_pkg::IntstatFetch;
+    v[etm_defs_pkg::RuleIntstatExitWithIvalid] = intstat_i == etm_defs_pkg::IntstatExit && ivalid_i;
+    if (intstat_i == etm_defs_pkg::IntstatEntry || intstat_i == etm_defs_pkg::IntstatReturn) begin
+      v[etm_defs_pkg::RuleIntstatEntryWithoutIvalid] = !ivalid_i;
+      v[etm_defs_pkg::RuleIntstatEntryNotIndirect] = ivalid_i && !(ibranch_i && iindbr_i);
     end
-    v[etm_pkg::RuleIntnumInvalid] = intstat_i == etm_pkg::IntstatEntry && !intnum_enterable;
+    v[etm_defs_pkg::RuleIntnumInvalid] = intstat_i == etm_defs_pkg::IntstatEntry && !intnum_enterable;
     if (ivalid_i) begin
-      v[etm_pkg::RuleCancelWithoutEntry] = cancel_q && intstat_i != etm_pkg::IntstatEntry;
+      v[etm_defs_pkg::RuleCancelWithoutEntry] = cancel_q && intstat_i != etm_defs_pkg::IntstatEntry;
       cancel_d = 1'b0;
     end
     if (cancel_i) cancel_d = 1'b1;
 
     // Second instruction slot.
     slot1_used = ivalid1_i || ibranch1_i || iindbr1_i || iccfail1_i;
-    v[etm_pkg::RuleSlot1Disabled] = slot1_used && issue_width_i < 2'd2;
-    v[etm_pkg::RuleSlot1WithoutSlot0] = ivalid1_i && !ivalid_i;
-    v[etm_pkg::RuleSlot1WithFold] = ivalid1_i && fold_i;
-    v[etm_pkg::RuleIbranch1WithoutIvalid1] = ibranch1_i && !ivalid1_i;
-    v[etm_pkg::RuleIccfail1WithoutIvalid1] = iccfail1_i && !ivalid1_i;
-    v[etm_pkg::RuleIindbr1WithoutIbranch1] = iindbr1_i && !ibranch1_i;
+    v[etm_defs_pkg::RuleSlot1Disabled] = slot1_used && issue_width_i < 2'd2;
+    v[etm_defs_pkg::RuleSlot1WithoutSlot0] = ivalid1_i && !ivalid_i;
+    v[etm_defs_pkg::RuleSlot1WithFold] = ivalid1_i && fold_i;
+    v[etm_defs_pkg::RuleIbranch1WithoutIvalid1] = ibranch1_i && !ivalid1_i;
+    v[etm_defs_pkg::RuleIccfail1WithoutIvalid1] = iccfail1_i && !ivalid1_i;
+    v[etm_defs_pkg::RuleIindbr1WithoutIbranch1] = iindbr1_i && !ibranch1_i;
 
     // Data value: the outstanding address of its slot from an earlier cycle.
     insn_d = insn_q || ivalid_i;  // an instruction comes before its transfer in the same cycle
@@ -147,11 +147,11 @@ module etm_check #(
     unal_write_d = unal_write_q;
     if (dds != 2'd0) begin
       if (!pend_q[dds]) begin
-        v[etm_pkg::RuleDdSameCycle] = das == dds;
-        v[etm_pkg::RuleDdWithoutAddress] = das != dds;
+        v[etm_defs_pkg::RuleDdSameCycle] = das == dds;
+        v[etm_defs_pkg::RuleDdWithoutAddress] = das != dds;
       end else begin
-        v[etm_pkg::RuleDdTooSoon] = age_q[dds] < 2'd2;
-        v[etm_pkg::RuleDdFailNotStore] = ddctl_i[2] && !pend_write_q[dds];
+        v[etm_defs_pkg::RuleDdTooSoon] = age_q[dds] < 2'd2;
+        v[etm_defs_pkg::RuleDdFailNotStore] = ddctl_i[2] && !pend_write_q[dds];
       end
       pend_d[dds] = 1'b0;
     end
@@ -160,31 +160,31 @@ module etm_check #(
     if (das != 2'd0) begin
       n = lanes_count(da_blsel);
       lanes_ok = da_cprt || blsel_valid(da_i[2:0], da_blsel);
-      v[etm_pkg::RuleDaBlselInvalid] = !lanes_ok;
+      v[etm_defs_pkg::RuleDaBlselInvalid] = !lanes_ok;
       if (unal_q) begin
         // Second half: only DALast is meaningful.
-        v[etm_pkg::RuleDaUnalignedSecondHalf] = da_unaligned;
-        v[etm_pkg::RuleDaUnalignedLastMismatch] = da_last != unal_last_q;
-        v[etm_pkg::RuleDaUnalignedSplit] = lanes_ok && (da_i[1:0] != 2'd0 ||
+        v[etm_defs_pkg::RuleDaUnalignedSecondHalf] = da_unaligned;
+        v[etm_defs_pkg::RuleDaUnalignedLastMismatch] = da_last != unal_last_q;
+        v[etm_defs_pkg::RuleDaUnalignedSplit] = lanes_ok && (da_i[1:0] != 2'd0 ||
                                            da_i != {unal_da_q[31:2], 2'b00} + 32'd4 || unal_n_q + n > 4'd4);
         write = unal_write_q;
         unal_d = 1'b0;
         first_d = da_last;
       end else begin
         if (first_q) begin
-          v[etm_pkg::RuleDaFirstWithoutNseq] = !da_nseq;
-          v[etm_pkg::RuleDaFirstWithoutInsn] = !insn_d;
+          v[etm_defs_pkg::RuleDaFirstWithoutNseq] = !da_nseq;
+          v[etm_defs_pkg::RuleDaFirstWithoutInsn] = !insn_d;
           insn_d = 1'b0;
         end else begin
-          v[etm_pkg::RuleDaNotSequential] = !da_nseq && da_i != prev_da_q + 32'd4;
+          v[etm_defs_pkg::RuleDaNotSequential] = !da_nseq && da_i != prev_da_q + 32'd4;
         end
-        v[etm_pkg::RuleDaCprtNotSingle] = da_cprt && (!first_q || !da_nseq || !da_last || da_unaligned);
+        v[etm_defs_pkg::RuleDaCprtNotSingle] = da_cprt && (!first_q || !da_nseq || !da_last || da_unaligned);
         rot = 2'(da_swizzle ? 4'd4 - {2'd0, da_i[1:0]} - n : {2'd0, da_i[1:0]});
-        v[etm_pkg::RuleDaRotMismatch] = !da_cprt && lanes_ok && da_rot != rot;
+        v[etm_defs_pkg::RuleDaRotMismatch] = !da_cprt && lanes_ok && da_rot != rot;
         write = da_write;
         if (da_unaligned) begin
           // The first half runs to the end of its word, and is not all of it.
-          v[etm_pkg::RuleDaUnalignedSplit] = lanes_ok && !da_cprt &&
+          v[etm_defs_pkg::RuleDaUnalignedSplit] = lanes_ok && !da_cprt &&
                                              (da_i[1:0] == 2'd0 || {2'd0, da_i[1:0]} + n != 4'd4);
           unal_d = 1'b1;
           unal_last_d = da_last;
@@ -258,7 +258,7 @@ module etm_check #(
 `ifndef SYNTHESIS
   // Every rule as an assertion, named after it (docs/interface.md).
   if (Assertions) begin : gen_assert
-    for (genvar r = 0; r < etm_pkg::NumRules; r++) begin : gen_rule
+    for (genvar r = 0; r < etm_defs_pkg::NumRules; r++) begin : gen_rule
       RuleHolds_A: assert property (@(posedge clk_i) disable iff (!rst_ni) !violations_o[r])
         else $error("etm_check: interface rule %0d broken", r);
     end

@@ -22,8 +22,8 @@ module etm_fifo #(
   input  logic        v3_port_i,      // ETMv3 port read in this cycle
   // Write: n bytes, all or none.
   input  logic [7:0]  wr_n_i,
-  input  logic [etm_pkg::FifoWriteMax*8-1:0] wr_data_i,
-  input  logic [etm_pkg::FifoWriteMax-1:0]   wr_flag_i,
+  input  logic [etm_defs_pkg::FifoWriteMax*8-1:0] wr_data_i,
+  input  logic [etm_defs_pkg::FifoWriteMax-1:0]   wr_flag_i,
   output logic        fit_o,
   // ETMv3 port.
   output logic [3:0]  v3_count_o,
@@ -68,7 +68,7 @@ module etm_fifo #(
       if (4'(i) < n_rd) begin
         v3_data_o[i*8 +: 8] = mem_q[rd_q + RingBits'(i)];
       end else if (4'(i) < port_bytes_i) begin
-        v3_data_o[i*8 +: 8] = etm_pkg::HdrIgnore;
+        v3_data_o[i*8 +: 8] = etm_defs_pkg::HdrIgnore;
       end
     end
     // Padding only goes out with at least one byte.
@@ -98,7 +98,7 @@ module etm_fifo #(
           flag_d[j] = wr_flag_i[32'(off)];
         end
       end
-      for (int i = 0; i < etm_pkg::FifoWriteMax; i++) begin
+      for (int i = 0; i < etm_defs_pkg::FifoWriteMax; i++) begin
         if (8'(i) < wr_n_i) nflags_w = nflags_w + {16'd0, wr_flag_i[i]};
       end
     end

@@ -78,7 +78,7 @@ module etm_filter (
   always_comb begin : setup
     logic [3:0] pairs;
     logic [1:0] size;
-    pairs = etmccr_i[3:0];
+    pairs = etm_defs_pkg::ccr_pairs(etmccr_i);
     size = 2'd0;
     ie_always = 1'b0;
     exclude = 1'b0;
@@ -102,14 +102,14 @@ module etm_filter (
       asize[n] = 3'd0;
       atype[n] = 3'd0;
       if (n < 2 * 32'(pairs)) begin
-        size = etmactr_i[32*n + 3 +: 2];
-        acvr[n] = etmacvr_i[32*n +: 32];
-        atype[n] = etmactr_i[32*n +: 3];
+        size = etm_defs_pkg::actr_size(etmactr_i[32*n +: 32]);
+        acvr[n] = etm_defs_pkg::acvr_address(etmacvr_i[32*n +: 32]);
+        atype[n] = etm_defs_pkg::actr_type(etmactr_i[32*n +: 32]);
         amask[n] = size == 2'd3 ? 32'hFFFF_FFFC : size == 2'd1 ? 32'hFFFF_FFFE : 32'hFFFF_FFFF;
         asize[n] = size == 2'd3 ? 3'd4 : size == 2'd1 ? 3'd2 : 3'd1;
         if (atype[n] >= 3'd1 && atype[n] <= 3'd3) begin
           s_instr[n] = 1'b1;
-          s_exact[n] = etmactr_i[32*n + 7];
+          s_exact[n] = etm_defs_pkg::actr_exact(etmactr_i[32*n +: 32]);
         end else if (atype[n] >= 3'd4 && atype[n] <= 3'd6) begin
           s_data[n] = 1'b1;
         end
@@ -122,16 +122,16 @@ module etm_filter (
         r_data[k] = s_data[2*k];
       end
     end
-    ie_always = pairs == 4'd0 && etmccr_i[12:8] == 5'd0;
-    exclude = etmtecr1_i[24];
-    use_ss = etmtecr1_i[25];
-    ncnt = etmccr_i[15:13];
-    reduced1 = v35_i && etmccer_i[27];
+    ie_always = pairs == 4'd0 && etm_defs_pkg::ccr_decoders(etmccr_i) == 5'd0;
+    exclude = etm_defs_pkg::tecr1_exclude(etmtecr1_i);
+    use_ss = etm_defs_pkg::tecr1_start_stop(etmtecr1_i);
+    ncnt = etm_defs_pkg::ccr_counters(etmccr_i);
+    reduced1 = v35_i && etm_defs_pkg::ccer_reduced_counter(etmccer_i);
     for (int i = 0; i < 4; i++) begin
       if (3'(i) < ncnt) begin
-        cntenr[i] = (v1_i && !etmcntenr_i[32*i + 17]) ? 17'h0006F : etmcntenr_i[32*i +: 17];
+        cntenr[i] = (v1_i && !etm_defs_pkg::cntenr_source(etmcntenr_i[32*i +: 32])) ? 17'h0006F : etmcntenr_i[32*i +: 17];
         cntrldevr[i] = etmcntrldevr_i[32*i +: 17];
-        cnt_start[i] = etmcntvr_i[32*i +: 16];
+        cnt_start[i] = etm_defs_pkg::counter_value(etmcntvr_i[32*i +: 32]);
       end else begin
         cntenr[i] = EvNever;
         cntrldevr[i] = EvNever;
@@ -141,7 +141,7 @@ module etm_filter (
     if (reduced1) begin
       cntenr[0] = 17'h0006F;
       cntrldevr[0] = EvNever;
-      if (ncnt != 3'd0) cnt_start[0] = etmcntrldvr_i[15:0];
+      if (ncnt != 3'd0) cnt_start[0] = etm_defs_pkg::counter_value(etmcntrldvr_i[31:0]);
     end
   end
 
@@ -210,9 +210,9 @@ module etm_filter (
   function automatic logic event_true(input logic [16:0] ev, input logic [15:0] single, input logic [7:0] range,
                                       input logic [3:0] eice, input logic [3:0] zero, input logic ss);
     logic a, b;
-    a = resource(ev[6:0], single, range, eice, zero, ss);
-    b = resource(ev[13:7], single, range, eice, zero, ss);
-    unique case (ev[16:14])
+    a = resource(etm_defs_pkg::event_resource_a({15'd0, ev}), single, range, eice, zero, ss);
+    b = resource(etm_defs_pkg::event_resource_b({15'd0, ev}), single, range, eice, zero, ss);
+    unique case (etm_defs_pkg::event_function({15'd0, ev}))
       3'd0:    event_true = a;
       3'd1:    event_true = !a;
       3'd2:    event_true = a && b;
@@ -229,6 +229,7 @@ module etm_filter (
     logic [3:0]  imatch, dmatch, e_cmp, zero, it_eice;
     logic        has_data, ss, ss_cycle, ie_any, any_insn, any_data, ie, te_addr, te, start, stop, act, m;
     logic        in_sel, ex_sel, it_valid, it_exec;
+    logic [3:0]  eice_start, eice_stop;  // four DWT inputs: ETMTESSEICR[3:0], [19:16]
     logic [1:0]  it_kind;
     logic [31:0] it_addr;
     logic [7:0]  dlanes;
@@ -237,6 +238,8 @@ module etm_filter (
     logic [15:0] cnt_cur [4];
     logic        ie_cur;
     logic [32:0] lo, hi;
+    eice_start = 4'(etm_defs_pkg::tesseicr_start(etmtesseicr_i));
+    eice_stop = 4'(etm_defs_pkg::tesseicr_stop(etmtesseicr_i));
 
     // Every local gets a value first (no latches: Yosys checks always_comb).
     sm = '0;
@@ -370,13 +373,13 @@ module etm_filter (
         cyc_single = cyc_single | sm;
         cyc_range = cyc_range | rm;
         // Start/stop block: an item that both starts and stops starts.
-        start = (sm & etmtsscr_i[15:0]) != 16'd0 || (it_eice & etmtesseicr_i[3:0]) != 4'd0;
-        stop = (sm & etmtsscr_i[31:16]) != 16'd0 || (it_eice & etmtesseicr_i[19:16]) != 4'd0;
+        start = (sm & etm_defs_pkg::tsscr_start(etmtsscr_i)) != 16'd0 || (it_eice & eice_start) != 4'd0;
+        stop = (sm & etm_defs_pkg::tsscr_stop(etmtsscr_i)) != 16'd0 || (it_eice & eice_stop) != 4'd0;
         act = start || (ss && !stop);
         ss = start ? 1'b1 : stop ? 1'b0 : ss;
         ss_cycle = ss_cycle || act;
         if (it_kind == ItInsn) begin
-          m = (sm & etmtecr2_i[15:0]) != 16'd0 || (rm & etmtecr1_i[7:0]) != 8'd0;
+          m = (sm & etm_defs_pkg::tecr2_single(etmtecr2_i)) != 16'd0 || (rm & etm_defs_pkg::tecr1_range(etmtecr1_i)) != 8'd0;
           ie = ie_always || (exclude ? !m : m);
           ie_d = ie;
           ie_any = ie_any || ie;
@@ -417,10 +420,10 @@ module etm_filter (
     trace_enable_o = te;
 
     if (has_data) begin
-      in_sel = (data_single & etmvdcr1_i[15:0]) != 16'd0 || (data_range & etmvdcr3_i[7:0]) != 8'd0;
-      ex_sel = (data_single & etmvdcr1_i[31:16]) != 16'd0 || (data_range & etmvdcr3_i[15:8]) != 8'd0;
+      in_sel = (data_single & etm_defs_pkg::vdcr1_include(etmvdcr1_i)) != 16'd0 || (data_range & etm_defs_pkg::vdcr3_include(etmvdcr3_i)) != 8'd0;
+      ex_sel = (data_single & etm_defs_pkg::vdcr1_exclude(etmvdcr1_i)) != 16'd0 || (data_range & etm_defs_pkg::vdcr3_exclude(etmvdcr3_i)) != 8'd0;
       view_data_o = event_true(etmvdevr_i[16:0], s_latch_d, r_latch_d, eice_latch_d, zero, ss_cycle) &&
-                    !ex_sel && (etmvdcr3_i[16] || in_sel);
+                    !ex_sel && (etm_defs_pkg::vdcr3_exclude_only(etmvdcr3_i) || in_sel);
     end
 
     if (!triggered_q && event_true(etmtrigger_i[16:0], cyc_single, cyc_range, dwt_i, zero, ss_cycle)) begin
@@ -432,10 +435,10 @@ module etm_filter (
     for (int i = 0; i < 4; i++) begin
       if (3'(i) < ncnt) begin
         if (reduced1 && i == 0) begin
-          if (cnt_cur[0] == 16'd0) cnt_d[0] = etmcntrldvr_i[15:0];
+          if (cnt_cur[0] == 16'd0) cnt_d[0] = etm_defs_pkg::counter_value(etmcntrldvr_i[31:0]);
           else                     cnt_d[0] = cnt_cur[0] - 16'd1;
         end else if (event_true(cntrldevr[i], cyc_single, cyc_range, dwt_i, zero, ss_cycle)) begin
-          cnt_d[i] = etmcntrldvr_i[32*i +: 16];
+          cnt_d[i] = etm_defs_pkg::counter_value(etmcntrldvr_i[32*i +: 32]);
         end else if (cnt_cur[i] != 16'd0 &&
                      event_true(cntenr[i], cyc_single, cyc_range, dwt_i, zero, ss_cycle)) begin
           cnt_d[i] = cnt_cur[i] - 16'd1;

@@ -58,10 +58,10 @@ module etm_frontend (
       addr0_o = {ia_i, 1'b0};
       exec0_o = !iccfail_i;
       target0_o = ibranch_i && (iindbr_i || branch_broadcast_i);
-      if (intstat_i == etm_pkg::IntstatEntry) begin
+      if (intstat_i == etm_defs_pkg::IntstatEntry) begin
         entry_o = 1'b1;
         exc_o = etm_pkg::m3_traced_exception(intnum_i);
-      end else if (intstat_i == etm_pkg::IntstatReturn) begin
+      end else if (intstat_i == etm_defs_pkg::IntstatReturn) begin
         ret_o = 1'b1;
       end
       if (fold_i) begin

@@ -77,7 +77,7 @@ module etm_packet #(
   input  logic [9:0]   ph_atoms_wr_i,
   input  logic [39:0]  ph_atoms_at_i,
   // The cycle buffer.
-  output logic [etm_pkg::CycleBytesMax*8-1:0] cbuf_o,
+  output logic [etm_defs_pkg::CycleBytesMax*8-1:0] cbuf_o,
   output logic [6:0]   cbuf_n_o,
   output logic         overflow_o      // OVERFLOW: lost now, or until trace restarts
 );
@@ -257,7 +257,7 @@ module etm_packet #(
     if (go && !trace_enable_i && active) begin
       slot_en[SlotA] = 1'b1;
       active = 1'b0;
-      reason = etm_pkg::IsyncReasonTraceOn;
+      reason = etm_defs_pkg::IsyncReasonTraceOn;
       cancel = 1'b0;
     end
 
@@ -361,7 +361,7 @@ module etm_packet #(
   end
 
   // ---- 2. Assemble the cycle buffer --------------------------------------------------
-  logic [etm_pkg::CycleBytesMax*8-1:0] cb;
+  logic [etm_defs_pkg::CycleBytesMax*8-1:0] cb;
   logic [6:0]  cn;
   logic        ovr;    // a byte did not fit (cycle_buf_t.overrun != 0): never expected
   logic [31:0] cw;     // W atoms and counts the bytes carry (cycle_buf_t.w)
@@ -396,7 +396,7 @@ module etm_packet #(
   // offset (the literal cbuf_put()), every byte would be a write port across the
   // whole 96-byte buffer: hundreds of them, too many to synthesize.
   localparam int unsigned FragBytes = 32;
-  localparam int unsigned CbBits = etm_pkg::CycleBytesMax * 8;
+  localparam int unsigned CbBits = etm_defs_pkg::CycleBytesMax * 8;
   logic [FragBytes*8-1:0] fr;  // the fragment being gathered
   logic [5:0]  fn;             // its length in bytes
 
@@ -418,8 +418,8 @@ module etm_packet #(
     w[FragBytes*8-1:0] = fr;
     cb = cb | (w << {cn, 3'b000});
     t = {1'b0, cn} + {2'd0, fn};
-    cn = (t > 8'(etm_pkg::CycleBytesMax)) ? 7'(etm_pkg::CycleBytesMax) : t[6:0];
-    if (t > 8'(etm_pkg::CycleBytesMax)) ovr = 1'b1;
+    cn = (t > 8'(etm_defs_pkg::CycleBytesMax)) ? 7'(etm_defs_pkg::CycleBytesMax) : t[6:0];
+    if (t > 8'(etm_defs_pkg::CycleBytesMax)) ovr = 1'b1;
     fr = '0;
     fn = 6'd0;
   endtask
@@ -431,7 +431,7 @@ module etm_packet #(
   endtask
 
   task automatic put_async();
-    put({40'd0, etm_pkg::HdrAsyncLast, 40'd0}, 4'd6);
+    put({40'd0, etm_defs_pkg::HdrAsyncLast, 40'd0}, 4'd6);
     dfull_w = 1'b1;  // D-sync: the next data address is full
   endtask
 
@@ -483,7 +483,7 @@ module etm_packet #(
     logic [47:0] f;
     bytes = valued ? value_size(v) : 3'd0;
     if (valued && bytes == 3'd0 && a && data_addr_i) bytes = 3'd1;  // 0 as one byte after an address
-    hdr_daddr(etm_pkg::HdrNormalData | {2'b00, a, 1'b0, size_field(bytes), 2'b00}, a, addr, f, dn);
+    hdr_daddr(etm_defs_pkg::HdrNormalData | {2'b00, a, 1'b0, size_field(bytes), 2'b00}, a, addr, f, dn);
     frag({40'd0, f} | ({56'd0, value_bytes(v, bytes)} << {dn + 3'd1, 3'b000}),
          4'd1 + {1'b0, dn} + {1'b0, bytes});
   endtask
@@ -493,21 +493,21 @@ module etm_packet #(
     logic [2:0] dn;
     logic [47:0] f;
     a = a_in || data_addr_i;  // with address tracing on, the address always goes with it
-    hdr_daddr(etm_pkg::HdrValueNotTraced | {3'b000, a, 4'b0000}, a, addr, f, dn);
+    hdr_daddr(etm_defs_pkg::HdrValueNotTraced | {3'b000, a, 4'b0000}, a, addr, f, dn);
     frag({40'd0, f}, 4'd1 + {1'b0, dn});
   endtask
 
   task automatic put_placeholder(input logic a, input logic [31:0] addr, input logic [1:0] tag);
     logic [2:0] dn;
     logic [47:0] f;
-    hdr_daddr(etm_pkg::HdrOooPlaceholder | {2'b00, a, 1'b0, tag, 2'b00}, a, addr, f, dn);
+    hdr_daddr(etm_defs_pkg::HdrOooPlaceholder | {2'b00, a, 1'b0, tag, 2'b00}, a, addr, f, dn);
     frag({40'd0, f}, 4'd1 + {1'b0, dn});
   endtask
 
   task automatic put_ooo(input logic [1:0] tag, input logic [31:0] v);
     logic [2:0] bytes;
     bytes = value_size(v);
-    frag({48'd0, value_bytes(v, bytes), etm_pkg::HdrOooData | {1'b0, tag, 1'b0, size_field(bytes), 2'b00}},
+    frag({48'd0, value_bytes(v, bytes), etm_defs_pkg::HdrOooData | {1'b0, tag, 1'b0, size_field(bytes), 2'b00}},
          4'd1 + {1'b0, bytes});
   endtask
 
@@ -586,7 +586,7 @@ module etm_packet #(
     end else begin
       if (fresh) put_normal(ent_a_w[k], ent_addr_w[k], 1'b1, v);
       else put_ooo(k + 2'd1, v);
-      if (ent_fail_w[k]) frag({80'd0, etm_pkg::HdrStoreFailed}, 4'd1);
+      if (ent_fail_w[k]) frag({80'd0, etm_defs_pkg::HdrStoreFailed}, 4'd1);
     end
     free_entry(k);
   endtask
@@ -630,13 +630,13 @@ module etm_packet #(
     tail = {addr[31:24], addr[23:16], addr[15:8], addr[7:1], 1'b1, 1'b0, rsn, 5'd0};  // bit 0: Thumb
     if (with_cc) begin
       ccb = etm_pkg::count_bytes(cc);
-      put({40'd0, ccb[39:0], etm_pkg::HdrIsyncCc} | ({48'd0, tail} << {ccb[42:40] + 3'd1, 3'b000}),
+      put({40'd0, ccb[39:0], etm_defs_pkg::HdrIsyncCc} | ({48'd0, tail} << {ccb[42:40] + 3'd1, 3'b000}),
           4'd6 + {1'b0, ccb[42:40]});
       cw = cw + cc;
     end else begin
-      put({40'd0, tail, etm_pkg::HdrIsync}, 4'd6);
+      put({40'd0, tail, etm_defs_pkg::HdrIsync}, 4'd6);
     end
-    if (rsn != etm_pkg::IsyncReasonPeriodic) dfull_w = 1'b1;
+    if (rsn != etm_defs_pkg::IsyncReasonPeriodic) dfull_w = 1'b1;
   endtask
 
   always_comb begin : assemble
@@ -700,7 +700,7 @@ module etm_packet #(
     if (pa_async) put_async();
     put_seg(SlotA);
     emit();
-    if (pa_trig) put({80'd0, etm_pkg::HdrTrigger}, 4'd1);
+    if (pa_trig) put({80'd0, etm_defs_pkg::HdrTrigger}, 4'd1);
     put_seg(SlotB);
     emit();
     put_seg(SlotC);
@@ -715,18 +715,18 @@ module etm_packet #(
     emit();
     put_seg(SlotE);
     emit();
-    if (pb_ret) put({80'd0, etm_pkg::HdrExcReturn}, 4'd1);
+    if (pb_ret) put({80'd0, etm_defs_pkg::HdrExcReturn}, 4'd1);
     if (pb_branch) put_branch(pb_branch_b);
     if (pt_async) put_async();
     emit();
     put_seg(SlotF);
-    if (pt_trig) put({80'd0, etm_pkg::HdrTrigger}, 4'd1);
+    if (pt_trig) put({80'd0, etm_defs_pkg::HdrTrigger}, 4'd1);
     emit();
     put_seg(SlotG);
     emit();
     if (py_sync) begin
       put_async();
-      put_isync(etm_pkg::IsyncReasonPeriodic, py_addr, 1'b0, 32'd0);
+      put_isync(etm_defs_pkg::IsyncReasonPeriodic, py_addr, 1'b0, 32'd0);
     end
     emit();
     put_seg(SlotH);
@@ -849,7 +849,7 @@ module etm_packet #(
         ph_clear_o = 1'b1;
         ovf_d = 1'b1;
         active_d = 1'b0;
-        reason_d = etm_pkg::IsyncReasonOverflow;
+        reason_d = etm_defs_pkg::IsyncReasonOverflow;
         cancel_d = 1'b0;
         trig_pend_d = 1'b0;
       end
@@ -987,7 +987,7 @@ module etm_packet #(
     if (!rst_ni) begin
       started_q    <= 1'b0;
       active_q     <= 1'b0;
-      reason_q     <= etm_pkg::IsyncReasonTraceOn;
+      reason_q     <= etm_defs_pkg::IsyncReasonTraceOn;
       sync_due_q   <= 1'b0;
       cancel_q     <= 1'b0;
       trig_pend_q  <= 1'b0;
@@ -1018,7 +1018,7 @@ module etm_packet #(
   // makes more than CycleBytesMax bytes.
   if (Assertions) begin : gen_assert
     CycleBufferBound_A: assert property (@(posedge clk_i) disable iff (!rst_ni) !ovr)
-      else $error("etm_packet: a cycle made more than %0d bytes", etm_pkg::CycleBytesMax);
+      else $error("etm_packet: a cycle made more than %0d bytes", etm_defs_pkg::CycleBytesMax);
   end
 `endif
 

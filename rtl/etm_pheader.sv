@@ -122,7 +122,7 @@ module etm_pheader (
   task automatic put_cycle_count(input logic [31:0] n);
     logic [42:0] cc;
     cc = etm_pkg::count_bytes(n);
-    put(etm_pkg::HdrCycleCount);
+    put(etm_defs_pkg::HdrCycleCount);
     for (int i = 0; i < 5; i++) begin
       if (3'(i) < cc[42:40]) put(cc[i*8 +: 8]);
     end
@@ -137,7 +137,7 @@ module etm_pheader (
     n = wrun;
     if (n != 32'd0) begin
       push_held();
-      if (n > etm_pkg::LongRun) begin
+      if (n > etm_defs_pkg::LongRun) begin
         put_cycle_count(n);
         sw = sw + n;
       end else begin
@@ -215,7 +215,7 @@ module etm_pheader (
       e = x0;
       done = 1'b0;
       if (wrun != 32'd0) begin
-        if (wrun > etm_pkg::LongRun || !e) begin
+        if (wrun > etm_defs_pkg::LongRun || !e) begin
           flush_run();
         end else begin
           // n idle cycles, then this cycle's W and its E: format 3 headers.
@@ -278,7 +278,7 @@ module etm_pheader (
                        input logic [7:0] prefix_w, input logic [7:0] last, input logic [7:0] last_w);
     if (have_prefix) put_header(prefix, prefix_atoms, prefix_w);
     if (lval) begin
-      put(etm_pkg::HdrIgnore);
+      put(etm_defs_pkg::HdrIgnore);
       lwr = 1'b1;
       lval = 1'b0;
     end

@@ -57,8 +57,8 @@ module etm_pipestat (
   input  logic [7:0]  fifo_head1_i,
   input  logic        fifo_head1_flag_i,
   output logic [7:0]  push_n_o,
-  output logic [etm_pkg::FifoWriteMax*8-1:0] push_data_o,
-  output logic [etm_pkg::FifoWriteMax-1:0]   push_flag_o,
+  output logic [etm_defs_pkg::FifoWriteMax*8-1:0] push_data_o,
+  output logic [etm_defs_pkg::FifoWriteMax-1:0]   push_flag_o,
   output logic [1:0]  pop_o,
   // Port.
   output logic [2:0]  pipestat_o,
@@ -66,9 +66,9 @@ module etm_pipestat (
   output logic        tracesync_o,
   output logic        overflow_o
 );
-  localparam int unsigned Q = etm_pkg::V1Queue;
-  localparam int unsigned X = etm_pkg::V1MaxXfer;
-  localparam int unsigned PushMax = etm_pkg::FifoWriteMax;
+  localparam int unsigned Q = etm_defs_pkg::V1Queue;
+  localparam int unsigned X = etm_defs_pkg::V1MaxXfer;
+  localparam int unsigned PushMax = etm_defs_pkg::FifoWriteMax;
 
   // ---- State (pipestat_state_t) ---------------------------------------------------
   // Queue entries (v1_entry_t), entry k, transfer t at [k*X + t].
@@ -279,9 +279,9 @@ module etm_pipestat (
     full_daddr = full_daddr_q;
     lost = 1'b0;
     st_valid = 1'b0;
-    st_val = etm_pkg::PsWT;
+    st_val = etm_defs_pkg::PsWt;
     try_push = 1'b0;
-    p_status = etm_pkg::PsIE;
+    p_status = etm_defs_pkg::PsIe;
     p_data_addr = 1'b0;
     p_restart = 1'b0;
     p_branch = 1'b0;
@@ -444,9 +444,9 @@ module etm_pipestat (
         p_restart = restart_d[kk];
         data = !restart_d[kk] && has_data_d[kk];
         branch = restart_d[kk] || branch_d[kk];
-        if (restart_d[kk]) p_status = etm_pkg::PsBE;
-        else p_status = branch_d[kk] ? (data ? etm_pkg::PsBD : etm_pkg::PsBE) :
-                        data ? etm_pkg::PsID : exec_d[kk] ? etm_pkg::PsIE : etm_pkg::PsIN;
+        if (restart_d[kk]) p_status = etm_defs_pkg::PsBe;
+        else p_status = branch_d[kk] ? (data ? etm_defs_pkg::PsBd : etm_defs_pkg::PsBe) :
+                        data ? etm_defs_pkg::PsId : exec_d[kk] ? etm_defs_pkg::PsIe : etm_defs_pkg::PsIn;
         if (data && data_addr_i) begin
           push_addr(etm_pkg::v1_addr_packets(daddr_d[kk], last_daddr_q, full_daddr, 3'd0), 1'b0);
           p_data_addr = 1'b1;
@@ -473,11 +473,11 @@ module etm_pipestat (
           p_a = target_d[kk] | 32'd1;  // bit 0: Thumb
           rsn = restart_d[kk] ? reason_e_d[kk] : 3'd0;
           full = restart_d[kk];
-          if (!full && since_full_q >= etm_pkg::PeriodicFull) begin
+          if (!full && since_full_q >= etm_defs_pkg::PeriodicFull) begin
             // Periodic full address: when there is room, and in any case once
             // the retry window has passed.
             if ({15'd0, fifo_level_q_i} + {24'd0, pn} + 32'd5 <= depth_i ||
-                since_full_q >= etm_pkg::PeriodicFull + etm_pkg::PeriodicForce) begin
+                since_full_q >= etm_defs_pkg::PeriodicFull + etm_defs_pkg::PeriodicForce) begin
               full = 1'b1;
               rsn = minor_ge2_i ? 3'd4 : 3'd0;
             end
@@ -491,7 +491,7 @@ module etm_pipestat (
         end
       end else if (ovf) begin
         st_valid = 1'b1;
-        st_val = etm_pkg::PsWT;
+        st_val = etm_defs_pkg::PsWt;
       end
     end
   end
@@ -527,7 +527,7 @@ module etm_pipestat (
     since_full_d = since_full_q;
     f_len_dec = 1'b0;
     pop_o = 2'd0;
-    pipestat_o = etm_pkg::PsTD;
+    pipestat_o = etm_defs_pkg::PsTd;
     tracepkt_o = 16'd0;
     tracesync_o = 1'b0;
     overflow_o = 1'b0;
@@ -554,7 +554,7 @@ module etm_pipestat (
     end else if (end_i) begin
       // No port cycle.
     end else if (!enabled_i) begin
-      pipestat_o = etm_pkg::PsTD;
+      pipestat_o = etm_defs_pkg::PsTd;
     end else begin
       if (try_push) begin
         if (fifo_fit_i) begin
@@ -585,12 +585,12 @@ module etm_pipestat (
           active_d = 1'b0;
           reason_d = 3'd2;
           sv = 1'b1;
-          s = etm_pkg::PsWT;
+          s = etm_defs_pkg::PsWt;
         end
       end
       if (trigger_i) begin
-        pipestat_o = etm_pkg::PsTR;
-        tracepkt_o = {13'd0, sv ? s : etm_pkg::PsWT};
+        pipestat_o = etm_defs_pkg::PsTr;
+        tracepkt_o = {13'd0, sv ? s : etm_defs_pkg::PsWt};
       end else begin
         // drain()
         if (fifo_level_w_i != 17'd0) begin
@@ -615,8 +615,8 @@ module etm_pipestat (
             end
           end
         end
-        pipestat_o = sv ? s : drained ? etm_pkg::PsWT : etm_pkg::PsTD;
-        if (pipestat_o == etm_pkg::PsTD && ca_i) tracepkt_o = {15'd0, trace_enable_i};
+        pipestat_o = sv ? s : drained ? etm_defs_pkg::PsWt : etm_defs_pkg::PsTd;
+        if (pipestat_o == etm_defs_pkg::PsTd && ca_i) tracepkt_o = {15'd0, trace_enable_i};
       end
       overflow_o = ovf_d;
       if (active_d && since_full_d != 32'hFFFF_FFFF) since_full_d = since_full_d + 32'd1;

@@ -1,97 +1,17 @@
-// etm_pkg.sv - constants named after the specifications, and the small pure
-// encoders that several stages share. The C model (model/src) is the
-// specification of every value here; each constant names its C twin.
+// etm_pkg.sv - the small pure encoders that several stages share, and the types
+// and sizes of this RTL. The constants named after the specifications, the
+// sizes the C model and the RTL share, the interface rules and the register
+// fields are in etm_defs_pkg (generated from model/defs/include/etm/*.def).
 //
 // Written in the subset of SystemVerilog that both Verilator 5.006 and Yosys 0.23
 // (read_verilog -sv) accept: no `import`, no multi-dimensional packed arrays, no
 // struct-typed locals in functions, functions return by assigning their name.
 package etm_pkg;
 
-  // ---- Sizes of the model (model/src/stages.h, signals.h, check.h) -------------------
-  localparam int unsigned CycleBytesMax = 96;  // ETM_CYCLE_BYTES_MAX: bytes one cycle can make
-  localparam int unsigned PortBytesMax  = 8;   // ETM_MAX_PORT_BYTES
-  localparam int unsigned V1Queue       = 8;   // V1_QUEUE: ETMv1 status queue entries
-  localparam int unsigned V1MaxXfer     = 16;  // V1_MAX_XFER: data transfers per instruction
-  localparam int unsigned V1PushMax     = 5 + 8 * V1MaxXfer + 5; // bytes one ETMv1 status pushes
-  localparam int unsigned FifoWriteMax  = V1PushMax; // >= CycleBytesMax: the widest FIFO write
-  localparam int unsigned NumRules      = 31;  // ETM_RULE_COUNT
-
-  // ---- ETMv3 packet headers (IHI 0014 table 7.1; stages.h ETMV3_HDR_*) --------------
-  localparam logic [7:0] HdrAsyncLast  = 8'h80;
-  localparam logic [7:0] HdrCycleCount = 8'h04;
-  localparam logic [7:0] HdrIsync      = 8'h08;
-  localparam logic [7:0] HdrTrigger    = 8'h0C;
-  localparam logic [7:0] HdrIsyncCc    = 8'h70;
-  localparam logic [7:0] HdrIgnore     = 8'h66;
-  localparam logic [7:0] HdrExcReturn  = 8'h76;
-  // Data headers (IHI 0014 table 7.1; stages.h ETMV3_HDR_*).
-  localparam logic [7:0] HdrNormalData     = 8'h02;  // 00A0SS10
-  localparam logic [7:0] HdrValueNotTraced = 8'h6A;  // 011A1010
-  localparam logic [7:0] HdrOooPlaceholder = 8'h50;  // 01A1TT00, TT != 0
-  localparam logic [7:0] HdrOooData        = 8'h00;  // 0TT0SS00, TT != 0
-  localparam logic [7:0] HdrStoreFailed    = 8'h50;
-
-  // I-sync reasons (information byte [6:5]).
-  localparam logic [1:0] IsyncReasonPeriodic = 2'd0;
-  localparam logic [1:0] IsyncReasonTraceOn  = 2'd1;
-  localparam logic [1:0] IsyncReasonOverflow = 2'd2;
-
-  // Longest run of W atoms sent as format 3 headers (pheader.c LONG_RUN).
-  localparam logic [31:0] LongRun = 32'd24;
-
-  // ---- ETMINTSTAT codes (Cortex-M3 TRM table 16.1) -------------------------------
-  localparam logic [2:0] IntstatEntry  = 3'd1;
-  localparam logic [2:0] IntstatExit   = 3'd2;
-  localparam logic [2:0] IntstatReturn = 3'd3;
-  localparam logic [2:0] IntstatFetch  = 3'd4;
-
-  // ---- ETMv1 PIPESTAT (IHI 0014 table 4.1; stages.h PS_*) -------------------------
-  typedef enum logic [2:0] {
-    PsIE = 3'd0, PsID = 3'd1, PsIN = 3'd2, PsWT = 3'd3,
-    PsBE = 3'd4, PsBD = 3'd5, PsTR = 3'd6, PsTD = 3'd7
-  } pipestat_e;
-
-  // ETMv1 periodic full address (pipestat.c PERIODIC_FULL, PERIODIC_FORCE).
-  localparam logic [31:0] PeriodicFull  = 32'd1024;
-  localparam logic [31:0] PeriodicForce = 32'd512;
-
   // ---- P-header packer: the header being built (stages.h PH_OPEN_*) --------------
   typedef enum logic [1:0] {
     PhOpenNone = 2'd0, PhOpenF1 = 2'd1, PhOpenN = 2'd2
   } ph_open_e;
-
-  // ---- Interface rules, in the order of ETM_RULE_LIST (etm/check.h) --------------
-  localparam int unsigned RuleIbranchWithoutIvalid     = 0;
-  localparam int unsigned RuleIccfailWithoutIvalid     = 1;
-  localparam int unsigned RuleFoldWithoutIvalid        = 2;
-  localparam int unsigned RuleIindbrWithoutIbranch     = 3;
-  localparam int unsigned RuleFindbrWithoutFlush       = 4;
-  localparam int unsigned RuleIstallWithIvalid         = 5;
-  localparam int unsigned RuleIntstatReserved          = 6;
-  localparam int unsigned RuleIntstatExitWithIvalid    = 7;
-  localparam int unsigned RuleIntstatEntryWithoutIvalid = 8;
-  localparam int unsigned RuleIntstatEntryNotIndirect  = 9;
-  localparam int unsigned RuleIntnumInvalid            = 10;
-  localparam int unsigned RuleCancelWithoutEntry       = 11;
-  localparam int unsigned RuleSlot1Disabled            = 12;
-  localparam int unsigned RuleSlot1WithoutSlot0        = 13;
-  localparam int unsigned RuleSlot1WithFold            = 14;
-  localparam int unsigned RuleIbranch1WithoutIvalid1   = 15;
-  localparam int unsigned RuleIccfail1WithoutIvalid1   = 16;
-  localparam int unsigned RuleIindbr1WithoutIbranch1   = 17;
-  localparam int unsigned RuleDdWithoutAddress         = 18;
-  localparam int unsigned RuleDdSameCycle              = 19;
-  localparam int unsigned RuleDaFirstWithoutNseq       = 20;
-  localparam int unsigned RuleDaUnalignedSecondHalf    = 21;
-  localparam int unsigned RuleDaUnalignedLastMismatch  = 22;
-  localparam int unsigned RuleDdTooSoon                = 23;
-  localparam int unsigned RuleDdFailNotStore           = 24;
-  localparam int unsigned RuleDaFirstWithoutInsn       = 25;
-  localparam int unsigned RuleDaBlselInvalid           = 26;
-  localparam int unsigned RuleDaRotMismatch            = 27;
-  localparam int unsigned RuleDaNotSequential          = 28;
-  localparam int unsigned RuleDaUnalignedSplit         = 29;
-  localparam int unsigned RuleDaCprtNotSingle          = 30;
 
   // ---- P-header encodings (IHI 0014 tables 7.2, 7.3; pheader.c) -------------------
   // Format 1: 1NEEEE00 (cycle-accurate: 1N0EEE00, e < 8).

@@ -5,16 +5,18 @@
 //   check -> frontend -> filter -> pheader + packet (ETMv3) or pipestat (ETMv1) -> fifo
 //
 // Ports: the Cortex-M3 ETM interface (Cortex-M3 TRM table 16.1) with the
-// second instruction slot and the ARM11 data slot, named as in etm_in_signals
-// (model/src/signals.c); the outputs of etm_out_t named as in etm_out_signals and
-// the VCD writer (V3COUNT, V3DATA); the configuration as the register image of
-// etm_config_t, held constant while the ETM runs (cfg_*_i; register arrays are
+// second instruction slot and the ARM11 data slot, and the outputs of etm_out_t,
+// named as in model/defs/include/etm/signals.def (etm_ports.svh, generated from
+// it, declares them); the configuration as the register image of etm_config_t
+// (regs.def), held constant while the ETM runs (cfg_*_i; register arrays are
 // flattened, element n at [32*(n-1) +: 32]). end_i makes the edge an etm_end
 // (everything gathered goes into the FIFO, no port cycle); every edge after it
 // is an etm_drain, until reset.
 //
 // The configuration must be one etm_create accepts (etm_config_validate and
 // etm_model_supports), with FIFO_DEPTH <= MaxFifoDepth.
+`include "etm_ports.svh"
+
 module etm_top #(
   parameter int unsigned MaxFifoDepth = 1024,
   parameter bit          Assertions   = 1'b1,
@@ -26,100 +28,47 @@ module etm_top #(
   input  logic         clk_i,
   input  logic         rst_ni,
   input  logic         end_i,
-  // ---- Instruction slot 0 (Cortex-M3 TRM table 16.1) -------------------------------
-  input  logic         ETMIVALID,
-  input  logic         ETMIBRANCH,
-  input  logic         ETMIINDBR,
-  input  logic         ETMICCFAIL,
-  input  logic         ETMFOLD,
-  input  logic [31:1]  ETMIA,
-  input  logic         ETMDVALID,
-  input  logic         ETMFLUSH,
-  input  logic         ETMFINDBR,
-  input  logic         ETMCANCEL,
-  input  logic         ETMISTALL,
-  input  logic [2:0]   ETMINTSTAT,
-  input  logic [8:0]   ETMINTNUM,
-  input  logic [3:0]   ETMTRIGGER,
-  input  logic [3:0]   ETMTRIGINOTD,
-  // ---- Instruction slot 1 (dual issue) -----------------------------------------------
-  input  logic         ETMIVALID1,
-  input  logic         ETMIBRANCH1,
-  input  logic         ETMIINDBR1,
-  input  logic         ETMICCFAIL1,
-  input  logic [31:1]  ETMIA1,
-  // ---- Data slot (ARM1176 TRM table 15-5) ----------------------------------------------
-  input  logic [17:0]  ETMDACTL,
-  input  logic [31:0]  ETMDA,
-  input  logic [3:0]   ETMDDCTL,
-  input  logic [63:0]  ETMDD,
-  // ---- Configuration: the register image (etm_config_t) ------------------------------
-  input  logic [31:0]  cfg_etmcr_i,
-  input  logic [31:0]  cfg_etmccr_i,
-  input  logic [31:0]  cfg_etmtrigger_i,
-  input  logic [31:0]  cfg_etmtsscr_i,
-  input  logic [31:0]  cfg_etmtecr2_i,
-  input  logic [31:0]  cfg_etmteevr_i,
-  input  logic [31:0]  cfg_etmtecr1_i,
-  input  logic [31:0]  cfg_etmfflr_i,
-  input  logic [31:0]  cfg_etmvdevr_i,
-  input  logic [31:0]  cfg_etmvdcr1_i,
-  input  logic [31:0]  cfg_etmvdcr3_i,
-  input  logic [511:0] cfg_etmacvr_i,
-  input  logic [511:0] cfg_etmactr_i,
-  input  logic [127:0] cfg_etmcntrldvr_i,
-  input  logic [127:0] cfg_etmcntenr_i,
-  input  logic [127:0] cfg_etmcntrldevr_i,
-  input  logic [127:0] cfg_etmcntvr_i,
-  input  logic [31:0]  cfg_etmsyncfr_i,
-  input  logic [31:0]  cfg_etmtesseicr_i,
-  input  logic [31:0]  cfg_etmidr_i,
-  input  logic [31:0]  cfg_etmccer_i,
-  input  logic [31:0]  cfg_etmtraceidr_i,
-  input  logic [31:0]  cfg_fifo_depth_i,
-  input  logic [31:0]  cfg_port_bytes_i,
-  input  logic [31:0]  cfg_issue_width_i,
-  // ---- Outputs (etm_out_t) ----------------------------------------------------------
-  output logic [2:0]   PIPESTAT,
-  output logic [15:0]  TRACEPKT,
-  output logic         TRACESYNC,
-  output logic [3:0]   V3COUNT,
-  output logic [etm_pkg::PortBytesMax*8-1:0] V3DATA,
-  output logic [15:0]  FIFOLEVEL,
-  output logic         OVERFLOW,
-  output logic         TRIGGER,
-  output logic         FIFOFULL,      // ETMCR[7]: fewer than ETMFFLR bytes free after the cycle
-  output logic         TRACEENABLE,   // the filter's decisions (etm_out_t trace_enable, view_data)
-  output logic         VIEWDATA,
-  // Interface rules broken in this cycle (etm_pkg::Rule*), for the harness.
-  output logic [etm_pkg::NumRules-1:0] VIOLATIONS
+  // The interface inputs: instruction slot 0 (Cortex-M3 TRM table 16.1), slot 1
+  // (dual issue), the data slot (ARM1176 TRM table 15-5); etm_ports.svh lists them.
+  `ETM_IN_PORTS(input)
+  // The configuration: the register image (etm_config_t), cfg_<register>_i.
+  `ETM_CFG_PORTS(input)
+  // The outputs of etm_out_t: PIPESTAT, TRACEPKT, TRACESYNC, V3COUNT, V3DATA,
+  // FIFOLEVEL, OVERFLOW, TRIGGER, FIFOFULL (ETMCR[7]: fewer than ETMFFLR bytes free
+  // after the cycle), TRACEENABLE and VIEWDATA (the filter's decisions).
+  `ETM_OUT_PORTS(output)
+  // Interface rules broken in this cycle (etm_defs_pkg::Rule*), for the harness.
+  output logic [etm_defs_pkg::NumRules-1:0] VIOLATIONS
 );
-
   // ---- Mode (mode_from_config in etm.c), static -------------------------------------
   logic       v3, enabled, ca, bb, alt_branch, format4, sync_in_bytes, data_addr, data_value;
   logic [3:0] minor;
-  logic [1:0] v1_port;
+  logic [1:0] v1_port, data_access;
+  logic [2:0] portsize;
   always_comb begin
     logic [3:0] v1_minor;
-    unique case (cfg_etmccr_i[30:28])
+    unique case (etm_defs_pkg::ccr_protocol(cfg_etmccr_i))
       3'd0:    v1_minor = 4'd0;
       3'd1:    v1_minor = 4'd1;
       3'd2:    v1_minor = 4'd2;
       3'd4:    v1_minor = 4'd2;
       default: v1_minor = 4'd3;
     endcase
-    v3 = cfg_etmccr_i[31];
-    minor = v3 ? cfg_etmidr_i[7:4] : v1_minor;
+    v3 = etm_defs_pkg::ccr_etmidr(cfg_etmccr_i);
+    minor = v3 ? etm_defs_pkg::idr_minor(cfg_etmidr_i) : v1_minor;
   end
-  assign enabled = !(cfg_etmcr_i[0] || cfg_etmcr_i[10]);
-  assign ca = cfg_etmcr_i[12];
-  assign bb = cfg_etmcr_i[8];
-  assign alt_branch = v3 && minor >= 4'd4 && cfg_etmidr_i[20];
+  assign enabled = !(etm_defs_pkg::cr_powerdown(cfg_etmcr_i) || etm_defs_pkg::cr_programming(cfg_etmcr_i));
+  assign ca = etm_defs_pkg::cr_cycle_accurate(cfg_etmcr_i);
+  assign bb = etm_defs_pkg::cr_branch_output(cfg_etmcr_i);
+  assign alt_branch = v3 && minor >= 4'd4 && etm_defs_pkg::idr_alt_branch(cfg_etmidr_i);
   assign format4 = minor >= 4'd3;
   assign sync_in_bytes = minor >= 4'd1;
-  assign data_addr = cfg_etmcr_i[3];
-  assign data_value = cfg_etmcr_i[2];
-  assign v1_port = (cfg_etmcr_i[6:4] == 3'd0) ? 2'd0 : (cfg_etmcr_i[6:4] == 3'd1) ? 2'd1 : 2'd2;
+  // ETMCR[3:2] data access: bit 1 addresses, bit 0 values (ETM_DATA_ACCESS_*).
+  assign data_access = etm_defs_pkg::cr_data_access(cfg_etmcr_i);
+  assign data_addr = data_access[1];
+  assign data_value = data_access[0];
+  assign portsize = etm_defs_pkg::cr_portsize(cfg_etmcr_i);
+  assign v1_port = (portsize == 3'd0) ? 2'd0 : (portsize == 3'd1) ? 2'd1 : 2'd2;
 
   // Registers the model does not evaluate (etm_model_supports rejects their use).
   logic unused_cfg;
@@ -254,7 +203,7 @@ module etm_top #(
   );
 
   // ---- pheader + packet (ETMv3) ---------------------------------------------------------
-  logic [etm_pkg::CycleBytesMax*8-1:0] cbuf;
+  logic [etm_defs_pkg::CycleBytesMax*8-1:0] cbuf;
   logic [6:0]   cbuf_n;
   logic         v3_overflow;
   logic         fifo_fit;
@@ -298,7 +247,7 @@ module etm_top #(
       .ca_i            (ca),
       .alt_branch_i    (alt_branch),
       .sync_in_bytes_i (sync_in_bytes),
-      .sync_period_i   (cfg_etmsyncfr_i[11:0]),
+      .sync_period_i   (etm_defs_pkg::syncfr_period(cfg_etmsyncfr_i)),
       .natoms_i        (fe_natoms),
       .addr0_i         (fe_addr0),
       .exec0_i         (fe_exec0),
@@ -353,8 +302,8 @@ module etm_top #(
 
   // ---- pipestat (ETMv1) -------------------------------------------------------------------
   logic [7:0]  ps_push_n;
-  logic [etm_pkg::FifoWriteMax*8-1:0] ps_push_data;
-  logic [etm_pkg::FifoWriteMax-1:0]   ps_push_flag;
+  logic [etm_defs_pkg::FifoWriteMax*8-1:0] ps_push_data;
+  logic [etm_defs_pkg::FifoWriteMax-1:0]   ps_push_flag;
   logic [1:0]  ps_pop;
   logic [2:0]  ps_pipestat;
   logic [15:0] ps_tracepkt;
@@ -416,7 +365,7 @@ module etm_top #(
     assign ps_push_data = '0;
     assign ps_push_flag = '0;
     assign ps_pop = 2'd0;
-    assign ps_pipestat = etm_pkg::PsTD;
+    assign ps_pipestat = etm_defs_pkg::PsTd;
     assign ps_tracepkt = 16'd0;
     assign ps_tracesync = 1'b0;
     assign ps_overflow = 1'b0;
@@ -428,8 +377,8 @@ module etm_top #(
 
   // ---- fifo -----------------------------------------------------------------------------------
   logic [7:0]  wr_n;
-  logic [etm_pkg::FifoWriteMax*8-1:0] wr_data;
-  logic [etm_pkg::FifoWriteMax-1:0]   wr_flag;
+  logic [etm_defs_pkg::FifoWriteMax*8-1:0] wr_data;
+  logic [etm_defs_pkg::FifoWriteMax-1:0]   wr_flag;
   logic [3:0]  v3_count;
   logic [63:0] v3_data;
   logic [16:0] fifo_level;
@@ -437,7 +386,7 @@ module etm_top #(
     if (v3) begin
       wr_n = {1'b0, cbuf_n};
       wr_data = '0;
-      wr_data[etm_pkg::CycleBytesMax*8-1:0] = cbuf;
+      wr_data[etm_defs_pkg::CycleBytesMax*8-1:0] = cbuf;
       wr_flag = '0;
     end else begin
       wr_n = ps_push_n;
@@ -483,7 +432,7 @@ module etm_top #(
     OVERFLOW = 1'b0;
     TRIGGER = flt_trigger;
     // FIFOFULL (a stall request): fewer than ETMFFLR bytes free after the cycle.
-    FIFOFULL = cfg_etmcr_i[7] && (cfg_fifo_depth_i - {15'd0, fifo_level} < {24'd0, cfg_etmfflr_i[7:0]});
+    FIFOFULL = etm_defs_pkg::cr_stall(cfg_etmcr_i) && (cfg_fifo_depth_i - {15'd0, fifo_level} < {24'd0, etm_defs_pkg::fflr_level(cfg_etmfflr_i)});
     TRACEENABLE = flt_te;
     VIEWDATA = flt_vd;
     if (v3) begin

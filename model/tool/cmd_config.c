@@ -8,19 +8,43 @@
 
 static void help(FILE *f)
 {
-    fprintf(f, "usage: etm config [--explain] [--preset NAME | FILE]\n"
+    fprintf(f, "usage: etm config [--explain | --sv-ports] [--preset NAME | FILE]\n"
                "       etm config --presets\n\n"
                "Reads a register image (NAME=0xVALUE lines; docs/registers.md), checks it against\n"
                "the architecture of the ETM version it selects, and prints it in full. With\n"
                "neither FILE nor --preset, the default (etm-m3) is printed.\n\n"
                "  --explain      print every register with its fields decoded\n"
+               "  --sv-ports     print it as SystemVerilog assignments to etm_top's configuration\n"
+               "                 ports (cfg_<register>_i, every element of every register)\n"
                "  --preset NAME  start from a named configuration\n"
                "  --presets      list the named configurations\n");
 }
 
+/* The image as assignments to rtl/etm_top.sv's cfg_<register>_i ports (register
+ * arrays flattened, element n at [32*(n-1) +: 32]). */
+static int write_sv_ports(const etm_config_t *cfg, FILE *f)
+{
+    for (size_t i = 0; i < etm_register_count; i++) {
+        const etm_regdesc_t *d = &etm_registers[i];
+        char port[40];
+        size_t n = 0;
+        for (const char *c = d->name; *c && n + 1 < sizeof port; c++)
+            port[n++] = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+        port[n] = '\0';
+        for (unsigned k = 0; k < d->count; k++) {
+            if (d->count > 1)
+                fprintf(f, "assign cfg_%s_i[%u +: 32] = 32'h%08X;\n", port, 32 * k,
+                        (unsigned)etm_register_get(cfg, d, k));
+            else
+                fprintf(f, "assign cfg_%s_i = 32'h%08X;\n", port, (unsigned)etm_register_get(cfg, d, k));
+        }
+    }
+    return ferror(f) ? 2 : 0;
+}
+
 int cmd_config(int argc, char **argv)
 {
-    int explain = 0;
+    int explain = 0, sv = 0;
     const char *path = NULL, *preset = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -28,6 +52,8 @@ int cmd_config(int argc, char **argv)
             return 0;
         } else if (!strcmp(argv[i], "--explain")) {
             explain = 1;
+        } else if (!strcmp(argv[i], "--sv-ports")) {
+            sv = 1;
         } else if (!strcmp(argv[i], "--presets")) {
             for (const char *const *p = etm_config_preset_names; *p; p++)
                 printf("%s\n", *p);
@@ -72,6 +98,8 @@ int cmd_config(int argc, char **argv)
     } else {
         etm_config_default(&cfg);
     }
+    if (sv)
+        return write_sv_ports(&cfg, stdout);
     etm_err_t e = explain ? etm_config_explain(&cfg, stdout) : etm_config_write(&cfg, stdout, "");
     return e == ETM_OK ? 0 : 2;
 }

@@ -17,19 +17,13 @@
 #include "etm/etm.h"
 #include "etm/stim.h"
 
-/* ---- Arguments of etm_dpi_step, in the order of the signal table --------------------- */
+/* ---- Arguments of etm_dpi_step: the inputs of etm/signals.def, in its order (that
+ * of etm_in_signals) -------------------------------------------------------------------- */
 
 enum {
-    A_IVALID, A_IBRANCH, A_IINDBR, A_ICCFAIL, A_FOLD, A_IA, A_DVALID, A_FLUSH, A_FINDBR, A_CANCEL,
-    A_ISTALL, A_INTSTAT, A_INTNUM, A_TRIGGER, A_TRIGINOTD, A_IVALID1, A_IBRANCH1, A_IINDBR1,
-    A_ICCFAIL1, A_IA1, A_DACTL, A_DA, A_DDCTL, A_DD, A_COUNT
-};
-
-static const char *const arg_names[A_COUNT] = {
-    "ETMIVALID", "ETMIBRANCH", "ETMIINDBR", "ETMICCFAIL", "ETMFOLD", "ETMIA", "ETMDVALID", "ETMFLUSH",
-    "ETMFINDBR", "ETMCANCEL", "ETMISTALL", "ETMINTSTAT", "ETMINTNUM", "ETMTRIGGER", "ETMTRIGINOTD",
-    "ETMIVALID1", "ETMIBRANCH1", "ETMIINDBR1", "ETMICCFAIL1", "ETMIA1", "ETMDACTL", "ETMDA", "ETMDDCTL",
-    "ETMDD"
+#define ETM_IN(field, name, width, lsb, ctype, doc) A_##name,
+#include "etm/signals.def"
+    A_COUNT
 };
 
 /* An input that only means something while its qualifiers are on (Cortex-M3 TRM
@@ -41,35 +35,26 @@ typedef struct qualified {
 } qualified_t;
 
 static const qualified_t qualified_inputs[] = {
-    { A_IBRANCH, A_IVALID, -1 },   { A_IINDBR, A_IBRANCH, A_IVALID }, { A_ICCFAIL, A_IVALID, -1 },
-    { A_FOLD, A_IVALID, -1 },      { A_IA, A_IVALID, -1 },           { A_FINDBR, A_FLUSH, -1 },
-    { A_TRIGINOTD, A_TRIGGER, -1 }, { A_IBRANCH1, A_IVALID1, -1 },   { A_IINDBR1, A_IBRANCH1, A_IVALID1 },
-    { A_ICCFAIL1, A_IVALID1, -1 }, { A_IA1, A_IVALID1, -1 },         { A_DA, A_DACTL, -1 },
-    { A_DD, A_DDCTL, -1 },
+    { A_ETMIBRANCH, A_ETMIVALID, -1 },   { A_ETMIINDBR, A_ETMIBRANCH, A_ETMIVALID }, { A_ETMICCFAIL, A_ETMIVALID, -1 },
+    { A_ETMFOLD, A_ETMIVALID, -1 },      { A_ETMIA, A_ETMIVALID, -1 },           { A_ETMFINDBR, A_ETMFLUSH, -1 },
+    { A_ETMTRIGINOTD, A_ETMTRIGGER, -1 }, { A_ETMIBRANCH1, A_ETMIVALID1, -1 },   { A_ETMIINDBR1, A_ETMIBRANCH1, A_ETMIVALID1 },
+    { A_ETMICCFAIL1, A_ETMIVALID1, -1 }, { A_ETMIA1, A_ETMIVALID1, -1 },         { A_ETMDA, A_ETMDACTL, -1 },
+    { A_ETMDD, A_ETMDDCTL, -1 },
 };
-
-/* Input table indexes of the arguments, and a check that every name exists. */
-static int map_inputs(int map[A_COUNT])
-{
-    for (int i = 0; i < A_COUNT; i++) {
-        map[i] = etm_signal_find(etm_in_signals, etm_in_signal_count, arg_names[i]);
-        if (map[i] < 0)
-            return -1;
-    }
-    return 0;
-}
 
 /* ---- Output fields --------------------------------------------------------------------- */
 
 static const char *const field_names[ETM_DPI_FIELD_COUNT] = {
-#define ETM_DPI_X_NAME(name, width) #name,
-    ETM_DPI_FIELD_LIST(ETM_DPI_X_NAME)
-#undef ETM_DPI_X_NAME
+#define ETM_OUT(field, name, width, ctype, where, doc) #name,
+#define ETM_OUT_BYTES(count, bytes, countname, dataname, column, n, doc) #countname, #dataname,
+#include "etm/signals.def"
+    "VIOLATIONS"
 };
 static const uint8_t field_widths[ETM_DPI_FIELD_COUNT] = {
-#define ETM_DPI_X_WIDTH(name, width) width,
-    ETM_DPI_FIELD_LIST(ETM_DPI_X_WIDTH)
-#undef ETM_DPI_X_WIDTH
+#define ETM_OUT(field, name, width, ctype, where, doc) width,
+#define ETM_OUT_BYTES(count, bytes, countname, dataname, column, n, doc) 4, 8 * (n),
+#include "etm/signals.def"
+    32
 };
 
 #ifdef __cplusplus
@@ -167,7 +152,6 @@ typedef struct etm_dpi {
     char name[160];
     etm_config_t cfg;
     etm_ctx_t *model;      /* NULL until etm_dpi_start */
-    int in_map[A_COUNT];
     uint32_t ignore;       /* ETM_DPI_FIELD_* bits left out of the comparison */
     uint32_t rule_mask;    /* VIOLATIONS bits the design reports */
 
@@ -226,10 +210,6 @@ void *etm_dpi_new(const char *name)
     snprintf(d->name, sizeof d->name, "%s", name && *name ? name : "etm");
     etm_config_default(&d->cfg);
     d->rule_mask = all_rules();
-    if (map_inputs(d->in_map) != 0) { /* the signal table lost a name: a library mismatch */
-        free(d);
-        return NULL;
-    }
     clear_run(d);
     return d;
 }
@@ -480,20 +460,13 @@ static void set_expected(etm_dpi_t *d, const etm_out_t *o, uint32_t violations)
     memcpy(d->prev, d->exp, sizeof d->prev);
     d->prev_cycle = d->cycle;
     d->modelled++;
-    uint64_t v3 = 0;
-    for (int i = ETM_MAX_PORT_BYTES - 1; i >= 0; i--)
-        v3 = (v3 << 8) | o->v3_bytes[i];
-    d->exp[ETM_DPI_FIELD_PIPESTAT] = o->pipestat;
-    d->exp[ETM_DPI_FIELD_TRACEPKT] = o->tracepkt;
-    d->exp[ETM_DPI_FIELD_TRACESYNC] = o->tracesync;
-    d->exp[ETM_DPI_FIELD_V3COUNT] = o->v3_count;
-    d->exp[ETM_DPI_FIELD_V3DATA] = v3;
-    d->exp[ETM_DPI_FIELD_FIFOLEVEL] = o->fifo_level;
-    d->exp[ETM_DPI_FIELD_OVERFLOW] = o->overflow;
-    d->exp[ETM_DPI_FIELD_TRIGGER] = o->trigger;
-    d->exp[ETM_DPI_FIELD_FIFOFULL] = o->fifofull;
-    d->exp[ETM_DPI_FIELD_TRACEENABLE] = o->trace_enable;
-    d->exp[ETM_DPI_FIELD_VIEWDATA] = o->view_data;
+#define ETM_OUT(field, name, width, ctype, where, doc) d->exp[ETM_DPI_FIELD_##name] = o->field;
+#define ETM_OUT_BYTES(count, bytes, countname, dataname, column, n, doc) \
+    d->exp[ETM_DPI_FIELD_##countname] = o->count;                      \
+    d->exp[ETM_DPI_FIELD_##dataname] = 0;                              \
+    for (int i = (n) - 1; i >= 0; i--)                                 \
+        d->exp[ETM_DPI_FIELD_##dataname] = d->exp[ETM_DPI_FIELD_##dataname] << 8 | o->bytes[i];
+#include "etm/signals.def"
     d->exp[ETM_DPI_FIELD_VIOLATIONS] = violations & d->rule_mask;
     d->cycle = d->edges++;
     d->pending = 1;
@@ -502,7 +475,7 @@ static void set_expected(etm_dpi_t *d, const etm_out_t *o, uint32_t violations)
 /* Is X or Z on argument a harmless this cycle (a qualifier known to be off)? */
 static int unknown_allowed(const etm_dpi_t *d, int a, const uint64_t *v, uint32_t unknown)
 {
-    if (a >= A_IVALID1 && a <= A_IA1 && d->cfg.issue_width < 2)
+    if (a >= A_ETMIVALID1 && a <= A_ETMIA1 && d->cfg.issue_width < 2)
         return 1; /* the second slot is not in use */
     for (size_t i = 0; i < sizeof qualified_inputs / sizeof qualified_inputs[0]; i++) {
         const qualified_t *q = &qualified_inputs[i];
@@ -513,7 +486,7 @@ static int unknown_allowed(const etm_dpi_t *d, int a, const uint64_t *v, uint32_
             int b = qs[k];
             if (b < 0 || (unknown >> b & 1))
                 continue;
-            uint64_t on = (b == A_DACTL || b == A_DDCTL) ? (v[b] & 3u) : v[b]; /* DASlot, DDSlot */
+            uint64_t on = (b == A_ETMDACTL || b == A_ETMDDCTL) ? (v[b] & 3u) : v[b]; /* DASlot, DDSlot */
             if (!on)
                 return 1;
         }
@@ -521,13 +494,10 @@ static int unknown_allowed(const etm_dpi_t *d, int a, const uint64_t *v, uint32_
     return 0;
 }
 
-int etm_dpi_step(void *h, unsigned int ivalid, unsigned int ibranch, unsigned int iindbr,
-                 unsigned int iccfail, unsigned int fold, unsigned int ia, unsigned int dvalid,
-                 unsigned int flush, unsigned int findbr, unsigned int cancel, unsigned int istall,
-                 unsigned int intstat, unsigned int intnum, unsigned int trigger, unsigned int triginotd,
-                 unsigned int ivalid1, unsigned int ibranch1, unsigned int iindbr1, unsigned int iccfail1,
-                 unsigned int ia1, unsigned int dactl, unsigned int da, unsigned int ddctl,
-                 unsigned long long dd, unsigned int unknown)
+int etm_dpi_step(void *h,
+#define ETM_IN(field, name, width, lsb, ctype, doc) ETM_DPI_T_##ctype field,
+#include "etm/signals.def"
+                 unsigned int unknown)
 {
     etm_dpi_t *d = run_call(h, "step");
     if (!d)
@@ -537,16 +507,17 @@ int etm_dpi_step(void *h, unsigned int ivalid, unsigned int ibranch, unsigned in
                     (unsigned long long)d->edges);
     if (unknown >> A_COUNT)
         return fail(d, "step: unknown-input mask 0x%X has bits above the %d inputs", unknown, A_COUNT);
-    const uint64_t v[A_COUNT] = { ivalid, ibranch, iindbr, iccfail, fold, ia, dvalid, flush,
-                                  findbr, cancel, istall, intstat, intnum, trigger, triginotd, ivalid1,
-                                  ibranch1, iindbr1, iccfail1, ia1, dactl, da, ddctl, dd };
+    const uint64_t v[A_COUNT] = {
+#define ETM_IN(field, name, width, lsb, ctype, doc) field,
+#include "etm/signals.def"
+    };
     etm_in_t in;
     memset(&in, 0, sizeof in);
     for (int a = 0; a < A_COUNT; a++) {
-        const etm_signal_t *s = &etm_in_signals[d->in_map[a]];
+        const etm_signal_t *s = &etm_in_signals[a];
         if (s->width < 64 && v[a] >> s->width)
             return fail(d, "step at cycle %llu: %s value 0x%llX is wider than its %u bits",
-                        (unsigned long long)d->edges, arg_names[a], (unsigned long long)v[a], s->width);
+                        (unsigned long long)d->edges, s->name, (unsigned long long)v[a], s->width);
         etm_signal_set(s, &in, v[a] << s->lsb);
     }
     text_clear(&d->report);
@@ -558,7 +529,7 @@ int etm_dpi_step(void *h, unsigned int ivalid, unsigned int ibranch, unsigned in
                 d->unknown_cycles++;
             notes |= ETM_DPI_NOTE_UNKNOWN;
             text_add(&d->report, "%s: cycle %llu: input %s is X or Z while it is qualified; the model sees 0\n",
-                     d->name, (unsigned long long)cyc, arg_names[a]);
+                     d->name, (unsigned long long)cyc, etm_in_signals[a].name);
         }
     etm_out_t out;
     etm_err_t e = etm_step(d->model, &in, &out);
@@ -662,11 +633,12 @@ static void format_field(char *buf, size_t size, int f, uint64_t v, unsigned nby
     snprintf(buf, size, "0x%0*llX", (field_widths[f] + 3) / 4, (unsigned long long)v);
 }
 
-int etm_dpi_compare(void *h, unsigned int pipestat, unsigned int tracepkt, unsigned int tracesync,
-                    unsigned int v3count, unsigned long long v3data, unsigned int fifolevel,
-                    unsigned int overflow, unsigned int trigger, unsigned int fifofull,
-                    unsigned int traceenable, unsigned int viewdata, unsigned int violations,
-                    unsigned int unknown)
+int etm_dpi_compare(void *h,
+#define ETM_OUT(field, name, width, ctype, where, doc) ETM_DPI_T_##ctype field,
+#define ETM_OUT_BYTES(count, bytes, countname, dataname, column, n, doc) \
+    unsigned int count, unsigned long long bytes,
+#include "etm/signals.def"
+                    unsigned int violations, unsigned int unknown)
 {
     etm_dpi_t *d = run_call(h, "compare");
     if (!d)
@@ -679,12 +651,17 @@ int etm_dpi_compare(void *h, unsigned int pipestat, unsigned int tracepkt, unsig
                     ETM_DPI_FIELD_COUNT);
     d->pending = 0;
     text_clear(&d->report);
-    const uint64_t got[ETM_DPI_FIELD_COUNT] = { pipestat, tracepkt, tracesync, v3count, v3data, fifolevel,
-                                                overflow, trigger, fifofull, traceenable, viewdata,
-                                                violations & d->rule_mask };
+    const uint64_t got[ETM_DPI_FIELD_COUNT] = {
+#define ETM_OUT(field, name, width, ctype, where, doc) field,
+#define ETM_OUT_BYTES(count, bytes, countname, dataname, column, n, doc) count, bytes,
+#include "etm/signals.def"
+        violations & d->rule_mask
+    };
     /* V3DATA: the lanes either side's V3COUNT makes valid (extra bytes are a
      * difference too); the model's lanes alone if V3COUNT is not compared. */
-    const unsigned got_n = (d->ignore >> ETM_DPI_FIELD_V3COUNT & 1) ? 0 : (v3count > 8 ? 8 : v3count);
+    const unsigned got_v3count = (unsigned)got[ETM_DPI_FIELD_V3COUNT];
+    const unsigned got_n = (d->ignore >> ETM_DPI_FIELD_V3COUNT & 1) ? 0
+                           : (got_v3count > (unsigned)ETM_MAX_PORT_BYTES ? (unsigned)ETM_MAX_PORT_BYTES : got_v3count);
     const unsigned nbytes = max_u((unsigned)d->exp[ETM_DPI_FIELD_V3COUNT], got_n);
     const unsigned prev_n = max_u((unsigned)d->prev[ETM_DPI_FIELD_V3COUNT], got_n);
     int ndiff = 0;
@@ -798,19 +775,10 @@ const char *etm_dpi_summary(void *h)
 
 typedef struct etm_dpi_stim {
     etm_stim_t *src; /* NULL: nothing opened, idle records */
-    int map[A_COUNT];
     char err[512];
 } etm_dpi_stim_t;
 
-void *etm_dpi_stim_new(void)
-{
-    etm_dpi_stim_t *s = (etm_dpi_stim_t *)calloc(1, sizeof *s);
-    if (s && map_inputs(s->map) != 0) {
-        free(s);
-        return NULL;
-    }
-    return s;
-}
+void *etm_dpi_stim_new(void) { return calloc(1, sizeof(etm_dpi_stim_t)); }
 
 void etm_dpi_stim_free(void *h)
 {
@@ -904,18 +872,12 @@ int etm_dpi_stim_generate(void *h, unsigned long long seed, unsigned long long c
     return stim_opened(s, etm_stim_open_gen(&s->src, &p, cycles, &diag), &diag, NULL);
 }
 
-int etm_dpi_stim_next(void *h, unsigned int hold, unsigned int *ivalid, unsigned int *ibranch,
-                      unsigned int *iindbr, unsigned int *iccfail, unsigned int *fold, unsigned int *ia,
-                      unsigned int *dvalid, unsigned int *flush, unsigned int *findbr, unsigned int *cancel,
-                      unsigned int *istall, unsigned int *intstat, unsigned int *intnum, unsigned int *trigger,
-                      unsigned int *triginotd, unsigned int *ivalid1, unsigned int *ibranch1,
-                      unsigned int *iindbr1, unsigned int *iccfail1, unsigned int *ia1, unsigned int *dactl,
-                      unsigned int *da, unsigned int *ddctl, unsigned long long *dd)
+int etm_dpi_stim_next(void *h, unsigned int hold
+#define ETM_IN(field, name, width, lsb, ctype, doc) , ETM_DPI_T_##ctype *field
+#include "etm/signals.def"
+)
 {
     etm_dpi_stim_t *s = (etm_dpi_stim_t *)h;
-    unsigned int *const out[A_COUNT - 1] = { ivalid, ibranch, iindbr, iccfail, fold, ia, dvalid, flush,
-                                             findbr, cancel, istall, intstat, intnum, trigger, triginotd,
-                                             ivalid1, ibranch1, iindbr1, iccfail1, ia1, dactl, da, ddctl };
     etm_in_t in;
     memset(&in, 0, sizeof in);
     int rc = 0;
@@ -935,14 +897,9 @@ int etm_dpi_stim_next(void *h, unsigned int hold, unsigned int *ivalid, unsigned
         if (rc != 1)
             memset(&in, 0, sizeof in);
     }
-    for (int a = 0; a < A_COUNT; a++) {
-        uint64_t v = s ? etm_signal_get(&etm_in_signals[s->map[a]], &in) >> etm_in_signals[s->map[a]].lsb : 0;
-        if (a == A_DD) {
-            if (dd)
-                *dd = v;
-        } else if (out[a]) {
-            *out[a] = (unsigned int)v;
-        }
-    }
+#define ETM_IN(field, name, width, lsb, ctype, doc) \
+    if (field)                                     \
+        *field = (ETM_DPI_T_##ctype)(in.field >> (lsb));
+#include "etm/signals.def"
     return rc;
 }

@@ -1,6 +1,6 @@
 /* etm_dpi.h - the C model as a scoreboard for SystemVerilog testbenches, through
- * DPI-C. docs/dpi.md is the guide; dpi/etm_dpi_pkg.sv declares every function
- * below with `import "DPI-C"`, and dpi/etm_scoreboard.sv uses them.
+ * DPI-C. docs/dpi.md is the guide; tb/dpi/etm_dpi_pkg.sv declares every function
+ * below with `import "DPI-C"`, and tb/dpi/etm_scoreboard.sv uses them.
  *
  * Types are the ones IEEE 1800 maps SystemVerilog's 2-state types to, so the
  * prototypes are exactly what a simulator generates for the package's imports
@@ -112,21 +112,26 @@ int etm_dpi_reset(void *h);
 #define ETM_DPI_NOTE_RULE 1    /* the inputs broke an interface rule (docs/interface.md) */
 #define ETM_DPI_NOTE_UNKNOWN 2 /* a qualified input was X or Z: the model saw 0 (a failure) */
 
+/* DPI argument types of the signals (etm/signals.def): up to 32 bits an
+ * "int unsigned", above a "longint unsigned". */
+#define ETM_DPI_T_uint8_t unsigned int
+#define ETM_DPI_T_uint16_t unsigned int
+#define ETM_DPI_T_uint32_t unsigned int
+#define ETM_DPI_T_uint64_t unsigned long long
+
 /* One rising edge with these inputs (the values before the edge). Arguments are
- * the ports of the RTL top level, in the order of etm_in_signals; ia and ia1 are
- * the values of ETMIA[31:1] and ETMIA1[31:1], i.e. the address shifted right by
- * one. `unknown` has bit i set when argument i (0 = ivalid ... 23 = dd) held X
- * or Z. An unknown input whose qualifier is known to be off (ETMIA while
- * ETMIVALID=0, ETMDD while DDSlot=0, ...) is accepted; any other is a failure.
- * Returns -1 (a value wider than its port, before start, after end), or the
- * ETM_DPI_NOTE_* bits of what etm_dpi_report now describes (0: nothing). */
-int etm_dpi_step(void *h, unsigned int ivalid, unsigned int ibranch, unsigned int iindbr,
-                 unsigned int iccfail, unsigned int fold, unsigned int ia, unsigned int dvalid,
-                 unsigned int flush, unsigned int findbr, unsigned int cancel, unsigned int istall,
-                 unsigned int intstat, unsigned int intnum, unsigned int trigger, unsigned int triginotd,
-                 unsigned int ivalid1, unsigned int ibranch1, unsigned int iindbr1, unsigned int iccfail1,
-                 unsigned int ia1, unsigned int dactl, unsigned int da, unsigned int ddctl,
-                 unsigned long long dd, unsigned int unknown);
+ * the ports of the RTL top level, one per input of etm/signals.def in its
+ * order (ivalid, ibranch, ..., dd), each of them the port's value: ia and ia1
+ * are ETMIA[31:1] and ETMIA1[31:1], i.e. the address shifted right by one.
+ * `unknown` has bit i set when argument i held X or Z. An unknown input whose
+ * qualifier is known to be off (ETMIA while ETMIVALID=0, ETMDD while DDSlot=0,
+ * ...) is accepted; any other is a failure. Returns -1 (a value wider than its
+ * port, before start, after end), or the ETM_DPI_NOTE_* bits of what
+ * etm_dpi_report now describes (0: nothing). */
+int etm_dpi_step(void *h,
+#define ETM_IN(field, name, width, lsb, ctype, doc) ETM_DPI_T_##ctype field,
+#include "etm/signals.def"
+                 unsigned int unknown);
 
 /* End of trace at this edge (etm_end): what is being gathered goes into the
  * FIFO; the edge has no outputs to compare. 0 or -1. */
@@ -137,34 +142,24 @@ int etm_dpi_end(void *h);
 int etm_dpi_drain(void *h);
 
 /* Output fields, in the order of etm_dpi_compare's arguments and of the bits of
- * its `unknown` mask. Names are the RTL top level's ports. */
-#define ETM_DPI_FIELD_LIST(X) \
-    X(PIPESTAT, 3)            \
-    X(TRACEPKT, 16)           \
-    X(TRACESYNC, 1)           \
-    X(V3COUNT, 4)             \
-    X(V3DATA, 64)             \
-    X(FIFOLEVEL, 16)          \
-    X(OVERFLOW, 1)            \
-    X(TRIGGER, 1)             \
-    X(FIFOFULL, 1)            \
-    X(TRACEENABLE, 1)         \
-    X(VIEWDATA, 1)            \
-    X(VIOLATIONS, 32)
-
+ * its `unknown` mask: the RTL top level's output ports (etm/signals.def), then
+ * VIOLATIONS. ETM_DPI_FIELD_PIPESTAT etc. */
 enum {
-#define ETM_DPI_X_FIELD(name, width) ETM_DPI_FIELD_##name,
-    ETM_DPI_FIELD_LIST(ETM_DPI_X_FIELD)
-#undef ETM_DPI_X_FIELD
+#define ETM_OUT(field, name, width, ctype, where, doc) ETM_DPI_FIELD_##name,
+#define ETM_OUT_BYTES(count, bytes, countname, dataname, column, n, doc) \
+    ETM_DPI_FIELD_##countname, ETM_DPI_FIELD_##dataname,
+#include "etm/signals.def"
+    ETM_DPI_FIELD_VIOLATIONS,
     ETM_DPI_FIELD_COUNT
 };
 
 /* The model's value of an output field for the last modelled edge (by name,
- * as in ETM_DPI_FIELD_LIST), or 0 for an unknown name (etm_dpi_error says so). */
+ * a port name as in the enumeration above), or 0 for an unknown name
+ * (etm_dpi_error says so). */
 unsigned long long etm_dpi_expected(void *h, const char *field);
 
 /* The design's outputs for the edge just stepped or drained, against the
- * model's. v3data holds the V3COUNT bytes oldest in bits [7:0]; only the byte
+ * model's. v3_bytes (V3DATA) holds the V3COUNT bytes oldest in bits [7:0]; only the byte
  * lanes that the model's or the design's V3COUNT makes valid are compared (the
  * others carry no trace). violations: bit r set when
  * the design's checker found interface rule r (etm_rule_t) broken; see
@@ -173,11 +168,12 @@ unsigned long long etm_dpi_expected(void *h, const char *field);
  * its value. Returns the number of differing fields (0: the cycle matches; the
  * text is in etm_dpi_report) or -1 when there is no modelled edge to compare
  * (one compare per step or drain that returned 1). */
-int etm_dpi_compare(void *h, unsigned int pipestat, unsigned int tracepkt, unsigned int tracesync,
-                    unsigned int v3count, unsigned long long v3data, unsigned int fifolevel,
-                    unsigned int overflow, unsigned int trigger, unsigned int fifofull,
-                    unsigned int traceenable, unsigned int viewdata, unsigned int violations,
-                    unsigned int unknown);
+int etm_dpi_compare(void *h,
+#define ETM_OUT(field, name, width, ctype, where, doc) ETM_DPI_T_##ctype field,
+#define ETM_OUT_BYTES(count, bytes, countname, dataname, column, n, doc) \
+    unsigned int count, unsigned long long bytes,
+#include "etm/signals.def"
+                    unsigned int violations, unsigned int unknown);
 
 /* ---- Reports -------------------------------------------------------------------- */
 
@@ -225,13 +221,10 @@ int etm_dpi_stim_generate(void *s, unsigned long long seed, unsigned long long c
  * design's FIFOFULL in the cycle before; the generator and the timing model
  * then hold the core (ETMISTALL), recordings cannot. 1: a cycle, 0: the
  * stimulus has ended (outputs are 0), -1: a malformed line (etm_dpi_stim_error). */
-int etm_dpi_stim_next(void *s, unsigned int hold, unsigned int *ivalid, unsigned int *ibranch,
-                      unsigned int *iindbr, unsigned int *iccfail, unsigned int *fold, unsigned int *ia,
-                      unsigned int *dvalid, unsigned int *flush, unsigned int *findbr, unsigned int *cancel,
-                      unsigned int *istall, unsigned int *intstat, unsigned int *intnum, unsigned int *trigger,
-                      unsigned int *triginotd, unsigned int *ivalid1, unsigned int *ibranch1,
-                      unsigned int *iindbr1, unsigned int *iccfail1, unsigned int *ia1, unsigned int *dactl,
-                      unsigned int *da, unsigned int *ddctl, unsigned long long *dd);
+int etm_dpi_stim_next(void *s, unsigned int hold
+#define ETM_IN(field, name, width, lsb, ctype, doc) , ETM_DPI_T_##ctype *field
+#include "etm/signals.def"
+);
 
 #ifdef __cplusplus
 }

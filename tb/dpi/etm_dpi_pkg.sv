@@ -6,25 +6,18 @@
 // longint unsigned), so the C prototypes need no svdpi.h and behave the same
 // in every simulator. A 4-state value passed to one reads X and Z as 0: the
 // callers pass $isunknown masks alongside (etm_dpi_step, etm_dpi_compare).
+`include "etm_dpi_defs.svh"
+
 package etm_dpi_pkg;
 
   // ---- etm_dpi_step's result bits --------------------------------------------------------
   localparam int NoteRule    = 1;  // the inputs broke an interface rule
   localparam int NoteUnknown = 2;  // a qualified input was X or Z (a failure)
 
-  // ---- Output fields: bit positions of etm_dpi_compare's unknown mask -----------------------
-  localparam int FieldPipestat    = 0;
-  localparam int FieldTracepkt    = 1;
-  localparam int FieldTracesync   = 2;
-  localparam int FieldV3count     = 3;
-  localparam int FieldV3data      = 4;
-  localparam int FieldFifolevel   = 5;
-  localparam int FieldOverflow    = 6;
-  localparam int FieldTrigger     = 7;
-  localparam int FieldFifofull    = 8;
-  localparam int FieldTraceenable = 9;
-  localparam int FieldViewdata    = 10;
-  localparam int FieldViolations  = 11;
+  // ---- Output fields: bit positions of etm_dpi_compare's unknown mask -----------------
+  // FieldPipestat, FieldTracepkt, ... FieldViolations: one per output port of
+  // etm_top, in the order of etm/signals.def, then the rules (etm_dpi_defs.svh).
+  `ETM_DPI_FIELD_PARAMS
 
   // ---- Handles and the register image ------------------------------------------------------
   import "DPI-C" function chandle etm_dpi_new(input string name);
@@ -41,25 +34,15 @@ package etm_dpi_pkg;
 
   // ---- Per clock edge ------------------------------------------------------------------------
   import "DPI-C" function int etm_dpi_reset(input chandle h);
-  import "DPI-C" function int etm_dpi_step(input chandle h,
-    input int unsigned ivalid, input int unsigned ibranch, input int unsigned iindbr,
-    input int unsigned iccfail, input int unsigned fold, input int unsigned ia,
-    input int unsigned dvalid, input int unsigned flush, input int unsigned findbr,
-    input int unsigned cancel, input int unsigned istall, input int unsigned intstat,
-    input int unsigned intnum, input int unsigned trigger, input int unsigned triginotd,
-    input int unsigned ivalid1, input int unsigned ibranch1, input int unsigned iindbr1,
-    input int unsigned iccfail1, input int unsigned ia1, input int unsigned dactl,
-    input int unsigned da, input int unsigned ddctl, input longint unsigned dd,
+  // The inputs of etm/signals.def in its order, then the X/Z mask (etm_dpi_defs.svh).
+  import "DPI-C" function int etm_dpi_step(input chandle h, `ETM_DPI_IN_ARGS(input),
     input int unsigned unknown);
   import "DPI-C" function int etm_dpi_end(input chandle h);
   import "DPI-C" function int etm_dpi_drain(input chandle h);
   import "DPI-C" function longint unsigned etm_dpi_expected(input chandle h, input string field);
-  import "DPI-C" function int etm_dpi_compare(input chandle h,
-    input int unsigned pipestat, input int unsigned tracepkt, input int unsigned tracesync,
-    input int unsigned v3count, input longint unsigned v3data, input int unsigned fifolevel,
-    input int unsigned overflow, input int unsigned trigger, input int unsigned fifofull,
-    input int unsigned traceenable, input int unsigned viewdata, input int unsigned violations,
-    input int unsigned unknown);
+  // The outputs of etm/signals.def in its order, then VIOLATIONS and the X/Z mask.
+  import "DPI-C" function int etm_dpi_compare(input chandle h, `ETM_DPI_OUT_ARGS(input),
+    input int unsigned violations, input int unsigned unknown);
 
   // ---- Reports -------------------------------------------------------------------------------
   import "DPI-C" function string           etm_dpi_report(input chandle h);
@@ -79,14 +62,7 @@ package etm_dpi_pkg;
     input longint unsigned cycles, input int unsigned issue_width, input int unsigned data,
     input int unsigned triggers, input int unsigned irq_period);
   import "DPI-C" function int etm_dpi_stim_next(input chandle s, input int unsigned hold,
-    output int unsigned ivalid, output int unsigned ibranch, output int unsigned iindbr,
-    output int unsigned iccfail, output int unsigned fold, output int unsigned ia,
-    output int unsigned dvalid, output int unsigned flush, output int unsigned findbr,
-    output int unsigned cancel, output int unsigned istall, output int unsigned intstat,
-    output int unsigned intnum, output int unsigned trigger, output int unsigned triginotd,
-    output int unsigned ivalid1, output int unsigned ibranch1, output int unsigned iindbr1,
-    output int unsigned iccfail1, output int unsigned ia1, output int unsigned dactl,
-    output int unsigned da, output int unsigned ddctl, output longint unsigned dd);
+    `ETM_DPI_IN_ARGS(output));
 
   // ---- Helpers -------------------------------------------------------------------------------
 

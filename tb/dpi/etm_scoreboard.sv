@@ -3,7 +3,7 @@
 // Attach it to the ETM's ports, by bind or by instantiation; its ports carry the
 // names of rtl/etm_top.sv's, so a bind can connect them with .*:
 //
-//   bind etm_top etm_scoreboard #(.RuleBits(etm_pkg::NumRules)) u_sb (.*);
+//   bind etm_top etm_scoreboard #(.RuleBits(etm_defs_pkg::NumRules)) u_sb (.*);
 //
 // At every rising edge of clk_i it takes the values of the inputs and of the
 // design's outputs just before the edge, steps the model with the inputs and
@@ -26,6 +26,8 @@
 // compared), StopAfter (stop_after). The register image must be the one the
 // design is programmed with: with CheckConfig the scoreboard compares the
 // cfg_*_i ports with it at the first edge after each reset.
+`include "etm_dpi_defs.svh"
+
 module etm_scoreboard #(
   parameter string       Preset      = "",
   parameter string       ConfigFile  = "",
@@ -39,69 +41,11 @@ module etm_scoreboard #(
   input logic                clk_i,
   input logic                rst_ni,
   input logic                end_i,
-  // ---- The design's inputs ------------------------------------------------------------------
-  input logic                ETMIVALID,
-  input logic                ETMIBRANCH,
-  input logic                ETMIINDBR,
-  input logic                ETMICCFAIL,
-  input logic                ETMFOLD,
-  input logic [31:1]         ETMIA,
-  input logic                ETMDVALID,
-  input logic                ETMFLUSH,
-  input logic                ETMFINDBR,
-  input logic                ETMCANCEL,
-  input logic                ETMISTALL,
-  input logic [2:0]          ETMINTSTAT,
-  input logic [8:0]          ETMINTNUM,
-  input logic [3:0]          ETMTRIGGER,
-  input logic [3:0]          ETMTRIGINOTD,
-  input logic                ETMIVALID1,
-  input logic                ETMIBRANCH1,
-  input logic                ETMIINDBR1,
-  input logic                ETMICCFAIL1,
-  input logic [31:1]         ETMIA1,
-  input logic [17:0]         ETMDACTL,
-  input logic [31:0]         ETMDA,
-  input logic [3:0]          ETMDDCTL,
-  input logic [63:0]         ETMDD,
-  // ---- The design's configuration (checked when CheckConfig) -------------------------------
-  input logic [31:0]         cfg_etmcr_i,
-  input logic [31:0]         cfg_etmccr_i,
-  input logic [31:0]         cfg_etmtrigger_i,
-  input logic [31:0]         cfg_etmtsscr_i,
-  input logic [31:0]         cfg_etmtecr2_i,
-  input logic [31:0]         cfg_etmteevr_i,
-  input logic [31:0]         cfg_etmtecr1_i,
-  input logic [31:0]         cfg_etmfflr_i,
-  input logic [31:0]         cfg_etmvdevr_i,
-  input logic [31:0]         cfg_etmvdcr1_i,
-  input logic [31:0]         cfg_etmvdcr3_i,
-  input logic [511:0]        cfg_etmacvr_i,
-  input logic [511:0]        cfg_etmactr_i,
-  input logic [127:0]        cfg_etmcntrldvr_i,
-  input logic [127:0]        cfg_etmcntenr_i,
-  input logic [127:0]        cfg_etmcntrldevr_i,
-  input logic [127:0]        cfg_etmcntvr_i,
-  input logic [31:0]         cfg_etmsyncfr_i,
-  input logic [31:0]         cfg_etmtesseicr_i,
-  input logic [31:0]         cfg_etmidr_i,
-  input logic [31:0]         cfg_etmccer_i,
-  input logic [31:0]         cfg_etmtraceidr_i,
-  input logic [31:0]         cfg_fifo_depth_i,
-  input logic [31:0]         cfg_port_bytes_i,
-  input logic [31:0]         cfg_issue_width_i,
-  // ---- The design's outputs ------------------------------------------------------------------
-  input logic [2:0]          PIPESTAT,
-  input logic [15:0]         TRACEPKT,
-  input logic                TRACESYNC,
-  input logic [3:0]          V3COUNT,
-  input logic [63:0]         V3DATA,
-  input logic [15:0]         FIFOLEVEL,
-  input logic                OVERFLOW,
-  input logic                TRIGGER,
-  input logic                FIFOFULL,
-  input logic                TRACEENABLE,
-  input logic                VIEWDATA,
+  // The design's inputs, its configuration (checked when CheckConfig) and its
+  // outputs: etm_top's ports (etm/signals.def, etm/regs.def; etm_dpi_defs.svh).
+  `ETM_SB_IN_PORTS
+  `ETM_SB_CFG_PORTS
+  `ETM_SB_OUT_PORTS
   input logic [RuleBits-1:0] VIOLATIONS
 );
   import etm_dpi_pkg::*;
@@ -141,30 +85,13 @@ module etm_scoreboard #(
 
   // Which inputs hold X or Z: bit i for etm_dpi_step's argument i.
   function automatic int unsigned unknown_inputs();
-    return 32'({$isunknown(ETMDD), $isunknown(ETMDDCTL), $isunknown(ETMDA), $isunknown(ETMDACTL),
-                $isunknown(ETMIA1), $isunknown(ETMICCFAIL1), $isunknown(ETMIINDBR1),
-                $isunknown(ETMIBRANCH1), $isunknown(ETMIVALID1), $isunknown(ETMTRIGINOTD),
-                $isunknown(ETMTRIGGER), $isunknown(ETMINTNUM), $isunknown(ETMINTSTAT),
-                $isunknown(ETMISTALL), $isunknown(ETMCANCEL), $isunknown(ETMFINDBR),
-                $isunknown(ETMFLUSH), $isunknown(ETMDVALID), $isunknown(ETMIA), $isunknown(ETMFOLD),
-                $isunknown(ETMICCFAIL), $isunknown(ETMIINDBR), $isunknown(ETMIBRANCH),
-                $isunknown(ETMIVALID)});
+    return 32'(`ETM_SB_IN_UNKNOWN);
   endfunction
 
   // Which outputs hold X or Z: bit etm_dpi_pkg::Field*.
   function automatic int unsigned unknown_outputs();
-    int unsigned m = 0;
-    m[FieldPipestat] = $isunknown(PIPESTAT);
-    m[FieldTracepkt] = $isunknown(TRACEPKT);
-    m[FieldTracesync] = $isunknown(TRACESYNC);
-    m[FieldV3count] = $isunknown(V3COUNT);
-    m[FieldV3data] = $isunknown(V3DATA);
-    m[FieldFifolevel] = $isunknown(FIFOLEVEL);
-    m[FieldOverflow] = $isunknown(OVERFLOW);
-    m[FieldTrigger] = $isunknown(TRIGGER);
-    m[FieldFifofull] = $isunknown(FIFOFULL);
-    m[FieldTraceenable] = $isunknown(TRACEENABLE);
-    m[FieldViewdata] = $isunknown(VIEWDATA);
+    int unsigned m;
+    m = 32'(`ETM_SB_OUT_UNKNOWN);
     m[FieldViolations] = $isunknown(VIOLATIONS);
     return m;
   endfunction
@@ -183,44 +110,12 @@ module etm_scoreboard #(
   endfunction
 
   function automatic void check_config();
-    check_reg("ETMCR", cfg_etmcr_i);
-    check_reg("ETMCCR", cfg_etmccr_i);
-    check_reg("ETMTRIGGER", cfg_etmtrigger_i);
-    check_reg("ETMTSSCR", cfg_etmtsscr_i);
-    check_reg("ETMTECR2", cfg_etmtecr2_i);
-    check_reg("ETMTEEVR", cfg_etmteevr_i);
-    check_reg("ETMTECR1", cfg_etmtecr1_i);
-    check_reg("ETMFFLR", cfg_etmfflr_i);
-    check_reg("ETMVDEVR", cfg_etmvdevr_i);
-    check_reg("ETMVDCR1", cfg_etmvdcr1_i);
-    check_reg("ETMVDCR3", cfg_etmvdcr3_i);
-    for (int i = 0; i < 16; i++) begin
-      check_reg($sformatf("ETMACVR%0d", i + 1), cfg_etmacvr_i[32*i +: 32]);
-      check_reg($sformatf("ETMACTR%0d", i + 1), cfg_etmactr_i[32*i +: 32]);
-    end
-    for (int i = 0; i < 4; i++) begin
-      check_reg($sformatf("ETMCNTRLDVR%0d", i + 1), cfg_etmcntrldvr_i[32*i +: 32]);
-      check_reg($sformatf("ETMCNTENR%0d", i + 1), cfg_etmcntenr_i[32*i +: 32]);
-      check_reg($sformatf("ETMCNTRLDEVR%0d", i + 1), cfg_etmcntrldevr_i[32*i +: 32]);
-      check_reg($sformatf("ETMCNTVR%0d", i + 1), cfg_etmcntvr_i[32*i +: 32]);
-    end
-    check_reg("ETMSYNCFR", cfg_etmsyncfr_i);
-    check_reg("ETMTESSEICR", cfg_etmtesseicr_i);
-    check_reg("ETMIDR", cfg_etmidr_i);
-    check_reg("ETMCCER", cfg_etmccer_i);
-    check_reg("ETMTRACEIDR", cfg_etmtraceidr_i);
-    check_reg("FIFO_DEPTH", cfg_fifo_depth_i);
-    check_reg("PORT_BYTES", cfg_port_bytes_i);
-    check_reg("ISSUE_WIDTH", cfg_issue_width_i);
+    `ETM_SB_CHECK_CONFIG
   endfunction
 
   function automatic void step();
     int r;
-    r = etm_dpi_step(h, 32'(ETMIVALID), 32'(ETMIBRANCH), 32'(ETMIINDBR), 32'(ETMICCFAIL), 32'(ETMFOLD),
-                     32'(ETMIA), 32'(ETMDVALID), 32'(ETMFLUSH), 32'(ETMFINDBR), 32'(ETMCANCEL),
-                     32'(ETMISTALL), 32'(ETMINTSTAT), 32'(ETMINTNUM), 32'(ETMTRIGGER), 32'(ETMTRIGINOTD),
-                     32'(ETMIVALID1), 32'(ETMIBRANCH1), 32'(ETMIINDBR1), 32'(ETMICCFAIL1), 32'(ETMIA1),
-                     32'(ETMDACTL), ETMDA, 32'(ETMDDCTL), ETMDD, unknown_inputs());
+    r = etm_dpi_step(h, `ETM_SB_IN_VALUES, unknown_inputs());
     if (r < 0) $fatal(1, "%s", etm_dpi_error(h));
     if ((r & NoteUnknown) != 0) failed();
     else if ((r & NoteRule) != 0) show(etm_dpi_report(h));  // the stimulus broke a rule: a note
@@ -228,9 +123,7 @@ module etm_scoreboard #(
 
   function automatic void compare();
     int n;
-    n = etm_dpi_compare(h, 32'(PIPESTAT), 32'(TRACEPKT), 32'(TRACESYNC), 32'(V3COUNT), V3DATA, 32'(FIFOLEVEL),
-                        32'(OVERFLOW), 32'(TRIGGER), 32'(FIFOFULL), 32'(TRACEENABLE), 32'(VIEWDATA),
-                        32'(VIOLATIONS), unknown_outputs());
+    n = etm_dpi_compare(h, `ETM_SB_OUT_VALUES, 32'(VIOLATIONS), unknown_outputs());
     if (n < 0) $fatal(1, "%s", etm_dpi_error(h));
     if (n > 0) failed();
   endfunction

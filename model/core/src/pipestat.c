@@ -105,7 +105,7 @@ static unsigned addresses_waiting(const pipestat_state_t *s, const fifo_state_t 
 static int output_entry(pipestat_state_t *s, const etm_mode_t *m, fifo_state_t *f, etm_stats_t *st)
 {
     const v1_entry_t *e = entry_at(s, 0);
-    uint8_t b[5 + 8 * ETM_V1_MAX_XFER + 5], fl[sizeof b];
+    uint8_t b[ETM_V1_PUSH_MAX], fl[sizeof b];
     memset(b, 0, sizeof b);
     unsigned n = 0;
     int status;

@@ -1,5 +1,5 @@
 // tb_etm.sv - a worked example: the RTL twin (rtl/etm_top.sv) under the
-// scoreboard (dpi/etm_scoreboard.sv) on real stimulus. The scoreboard is
+// scoreboard (tb/dpi/etm_scoreboard.sv) on real stimulus. The scoreboard is
 // instantiated beside the design on the same nets; a bind into etm_top does the
 // same job (docs/dpi.md).
 //
@@ -16,37 +16,23 @@
 // +tb_set=NAME=0xV,... programs the design (not the scoreboard) differently,
 // to see the configuration check fail; +tb_reset_at=N resets the design for two
 // cycles before stimulus record N, and the run goes on.
+`include "etm_dpi_defs.svh"
+`include "etm_ports.svh"
+
 module tb_etm;
   import etm_dpi_pkg::*;
 
   logic clk_i, rst_ni, end_i;
-  logic        ETMIVALID, ETMIBRANCH, ETMIINDBR, ETMICCFAIL, ETMFOLD, ETMDVALID, ETMFLUSH, ETMFINDBR;
-  logic        ETMCANCEL, ETMISTALL, ETMIVALID1, ETMIBRANCH1, ETMIINDBR1, ETMICCFAIL1;
-  logic [31:1] ETMIA, ETMIA1;
-  logic [2:0]  ETMINTSTAT;
-  logic [8:0]  ETMINTNUM;
-  logic [3:0]  ETMTRIGGER, ETMTRIGINOTD, ETMDDCTL;
-  logic [17:0] ETMDACTL;
-  logic [31:0] ETMDA;
-  logic [63:0] ETMDD;
-  logic [31:0] cfg_etmcr_i, cfg_etmccr_i, cfg_etmtrigger_i, cfg_etmtsscr_i, cfg_etmtecr2_i, cfg_etmteevr_i;
-  logic [31:0] cfg_etmtecr1_i, cfg_etmfflr_i, cfg_etmvdevr_i, cfg_etmvdcr1_i, cfg_etmvdcr3_i;
-  logic [511:0] cfg_etmacvr_i, cfg_etmactr_i;
-  logic [127:0] cfg_etmcntrldvr_i, cfg_etmcntenr_i, cfg_etmcntrldevr_i, cfg_etmcntvr_i;
-  logic [31:0] cfg_etmsyncfr_i, cfg_etmtesseicr_i, cfg_etmidr_i, cfg_etmccer_i, cfg_etmtraceidr_i;
-  logic [31:0] cfg_fifo_depth_i, cfg_port_bytes_i, cfg_issue_width_i;
-  logic [2:0]  PIPESTAT;
-  logic [15:0] TRACEPKT, FIFOLEVEL;
-  logic        TRACESYNC, OVERFLOW, TRIGGER, FIFOFULL, TRACEENABLE, VIEWDATA;
-  logic [3:0]  V3COUNT;
-  logic [63:0] V3DATA;
-  logic [etm_pkg::NumRules-1:0] VIOLATIONS;
+  // etm_top's ports as variables (etm_dpi_defs.svh, etm_ports.svh: etm/signals.def, etm/regs.def).
+  `ETM_TB_IN_VARS
+  `ETM_CFG_VARS
+  `ETM_TB_OUT_VARS
+  logic [etm_defs_pkg::NumRules-1:0] VIOLATIONS;
 
   etm_top #(.MaxFifoDepth(256)) dut (.*);
 
-  // Every port by name. (An RTL without a FIFOFULL output leaves that net
-  // undriven, at 0, which is what the model expects while ETMCR[7] is 0.)
-  etm_scoreboard #(.RuleBits(etm_pkg::NumRules)) u_sb (.*);
+  // Every port by name.
+  etm_scoreboard #(.RuleBits(etm_defs_pkg::NumRules)) u_sb (.*);
 
   initial begin
     clk_i = 1'b0;
@@ -55,35 +41,7 @@ module tb_etm;
 
   // ---- Configuration ports: the register image --------------------------------------------
   function automatic void program_design(input chandle img);
-    cfg_etmcr_i = reg_value(img, "ETMCR");
-    cfg_etmccr_i = reg_value(img, "ETMCCR");
-    cfg_etmtrigger_i = reg_value(img, "ETMTRIGGER");
-    cfg_etmtsscr_i = reg_value(img, "ETMTSSCR");
-    cfg_etmtecr2_i = reg_value(img, "ETMTECR2");
-    cfg_etmteevr_i = reg_value(img, "ETMTEEVR");
-    cfg_etmtecr1_i = reg_value(img, "ETMTECR1");
-    cfg_etmfflr_i = reg_value(img, "ETMFFLR");
-    cfg_etmvdevr_i = reg_value(img, "ETMVDEVR");
-    cfg_etmvdcr1_i = reg_value(img, "ETMVDCR1");
-    cfg_etmvdcr3_i = reg_value(img, "ETMVDCR3");
-    for (int i = 0; i < 16; i++) begin
-      cfg_etmacvr_i[32*i +: 32] = reg_value(img, $sformatf("ETMACVR%0d", i + 1));
-      cfg_etmactr_i[32*i +: 32] = reg_value(img, $sformatf("ETMACTR%0d", i + 1));
-    end
-    for (int i = 0; i < 4; i++) begin
-      cfg_etmcntrldvr_i[32*i +: 32] = reg_value(img, $sformatf("ETMCNTRLDVR%0d", i + 1));
-      cfg_etmcntenr_i[32*i +: 32] = reg_value(img, $sformatf("ETMCNTENR%0d", i + 1));
-      cfg_etmcntrldevr_i[32*i +: 32] = reg_value(img, $sformatf("ETMCNTRLDEVR%0d", i + 1));
-      cfg_etmcntvr_i[32*i +: 32] = reg_value(img, $sformatf("ETMCNTVR%0d", i + 1));
-    end
-    cfg_etmsyncfr_i = reg_value(img, "ETMSYNCFR");
-    cfg_etmtesseicr_i = reg_value(img, "ETMTESSEICR");
-    cfg_etmidr_i = reg_value(img, "ETMIDR");
-    cfg_etmccer_i = reg_value(img, "ETMCCER");
-    cfg_etmtraceidr_i = reg_value(img, "ETMTRACEIDR");
-    cfg_fifo_depth_i = reg_value(img, "FIFO_DEPTH");
-    cfg_port_bytes_i = reg_value(img, "PORT_BYTES");
-    cfg_issue_width_i = reg_value(img, "ISSUE_WIDTH");
+    `ETM_TB_PROGRAM(img)
   endfunction
 
   // ---- Inputs: one stimulus record, or idle ------------------------------------------------
@@ -92,38 +50,10 @@ module tb_etm;
   always @(posedge clk_i) hold_q <= FIFOFULL;
 
   function automatic int drive(input chandle stim);
-    int unsigned ivalid, ibranch, iindbr, iccfail, fold, ia, dvalid, flush, findbr, cancel, istall;
-    int unsigned intstat, intnum, trigger, triginotd, ivalid1, ibranch1, iindbr1, iccfail1, ia1;
-    int unsigned dactl, da, ddctl;
-    longint unsigned dd;
+    `ETM_TB_STIM_LOCALS
     int rc;
-    rc = etm_dpi_stim_next(stim, 32'(hold_q), ivalid, ibranch, iindbr, iccfail, fold, ia, dvalid, flush, findbr, cancel,
-                           istall, intstat, intnum, trigger, triginotd, ivalid1, ibranch1, iindbr1, iccfail1,
-                           ia1, dactl, da, ddctl, dd);
-    ETMIVALID = ivalid[0];
-    ETMIBRANCH = ibranch[0];
-    ETMIINDBR = iindbr[0];
-    ETMICCFAIL = iccfail[0];
-    ETMFOLD = fold[0];
-    ETMIA = ia[30:0];
-    ETMDVALID = dvalid[0];
-    ETMFLUSH = flush[0];
-    ETMFINDBR = findbr[0];
-    ETMCANCEL = cancel[0];
-    ETMISTALL = istall[0];
-    ETMINTSTAT = intstat[2:0];
-    ETMINTNUM = intnum[8:0];
-    ETMTRIGGER = trigger[3:0];
-    ETMTRIGINOTD = triginotd[3:0];
-    ETMIVALID1 = ivalid1[0];
-    ETMIBRANCH1 = ibranch1[0];
-    ETMIINDBR1 = iindbr1[0];
-    ETMICCFAIL1 = iccfail1[0];
-    ETMIA1 = ia1[30:0];
-    ETMDACTL = dactl[17:0];
-    ETMDA = da;
-    ETMDDCTL = ddctl[3:0];
-    ETMDD = dd;
+    rc = etm_dpi_stim_next(stim, 32'(hold_q), `ETM_TB_STIM_REFS);
+    `ETM_TB_STIM_DRIVE
     return rc;
   endfunction
 
