@@ -19,9 +19,10 @@ const struct {
     const char *name;
     unsigned width;
 } kOutPins[PIN_OUT_COUNT] = {
-    { "PIPESTAT", 3 }, { "TRACEPKT", 16 }, { "TRACESYNC", 1 }, { "V3COUNT", 4 }, { "V3DATA", 64 },
-    { "FIFOLEVEL", 16 }, { "OVERFLOW", 1 }, { "TRIGGER", 1 }, { "FIFOFULL", 1 }, { "TRACEENABLE", 1 },
-    { "VIEWDATA", 1 }, { "VALID", 1 },
+#define ETM_OUT(field, name, width, ctype, where, doc) { #name, width },
+#define ETM_OUT_BYTES(count, bytes, countname, dataname, column, n, doc) { #countname, 4 }, { #dataname, 8 * (n) },
+#include "etm/signals.def"
+    { "VALID", 1 },
 };
 
 std::string diag_text(const etm_diag_t &d)
@@ -47,38 +48,25 @@ void set_in_pin(etm_in_t &in, unsigned i, uint64_t v)
 
 void out_to_pins(const etm_out_t &o, bool valid, uint64_t *p)
 {
-    uint64_t data = 0;
-    for (unsigned i = 0; i < ETM_MAX_PORT_BYTES; i++)
-        data |= (uint64_t)o.v3_bytes[i] << (8 * i);
-    p[PIN_PIPESTAT] = o.pipestat;
-    p[PIN_TRACEPKT] = o.tracepkt;
-    p[PIN_TRACESYNC] = o.tracesync;
-    p[PIN_V3COUNT] = o.v3_count;
-    p[PIN_V3DATA] = data;
-    p[PIN_FIFOLEVEL] = o.fifo_level;
-    p[PIN_OVERFLOW] = o.overflow;
-    p[PIN_TRIGGER] = o.trigger;
-    p[PIN_FIFOFULL] = o.fifofull;
-    p[PIN_TRACEENABLE] = o.trace_enable;
-    p[PIN_VIEWDATA] = o.view_data;
+#define ETM_OUT(field, name, width, ctype, where, doc) p[PIN_##name] = o.field;
+#define ETM_OUT_BYTES(count, bytes, countname, dataname, column, n, doc) \
+    p[PIN_##countname] = o.count;                                      \
+    p[PIN_##dataname] = 0;                                             \
+    for (unsigned i = 0; i < (n); i++)                                 \
+        p[PIN_##dataname] |= (uint64_t)o.bytes[i] << (8 * i);
+#include "etm/signals.def"
     p[PIN_VALID] = valid;
 }
 
 void pins_to_out(const uint64_t *p, etm_out_t &o)
 {
     std::memset(&o, 0, sizeof o);
-    o.pipestat = (uint8_t)p[PIN_PIPESTAT];
-    o.tracepkt = (uint16_t)p[PIN_TRACEPKT];
-    o.tracesync = (uint8_t)p[PIN_TRACESYNC];
-    o.v3_count = (uint8_t)p[PIN_V3COUNT];
-    for (unsigned i = 0; i < ETM_MAX_PORT_BYTES; i++)
-        o.v3_bytes[i] = (uint8_t)(p[PIN_V3DATA] >> (8 * i));
-    o.fifo_level = (uint16_t)p[PIN_FIFOLEVEL];
-    o.overflow = (uint8_t)p[PIN_OVERFLOW];
-    o.trigger = (uint8_t)p[PIN_TRIGGER];
-    o.fifofull = (uint8_t)p[PIN_FIFOFULL];
-    o.trace_enable = (uint8_t)p[PIN_TRACEENABLE];
-    o.view_data = (uint8_t)p[PIN_VIEWDATA];
+#define ETM_OUT(field, name, width, ctype, where, doc) o.field = (ctype)p[PIN_##name];
+#define ETM_OUT_BYTES(count, bytes, countname, dataname, column, n, doc) \
+    o.count = (uint8_t)p[PIN_##countname];                             \
+    for (unsigned i = 0; i < (n); i++)                                 \
+        o.bytes[i] = (uint8_t)(p[PIN_##dataname] >> (8 * i));
+#include "etm/signals.def"
 }
 
 EtmInBus::EtmInBus(sc_module_name n)
@@ -386,9 +374,9 @@ void EtmSink::finish()
 
 // ---- EtmCompare ------------------------------------------------------------------------------
 
-EtmCompare::EtmCompare(sc_module_name n, bool compare_fifofull, const std::string &a_name, const std::string &b_name)
+EtmCompare::EtmCompare(sc_module_name n, const std::string &a_name, const std::string &b_name)
     : sc_module(n), clk("clk"), a("a", PIN_OUT_COUNT), b("b", PIN_OUT_COUNT), in("in", etm_in_signal_count),
-      fifofull_(compare_fifofull), a_name_(a_name), b_name_(b_name)
+      a_name_(a_name), b_name_(b_name)
 {
     SC_METHOD(fall);
     sensitive << clk.neg();
@@ -402,8 +390,6 @@ void EtmCompare::fall()
     cycle_++;
     std::string diff;
     for (unsigned i = 0; i < PIN_VALID; i++) {
-        if (i == PIN_FIFOFULL && !fifofull_)
-            continue;
         uint64_t va = a[i].read(), vb = b[i].read();
         if (va != vb) {
             char line[160];

@@ -55,10 +55,12 @@ using sc_core::sc_vector;
 
 // ---- Pins -------------------------------------------------------------------------
 
-// Output pins of an ETM module, in this order.
+// Output pins of an ETM module: the RTL top level's output ports, in the order
+// of etm/signals.def (PIN_PIPESTAT, ..., PIN_V3COUNT, PIN_V3DATA, ...), then VALID.
 enum OutPin {
-    PIN_PIPESTAT, PIN_TRACEPKT, PIN_TRACESYNC, PIN_V3COUNT, PIN_V3DATA, PIN_FIFOLEVEL, PIN_OVERFLOW,
-    PIN_TRIGGER, PIN_FIFOFULL, PIN_TRACEENABLE, PIN_VIEWDATA,
+#define ETM_OUT(field, name, width, ctype, where, doc) PIN_##name,
+#define ETM_OUT_BYTES(count, bytes, countname, dataname, column, n, doc) PIN_##countname, PIN_##dataname,
+#include "etm/signals.def"
     PIN_VALID, // not an ETM pin: 1 when the module modelled a cycle (a step or a drain)
     PIN_OUT_COUNT
 };
@@ -240,14 +242,12 @@ public:
     sc_vector<sc_in<uint64_t>> a, b;
     sc_vector<sc_in<uint64_t>> in;       // the inputs, printed with a mismatch
     // a_name, b_name: what the two are, for the report of a mismatch.
-    EtmCompare(sc_module_name n, bool compare_fifofull, const std::string &a_name = "a",
-               const std::string &b_name = "b");
+    EtmCompare(sc_module_name n, const std::string &a_name = "a", const std::string &b_name = "b");
     uint64_t compared() const { return compared_; }
     bool mismatch() const { return mismatch_; }
 
 private:
     void fall();
-    bool fifofull_;
     std::string a_name_, b_name_;
     uint64_t compared_ = 0, cycle_ = 0;
     bool mismatch_ = false;

@@ -101,8 +101,8 @@ EtmRtl::EtmRtl(sc_module_name n, const etm_config_t &cfg)
             throw std::runtime_error(std::string(name()) + ": the RTL's port " + port +
                                      " has a type the SystemC adapter does not handle");
     }
-    // Every input pin, every output pin but FIFOFULL (which the RTL may lack),
-    // every register of the image; and nothing else.
+    // Every input pin, every output pin, every register of the image; and
+    // nothing else.
     std::map<std::string, bool> used;
     for (size_t i = 0; i < etm_in_signal_count; i++) {
         in_pins_.push_back(find(etm_in_signals[i].name));
@@ -110,12 +110,7 @@ EtmRtl::EtmRtl(sc_module_name n, const etm_config_t &cfg)
     }
     for (unsigned i = 0; i < PIN_OUT_COUNT; i++) {
         std::string port = rtl_out_port(i);
-        RtlPin *p = nullptr;
-        if (!port.empty() && (i != PIN_FIFOFULL || pins_.count(port)))
-            p = find(port);
-        if (i == PIN_FIFOFULL)
-            has_fifofull_ = p != nullptr;
-        out_pins_.push_back(p);
+        out_pins_.push_back(port.empty() ? nullptr : find(port));
         used[port] = true;
     }
     used["VIOLATIONS"] = true; // the checker's rule bits: the C model keeps its own count

@@ -8,8 +8,8 @@
 // are those of the cycle being clocked until that edge (the C-model cycle of
 // tb/cosim/rtl_io.h); sampled there, they appear on EtmRtl's pins at the edge,
 // as EtmModel's do. Configuration ports (cfg_*_i) get the register image once.
-// A port the adapter does not know, or a pin the RTL lacks other than FIFOFULL,
-// is an error at elaboration naming it.
+// A port the adapter does not know, or a pin the RTL lacks, is an error at
+// elaboration naming it.
 #ifndef ETM_SC_RTL_H
 #define ETM_SC_RTL_H
 
@@ -37,7 +37,6 @@ public:
     // more than the Verilated MaxFifoDepth.
     EtmRtl(sc_module_name n, const etm_config_t &cfg);
     ~EtmRtl() override;
-    bool has_fifofull() const { return has_fifofull_; }
     // Self-test: the RTL alone gets a corrupted input (ETMIVALID and ETMIA[8]
     // flipped) in this stepped cycle.
     void inject_at(uint64_t cycle) { inject_ = cycle; }
@@ -51,7 +50,7 @@ private:
     std::map<std::string, std::unique_ptr<RtlPin>> pins_;
     std::vector<RtlPin *> in_pins_, out_pins_;
     etm_config_t cfg_;
-    bool has_fifofull_ = false, ended_ = false;
+    bool ended_ = false;
     uint64_t cycle_ = 0, inject_ = UINT64_MAX;
     sc_core::sc_event reinject_; // inputs driven again at the start and end of the corrupted cycle
 };
