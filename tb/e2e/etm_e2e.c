@@ -16,6 +16,7 @@
  *     exception number and return (ETMv3), and in cycle-accurate mode the cycle
  *     of every instruction (1 + its cycle index, docs/etmv3-encoder.md).
  * No decoder may report an error; the program itself must exit with status 0.
+ * The decoders report to the testbenches' one judge (tb/common/judge.h).
  *
  *   etm-e2e [options] PROGRAM...      (etm-e2e --help)
  */
@@ -25,287 +26,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <opencsd/c_api/opencsd_c_api.h>
-#include <opencsd/etmv3/trc_pkt_types_etmv3.h>
-
 #include "etm/cm3.h"
 #include "etm/decode_v1.h"
 #include "etm/decode_v3.h"
 #include "etm/etm.h"
+#include "judge.h"
+#include "judge_ocsd.h"
 #include "qrec.h"
-
-/* ---- Expected items and judges (after tb/oracle/roundtrip.c) ------------------------ */
-
-enum { X_INSN, X_EXC, X_ERET, X_RESYNC };
-
-typedef struct xitem {
-    uint8_t kind, exec, size;
-    uint32_t addr;
-    uint32_t num;   /* traced exception number */
-    uint64_t cycle; /* 1-based: cycle index + 1 */
-} xitem_t;
 
 #define QCAP (1u << 18)
 
-typedef struct judge {
-    const char *name;
-    int on, v1;
-    xitem_t *q;
-    size_t head, len;
-    int ca, no_cycles;
-    uint64_t cc_sum;
-    uint32_t last_phdr_cc;
-    uint64_t compared, exceptions, erets, lost, overflows, errors;
-    const qrec_image_t *img;
-    char first_error[512];
-} judge_t;
-
-static const char *kind_name(int k)
-{
-    static const char *const n[] = { "instruction", "exception", "exception return", "resync" };
-    return n[k];
-}
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static void fail(judge_t *j, const char *fmt, ...)
-{
-    if (j->errors++ == 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(j->first_error, sizeof j->first_error, fmt, ap);
-        va_end(ap);
-    }
-}
-
-static xitem_t *at(judge_t *j, size_t i) { return &j->q[(j->head + i) % QCAP]; }
-static xitem_t *front(judge_t *j) { return j->len ? at(j, 0) : NULL; }
-static void pop_front(judge_t *j)
-{
-    j->head = (j->head + 1) % QCAP;
-    j->len--;
-}
-
-static void push(judge_t *j, const xitem_t *x)
-{
-    if (!j->on)
-        return;
-    if (j->v1 && (x->kind == X_EXC || x->kind == X_ERET))
-        return; /* ETMv1 has no exception packets */
-    if (j->len == QCAP) {
-        fail(j, "expected-item queue full: %s lags more than %u items", j->name, QCAP);
-        return;
-    }
-    *at(j, j->len) = *x;
-    j->len++;
-}
-
-static int last_is_resync(judge_t *j) { return j->len && at(j, j->len - 1)->kind == X_RESYNC; }
-
-/* The newest expected instruction (not past a restart marker). */
-static xitem_t *last_insn(judge_t *j)
-{
-    for (size_t i = j->len; i-- > 0;) {
-        if (at(j, i)->kind == X_INSN)
-            return at(j, i);
-        if (at(j, i)->kind == X_RESYNC)
-            return NULL;
-    }
-    return NULL;
-}
-
-static void pop_last_insn(judge_t *j)
-{
-    for (size_t i = j->len; i-- > 0;) {
-        if (at(j, i)->kind == X_INSN) {
-            for (size_t k = i; k + 1 < j->len; k++)
-                *at(j, k) = *at(j, k + 1);
-            j->len--;
-            return;
-        }
-    }
-    fail(j, "a cancel with no instruction before it");
-}
-
-static void got_insn(judge_t *j, uint32_t addr, int exec, uint64_t cycle, int check_cycle)
-{
-    xitem_t *x = front(j);
-    if (!x) {
-        fail(j, "%s reports an instruction at 0x%08" PRIx32 " that was not executed (nothing expected)", j->name, addr);
-        return;
-    }
-    if (x->kind != X_INSN) {
-        fail(j, "expected %s (number %u), %s reports an instruction at 0x%08" PRIx32, kind_name(x->kind), x->num,
-             j->name, addr);
-        pop_front(j);
-        return;
-    }
-    if (x->addr != addr || x->exec != exec)
-        fail(j, "instruction %" PRIu64 ": QEMU executed 0x%08" PRIx32 " %c, %s decoded 0x%08" PRIx32 " %c", j->compared,
-             x->addr, x->exec ? 'E' : 'N', j->name, addr, exec ? 'E' : 'N');
-    else if (check_cycle && j->ca && !j->no_cycles && x->cycle != cycle)
-        fail(j, "instruction %" PRIu64 " at 0x%08" PRIx32 ": signalled in cycle %" PRIu64 ", %s says %" PRIu64,
-             j->compared, addr, x->cycle, j->name, cycle);
-    j->compared++;
-    pop_front(j);
-}
-
-static void got_other(judge_t *j, int kind, uint32_t num)
-{
-    xitem_t *x = front(j);
-    if (!x || x->kind != kind || (kind == X_EXC && x->num != num)) {
-        if (x && x->kind == X_INSN)
-            fail(j, "expected the instruction at 0x%08" PRIx32 ", %s reports %s %u", x->addr, j->name,
-                 kind_name(kind), num);
-        else
-            fail(j, "expected %s %u, %s reports %s %u", x ? kind_name(x->kind) : "nothing", x ? x->num : 0, j->name,
-                 kind_name(kind), num);
-        if (x)
-            pop_front(j);
-        return;
-    }
-    pop_front(j);
-}
-
-static void got_overflow(judge_t *j)
-{
-    j->overflows++;
-    while (j->len && front(j)->kind != X_RESYNC) {
-        j->lost++;
-        pop_front(j);
-    }
-    if (j->len)
-        pop_front(j);
-    else
-        fail(j, "%s reports an overflow restart the model did not make", j->name);
-}
-
-static unsigned insn_size(const qrec_image_t *img, uint32_t addr)
+static unsigned insn_size(void *user, uint32_t addr)
 {
     uint8_t b[2];
-    if (qrec_image_read(img, addr, b, 2) != 2)
+    if (qrec_image_read((const qrec_image_t *)user, addr, b, 2) != 2)
         return 2;
     return etm_cm3_insn_size((uint32_t)(b[0] | b[1] << 8));
-}
-
-/* ---- OpenCSD ------------------------------------------------------------------------------ */
-
-static ocsd_datapath_resp_t ocsd_elem(const void *ctx, const ocsd_trc_index_t idx, const uint8_t id,
-                                      const ocsd_generic_trace_elem *e)
-{
-    judge_t *j = (judge_t *)(uintptr_t)ctx;
-    (void)id;
-    switch (e->elem_type) {
-    case OCSD_GEN_TRC_ELEM_INSTR_RANGE: {
-        uint32_t a = (uint32_t)e->st_addr;
-        if (e->has_cc)
-            j->cc_sum += e->cycle_count;
-        for (uint32_t i = 0; i < e->num_instr_range; i++) {
-            got_insn(j, a, i + 1 == e->num_instr_range ? (int)e->last_instr_exec : 1, j->cc_sum, 1);
-            a += insn_size(j->img, a);
-        }
-        break;
-    }
-    case OCSD_GEN_TRC_ELEM_CYCLE_COUNT:
-        j->cc_sum += e->cycle_count;
-        break;
-    case OCSD_GEN_TRC_ELEM_PE_CONTEXT:
-        if (e->has_cc)
-            j->cc_sum += e->cycle_count;
-        break;
-    case OCSD_GEN_TRC_ELEM_EXCEPTION:
-        got_other(j, X_EXC, e->exception_number);
-        j->exceptions++;
-        break;
-    case OCSD_GEN_TRC_ELEM_EXCEPTION_RET:
-        got_other(j, X_ERET, 0);
-        j->erets++;
-        break;
-    case OCSD_GEN_TRC_ELEM_TRACE_ON:
-        if (e->trace_on_reason == TRACE_ON_OVERFLOW)
-            got_overflow(j);
-        break;
-    case OCSD_GEN_TRC_ELEM_NO_SYNC:
-    case OCSD_GEN_TRC_ELEM_EO_TRACE:
-    case OCSD_GEN_TRC_ELEM_TIMESTAMP:
-    case OCSD_GEN_TRC_ELEM_EVENT:
-        break;
-    default:
-        fail(j, "OpenCSD element %d at byte %" PRIu64 " (address 0x%" PRIx64 "): the trace lost its way",
-             (int)e->elem_type, (uint64_t)idx, (uint64_t)e->st_addr);
-        break;
-    }
-    return OCSD_RESP_CONT;
-}
-
-/* OpenCSD drops the cycle count of a P-header whose atom a Cancel withdraws: add it back. */
-static void ocsd_packet(const void *ctx, const ocsd_datapath_op_t op, const ocsd_trc_index_t idx, const void *pkt,
-                        const uint32_t size, const uint8_t *data)
-{
-    judge_t *j = (judge_t *)(uintptr_t)ctx;
-    const ocsd_etmv3_pkt *p = (const ocsd_etmv3_pkt *)pkt;
-    (void)idx;
-    (void)size;
-    (void)data;
-    if (op != OCSD_OP_DATA || !p)
-        return;
-    if (p->type == ETM3_PKT_BRANCH_ADDRESS && p->exception.bits.present && p->exception.bits.cancel)
-        j->cc_sum += j->last_phdr_cc;
-    j->last_phdr_cc = p->type == ETM3_PKT_P_HDR ? p->cycle_count : 0;
-}
-
-/* ---- The project's decoders ------------------------------------------------------------------ */
-
-static void own_elem(void *user, const etm_v3el_t *e)
-{
-    judge_t *j = (judge_t *)user;
-    switch (e->kind) {
-    case ETM_V3EL_INSN: got_insn(j, e->addr, e->executed, e->cycle, 1); break;
-    case ETM_V3EL_EXCEPTION:
-        got_other(j, X_EXC, e->exc_number);
-        j->exceptions++;
-        break;
-    case ETM_V3EL_EXC_RETURN:
-        got_other(j, X_ERET, 0);
-        j->erets++;
-        break;
-    case ETM_V3EL_OVERFLOW: got_overflow(j); break;
-    case ETM_V3EL_SYNC:
-        if (e->addr_mismatch)
-            fail(j, "own decoder: periodic I-sync at 0x%08" PRIx32 ", the code said 0x%08" PRIx32, e->addr,
-                 e->expected_addr);
-        break;
-    case ETM_V3EL_CYCLE_COUNT: case ETM_V3EL_TIMESTAMP: case ETM_V3EL_CONTEXT: case ETM_V3EL_BRANCH:
-    case ETM_V3EL_TRIGGER:
-        break;
-    default:
-        fail(j, "own decoder: element %s at byte %" PRIu64 " (address 0x%08" PRIx32 ")", etm_v3el_kind_name(e->kind),
-             e->offset, e->addr);
-        break;
-    }
 }
 
 static int image_read(void *user, uint32_t addr, uint8_t *buf, unsigned n)
 {
     return qrec_image_read((const qrec_image_t *)user, addr, buf, n);
-}
-
-static void v1_elem(void *user, const etm_v1el_t *e)
-{
-    judge_t *j = (judge_t *)user;
-    switch (e->kind) {
-    case ETM_V1EL_INSN: got_insn(j, e->addr, e->executed, 0, 0); break;
-    case ETM_V1EL_TRACE_ON:
-        if (e->reason == ETM_V1_REASON_OVERFLOW)
-            got_overflow(j);
-        break;
-    case ETM_V1EL_SYNC: case ETM_V1EL_TRIGGER: case ETM_V1EL_DATA: break;
-    default:
-        fail(j, "ETMv1 decoder: unexpected %s element in cycle %" PRIu64 " at 0x%08" PRIx32,
-             etm_v1el_kind_name(e->kind), e->cycle, e->addr);
-        break;
-    }
 }
 
 /* ---- The timing model against QEMU's records ------------------------------------------------- */
@@ -427,397 +168,422 @@ static int count_of(const qrec_stats_t *qs, const etm_cm3_stats_t *ms, const cha
     return 0;
 }
 
-static int run_program(const opts_t *o, const char *program, result_t *res)
-{
-    memset(res, 0, sizeof *res);
-    etm_diag_t d;
-    etm_diag_clear(&d);
-    char err[512];
-    unsigned ver = 0;
-    etm_config_version(&o->cfg, &ver, NULL);
-    int v1 = ETM_V_MAJOR(ver) == 1;
-    int ca = ETM_FIELD_GET(ETM_CR_CYCLE_ACCURATE, o->cfg.etmcr) != 0;
-
+/* One program's run: the recorder's source, the timing model, the ETM, the
+ * judges and their decoders, and the files written. */
+typedef struct prun {
+    const opts_t *o;
+    const char *program;
+    result_t *res;
+    int v1, failed;
     qrec_source_t src;
-    if (qrec_source_open(&src, &o->so, program, err, sizeof err) != 0) {
-        fprintf(stderr, "etm-e2e: %s\n", err);
-        return 2;
+    etm_cm3_t *cm3;
+    etm_ctx_t *etm;
+    judge_t oj, wj, vj;         /* OpenCSD, the project's ETMv3 decoder, its ETMv1 decoder */
+    judge_ocsd_t ocsd;
+    etm_v3dec_t *own;
+    etm_v1dec_t *v1d;
+    FILE *sf, *tf, *ef;
+    etm_vec_writer_t *sw;
+    recq_t rq;
+    uint64_t cycle, traced_cycles;
+    int prev_ovf, in_window, window_done, ended, recs_done;
+} prun_t;
+
+static int open_judges(prun_t *p)
+{
+    const opts_t *o = p->o;
+    etm_diag_t d;
+    int ca = ETM_FIELD_GET(ETM_CR_CYCLE_ACCURATE, o->cfg.etmcr) != 0;
+    if (judge_init(&p->oj, "OpenCSD", QCAP) != 0 || judge_init(&p->wj, "own ETMv3 decoder", QCAP) != 0 ||
+        judge_init(&p->vj, "own ETMv1 decoder", QCAP) != 0) {
+        fprintf(stderr, "etm-e2e: out of memory\n");
+        return -1;
     }
-    etm_cm3_t *cm3 = NULL;
-    etm_ctx_t *etm = NULL;
-    if (etm_cm3_create(&cm3, &o->params, &d) != ETM_OK || etm_create(&etm, &o->cfg, &d) != ETM_OK) {
-        fprintf(stderr, "etm-e2e: %s\n", d.msg);
-        qrec_source_close(&src, NULL, 0);
-        return 2;
-    }
-    judge_t judges[3];
-    memset(judges, 0, sizeof judges);
-    judges[0].name = "OpenCSD";
-    judges[1].name = "own ETMv3 decoder";
-    judges[2].name = "own ETMv1 decoder";
-    judges[0].on = !v1 && o->use_ocsd;
-    judges[1].on = !v1 && o->use_own;
-    judges[2].on = v1 && o->use_v1;
-    judges[2].v1 = 1;
-    int failed = 0;
+    p->oj.on = !p->v1 && o->use_ocsd;
+    p->wj.on = !p->v1 && o->use_own;
+    p->vj.on = p->v1 && o->use_v1;
+    judge_t *js[3] = { &p->oj, &p->wj, &p->vj };
     for (int k = 0; k < 3; k++) {
-        judges[k].ca = ca;
-        judges[k].no_cycles = o->no_cycles;
-        judges[k].img = &src.img;
-        if (judges[k].on && !(judges[k].q = (xitem_t *)calloc(QCAP, sizeof(xitem_t)))) {
-            fprintf(stderr, "etm-e2e: out of memory\n");
-            return 2;
-        }
+        js[k]->check_cycles = ca && !o->no_cycles && k < 2;
+        js[k]->hooks.insn_size = insn_size;
+        js[k]->hooks.user = &p->src.img;
     }
-    judge_t *oj = &judges[0], *wj = &judges[1], *vj = &judges[2];
-
-    dcd_tree_handle_t dt = 0;
-    if (oj->on) {
-        ocsd_def_errlog_init(OCSD_ERR_SEV_ERROR, 0);
-        dt = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
-        ocsd_etmv3_cfg oc;
-        memset(&oc, 0, sizeof oc);
-        oc.reg_idr = o->cfg.etmidr;
-        oc.reg_ctrl = o->cfg.etmcr;
-        oc.reg_ccer = o->cfg.etmccer;
-        oc.reg_trc_id = o->cfg.etmtraceidr;
-        oc.arch_ver = ARCH_V7;
-        oc.core_prof = profile_CortexM;
-        unsigned char csid;
-        if (!dt || ocsd_dt_create_decoder(dt, OCSD_BUILTIN_DCD_ETMV3, OCSD_CREATE_FLG_FULL_DECODER, &oc, &csid) !=
-                       OCSD_OK) {
-            fprintf(stderr, "etm-e2e: cannot create the OpenCSD decoder\n");
-            return 2;
-        }
-        ocsd_dt_set_gen_elem_outfn(dt, ocsd_elem, oj);
-        if (oj->ca) {
-            union { FnDefPktDataMon fn; void *p; } cb; /* the C API takes the callback as void * */
-            cb.fn = ocsd_packet;
-            ocsd_dt_attach_packet_callback(dt, csid, OCSD_C_API_CB_PKT_MON, cb.p, oj);
-        }
-        for (unsigned s = 0; s < src.img.nseg; s++)
-            if (src.img.seg[s].exec)
-                ocsd_dt_add_buffer_mem_acc(dt, src.img.seg[s].addr, OCSD_MEM_SPACE_ANY, src.img.seg[s].bytes,
-                                           src.img.seg[s].size);
+    if (p->oj.on) {
+        if (judge_ocsd_open(&p->ocsd, &o->cfg, &p->oj) != 0)
+            return -1;
+        for (unsigned s = 0; s < p->src.img.nseg; s++)
+            if (p->src.img.seg[s].exec)
+                judge_ocsd_add_memory(&p->ocsd, p->src.img.seg[s].addr, p->src.img.seg[s].bytes,
+                                      p->src.img.seg[s].size);
     }
-    etm_v3dec_t *own = NULL;
-    if (wj->on) {
-        if (etm_v3dec_create(&own, &o->cfg, ETM_V3DEC_V7M, &d) != ETM_OK) {
+    if (p->wj.on) {
+        if (etm_v3dec_create(&p->own, &o->cfg, ETM_V3DEC_V7M, &d) != ETM_OK) {
             fprintf(stderr, "etm-e2e: own decoder: %s\n", d.msg);
-            return 2;
+            return -1;
         }
-        etm_v3dec_on_element(own, own_elem, wj);
-        etm_v3dec_set_image(own, image_read, &src.img);
+        etm_v3dec_on_element(p->own, judge_v3_element, &p->wj);
+        etm_v3dec_set_image(p->own, image_read, &p->src.img);
     }
-    etm_v1dec_t *v1d = NULL;
-    if (vj->on) {
-        if (etm_v1dec_create(&v1d, &o->cfg, 0, ETM_V1DEC_STRICT, &d) != ETM_OK) {
+    if (p->vj.on) {
+        if (etm_v1dec_create(&p->v1d, &o->cfg, 0, ETM_V1DEC_STRICT, &d) != ETM_OK) {
             fprintf(stderr, "etm-e2e: ETMv1 decoder: %s\n", d.msg);
-            return 2;
+            return -1;
         }
-        etm_v1dec_on_element(v1d, v1_elem, vj);
-        etm_v1dec_set_image(v1d, image_read, &src.img);
+        etm_v1dec_on_element(p->v1d, judge_v1_element, &p->vj);
+        etm_v1dec_set_image(p->v1d, image_read, &p->src.img);
     }
+    return 0;
+}
 
-    FILE *sf = o->stimulus ? fopen(o->stimulus, "w") : NULL;
-    FILE *tf = o->trace ? fopen(o->trace, "wb") : NULL;
-    FILE *ef = o->events ? fopen(o->events, "w") : NULL;
-    etm_vec_writer_t *sw = NULL;
-    if ((o->stimulus && !sf) || (o->trace && !tf) || (o->events && !ef)) {
+static int open_files(prun_t *p)
+{
+    const opts_t *o = p->o;
+    p->sf = o->stimulus ? fopen(o->stimulus, "w") : NULL;
+    p->tf = o->trace ? fopen(o->trace, "wb") : NULL;
+    p->ef = o->events ? fopen(o->events, "w") : NULL;
+    if ((o->stimulus && !p->sf) || (o->trace && !p->tf) || (o->events && !p->ef)) {
         fprintf(stderr, "etm-e2e: cannot create an output file\n");
-        return 2;
+        return -1;
     }
-    if (sf) {
+    if (p->sf) {
         char comment[1600];
         snprintf(comment, sizeof comment,
                  "%s under qemu-system-arm -icount shift=%u, Cortex-M3 timing model (etm/cm3.h)%s",
-                 program, o->so.qemu.icount_shift, o->win_cycles ? ", a window of the program" : "");
-        if (etm_vec_writer_open(&sw, sf, ETM_VEC_STIMULUS, &o->cfg, (1u << 15) - 1, comment) != ETM_OK) {
+                 p->program, o->so.qemu.icount_shift, o->win_cycles ? ", a window of the program" : "");
+        if (etm_vec_writer_open(&p->sw, p->sf, ETM_VEC_STIMULUS, &o->cfg, (1u << 15) - 1, comment) != ETM_OK) {
             fprintf(stderr, "etm-e2e: cannot write %s\n", o->stimulus);
-            return 2;
+            return -1;
         }
     }
+    return 0;
+}
 
-    static recq_t rq;
-    memset(&rq, 0, sizeof rq);
+static int open_run(prun_t *p)
+{
+    etm_diag_t d;
+    char err[512];
+    unsigned ver = 0;
+    etm_config_version(&p->o->cfg, &ver, NULL);
+    p->v1 = ETM_V_MAJOR(ver) == 1;
+    p->in_window = p->o->win_cycles == 0;
+    if (qrec_source_open(&p->src, &p->o->so, p->program, err, sizeof err) != 0) {
+        fprintf(stderr, "etm-e2e: %s\n", err);
+        return -1;
+    }
+    if (etm_cm3_create(&p->cm3, &p->o->params, &d) != ETM_OK || etm_create(&p->etm, &p->o->cfg, &d) != ETM_OK) {
+        fprintf(stderr, "etm-e2e: %s\n", d.msg);
+        return -1;
+    }
+    return open_judges(p) != 0 || open_files(p) != 0 ? -1 : 0;
+}
+
+/* The timing model's next cycle, fed QEMU's instructions as it needs them:
+ * ETM_OK (a cycle), ETM_END (the program is over), or another code after an
+ * error (p->failed set). */
+static etm_err_t next_cycle(prun_t *p, etm_in_t *in, etm_gen_event_t *ev, unsigned *nev)
+{
+    etm_diag_t d;
+    etm_err_t ce = etm_cm3_cycle(p->cm3, in, ev, nev);
+    while (ce == ETM_END && !p->recs_done) {
+        etm_cm3_insn_t r;
+        int k = qrec_next(p->src.q, &r);
+        if (k < 0) {
+            fprintf(stderr, "etm-e2e: %s: %s\n", p->program, qrec_error(p->src.q));
+            p->failed = 2;
+            return ETM_ERR_IO;
+        }
+        if (k == 0) {
+            etm_cm3_finish(p->cm3);
+            p->recs_done = 1;
+        } else {
+            if (p->rq.len == RCAP) {
+                fprintf(stderr, "etm-e2e: the timing model lags QEMU by more than %u instructions\n", RCAP);
+                p->failed = 2;
+                return ETM_ERR_STATE;
+            }
+            p->rq.r[(p->rq.head + p->rq.len) % RCAP] = r;
+            p->rq.len++;
+            if (etm_cm3_put(p->cm3, &r, &d) != ETM_OK) {
+                fprintf(stderr, "etm-e2e: %s: timing model: %s\n", p->program, d.msg);
+                p->failed = 2;
+                return ETM_ERR_ARG;
+            }
+        }
+        ce = etm_cm3_cycle(p->cm3, in, ev, nev);
+    }
+    return ce;
+}
+
+/* The window starts at an instruction that is neither an exception's first nor
+ * one an exception cancels (so the trace starts as it would in hardware). */
+static void update_window(prun_t *p, const etm_in_t *in, const etm_gen_event_t *ev, unsigned nev)
+{
+    const opts_t *o = p->o;
+    if (!p->in_window && !p->window_done && p->cycle >= o->win_start && in->ivalid && !in->intstat && !in->ibranch) {
+        int cancelled_next = 0;
+        for (unsigned k = 0; k < nev; k++)
+            cancelled_next |= ev[k].kind == ETM_GEN_EV_CANCEL;
+        if (!cancelled_next) {
+            p->in_window = 1;
+            p->res->window_cycles = 0;
+        }
+    }
+    if (p->in_window && o->win_cycles && p->traced_cycles == o->win_cycles) {
+        p->in_window = 0;
+        p->window_done = 1;
+    }
+}
+
+/* What a traced cycle executed, for the judges. */
+static void expect_events(prun_t *p, const etm_gen_event_t *ev, unsigned nev)
+{
+    judge_t *js[3] = { &p->oj, &p->wj, &p->vj };
+    for (unsigned k = 0; k < nev; k++) {
+        judge_item_t x;
+        memset(&x, 0, sizeof x);
+        switch (ev[k].kind) {
+        case ETM_GEN_EV_INSN:
+            x.kind = JX_INSN;
+            x.addr = ev[k].addr;
+            x.exec = ev[k].passed;
+            x.size = ev[k].size;
+            x.cycle = p->traced_cycles; /* 1-based cycle of the traced stream */
+            for (int j = 0; j < 3; j++)
+                judge_push(js[j], &x);
+            p->res->window_insns++;
+            break;
+        case ETM_GEN_EV_CANCEL:
+            /* ETMv3: the cancelled instruction is withdrawn; ETMv1: it stays,
+             * shown as executed (docs/etmv1-encoder.md). */
+            judge_cancel_last(&p->oj);
+            judge_cancel_last(&p->wj);
+            break;
+        case ETM_GEN_EV_EXC_ENTRY: {
+            x.kind = JX_EXC;
+            x.num = judge_m3_exception(ev[k].excnum);
+            judge_item_t *last = p->vj.on ? judge_last_insn(&p->vj) : NULL;
+            if (last)
+                last->exec = 1; /* ETMv1 has no exception packets: shown as a branch to the handler */
+            judge_push(&p->oj, &x);
+            judge_push(&p->wj, &x);
+            break;
+        }
+        case ETM_GEN_EV_EXC_RETURN:
+            x.kind = JX_ERET;
+            /* First thing traced after an overflow restart: the I-sync says where. */
+            if (!(p->oj.on ? judge_last_is_resync(&p->oj) : p->wj.on ? judge_last_is_resync(&p->wj) : 0)) {
+                judge_push(&p->oj, &x);
+                judge_push(&p->wj, &x);
+            }
+            break;
+        }
+    }
+}
+
+/* One traced cycle through the model. */
+static void step_cycle(prun_t *p, const etm_in_t *in, const etm_gen_event_t *ev, unsigned nev, etm_out_t *out)
+{
+    if (etm_step(p->etm, in, out) == ETM_ERR_RULE) {
+        etm_rule_t rules[4];
+        unsigned n = etm_last_rules(p->etm, rules, 4);
+        fprintf(stderr, "etm-e2e: %s: cycle %" PRIu64 ": the timing model broke interface rule %s\n", p->program,
+                p->cycle, n ? etm_rule_name(rules[0]) : "?");
+        p->failed = 1;
+    }
+    if (p->sw)
+        etm_vec_write_in(p->sw, in);
+    p->traced_cycles++;
+    if (p->prev_ovf && !out->overflow) {
+        judge_resync(&p->oj);
+        judge_resync(&p->wj);
+        judge_resync(&p->vj);
+    }
+    p->prev_ovf = out->overflow;
+    expect_events(p, ev, nev);
+}
+
+static void feed(prun_t *p, const uint8_t *buf, size_t n)
+{
+    if (p->tf)
+        fwrite(buf, 1, n, p->tf);
+    if (p->oj.on)
+        judge_ocsd_feed(&p->ocsd, buf, n);
+    if (p->wj.on)
+        judge_v3_feed(&p->wj, p->own, buf, n);
+}
+
+static void run_cycles(prun_t *p)
+{
     uint8_t buf[4096];
     size_t nbuf = 0;
-    uint64_t fed = 0, cycle = 0, traced_cycles = 0;
-    int fatal = 0, prev_ovf = 0, in_window = o->win_cycles == 0, window_done = 0, ended = 0, recs_done = 0;
     etm_gen_event_t ev[ETM_GEN_MAX_EVENTS];
     etm_in_t in;
     etm_out_t out;
+    etm_diag_t d;
     unsigned nev;
     for (;;) {
-        /* Feed the timing model until it has a cycle. */
-        etm_err_t ce = etm_cm3_cycle(cm3, &in, ev, &nev);
-        while (ce == ETM_END && !recs_done) {
-            etm_cm3_insn_t r;
-            int k = qrec_next(src.q, &r);
-            if (k < 0) {
-                fprintf(stderr, "etm-e2e: %s: %s\n", program, qrec_error(src.q));
-                failed = 2;
-                break;
-            }
-            if (k == 0) {
-                etm_cm3_finish(cm3);
-                recs_done = 1;
-            } else {
-                if (rq.len == RCAP) {
-                    fprintf(stderr, "etm-e2e: the timing model lags QEMU by more than %u instructions\n", RCAP);
-                    failed = 2;
-                    break;
-                }
-                rq.r[(rq.head + rq.len) % RCAP] = r;
-                rq.len++;
-                if (etm_cm3_put(cm3, &r, &d) != ETM_OK) {
-                    fprintf(stderr, "etm-e2e: %s: timing model: %s\n", program, d.msg);
-                    failed = 2;
-                    break;
-                }
-            }
-            ce = etm_cm3_cycle(cm3, &in, ev, &nev);
-        }
-        if (failed)
+        etm_err_t ce = next_cycle(p, &in, ev, &nev);
+        if (p->failed)
             break;
         int more = ce == ETM_OK;
         for (unsigned k = 0; more && k < nev; k++)
-            rq_event(&rq, &ev[k]);
-        if (more && ef) {
-            for (unsigned k = 0; k < nev; k++)
-                fprintf(ef, "%" PRIu64 " %d %08" PRIx32 " %u %u\n", ev[k].cycle, ev[k].kind, ev[k].addr, ev[k].passed,
-                        ev[k].excnum);
-        }
-        /* The window starts at an instruction that is neither an exception's first
-         * nor one an exception cancels (so the trace starts as it would in hardware). */
-        if (more && !in_window && !window_done && cycle >= o->win_start && in.ivalid && !in.intstat &&
-            !in.ibranch) {
-            int cancelled_next = 0;
-            for (unsigned k = 0; k < nev; k++)
-                cancelled_next |= ev[k].kind == ETM_GEN_EV_CANCEL;
-            if (!cancelled_next) {
-                in_window = 1;
-                res->window_cycles = 0;
-            }
-        }
-        if (more && in_window && o->win_cycles && traced_cycles == o->win_cycles) {
-            in_window = 0;
-            window_done = 1;
-        }
+            rq_event(&p->rq, &ev[k]);
+        for (unsigned k = 0; more && p->ef && k < nev; k++)
+            fprintf(p->ef, "%" PRIu64 " %d %08" PRIx32 " %u %u\n", ev[k].cycle, ev[k].kind, ev[k].addr, ev[k].passed,
+                    ev[k].excnum);
+        if (more)
+            update_window(p, &in, ev, nev);
         etm_err_t de = ETM_OK;
-        int step = more && in_window;
+        int step = more && p->in_window;
         if (step) {
-            if (etm_step(etm, &in, &out) == ETM_ERR_RULE) {
-                etm_rule_t rules[4];
-                unsigned n = etm_last_rules(etm, rules, 4);
-                fprintf(stderr, "etm-e2e: %s: cycle %" PRIu64 ": the timing model broke interface rule %s\n", program,
-                        cycle, n ? etm_rule_name(rules[0]) : "?");
-                failed = 1;
-            }
-            if (sw)
-                etm_vec_write_in(sw, &in);
-            traced_cycles++;
-            if (prev_ovf && !out.overflow) {
-                xitem_t r = { X_RESYNC, 0, 0, 0, 0, 0 };
-                for (int k = 0; k < 3; k++)
-                    push(&judges[k], &r);
-            }
-            prev_ovf = out.overflow;
-            for (unsigned k = 0; k < nev; k++) {
-                xitem_t x;
-                memset(&x, 0, sizeof x);
-                switch (ev[k].kind) {
-                case ETM_GEN_EV_INSN:
-                    x.kind = X_INSN;
-                    x.addr = ev[k].addr;
-                    x.exec = ev[k].passed;
-                    x.size = ev[k].size;
-                    x.cycle = traced_cycles; /* 1-based cycle of the traced stream */
-                    for (int j = 0; j < 3; j++)
-                        push(&judges[j], &x);
-                    res->window_insns++;
-                    break;
-                case ETM_GEN_EV_CANCEL:
-                    /* ETMv3: the cancelled instruction is withdrawn; ETMv1: it stays,
-                     * shown as executed (docs/etmv1-encoder.md). */
-                    if (oj->on)
-                        pop_last_insn(oj);
-                    if (wj->on)
-                        pop_last_insn(wj);
-                    break;
-                case ETM_GEN_EV_EXC_ENTRY:
-                    x.kind = X_EXC;
-                    x.num = etm_m3_traced_exception(ev[k].excnum);
-                    if (vj->on) {
-                        xitem_t *p = last_insn(vj); /* ETMv1: shown as a branch to the handler */
-                        if (p)
-                            p->exec = 1;
-                    }
-                    for (int j = 0; j < 3; j++)
-                        push(&judges[j], &x);
-                    break;
-                case ETM_GEN_EV_EXC_RETURN:
-                    x.kind = X_ERET;
-                    /* First thing traced after an overflow restart: the I-sync says where. */
-                    if (!(oj->on ? last_is_resync(oj) : wj->on ? last_is_resync(wj) : 0))
-                        for (int j = 0; j < 3; j++)
-                            push(&judges[j], &x);
-                    break;
-                }
-            }
+            step_cycle(p, &in, ev, nev, &out);
         } else if (!more) {
-            if (!ended) {
-                etm_end(etm);
-                ended = 1;
+            if (!p->ended) {
+                etm_end(p->etm);
+                p->ended = 1;
             }
-            de = etm_drain(etm, &out);
-            prev_ovf |= out.overflow;
+            de = etm_drain(p->etm, &out);
+            p->prev_ovf |= out.overflow;
         }
         if (step || !more) {
             for (unsigned b = 0; b < out.v3_count; b++)
                 buf[nbuf++] = out.v3_bytes[b];
-            if (v1d && etm_v1dec_step(v1d, &out, &d) != ETM_OK)
-                fail(vj, "ETMv1 decoder, cycle %" PRIu64 ": %s", d.cycle, d.msg);
+            if (p->v1d && etm_v1dec_step(p->v1d, &out, &d) != ETM_OK)
+                judge_fail(&p->vj, "ETMv1 decoder, cycle %" PRIu64 ": %s", d.cycle, d.msg);
         }
         if (nbuf > sizeof buf - 16 || (!more && de == ETM_END)) {
-            if (tf)
-                fwrite(buf, 1, nbuf, tf);
-            if (oj->on && !fatal && nbuf) {
-                uint32_t used = 0;
-                ocsd_datapath_resp_t r = ocsd_dt_process_data(dt, OCSD_OP_DATA, fed, (uint32_t)nbuf, buf, &used);
-                if (OCSD_DATA_RESP_IS_FATAL(r) || used != nbuf) {
-                    fail(oj, "OpenCSD: fatal response %d at byte %" PRIu64, (int)r, fed + used);
-                    fatal = 1;
-                }
-            }
-            if (wj->on && nbuf) {
-                size_t used = 0;
-                if (etm_v3dec_feed(own, buf, nbuf, &used, &d) != ETM_OK)
-                    fail(wj, "own decoder: byte offset %" PRIu64 ": %s", d.offset, d.msg);
-            }
-            fed += nbuf;
+            feed(p, buf, nbuf);
             nbuf = 0;
         }
         if (more)
-            cycle++;
+            p->cycle++;
         if (!more && de == ETM_END)
             break;
     }
-    rq_commit(&rq);
-    if (!failed && rq.len)
-        rfail(&rq, "%zu of QEMU's instructions were never signalled (first at 0x%08" PRIx32 ")", rq.len,
-              rq.r[rq.head].addr);
-    if (oj->on) {
-        ocsd_dt_process_data(dt, OCSD_OP_EOT, 0, 0, NULL, NULL);
-        ocsd_trc_index_t eidx = 0;
-        uint8_t echan = 0;
-        char emsg[256] = "";
-        ocsd_err_t last = ocsd_get_last_err(&eidx, &echan, emsg, (int)sizeof emsg);
-        if (last != OCSD_OK)
-            fail(oj, "OpenCSD reported error %d at byte %" PRIu64 ": %s", (int)last, (uint64_t)eidx, emsg);
-        ocsd_destroy_dcd_tree(dt);
-    }
-    if (own) {
-        if (etm_v3dec_end(own, &d) != ETM_OK)
-            fail(wj, "own decoder at the end: %s", d.msg);
-        etm_v3dec_destroy(own);
-    }
-    if (v1d) {
-        if (etm_v1dec_end(v1d, &d) != ETM_OK)
-            fail(vj, "ETMv1 decoder at the end: %s", d.msg);
-        etm_v1dec_destroy(v1d);
-    }
-    if (sw && etm_vec_writer_close(sw) != ETM_OK)
-        failed = 2;
-    if ((sf && fclose(sf) != 0) || (tf && fclose(tf) != 0) || (ef && fclose(ef) != 0))
-        failed = 2;
+}
 
-    const etm_stats_t *st = etm_get_stats(etm);
-    const etm_cm3_stats_t *ms = etm_cm3_get_stats(cm3);
-    const qrec_stats_t *qs = qrec_get_stats(src.q);
-    res->insns = qs->insns;
-    res->cycles = ms->cycles;
-    res->window_cycles = traced_cycles;
-    res->bytes = st->bytes;
-    res->overflows = st->overflows;
-    res->bpi = st->instructions ? 8.0 * (double)st->bytes / (double)st->instructions : 0.0;
-    if (!o->quiet) {
-        printf("%s: QEMU %" PRIu64 " instructions (%" PRIu64 " failed their condition, %" PRIu64 " in IT blocks); "
-               "%" PRIu64 " exception entries (%" PRIu64 " SVC, %" PRIu64 " nested), %" PRIu64 " tail-chains, %" PRIu64
-               " returns\n",
-               program, qs->insns, qs->failed, qs->in_it, qs->entries, qs->sync_entries, qs->preemptions,
-               qs->tail_chains, qs->returns);
-        printf("%s: timing model %" PRIu64 " cycles (%.3f CPI), %" PRIu64 " folded IT, %" PRIu64 " cancelled; "
-               "%" PRIu64 " of QEMU's instructions signalled in order: %s\n",
-               program, ms->cycles, qs->insns ? (double)ms->cycles / (double)qs->insns : 0.0, ms->folds, ms->cancels,
-               rq.matched, rq.errors ? rq.first_error : "same as QEMU");
-        printf("%s: ETMCR=0x%08" PRIx32 " ETMIDR=0x%08" PRIx32 ": %" PRIu64 " cycles traced, %" PRIu64
-               " trace bytes, %.3f bits/instruction, %" PRIu64 " overflows, %" PRIu64 " untraceable\n",
-               program, o->cfg.etmcr, o->cfg.etmidr, traced_cycles, st->bytes, res->bpi, st->overflows, st->untraceable);
+static void close_decoders(prun_t *p)
+{
+    etm_diag_t d;
+    if (p->oj.on)
+        judge_ocsd_close(&p->ocsd);
+    if (p->own)
+        judge_v3_close(&p->wj, p->own);
+    if (p->v1d) {
+        if (etm_v1dec_end(p->v1d, &d) != ETM_OK)
+            judge_fail(&p->vj, "ETMv1 decoder at the end: %s", d.msg);
+        etm_v1dec_destroy(p->v1d);
     }
-    if (rq.errors)
-        failed = failed ? failed : 1;
-    if (st->untraceable && !v1)
-        for (int k = 0; k < 3; k++)
-            if (judges[k].on)
-                fail(&judges[k], "%" PRIu64 " untraceable events", st->untraceable);
+    if (p->sw && etm_vec_writer_close(p->sw) != ETM_OK)
+        p->failed = 2;
+    if ((p->sf && fclose(p->sf) != 0) || (p->tf && fclose(p->tf) != 0) || (p->ef && fclose(p->ef) != 0))
+        p->failed = 2;
+}
+
+static void print_run(const prun_t *p)
+{
+    const opts_t *o = p->o;
+    const etm_stats_t *st = etm_get_stats(p->etm);
+    const etm_cm3_stats_t *ms = etm_cm3_get_stats(p->cm3);
+    const qrec_stats_t *qs = qrec_get_stats(p->src.q);
+    printf("%s: QEMU %" PRIu64 " instructions (%" PRIu64 " failed their condition, %" PRIu64 " in IT blocks); "
+           "%" PRIu64 " exception entries (%" PRIu64 " SVC, %" PRIu64 " nested), %" PRIu64 " tail-chains, %" PRIu64
+           " returns\n",
+           p->program, qs->insns, qs->failed, qs->in_it, qs->entries, qs->sync_entries, qs->preemptions,
+           qs->tail_chains, qs->returns);
+    printf("%s: timing model %" PRIu64 " cycles (%.3f CPI), %" PRIu64 " folded IT, %" PRIu64 " cancelled; "
+           "%" PRIu64 " of QEMU's instructions signalled in order: %s\n",
+           p->program, ms->cycles, qs->insns ? (double)ms->cycles / (double)qs->insns : 0.0, ms->folds, ms->cancels,
+           p->rq.matched, p->rq.errors ? p->rq.first_error : "same as QEMU");
+    printf("%s: ETMCR=0x%08" PRIx32 " ETMIDR=0x%08" PRIx32 ": %" PRIu64 " cycles traced, %" PRIu64
+           " trace bytes, %.3f bits/instruction, %" PRIu64 " overflows, %" PRIu64 " untraceable\n",
+           p->program, o->cfg.etmcr, o->cfg.etmidr, p->traced_cycles, st->bytes, p->res->bpi, st->overflows,
+           st->untraceable);
+}
+
+/* The judges' verdicts, and what the program had to exercise. */
+static void judge_run(prun_t *p)
+{
+    const opts_t *o = p->o;
+    const etm_stats_t *st = etm_get_stats(p->etm);
+    if (p->rq.errors)
+        p->failed = p->failed ? p->failed : 1;
+    judge_t *js[3] = { &p->oj, &p->wj, &p->vj };
+    char prefix[300];
+    snprintf(prefix, sizeof prefix, "%s: ", p->program);
     for (int k = 0; k < 3; k++) {
-        judge_t *j = &judges[k];
-        if (!j->on)
+        if (!js[k]->on)
             continue;
-        size_t left = 0;
-        for (size_t i = 0; i < j->len; i++)
-            left += at(j, i)->kind != X_RESYNC;
-        if (prev_ovf) {
-            j->lost += left;
-            left = 0;
-        }
-        if (left)
-            fail(j, "%zu expected items never came out of %s (first: %s at 0x%08" PRIx32 ")", left, j->name,
-                 kind_name(front(j)->kind), front(j)->addr);
-        if (j->compared == 0)
-            fail(j, "no instruction compared");
-        if (!o->quiet) {
-            printf("%s: %s: %" PRIu64 " instructions%s", program, j->name, j->compared,
-                   j->ca && !j->no_cycles && !j->v1 ? " with their cycles" : "");
-            if (!j->v1)
-                printf(", %" PRIu64 " exceptions, %" PRIu64 " returns", j->exceptions, j->erets);
-            printf(", %" PRIu64 " overflow restarts: ", j->overflows);
-            if (j->errors)
-                printf("%" PRIu64 " differences; first: %s\n", j->errors, j->first_error);
-            else
-                printf("zero differences\n");
-        }
-        if (j->errors)
-            failed = failed ? failed : 1;
-        free(j->q);
+        if (st->untraceable && !p->v1)
+            judge_fail(js[k], "%" PRIu64 " untraceable events", st->untraceable);
+        judge_finish(js[k], p->prev_ovf, 1);
+        int bad = o->quiet ? js[k]->errors != 0 : judge_print(js[k], stdout, prefix, p->v1);
+        if (bad)
+            p->failed = p->failed ? p->failed : 1;
     }
     for (int k = 0; k < o->nrequire; k++) {
         uint64_t v = 0;
         if (!strcmp(o->require[k], "overflow"))
             v = st->overflows;
-        else if (count_of(qs, ms, o->require[k], &v) != 0) {
+        else if (count_of(qrec_get_stats(p->src.q), etm_cm3_get_stats(p->cm3), o->require[k], &v) != 0) {
             fprintf(stderr, "etm-e2e: --require %s: unknown\n", o->require[k]);
-            failed = 2;
+            p->failed = 2;
         } else if (!v) {
-            printf("%s: FAILED: the program has no %s\n", program, o->require[k]);
-            failed = failed ? failed : 1;
+            printf("%s: FAILED: the program has no %s\n", p->program, o->require[k]);
+            p->failed = p->failed ? p->failed : 1;
         }
     }
-    etm_cm3_free(cm3);
-    etm_destroy(etm);
-    int st_q = qrec_source_close(&src, err, sizeof err);
+}
+
+static void close_run(prun_t *p)
+{
+    char err[512];
+    judge_free(&p->oj);
+    judge_free(&p->wj);
+    judge_free(&p->vj);
+    etm_cm3_free(p->cm3);
+    etm_destroy(p->etm);
+    int st_q = qrec_source_close(&p->src, err, sizeof err);
     if (st_q < 0) {
-        fprintf(stderr, "etm-e2e: %s: %s\n", program, err);
-        failed = 2;
+        fprintf(stderr, "etm-e2e: %s: %s\n", p->program, err);
+        p->failed = 2;
     } else if (st_q != 0) {
-        printf("%s: FAILED: the program's own checks failed (QEMU exit status %d)\n", program, st_q);
-        failed = failed ? failed : 1;
+        printf("%s: FAILED: the program's own checks failed (QEMU exit status %d)\n", p->program, st_q);
+        p->failed = p->failed ? p->failed : 1;
     }
-    res->ok = failed == 0;
+}
+
+static int run_program(const opts_t *o, const char *program, result_t *res)
+{
+    static prun_t p; /* large (the record queue); one program at a time */
+    memset(&p, 0, sizeof p);
+    memset(res, 0, sizeof *res);
+    p.o = o;
+    p.program = program;
+    p.res = res;
+    if (open_run(&p) != 0)
+        return 2;
+    run_cycles(&p);
+    rq_commit(&p.rq);
+    if (!p.failed && p.rq.len)
+        rfail(&p.rq, "%zu of QEMU's instructions were never signalled (first at 0x%08" PRIx32 ")", p.rq.len,
+              p.rq.r[p.rq.head].addr);
+    close_decoders(&p);
+    const etm_stats_t *st = etm_get_stats(p.etm);
+    res->insns = qrec_get_stats(p.src.q)->insns;
+    res->cycles = etm_cm3_get_stats(p.cm3)->cycles;
+    res->window_cycles = p.traced_cycles;
+    res->bytes = st->bytes;
+    res->overflows = st->overflows;
+    res->bpi = st->instructions ? 8.0 * (double)st->bytes / (double)st->instructions : 0.0;
     if (!o->quiet)
-        printf("%s: %s\n", program, failed ? "FAILED" : "passed");
-    return failed;
+        print_run(&p);
+    judge_run(&p);
+    close_run(&p);
+    res->ok = p.failed == 0;
+    if (!o->quiet)
+        printf("%s: %s\n", program, p.failed ? "FAILED" : "passed");
+    return p.failed;
 }
 
 /* ---- Command line ---------------------------------------------------------------------------- */

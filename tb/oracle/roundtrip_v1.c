@@ -25,157 +25,71 @@
  * TraceEnable, and the data of those whose first transfer had ViewData
  * (etm_out_t.trace_enable, .view_data; the rules are tested one by one in
  * tb/unit/test_filter.c).
+ *
+ * The decoder reports to the testbenches' one judge (tb/common/judge.h); the
+ * data of each instruction is checked through the judge's ETMv1 data hooks.
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "etm/decode_v1.h"
 #include "etm/etm.h"
-#include "randfilter.h"
-
-enum { X_INSN, X_TRIG, X_RESYNC };
-
-typedef struct xitem {
-    uint8_t kind;
-    uint8_t exec;
-    uint8_t size;
-    uint8_t data;       /* a transfer belongs to it */
-    uint8_t nbytes;
-    uint32_t addr;
-    uint32_t daddr;
-    uint8_t bytes[ETM_V1_MAX_DATA_BYTES];
-} xitem_t;
+#include "judge.h"
+#include "genopts.h"
 
 #define QCAP (1u << 18)
 
-typedef struct judge {
-    xitem_t *q;
-    size_t head, len;
-    uint64_t seq_head;       /* sequence number of q[head] */
-    int data_addr, data_value;
-    uint64_t compared, data, triggers, restarts, lost, errors;
-    char first_error[512];
-} judge_t;
+/* ---- Options ------------------------------------------------------------------------ */
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static void fail(judge_t *j, const char *fmt, ...)
+typedef struct opts {
+    genopts_t g;          /* the register image, the generator, the length, a random filter */
+    int want_overflow, want_trigger, want_data;
+} opts_t;
+
+static int usage(void)
 {
-    if (j->errors++ == 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(j->first_error, sizeof j->first_error, fmt, ap);
-        va_end(ap);
+    fprintf(stderr, "usage: roundtrip_v1 [--preset NAME] [--set REG=0xV]... [--cycles N] [--seed S] [--data]\n"
+                    "       [--data-mix] [--data-delay N] [--triggers] [--irq-period N] [--issue-width 2]\n"
+                    "       [--random-filter S]\n"
+                    "       [--expect overflow|trigger|data]...\n");
+    return 2;
+}
+
+static int parse_args(opts_t *o, int argc, char **argv)
+{
+    memset(o, 0, sizeof *o);
+    genopts_init(&o->g, "etmv1.3");
+    for (int i = 1; i < argc; i++) {
+        int r = genopts_parse(&o->g, argc, argv, &i);
+        if (r < 0)
+            return 2;
+        if (r > 0)
+            continue;
+        if (strcmp(argv[i], "--expect") || i + 1 == argc)
+            return 2;
+        const char *v = argv[++i];
+        if (!strcmp(v, "overflow"))
+            o->want_overflow = 1;
+        else if (!strcmp(v, "trigger"))
+            o->want_trigger = 1;
+        else if (!strcmp(v, "data"))
+            o->want_data = 1;
+        else
+            return 2;
     }
+    return 0;
 }
 
-static xitem_t *at(judge_t *j, size_t i) { return &j->q[(j->head + i) % QCAP]; }
+/* ---- Expected data, one record per judge item (item.ref - 1 = its sequence number) ---- */
 
-/* Push and return the sequence number of the new item. */
-static uint64_t push(judge_t *j, const xitem_t *x)
-{
-    if (j->len == QCAP) {
-        fail(j, "expected-item queue full");
-        return 0;
-    }
-    *at(j, j->len) = *x;
-    j->len++;
-    return j->seq_head + j->len - 1;
-}
-
-static xitem_t *by_seq(judge_t *j, uint64_t seq)
-{
-    if (seq < j->seq_head || seq >= j->seq_head + j->len)
-        return NULL;
-    return at(j, (size_t)(seq - j->seq_head));
-}
-
-static void pop(judge_t *j)
-{
-    j->head = (j->head + 1) % QCAP;
-    j->len--;
-    j->seq_head++;
-}
-
-static xitem_t *front(judge_t *j) { return j->len ? at(j, 0) : NULL; }
-
-/* The last expected instruction (for the exception rule). */
-static xitem_t *last_insn(judge_t *j)
-{
-    for (size_t i = j->len; i-- > 0;)
-        if (at(j, i)->kind == X_INSN)
-            return at(j, i);
-        else if (at(j, i)->kind == X_RESYNC)
-            return NULL;
-    return NULL;
-}
-
-static void on_elem(void *user, const etm_v1el_t *e)
-{
-    judge_t *j = (judge_t *)user;
-    xitem_t *x = front(j);
-    switch (e->kind) {
-    case ETM_V1EL_INSN:
-        if (!x || x->kind != X_INSN) {
-            fail(j, "cycle %" PRIu64 ": the decoder reports an instruction at 0x%08" PRIx32 ", expected %s", e->cycle,
-                 e->addr, !x ? "nothing" : x->kind == X_TRIG ? "the trigger" : "a restart");
-            if (x)
-                pop(j);
-            return;
-        }
-        if (x->addr != e->addr || x->exec != e->executed || x->size != e->insn.size)
-            fail(j, "instruction %" PRIu64 " (status cycle %" PRIu64 "): expected 0x%08" PRIx32 " %c size %u, decoded "
-                 "0x%08" PRIx32 " %c size %u", j->compared, e->cycle, x->addr, x->exec ? 'E' : 'N', x->size, e->addr,
-                 e->executed ? 'E' : 'N', e->insn.size);
-        j->compared++;
-        /* Its data comes as a DATA element next; keep the item if data is expected. */
-        if (!(x->data && (j->data_addr || j->data_value)))
-            pop(j);
-        return;
-    case ETM_V1EL_DATA:
-        if (!x || x->kind != X_INSN || !x->data || x->addr != e->addr) {
-            fail(j, "cycle %" PRIu64 ": data for 0x%08" PRIx32 " that was not expected", e->cycle, e->addr);
-            return;
-        }
-        if (j->data_addr && (!e->has_data_addr || (e->data_addr_valid && e->data_addr != x->daddr)))
-            fail(j, "instruction at 0x%08" PRIx32 ": data address 0x%08" PRIx32 ", decoded 0x%08" PRIx32, x->addr,
-                 x->daddr, e->data_addr);
-        if (j->data_value && (e->nbytes != x->nbytes || memcmp(e->bytes, x->bytes, x->nbytes)))
-            fail(j, "cycle %" PRIu64 ": instruction at 0x%08" PRIx32 ": %u data bytes expected, %u decoded (or different "
-                 "values)", e->cycle, x->addr, x->nbytes, e->nbytes);
-        j->data++;
-        pop(j);
-        return;
-    case ETM_V1EL_TRIGGER:
-        j->triggers++;
-        /* The trigger is not ordered against the instructions (its status goes
-         * out when the event fires); it is counted. */
-        return;
-    case ETM_V1EL_TRACE_ON:
-        if (e->reason == ETM_V1_REASON_OVERFLOW) {
-            j->restarts++;
-            while (j->len && front(j)->kind != X_RESYNC) {
-                j->lost++;
-                pop(j);
-            }
-            if (j->len)
-                pop(j);
-            else
-                fail(j, "the decoder reports an overflow restart the model did not make");
-        }
-        return;
-    case ETM_V1EL_SYNC:
-        return;
-    default:
-        fail(j, "cycle %" PRIu64 ": unexpected %s element at 0x%08" PRIx32, e->cycle, etm_v1el_kind_name(e->kind),
-             e->addr);
-        return;
-    }
-}
+typedef struct xdata {
+    uint8_t data;        /* a transfer belongs to the instruction */
+    uint8_t nbytes;
+    uint32_t daddr;
+    uint8_t bytes[ETM_V1_MAX_DATA_BYTES];
+} xdata_t;
 
 /* Data slot tracking: which expected instruction a transfer belongs to. */
 typedef struct dtrack {
@@ -190,100 +104,231 @@ typedef struct dtrack {
     uint8_t slot_off[4];  /* where the transfer's bytes go in its instruction's: values may come out of order */
 } dtrack_t;
 
-static int usage(void)
+typedef struct run {
+    opts_t *o;
+    int data_addr, data_value;
+    judge_t j;
+    xdata_t *xd;          /* QCAP records, by sequence number */
+    dtrack_t dt;
+    uint64_t data, triggers, te_rises, untraced, unviewed;
+    int prev_ovf, te_prev, last_traced;
+} run_t;
+
+/* The data record of a queued item, or NULL when it has been reported. */
+static xdata_t *xdata(run_t *r, uint64_t seq)
 {
-    fprintf(stderr, "usage: roundtrip_v1 [--preset NAME] [--set REG=0xV]... [--cycles N] [--seed S] [--data]\n"
-                    "       [--data-mix] [--data-delay N] [--triggers] [--irq-period N] [--issue-width 2]\n"
-                    "       [--random-filter S]\n"
-                    "       [--expect overflow|trigger|data]...\n");
-    return 2;
+    return judge_at_seq(&r->j, seq) ? &r->xd[seq % QCAP] : NULL;
+}
+
+static int wants_data(void *user, const judge_item_t *x)
+{
+    run_t *r = (run_t *)user;
+    return x->ref && r->xd[(x->ref - 1) % QCAP].data && (r->data_addr || r->data_value);
+}
+
+static void check_data(void *user, judge_t *j, const judge_item_t *x, const etm_v1el_t *e)
+{
+    run_t *r = (run_t *)user;
+    const xdata_t *w = &r->xd[(x->ref - 1) % QCAP];
+    if (r->data_addr && (!e->has_data_addr || (e->data_addr_valid && e->data_addr != w->daddr)))
+        judge_fail(j, "instruction at 0x%08" PRIx32 ": data address 0x%08" PRIx32 ", decoded 0x%08" PRIx32, x->addr,
+                   w->daddr, e->data_addr);
+    if (r->data_value && (e->nbytes != w->nbytes || memcmp(e->bytes, w->bytes, w->nbytes)))
+        judge_fail(j, "cycle %" PRIu64 ": instruction at 0x%08" PRIx32 ": %u data bytes expected, %u decoded (or "
+                   "different values)", e->cycle, x->addr, w->nbytes, e->nbytes);
+    r->data++;
+}
+
+/* Values of earlier addresses. */
+static void track_value(run_t *r, const etm_in_t *in)
+{
+    dtrack_t *dt = &r->dt;
+    unsigned dds = ETM_DDCTL_SLOT(in->ddctl);
+    if (!dds || !dt->slot_valid[dds])
+        return;
+    xdata_t *x = xdata(r, dt->slot_owner[dds]);
+    unsigned off = dt->slot_off[dds];
+    if (x)
+        for (unsigned lane = 0; lane < 8; lane++)
+            if (((dt->slot_lanes[dds] >> lane) & 1) && off < ETM_V1_MAX_DATA_BYTES)
+                x->bytes[off++] = (uint8_t)(in->dd >> (8 * lane));
+    dt->slot_valid[dds] = 0;
+}
+
+/* The cycle's transfer: the first of an instruction (DANSeq after a DALast)
+ * belongs to the newest traced instruction if trace is on and ViewData too;
+ * later ones, a second DANSeq included, to the same instruction. */
+static void track_transfer(run_t *r, const etm_in_t *in, const etm_out_t *out, int te)
+{
+    dtrack_t *dt = &r->dt;
+    unsigned das = ETM_DACTL_SLOT(in->dactl);
+    int first = das && ETM_DACTL_NSEQ(in->dactl) && !dt->xfer_open;
+    if (das)
+        dt->xfer_open = !(ETM_DACTL_LAST(in->dactl) && !ETM_DACTL_UNALIGNED(in->dactl));
+    if (first) {
+        dt->owner_valid = te && out->view_data && dt->cand_valid;
+        dt->owner = dt->cand;
+        r->unviewed += te && !out->view_data && dt->cand_valid;
+        xdata_t *x = dt->owner_valid ? xdata(r, dt->owner) : NULL;
+        if (x) {
+            x->data = 1;
+            x->daddr = in->da;
+        }
+    }
+    if (das && dt->owner_valid) {
+        xdata_t *x = xdata(r, dt->owner);
+        if (!dt->xfer_open)
+            dt->owner_valid = 0; /* its last transfer */
+        dt->slot_valid[das] = 1;
+        dt->slot_owner[das] = dt->owner;
+        dt->slot_lanes[das] = (uint8_t)ETM_DACTL_BLSEL(in->dactl);
+        dt->slot_off[das] = x ? x->nbytes : 0; /* the transfer's bytes follow the earlier transfers' */
+        for (unsigned lane = 0; x && lane < 8; lane++)
+            if (((dt->slot_lanes[das] >> lane) & 1) && x->nbytes < ETM_V1_MAX_DATA_BYTES)
+                x->nbytes++;
+    }
+}
+
+/* What a cycle executed: its traced instructions (an exception shows as the
+ * branch of the instruction before it), then its data slot traffic. */
+static void expect_cycle(run_t *r, const etm_in_t *in, const etm_out_t *out, const etm_gen_event_t *ev, unsigned n)
+{
+    if (r->prev_ovf && !out->overflow)
+        judge_resync(&r->j);
+    r->prev_ovf = out->overflow;
+    r->triggers += out->trigger;
+    track_value(r, in);
+    int te = out->trace_enable;
+    r->te_rises += te && !r->te_prev;
+    r->te_prev = te;
+    unsigned ninsn = 0;
+    for (unsigned k = 0; k < n; k++) {
+        if (ev[k].kind == ETM_GEN_EV_EXC_ENTRY && te && r->last_traced) {
+            judge_item_t *p = judge_last_insn(&r->j); /* shown as the branch to the handler */
+            if (p)
+                p->exec = 1;
+        }
+        if (ev[k].kind != ETM_GEN_EV_INSN)
+            continue;
+        if (!te) {
+            r->untraced++;
+            r->last_traced = 0;
+            continue;
+        }
+        r->last_traced = 1;
+        judge_item_t x;
+        memset(&x, 0, sizeof x);
+        x.kind = JX_INSN;
+        x.addr = ev[k].addr;
+        x.exec = ev[k].passed;
+        x.size = ev[k].size;
+        uint64_t seq = judge_push(&r->j, &x);
+        judge_at_seq(&r->j, seq)->ref = seq + 1;
+        memset(&r->xd[seq % QCAP], 0, sizeof r->xd[0]);
+        if (!(in->fold && ninsn == 1)) { /* a folded IT never owns data */
+            r->dt.cand = seq;
+            r->dt.cand_valid = 1;
+        }
+        ninsn++;
+    }
+    track_transfer(r, in, out, te);
+}
+
+/* A load or store whose transfers or values the run ended before goes out
+ * without data (docs/etmv1-encoder.md). */
+static void end_data(run_t *r)
+{
+    for (unsigned k = 1; k < 4 && r->data_value; k++) {
+        xdata_t *x = r->dt.slot_valid[k] ? xdata(r, r->dt.slot_owner[k]) : NULL;
+        if (x)
+            x->data = 0;
+    }
+    xdata_t *o = r->dt.owner_valid ? xdata(r, r->dt.owner) : NULL;
+    if (o)
+        o->data = 0;
+}
+
+static void run_cycles(run_t *r, etm_ctx_t *etm, etm_gen_t *gen, etm_v1dec_t *dec)
+{
+    etm_gen_event_t ev[ETM_GEN_MAX_EVENTS];
+    etm_in_t in;
+    etm_out_t out;
+    etm_diag_t d;
+    for (uint64_t c = 0;; c++) {
+        int more = c < r->o->g.cycles;
+        etm_err_t de = ETM_OK;
+        if (more) {
+            unsigned n = etm_gen_next(gen, &in, ev);
+            if (etm_step(etm, &in, &out) == ETM_ERR_RULE)
+                judge_fail(&r->j, "cycle %" PRIu64 ": the generator broke an interface rule", c);
+            expect_cycle(r, &in, &out, ev, n);
+        } else {
+            if (c == r->o->g.cycles) {
+                end_data(r);
+                etm_end(etm);
+            }
+            de = etm_drain(etm, &out);
+            r->prev_ovf |= out.overflow;
+        }
+        if (etm_v1dec_step(dec, &out, &d) != ETM_OK)
+            judge_fail(&r->j, "decoder, cycle %" PRIu64 ": %s", c, d.msg);
+        if (!more && de == ETM_END)
+            break;
+    }
+    if (etm_v1dec_end(dec, &d) != ETM_OK)
+        judge_fail(&r->j, "decoder at the end: %s", d.msg);
+}
+
+static int verdict(run_t *r, const etm_stats_t *st)
+{
+    const opts_t *o = r->o;
+    judge_t *j = &r->j;
+    /* The trace may end while lost to an overflow: no restart tells. */
+    judge_finish(j, r->prev_ovf, o->g.random_filter ? o->g.cycles / 40 : o->g.cycles / 4);
+    if (j->triggers_seen != r->triggers)
+        judge_fail(j, "%" PRIu64 " triggers fired, %" PRIu64 " decoded", r->triggers, j->triggers_seen);
+    if (o->want_overflow && !j->overflows)
+        judge_fail(j, "no overflow restart, though this configuration is meant to have some");
+    if (o->want_trigger && !j->triggers_seen)
+        judge_fail(j, "no trigger decoded, though this configuration is meant to have one");
+    if (o->want_data && !r->data)
+        judge_fail(j, "no data decoded, though this configuration traces data");
+    if (o->g.random_filter && r->te_rises < 10)
+        judge_fail(j, "the filter turned trace on only %" PRIu64 " times", r->te_rises);
+    printf("%s ETMCR=0x%08" PRIx32 ": %" PRIu64 " cycles, %" PRIu64 " trace bytes, %.3f bits/instruction, %" PRIu64
+           " overflows, %" PRIu64 " untraceable\n",
+           o->g.preset, o->g.cfg.etmcr, st->cycles, st->bytes,
+           st->instructions ? 8.0 * (double)st->bytes / (double)st->instructions : 0.0, st->overflows,
+           st->untraceable);
+    if (o->g.random_filter)
+        printf("filter: trace turned on %" PRIu64 " times, %" PRIu64 " instructions filtered out, %" PRIu64
+               " loads and stores without ViewData\n", r->te_rises, r->untraced, r->unviewed);
+    printf("data: %" PRIu64 " instructions with their data\n", r->data);
+    return judge_print(j, stdout, "", 1);
 }
 
 int main(int argc, char **argv)
 {
-    etm_config_t cfg;
-    etm_config_preset(&cfg, "etmv1.3");
-    etm_gen_params_t gp;
-    etm_gen_params_default(&gp);
-    uint64_t cycles = 1000000;
-    const char *preset = "etmv1.3";
-    int want_overflow = 0, want_trigger = 0, want_data = 0, random_filter = 0;
-    uint64_t filter_seed = 0;
+    static opts_t o;
+    static run_t r;
     etm_diag_t d;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--preset") && v) {
-            preset = v;
-            if (etm_config_preset(&cfg, v) != ETM_OK)
-                return usage();
-            i++;
-        } else if (!strcmp(a, "--set") && v) {
-            if (etm_config_parse_line(&cfg, v, NULL, NULL, &d) != ETM_OK) {
-                fprintf(stderr, "--set %s: %s\n", v, d.msg);
-                return 2;
-            }
-            i++;
-        } else if (!strcmp(a, "--cycles") && v) {
-            cycles = strtoull(v, NULL, 0);
-            i++;
-        } else if (!strcmp(a, "--seed") && v) {
-            gp.seed = strtoull(v, NULL, 0);
-            i++;
-        } else if (!strcmp(a, "--irq-period") && v) {
-            gp.irq_period = (unsigned)strtoul(v, NULL, 0);
-            i++;
-        } else if (!strcmp(a, "--issue-width") && v) {
-            gp.issue_width = (unsigned)strtoul(v, NULL, 0);
-            cfg.issue_width = gp.issue_width;
-            i++;
-        } else if (!strcmp(a, "--random-filter") && v) {
-            random_filter = 1;
-            filter_seed = strtoull(v, NULL, 0);
-            i++;
-        } else if (!strcmp(a, "--expect") && v) {
-            if (!strcmp(v, "overflow"))
-                want_overflow = 1;
-            else if (!strcmp(v, "trigger"))
-                want_trigger = 1;
-            else if (!strcmp(v, "data"))
-                want_data = 1;
-            else
-                return usage();
-            i++;
-        } else if (!strcmp(a, "--data-delay") && v) {
-            gp.data = 1;
-            gp.data_delay = (unsigned)strtoul(v, NULL, 0);
-            i++;
-        } else if (!strcmp(a, "--data")) {
-            gp.data = 1;
-        } else if (!strcmp(a, "--data-mix")) {
-            gp.data = gp.data_mix = 1;
-        } else if (!strcmp(a, "--triggers")) {
-            gp.triggers = 1;
-        } else {
-            return usage();
-        }
-    }
-    if (random_filter) {
-        char desc[2048];
-        if (rf_choose(&cfg, &gp, filter_seed, cycles, gp.data, desc, sizeof desc, &d) != 0) {
-            fprintf(stderr, "random filter %" PRIu64 " refused: %s\n", filter_seed, d.msg);
-            return 2;
-        }
-        printf("filter %" PRIu64 ": %s\n", filter_seed, desc);
-    }
+    if (parse_args(&o, argc, argv) != 0)
+        return usage();
+    r.o = &o;
+    if (genopts_filter(&o.g, o.g.gp.data) != 0)
+        return 2;
     etm_gen_t *gen, *img;
     etm_ctx_t *etm;
     etm_in_t in;
-    if (etm_gen_create(&gen, &gp, &d) != ETM_OK || etm_gen_create(&img, &gp, &d) != ETM_OK) {
+    if (etm_gen_create(&gen, &o.g.gp, &d) != ETM_OK || etm_gen_create(&img, &o.g.gp, &d) != ETM_OK) {
         fprintf(stderr, "generator: %s\n", d.msg);
         return 2;
     }
-    if (etm_create(&etm, &cfg, &d) != ETM_OK) {
+    if (etm_create(&etm, &o.g.cfg, &d) != ETM_OK) {
         fprintf(stderr, "model configuration: %s\n", d.msg);
         return 2;
     }
-    for (uint64_t k = 0; k < cycles; k++) /* the complete code image */
+    for (uint64_t k = 0; k < o.g.cycles; k++) /* the complete code image */
         etm_gen_next(img, &in, NULL);
     etm_v1_window_t win[2];
     for (unsigned w = 0; w < 2; w++) {
@@ -292,180 +337,26 @@ int main(int argc, char **argv)
         win[w].size = size;
     }
     etm_v1dec_t *dec;
-    if (etm_v1dec_create(&dec, &cfg, 0, ETM_V1DEC_STRICT, &d) != ETM_OK) {
+    if (etm_v1dec_create(&dec, &o.g.cfg, 0, ETM_V1DEC_STRICT, &d) != ETM_OK) {
         fprintf(stderr, "decoder: %s\n", d.msg);
         return 2;
     }
-    judge_t j;
-    memset(&j, 0, sizeof j);
-    j.q = (xitem_t *)calloc(QCAP, sizeof *j.q);
-    if (!j.q)
+    if (judge_init(&r.j, "decoder", QCAP) != 0 || !(r.xd = (xdata_t *)calloc(QCAP, sizeof *r.xd)))
         return 2;
-    j.data_addr = (cfg.etmcr & ETM_FIELD_PUT(ETM_CR_DATA_ACCESS, ETM_DATA_ACCESS_ADDR)) != 0;
-    j.data_value = (cfg.etmcr & ETM_FIELD_PUT(ETM_CR_DATA_ACCESS, ETM_DATA_ACCESS_VALUE)) != 0;
-    etm_v1dec_on_element(dec, on_elem, &j);
+    r.data_addr = (ETM_FIELD_GET(ETM_CR_DATA_ACCESS, o.g.cfg.etmcr) & ETM_DATA_ACCESS_ADDR) != 0;
+    r.data_value = (ETM_FIELD_GET(ETM_CR_DATA_ACCESS, o.g.cfg.etmcr) & ETM_DATA_ACCESS_VALUE) != 0;
+    r.j.hooks.user = &r;
+    r.j.hooks.v1_wants_data = wants_data;
+    r.j.hooks.v1_data = check_data;
+    etm_v1dec_on_element(dec, judge_v1_element, &r.j);
     etm_v1dec_set_windows(dec, win, 2);
-
-    dtrack_t dt;
-    memset(&dt, 0, sizeof dt);
-    uint64_t triggers = 0, te_rises = 0, untraced = 0, unviewed = 0;
-    int prev_ovf = 0, te_prev = 0, last_traced = 0;
-    etm_gen_event_t ev[ETM_GEN_MAX_EVENTS];
-    etm_out_t out;
-    for (uint64_t c = 0;; c++) {
-        int more = c < cycles;
-        etm_err_t de = ETM_OK;
-        if (more) {
-            unsigned n = etm_gen_next(gen, &in, ev);
-            if (etm_step(etm, &in, &out) == ETM_ERR_RULE)
-                fail(&j, "cycle %" PRIu64 ": the generator broke an interface rule", c);
-            if (prev_ovf && !out.overflow) {
-                xitem_t r;
-                memset(&r, 0, sizeof r);
-                r.kind = X_RESYNC;
-                push(&j, &r);
-            }
-            prev_ovf = out.overflow;
-            triggers += out.trigger;
-            /* Data values of earlier addresses. */
-            unsigned dds = ETM_DDCTL_SLOT(in.ddctl);
-            if (dds && dt.slot_valid[dds]) {
-                xitem_t *x = by_seq(&j, dt.slot_owner[dds]);
-                unsigned off = dt.slot_off[dds];
-                if (x)
-                    for (unsigned lane = 0; lane < 8; lane++)
-                        if (((dt.slot_lanes[dds] >> lane) & 1) && off < ETM_V1_MAX_DATA_BYTES)
-                            x->bytes[off++] = (uint8_t)(in.dd >> (8 * lane));
-                dt.slot_valid[dds] = 0;
-            }
-            int te = out.trace_enable;
-            te_rises += te && !te_prev;
-            te_prev = te;
-            unsigned ninsn = 0;
-            for (unsigned k = 0; k < n; k++) {
-                if (ev[k].kind == ETM_GEN_EV_EXC_ENTRY && te && last_traced) {
-                    xitem_t *p = last_insn(&j); /* shown as the branch to the handler */
-                    if (p)
-                        p->exec = 1;
-                }
-                if (ev[k].kind != ETM_GEN_EV_INSN)
-                    continue;
-                if (!te) {
-                    untraced++;
-                    last_traced = 0;
-                    continue;
-                }
-                last_traced = 1;
-                xitem_t x;
-                memset(&x, 0, sizeof x);
-                x.kind = X_INSN;
-                x.addr = ev[k].addr;
-                x.exec = ev[k].passed;
-                x.size = ev[k].size;
-                uint64_t seq = push(&j, &x);
-                if (!(in.fold && ninsn == 1)) { /* a folded IT never owns data */
-                    dt.cand = seq;
-                    dt.cand_valid = 1;
-                }
-                ninsn++;
-            }
-            /* The cycle's transfer: the first of an instruction (DANSeq after a
-             * DALast) belongs to the newest traced instruction if trace is on
-             * and ViewData too; later ones, a second DANSeq included, to the
-             * same instruction. */
-            unsigned das = ETM_DACTL_SLOT(in.dactl);
-            int first = das && ETM_DACTL_NSEQ(in.dactl) && !dt.xfer_open;
-            if (das)
-                dt.xfer_open = !(ETM_DACTL_LAST(in.dactl) && !ETM_DACTL_UNALIGNED(in.dactl));
-            if (first) {
-                dt.owner_valid = te && out.view_data && dt.cand_valid;
-                dt.owner = dt.cand;
-                unviewed += te && !out.view_data && dt.cand_valid;
-                xitem_t *x = dt.owner_valid ? by_seq(&j, dt.owner) : NULL;
-                if (x) {
-                    x->data = 1;
-                    x->daddr = in.da;
-                }
-            }
-            if (das && dt.owner_valid) {
-                xitem_t *x = by_seq(&j, dt.owner);
-                if (!dt.xfer_open)
-                    dt.owner_valid = 0; /* its last transfer */
-                dt.slot_valid[das] = 1;
-                dt.slot_owner[das] = dt.owner;
-                dt.slot_lanes[das] = (uint8_t)ETM_DACTL_BLSEL(in.dactl);
-                dt.slot_off[das] = x ? x->nbytes : 0; /* the transfer's bytes follow the earlier transfers' */
-                for (unsigned lane = 0; x && lane < 8; lane++)
-                    if (((dt.slot_lanes[das] >> lane) & 1) && x->nbytes < ETM_V1_MAX_DATA_BYTES)
-                        x->nbytes++;
-            }
-        } else {
-            if (c == cycles) {
-                /* A load or store whose transfers or values the run ended
-                 * before goes out without data (docs/etmv1-encoder.md). */
-                for (unsigned k = 1; k < 4 && j.data_value; k++) {
-                    xitem_t *x = dt.slot_valid[k] ? by_seq(&j, dt.slot_owner[k]) : NULL;
-                    if (x)
-                        x->data = 0;
-                }
-                xitem_t *o = dt.owner_valid ? by_seq(&j, dt.owner) : NULL;
-                if (o)
-                    o->data = 0;
-                etm_end(etm);
-            }
-            de = etm_drain(etm, &out);
-            prev_ovf |= out.overflow;
-        }
-        if (etm_v1dec_step(dec, &out, &d) != ETM_OK)
-            fail(&j, "decoder, cycle %" PRIu64 ": %s", c, d.msg);
-        if (!more && de == ETM_END)
-            break;
-    }
-    if (etm_v1dec_end(dec, &d) != ETM_OK)
-        fail(&j, "decoder at the end: %s", d.msg);
-    size_t left = 0;
-    for (size_t i = 0; i < j.len; i++)
-        left += at(&j, i)->kind == X_INSN;
-    if (prev_ovf) { /* the trace ended while lost to an overflow: no restart tells */
-        j.lost += left;
-        left = 0;
-    }
-    if (left)
-        fail(&j, "%zu expected instructions never decoded (first at 0x%08" PRIx32 ")", left, front(&j)->addr);
-    if (j.triggers != triggers)
-        fail(&j, "%" PRIu64 " triggers fired, %" PRIu64 " decoded", triggers, j.triggers);
-    if (j.compared < (random_filter ? cycles / 40 : cycles / 4))
-        fail(&j, "only %" PRIu64 " instructions compared", j.compared);
-    if (want_overflow && !j.restarts)
-        fail(&j, "no overflow restart, though this configuration is meant to have some");
-    if (want_trigger && !j.triggers)
-        fail(&j, "no trigger decoded, though this configuration is meant to have one");
-    if (want_data && !j.data)
-        fail(&j, "no data decoded, though this configuration traces data");
-    if (random_filter && te_rises < 10)
-        fail(&j, "the filter turned trace on only %" PRIu64 " times", te_rises);
-
-    const etm_stats_t *st = etm_get_stats(etm);
-    printf("%s ETMCR=0x%08" PRIx32 ": %" PRIu64 " cycles, %" PRIu64 " trace bytes, %.3f bits/instruction, %" PRIu64
-           " overflows, %" PRIu64 " untraceable\n",
-           preset, cfg.etmcr, st->cycles, st->bytes,
-           st->instructions ? 8.0 * (double)st->bytes / (double)st->instructions : 0.0, st->overflows,
-           st->untraceable);
-    if (random_filter)
-        printf("filter: trace turned on %" PRIu64 " times, %" PRIu64 " instructions filtered out, %" PRIu64
-               " loads and stores without ViewData\n", te_rises, untraced, unviewed);
-    printf("decoder: %" PRIu64 " instructions, %" PRIu64 " with data, %" PRIu64 " triggers, %" PRIu64
-           " overflow restarts (%" PRIu64 " items lost): ",
-           j.compared, j.data, j.triggers, j.restarts, j.lost);
-    int failed = j.errors != 0;
-    if (failed)
-        printf("%" PRIu64 " differences; first: %s\n", j.errors, j.first_error);
-    else
-        printf("zero differences\n");
+    run_cycles(&r, etm, gen, dec);
+    int failed = verdict(&r, etm_get_stats(etm));
     etm_v1dec_destroy(dec);
     etm_destroy(etm);
     etm_gen_free(gen);
     etm_gen_free(img);
-    free(j.q);
+    judge_free(&r.j);
+    free(r.xd);
     return failed;
 }

@@ -1,0 +1,90 @@
+/* genopts.c - the generator-driven testbenches' common options (genopts.h). */
+#include "genopts.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "randfilter.h"
+
+void genopts_init(genopts_t *g, const char *preset)
+{
+    memset(g, 0, sizeof *g);
+    etm_config_preset(&g->cfg, preset);
+    etm_gen_params_default(&g->gp);
+    g->cycles = 1000000;
+    g->preset = preset;
+}
+
+static int parse_valued(genopts_t *g, const char *a, const char *v)
+{
+    etm_diag_t d;
+    if (!strcmp(a, "--preset")) {
+        g->preset = v;
+        if (etm_config_preset(&g->cfg, v) != ETM_OK) {
+            fprintf(stderr, "--preset %s: unknown\n", v);
+            return -1;
+        }
+    } else if (!strcmp(a, "--set")) {
+        if (etm_config_parse_line(&g->cfg, v, NULL, NULL, &d) != ETM_OK) {
+            fprintf(stderr, "--set %s: %s\n", v, d.msg);
+            return -1;
+        }
+    } else if (!strcmp(a, "--cycles")) {
+        g->cycles = strtoull(v, NULL, 0);
+    } else if (!strcmp(a, "--seed")) {
+        g->gp.seed = strtoull(v, NULL, 0);
+    } else if (!strcmp(a, "--issue-width")) {
+        g->gp.issue_width = (unsigned)strtoul(v, NULL, 0);
+        g->cfg.issue_width = g->gp.issue_width;
+    } else if (!strcmp(a, "--irq-period")) {
+        g->gp.irq_period = (unsigned)strtoul(v, NULL, 0);
+    } else if (!strcmp(a, "--sleep")) {
+        g->gp.sleep_pct = (unsigned)strtoul(v, NULL, 0);
+    } else if (!strcmp(a, "--max-intnum")) {
+        g->gp.max_intnum = (unsigned)strtoul(v, NULL, 0);
+    } else if (!strcmp(a, "--data-delay")) {
+        g->gp.data = 1;
+        g->gp.data_delay = (unsigned)strtoul(v, NULL, 0);
+    } else if (!strcmp(a, "--random-filter")) {
+        g->random_filter = 1;
+        g->filter_seed = strtoull(v, NULL, 0);
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+int genopts_parse(genopts_t *g, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i];
+    if (!strcmp(a, "--triggers"))
+        g->gp.triggers = 1;
+    else if (!strcmp(a, "--data"))
+        g->gp.data = 1;
+    else if (!strcmp(a, "--data-mix"))
+        g->gp.data = g->gp.data_mix = 1;
+    else if (*i + 1 < argc) {
+        int r = parse_valued(g, a, argv[*i + 1]);
+        if (r == 1)
+            (*i)++;
+        return r;
+    } else
+        return 0;
+    return 1;
+}
+
+int genopts_filter(genopts_t *g, int data)
+{
+    if (!g->random_filter)
+        return 0;
+    char desc[2048];
+    etm_diag_t d;
+    if (rf_choose(&g->cfg, &g->gp, g->filter_seed, g->cycles, data, desc, sizeof desc, &d) != 0) {
+        fprintf(stderr, "random filter %" PRIu64 " refused: %s\n", g->filter_seed, d.msg);
+        return -1;
+    }
+    printf("filter %" PRIu64 ": %s\n", g->filter_seed, desc);
+    return 0;
+}

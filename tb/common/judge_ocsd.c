@@ -1,0 +1,139 @@
+/* judge_ocsd.c - OpenCSD's full ETMv3 decoder reporting to a judge (judge_ocsd.h). */
+#include "judge_ocsd.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <opencsd/etmv3/trc_pkt_types_etmv3.h>
+
+static ocsd_datapath_resp_t on_element(const void *ctx, const ocsd_trc_index_t idx, const uint8_t id,
+                                       const ocsd_generic_trace_elem *e)
+{
+    judge_t *j = (judge_t *)(uintptr_t)ctx;
+    (void)id;
+    switch (e->elem_type) {
+    case OCSD_GEN_TRC_ELEM_INSTR_RANGE: {
+        uint32_t a = (uint32_t)e->st_addr;
+        if (e->has_cc)
+            j->cc_sum += e->cycle_count;
+        for (uint32_t i = 0; i < e->num_instr_range; i++) {
+            judge_got_insn(j, a, i + 1 == e->num_instr_range ? (int)e->last_instr_exec : 1, 0, j->cc_sum, 1);
+            a += j->hooks.insn_size ? j->hooks.insn_size(j->hooks.user, a) : 2u;
+        }
+        break;
+    }
+    case OCSD_GEN_TRC_ELEM_CYCLE_COUNT:
+        j->cc_sum += e->cycle_count;
+        break;
+    case OCSD_GEN_TRC_ELEM_PE_CONTEXT:
+        if (e->has_cc)
+            j->cc_sum += e->cycle_count;
+        break;
+    case OCSD_GEN_TRC_ELEM_EXCEPTION:
+        judge_got(j, JX_EXC, e->exception_number);
+        break;
+    case OCSD_GEN_TRC_ELEM_EXCEPTION_RET:
+        judge_got(j, JX_ERET, 0);
+        break;
+    case OCSD_GEN_TRC_ELEM_EVENT:
+        if (e->trace_event.ev_type == EVENT_TRIGGER) {
+            if (j->triggers)
+                judge_got(j, JX_TRIG, 0);
+            else
+                j->triggers_seen++;
+        }
+        break;
+    case OCSD_GEN_TRC_ELEM_TRACE_ON:
+        if (e->trace_on_reason == TRACE_ON_OVERFLOW)
+            judge_got_overflow(j);
+        break;
+    case OCSD_GEN_TRC_ELEM_NO_SYNC:
+    case OCSD_GEN_TRC_ELEM_EO_TRACE:
+    case OCSD_GEN_TRC_ELEM_TIMESTAMP:
+        break;
+    default:
+        judge_fail(j, "OpenCSD element %d at byte %" PRIu64 " (address 0x%" PRIx64 "): the trace lost its way",
+                   (int)e->elem_type, (uint64_t)idx, (uint64_t)e->st_addr);
+        break;
+    }
+    return OCSD_RESP_CONT;
+}
+
+/* OpenCSD drops the cycle count of a P-header whose atom a Cancel withdraws: add it back. */
+static void on_packet(const void *ctx, const ocsd_datapath_op_t op, const ocsd_trc_index_t idx, const void *pkt,
+                      const uint32_t size, const uint8_t *data)
+{
+    judge_t *j = (judge_t *)(uintptr_t)ctx;
+    const ocsd_etmv3_pkt *p = (const ocsd_etmv3_pkt *)pkt;
+    (void)idx;
+    (void)size;
+    (void)data;
+    if (op != OCSD_OP_DATA || !p)
+        return;
+    if (p->type == ETM3_PKT_BRANCH_ADDRESS && p->exception.bits.present && p->exception.bits.cancel)
+        j->cc_sum += j->last_phdr_cc;
+    j->last_phdr_cc = p->type == ETM3_PKT_P_HDR ? p->cycle_count : 0;
+}
+
+int judge_ocsd_open(judge_ocsd_t *o, const etm_config_t *cfg, judge_t *j)
+{
+    memset(o, 0, sizeof *o);
+    o->j = j;
+    ocsd_def_errlog_init(OCSD_ERR_SEV_ERROR, 0);
+    o->tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
+    ocsd_etmv3_cfg oc;
+    memset(&oc, 0, sizeof oc);
+    oc.reg_idr = cfg->etmidr;
+    oc.reg_ctrl = cfg->etmcr & ~ETM_FIELD_MASK(ETM_CR_DATA_ACCESS); /* it gets no data packets */
+    oc.reg_ccer = cfg->etmccer;
+    oc.reg_trc_id = cfg->etmtraceidr;
+    oc.arch_ver = ARCH_V7;
+    oc.core_prof = profile_CortexM;
+    unsigned char csid;
+    if (!o->tree ||
+        ocsd_dt_create_decoder(o->tree, OCSD_BUILTIN_DCD_ETMV3, OCSD_CREATE_FLG_FULL_DECODER, &oc, &csid) != OCSD_OK) {
+        fprintf(stderr, "cannot create the OpenCSD decoder\n");
+        return -1;
+    }
+    ocsd_dt_set_gen_elem_outfn(o->tree, on_element, j);
+    if (ETM_FIELD_GET(ETM_CR_CYCLE_ACCURATE, cfg->etmcr)) {
+        union { FnDefPktDataMon fn; void *p; } cb; /* the C API takes the callback as void * */
+        cb.fn = on_packet;
+        ocsd_dt_attach_packet_callback(o->tree, csid, OCSD_C_API_CB_PKT_MON, cb.p, j);
+    }
+    return 0;
+}
+
+void judge_ocsd_add_memory(judge_ocsd_t *o, uint32_t base, const uint8_t *bytes, uint32_t size)
+{
+    ocsd_dt_add_buffer_mem_acc(o->tree, base, OCSD_MEM_SPACE_ANY, bytes, size);
+}
+
+void judge_ocsd_feed(judge_ocsd_t *o, const uint8_t *bytes, size_t n)
+{
+    if (o->fatal || !n)
+        return;
+    uint32_t used = 0;
+    ocsd_datapath_resp_t r = ocsd_dt_process_data(o->tree, OCSD_OP_DATA, o->fed, (uint32_t)n, bytes, &used);
+    if (OCSD_DATA_RESP_IS_FATAL(r) || used != n) {
+        judge_fail(o->j, "OpenCSD: fatal response %d at byte %" PRIu64, (int)r, o->fed + used);
+        o->fatal = 1;
+    }
+    o->fed += n;
+}
+
+void judge_ocsd_close(judge_ocsd_t *o)
+{
+    if (!o->tree)
+        return;
+    ocsd_dt_process_data(o->tree, OCSD_OP_EOT, 0, 0, NULL, NULL);
+    ocsd_trc_index_t eidx = 0;
+    uint8_t echan = 0;
+    char emsg[256] = "";
+    ocsd_err_t last = ocsd_get_last_err(&eidx, &echan, emsg, (int)sizeof emsg);
+    if (last != OCSD_OK)
+        judge_fail(o->j, "OpenCSD reported error %d at byte %" PRIu64 ": %s", (int)last, (uint64_t)eidx, emsg);
+    ocsd_destroy_dcd_tree(o->tree);
+    o->tree = 0;
+}
