@@ -225,24 +225,14 @@ static int event(uint32_t ev, const resources_t *r, int view)
 
 /* ---- The cycle ------------------------------------------------------------------------------- */
 
-void etm_filter(filter_state_t *s, const filter_setup_t *f, const etm_in_t *in, const fe_cycle_t *fe,
-                filter_out_t *out)
+/* The cycle's items in trace order; a DWT match goes with the first
+ * instruction (PC match) or with the data transfer (data match), or stands
+ * alone. Returns how many (at most 4). */
+static unsigned make_items(const etm_in_t *in, const fe_cycle_t *fe, item_t *items)
 {
-    memset(out, 0, sizeof *out);
-    item_t items[4];
     unsigned n = 0;
     uint8_t imatch = (uint8_t)(in->trigger & in->triginotd & 0xf);  /* instruction matches */
     uint8_t dmatch = (uint8_t)(in->trigger & ~in->triginotd & 0xf); /* data matches */
-    int has_data = ETM_DACTL_SLOT(in->dactl) != 0;
-
-    /* ETMCANCEL: the last instruction did not complete; an exact match waiting
-     * for it is dropped. */
-    if (in->cancel) {
-        s->s_pend_q = 0;
-        s->r_pend_q = 0;
-    }
-    /* Items in trace order; a DWT match goes with the first instruction (PC
-     * match) or with the data transfer (data match), or stands alone. */
     if (imatch && !fe->natoms) {
         memset(&items[n], 0, sizeof items[n]);
         items[n].kind = IT_NONE;
@@ -255,7 +245,7 @@ void etm_filter(filter_state_t *s, const filter_setup_t *f, const etm_in_t *in, 
         items[n].addr = fe->atom[i].addr;
         items[n++].eice = i == 0 ? imatch : 0;
     }
-    if (has_data) {
+    if (ETM_DACTL_SLOT(in->dactl) != 0) {
         memset(&items[n], 0, sizeof items[n]);
         items[n].kind = IT_DATA;
         items[n].addr = in->da;
@@ -269,76 +259,128 @@ void etm_filter(filter_state_t *s, const filter_setup_t *f, const etm_in_t *in, 
         items[n].kind = IT_NONE;
         items[n++].eice = dmatch;
     }
+    return n;
+}
 
-    /* Item by item: comparators, start/stop, include/exclude. */
-    uint16_t cyc_single = 0;
-    uint8_t cyc_range = 0;
-    int ss = s->ss_q, ss_cycle = 0, ie_any = 0, any_insn = 0, any_data = 0;
-    uint16_t data_single = 0;
-    uint8_t data_range = 0;
+/* What the items of a cycle matched. */
+typedef struct walk {
+    uint16_t cyc_single, data_single; /* single comparators matched: by any item, by the data item */
+    uint8_t cyc_range, data_range;    /* range comparators, the same */
+    int ss;                           /* the start/stop block after the cycle */
+    int ss_cycle;                     /* ... active for the cycle */
+    int ie_any, any_insn, any_data;
+} walk_t;
+
+/* Item by item: comparators, start/stop, include/exclude. */
+static void walk_items(filter_state_t *s, const filter_setup_t *f, const item_t *items, unsigned n, walk_t *w,
+                       filter_out_t *out)
+{
+    memset(w, 0, sizeof *w);
+    w->ss = s->ss_q;
     for (unsigned i = 0; i < n; i++) {
         const item_t *it = &items[i];
         uint16_t sm = 0;
         uint8_t rm = 0;
         compare_item(s, f, it, &sm, &rm);
-        cyc_single |= sm;
-        cyc_range |= rm;
+        w->cyc_single |= sm;
+        w->cyc_range |= rm;
         int start = (sm & f->ss_start) || (it->eice & f->eice_start);
         int stop = (sm & f->ss_stop) || (it->eice & f->eice_stop);
         /* The block is active for the cycle if it is active for any of its
          * items: a start item is, a stop item is not; an item that is both
          * starts (docs/filter.md). */
-        int active = start || (ss && !stop);
-        if (start && !ss)
+        int active = start || (w->ss && !stop);
+        if (start && !w->ss)
             out->ss_change |= 1;
-        if (!start && stop && ss)
+        if (!start && stop && w->ss)
             out->ss_change |= 2;
-        ss = start ? 1 : stop ? 0 : ss;
-        ss_cycle |= active;
+        w->ss = start ? 1 : stop ? 0 : w->ss;
+        w->ss_cycle |= active;
         if (it->kind == IT_INSN) {
             int m = (sm & f->te_single) || (rm & f->te_range);
             int ie = f->ie_always || (f->exclude ? !m : m);
             if (m && !f->ie_always)
                 out->ie_hit |= (uint8_t)(f->exclude ? 2 : 1);
             s->ie_q = (uint8_t)ie;
-            ie_any |= ie;
-            any_insn = 1;
+            w->ie_any |= ie;
+            w->any_insn = 1;
         } else if (it->kind == IT_DATA) {
-            data_single = sm;
-            data_range = rm;
-            any_data = 1;
+            w->data_single = sm;
+            w->data_range = rm;
+            w->any_data = 1;
         }
     }
     if (!n)
-        ss_cycle = ss;
-    /* Without an instruction the last one's include/exclude result holds. Two
-     * instructions of a cycle are traced together if either must be. */
-    int te_addr = (any_insn ? ie_any : s->ie_q) && (!f->use_ss || ss_cycle);
+        w->ss_cycle = w->ss;
+}
 
-    /* Resources: pulse (this cycle) and latch (last comparison of its kind). */
-    resources_t r;
-    r.single[VIEW_PULSE] = cyc_single;
-    r.range[VIEW_PULSE] = cyc_range;
-    uint16_t s_cmp = (uint16_t)((any_insn ? f->s_instr : 0) | (any_data ? f->s_data : 0));
-    uint8_t r_cmp = (uint8_t)((any_insn ? f->r_instr : 0) | (any_data ? f->r_data : 0));
-    s->s_latch_q = (uint16_t)((s->s_latch_q & ~s_cmp) | (cyc_single & s_cmp));
-    s->r_latch_q = (uint8_t)((s->r_latch_q & ~r_cmp) | (cyc_range & r_cmp));
-    r.single[VIEW_LATCH] = s->s_latch_q;
-    r.range[VIEW_LATCH] = s->r_latch_q;
+/* Resources: pulse (this cycle) and latch (last comparison of its kind). */
+static void gather_resources(filter_state_t *s, const filter_setup_t *f, const etm_in_t *in, const walk_t *w,
+                             resources_t *r)
+{
+    r->single[VIEW_PULSE] = w->cyc_single;
+    r->range[VIEW_PULSE] = w->cyc_range;
+    uint16_t s_cmp = (uint16_t)((w->any_insn ? f->s_instr : 0) | (w->any_data ? f->s_data : 0));
+    uint8_t r_cmp = (uint8_t)((w->any_insn ? f->r_instr : 0) | (w->any_data ? f->r_data : 0));
+    s->s_latch_q = (uint16_t)((s->s_latch_q & ~s_cmp) | (w->cyc_single & s_cmp));
+    s->r_latch_q = (uint8_t)((s->r_latch_q & ~r_cmp) | (w->cyc_range & r_cmp));
+    r->single[VIEW_LATCH] = s->s_latch_q;
+    r->range[VIEW_LATCH] = s->r_latch_q;
     /* A DWT comparator compares every instruction (PC comparator) or every data
      * access (data comparator, ETMDVALID); which kind it is, ETMTRIGINOTD says
      * with each match. A match is a comparison too. */
     s->eice_pc_q = (uint8_t)((s->eice_pc_q & ~in->trigger) | (in->trigger & in->triginotd));
     uint8_t e_cmp = (uint8_t)(in->trigger | (in->ivalid ? s->eice_pc_q : 0) |
-                              ((in->dvalid || has_data) ? ~s->eice_pc_q : 0));
+                              ((in->dvalid || ETM_DACTL_SLOT(in->dactl) != 0) ? ~s->eice_pc_q : 0));
     e_cmp &= 0xf;
-    r.eice[VIEW_PULSE] = (uint8_t)(in->trigger & 0xf);
+    r->eice[VIEW_PULSE] = (uint8_t)(in->trigger & 0xf);
     s->eice_latch_q = (uint8_t)((s->eice_latch_q & ~e_cmp) | (in->trigger & e_cmp));
-    r.eice[VIEW_LATCH] = s->eice_latch_q;
-    r.zero = 0;
+    r->eice[VIEW_LATCH] = s->eice_latch_q;
+    r->zero = 0;
     for (unsigned i = 0; i < f->ncnt; i++)
-        r.zero |= (uint8_t)((s->cnt_q[i] == 0) << i);
-    r.ss = (uint8_t)ss_cycle;
+        r->zero |= (uint8_t)((s->cnt_q[i] == 0) << i);
+    r->ss = (uint8_t)w->ss_cycle;
+}
+
+/* Counters: reload wins over decrement; at zero a counter stays there. */
+static void count(filter_state_t *s, const filter_setup_t *f, const resources_t *r, filter_out_t *out)
+{
+    for (unsigned i = 0; i < f->ncnt; i++) {
+        if (f->reduced1 && i == 0) {
+            if (s->cnt_q[0] == 0) {
+                s->cnt_q[0] = f->cntrldvr[0];
+                out->cnt_reload |= 1;
+            } else {
+                s->cnt_q[0]--;
+            }
+        } else if (event(f->cntrldevr[i], r, VIEW_PULSE)) {
+            s->cnt_q[i] = f->cntrldvr[i];
+            out->cnt_reload |= (uint8_t)(1u << i);
+        } else if (s->cnt_q[i] && event(f->cntenr[i], r, VIEW_PULSE)) {
+            s->cnt_q[i]--;
+        }
+    }
+}
+
+void etm_filter(filter_state_t *s, const filter_setup_t *f, const etm_in_t *in, const fe_cycle_t *fe,
+                filter_out_t *out)
+{
+    memset(out, 0, sizeof *out);
+    /* ETMCANCEL: the last instruction did not complete; an exact match waiting
+     * for it is dropped. */
+    if (in->cancel) {
+        s->s_pend_q = 0;
+        s->r_pend_q = 0;
+    }
+    item_t items[4];
+    unsigned n = make_items(in, fe, items);
+    walk_t w;
+    walk_items(s, f, items, n, &w, out);
+    /* Without an instruction the last one's include/exclude result holds. Two
+     * instructions of a cycle are traced together if either must be. */
+    int te_addr = (w.any_insn ? w.ie_any : s->ie_q) && (!f->use_ss || w.ss_cycle);
+    resources_t r;
+    gather_resources(s, f, in, &w, &r);
 
     /* TraceEnable changes only with an instruction: a cycle without one keeps
      * the last instruction's (docs/filter.md). Cortex-M3: when trace turns off
@@ -354,32 +396,15 @@ void etm_filter(filter_state_t *s, const filter_setup_t *f, const etm_in_t *in, 
     }
     out->trace_enable = (uint8_t)te;
 
-    if (has_data) {
-        int in_sel = (data_single & f->vd_in_s) || (data_range & f->vd_in_r);
-        int ex_sel = (data_single & f->vd_ex_s) || (data_range & f->vd_ex_r);
+    if (ETM_DACTL_SLOT(in->dactl) != 0) {
+        int in_sel = (w.data_single & f->vd_in_s) || (w.data_range & f->vd_in_r);
+        int ex_sel = (w.data_single & f->vd_ex_s) || (w.data_range & f->vd_ex_r);
         out->view_data = (uint8_t)(event(f->vdevr, &r, VIEW_LATCH) && !ex_sel && (f->vd_exonly || in_sel));
     }
-
     if (!s->triggered_q && event(f->trigger, &r, VIEW_PULSE)) {
         out->trigger = 1;
         s->triggered_q = 1;
     }
-
-    /* Counters: reload wins over decrement; at zero a counter stays there. */
-    for (unsigned i = 0; i < f->ncnt; i++) {
-        if (f->reduced1 && i == 0) {
-            if (s->cnt_q[0] == 0) {
-                s->cnt_q[0] = f->cntrldvr[0];
-                out->cnt_reload |= 1;
-            } else {
-                s->cnt_q[0]--;
-            }
-        } else if (event(f->cntrldevr[i], &r, VIEW_PULSE)) {
-            s->cnt_q[i] = f->cntrldvr[i];
-            out->cnt_reload |= (uint8_t)(1u << i);
-        } else if (s->cnt_q[i] && event(f->cntenr[i], &r, VIEW_PULSE)) {
-            s->cnt_q[i]--;
-        }
-    }
-    s->ss_q = (uint8_t)ss;
+    count(s, f, &r, out);
+    s->ss_q = (uint8_t)w.ss;
 }
