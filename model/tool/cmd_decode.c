@@ -362,112 +362,140 @@ static void print_stats(const etm_v3dec_t *dec, int cycle_acc)
     printf("\n");
 }
 
-int cmd_decode(int argc, char **argv)
-{
-    static etm_image_t image; /* the tool runs one decode */
-    const char *path = NULL, *config_path = NULL, *snapshot = NULL;
-    const char *sets[MAX_SETS];
-    int nsets = 0, coresight = 0, tpiu = 0, have_id = 0, v7m = -1, stats = 0, keep_going = 0;
-    int v1_strict = 0, k;
-    source_opts_t so; /* VCD options, for an ETMv1 port recording */
-    source_opts_init(&so);
-    unsigned id = 0;
-    out_t o;
-    memset(&o, 0, sizeof o);
-    o.elements = 1;
-    memset(&image, 0, sizeof image);
-    int rc = 2;
+/* ---- The command ---------------------------------------------------------------- */
 
+typedef struct decode_opts {
+    const char *path, *config_path, *snapshot;
+    const char *sets[MAX_SETS];
+    int nsets, coresight, tpiu, have_id, v7m, stats, keep_going, v1_strict;
+    unsigned id;
+    source_opts_t so;    /* VCD options, for an ETMv1 port recording */
+    out_t o;
+    etm_image_t *image;
+} decode_opts_t;
+
+/* An option with a value: 1 taken, 0 not one of these, -1 bad. */
+static int decode_valued(decode_opts_t *d, const char *a, const char *v)
+{
+    if (!strcmp(a, "--id")) {
+        char *end;
+        unsigned long n = strtoul(v, &end, 0);
+        if (*end || n == 0 || n >= 0x70) {
+            fprintf(stderr, "etm decode: --id wants a trace ID 0x01-0x6f, not '%s'\n", v);
+            return -1;
+        }
+        d->id = (unsigned)n;
+        d->have_id = 1;
+    } else if (!strcmp(a, "--snapshot")) {
+        d->snapshot = v;
+    } else if (!strcmp(a, "--config")) {
+        d->config_path = v;
+    } else if (!strcmp(a, "--set")) {
+        if (d->nsets == MAX_SETS) {
+            fprintf(stderr, "etm decode: at most %d --set options\n", MAX_SETS);
+            return -1;
+        }
+        d->sets[d->nsets++] = v;
+    } else if (!strcmp(a, "--image")) {
+        return parse_image_opt(d->image, v) != 0 ? -1 : 1;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+/* A flag: 1 taken, 0 not one of these. */
+static int decode_flag(decode_opts_t *d, const char *a)
+{
+    if (!strcmp(a, "--coresight"))
+        d->coresight = 1;
+    else if (!strcmp(a, "--tpiu"))
+        d->coresight = d->tpiu = 1;
+    else if (!strcmp(a, "--v7m"))
+        d->v7m = 1;
+    else if (!strcmp(a, "--no-v7m"))
+        d->v7m = 0;
+    else if (!strcmp(a, "--packets"))
+        d->o.packets = 1;
+    else if (!strcmp(a, "--no-elements"))
+        d->o.elements = 0;
+    else if (!strcmp(a, "--stats"))
+        d->stats = 1;
+    else if (!strcmp(a, "--keep-going"))
+        d->keep_going = 1;
+    else if (!strcmp(a, "--strict"))
+        d->v1_strict = 1;
+    else
+        return 0;
+    return 1;
+}
+
+/* Returns -1 to go on, else the exit status. */
+static int decode_args(decode_opts_t *d, int argc, char **argv)
+{
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        int has_value = i + 1 < argc;
+        int k;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             help(stdout);
             return 0;
-        } else if (!strcmp(a, "--coresight")) {
-            coresight = 1;
-        } else if (!strcmp(a, "--tpiu")) {
-            coresight = tpiu = 1;
-        } else if (!strcmp(a, "--id") && has_value) {
-            char *end;
-            unsigned long v = strtoul(argv[++i], &end, 0);
-            if (*end || v == 0 || v >= 0x70) {
-                fprintf(stderr, "etm decode: --id wants a trace ID 0x01-0x6f, not '%s'\n", argv[i]);
-                goto out;
-            }
-            id = (unsigned)v;
-            have_id = 1;
-        } else if (!strcmp(a, "--snapshot") && has_value) {
-            snapshot = argv[++i];
-        } else if (!strcmp(a, "--config") && has_value) {
-            config_path = argv[++i];
-        } else if (!strcmp(a, "--set") && has_value) {
-            if (nsets == MAX_SETS) {
-                fprintf(stderr, "etm decode: at most %d --set options\n", MAX_SETS);
-                goto out;
-            }
-            sets[nsets++] = argv[++i];
-        } else if (!strcmp(a, "--v7m")) {
-            v7m = 1;
-        } else if (!strcmp(a, "--no-v7m")) {
-            v7m = 0;
-        } else if (!strcmp(a, "--image") && has_value) {
-            if (parse_image_opt(&image, argv[++i]) != 0)
-                goto out;
-        } else if (!strcmp(a, "--packets")) {
-            o.packets = 1;
-        } else if (!strcmp(a, "--no-elements")) {
-            o.elements = 0;
-        } else if (!strcmp(a, "--stats")) {
-            stats = 1;
-        } else if (!strcmp(a, "--keep-going")) {
-            keep_going = 1;
-        } else if (!strcmp(a, "--strict")) {
-            v1_strict = 1;
-        } else if ((k = source_opts_parse(&so, argc, argv, &i)) != 0) {
+        }
+        if (decode_flag(d, a))
+            continue;
+        if (i + 1 < argc && (k = decode_valued(d, a, argv[i + 1])) != 0) {
             if (k < 0)
-                goto out;
+                return 2;
+            i++;
+        } else if ((k = source_opts_parse(&d->so, argc, argv, &i)) != 0) {
+            if (k < 0)
+                return 2;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "etm decode: unknown option or missing value '%s' (try --help)\n", a);
-            goto out;
-        } else if (path) {
+            return 2;
+        } else if (d->path) {
             fprintf(stderr, "etm decode: one trace file only\n");
-            goto out;
+            return 2;
         } else {
-            path = a;
+            d->path = a;
         }
     }
+    return -1;
+}
 
-    etm_config_t cfg;
-    etm_config_default(&cfg);
+/* The trace to read and its configuration: a snapshot's, a file's (a vector
+ * file carries its own), the default, then --set on top. */
+static int decode_config(decode_opts_t *d, etm_config_t *cfg)
+{
     static char snap_trace[PATH_LEN];
-    if (snapshot) {
-        if (path) {
+    etm_config_default(cfg);
+    if (d->snapshot) {
+        if (d->path) {
             fprintf(stderr, "etm decode: give a TRACE file or --snapshot, not both\n");
-            goto out;
+            return -1;
         }
-        if (!have_id) {
+        if (!d->have_id) {
             fprintf(stderr, "etm decode: --snapshot needs --id to choose the ETM\n");
-            goto out;
+            return -1;
         }
         etm_diag_t sd;
         etm_diag_clear(&sd);
-        if (etm_snapshot_load(snapshot, id, &cfg, &image, snap_trace, sizeof snap_trace, &coresight, &sd) != ETM_OK) {
+        if (etm_snapshot_load(d->snapshot, d->id, cfg, d->image, snap_trace, sizeof snap_trace, &d->coresight, &sd) !=
+            ETM_OK) {
             fprintf(stderr, "etm decode: %s\n", sd.msg);
-            goto out;
+            return -1;
         }
-        path = snap_trace;
+        d->path = snap_trace;
     }
-    if (!path) {
+    if (!d->path) {
         help(stderr);
-        goto out;
+        return -1;
     }
-    if (coresight && !have_id) {
+    if (d->coresight && !d->have_id) {
         fprintf(stderr, "etm decode: --coresight needs --id N to choose the trace source\n");
-        goto out;
+        return -1;
     }
-    if (!config_path && !snapshot) { /* a vector file carries its configuration */
-        FILE *vf = fopen(path, "r");
+    if (!d->config_path && !d->snapshot) { /* a vector file carries its configuration */
+        FILE *vf = fopen(d->path, "r");
         char first[16] = "";
         if (vf) {
             if (!fgets(first, sizeof first, vf))
@@ -475,120 +503,154 @@ int cmd_decode(int argc, char **argv)
             fclose(vf);
         }
         if (!strncmp(first, "etm-vectors", 11))
-            config_path = path;
+            d->config_path = d->path;
     }
-    if (config_path && load_config(config_path, &cfg) != 0)
-        goto out;
-    for (int i = 0; i < nsets; i++) {
-        etm_diag_t d;
-        etm_diag_clear(&d);
-        if (etm_config_parse_line(&cfg, sets[i], NULL, NULL, &d) != ETM_OK) {
-            fprintf(stderr, "etm decode: --set %s: %s\n", sets[i], d.msg);
-            goto out;
+    if (d->config_path && load_config(d->config_path, cfg) != 0)
+        return -1;
+    for (int i = 0; i < d->nsets; i++) {
+        etm_diag_t e;
+        etm_diag_clear(&e);
+        if (etm_config_parse_line(cfg, d->sets[i], NULL, NULL, &e) != ETM_OK) {
+            fprintf(stderr, "etm decode: --set %s: %s\n", d->sets[i], e.msg);
+            return -1;
         }
     }
-    if (!ETM_FIELD_GET(ETM_CCR_ETMIDR, cfg.etmccr)) { /* ETMv1: the port, cycle by cycle (cmd_decode_v1.c) */
-        etm_v1_window_t win[ETM_IMAGE_MAX_REGIONS];
-        decode_v1_args_t v1;
-        memset(&v1, 0, sizeof v1);
-        for (unsigned i = 0; i < image.n; i++) {
-            win[i].base = image.r[i].addr;
-            win[i].bytes = image.r[i].bytes;
-            win[i].size = image.r[i].size;
-        }
-        v1.path = path;
-        v1.cfg = &cfg;
-        v1.so = &so;
-        v1.windows = win;
-        v1.nwindows = image.n;
-        v1.elements = o.elements;
-        v1.strict = v1_strict;
-        v1.stats = stats;
-        v1.keep_going = keep_going;
-        rc = decode_v1_run(&v1);
-        goto out;
-    }
-    if (v7m < 0)
-        v7m = ETM_FIELD_GET(ETM_IDR_MINOR, cfg.etmidr) >= 4 && ETM_FIELD_GET(ETM_IDR_ALT_BRANCH, cfg.etmidr) != 0;
+    return 0;
+}
 
-    etm_v3dec_t *dec;
-    etm_diag_t d;
-    etm_diag_clear(&d);
-    if (etm_v3dec_create(&dec, &cfg, v7m ? ETM_V3DEC_V7M : 0u, &d) != ETM_OK) {
-        fprintf(stderr, "etm decode: configuration: %s\n", d.msg);
-        goto out;
+/* ETMv1: the port, cycle by cycle (cmd_decode_v1.c). */
+static int decode_v1(const decode_opts_t *d, const etm_config_t *cfg)
+{
+    etm_v1_window_t win[ETM_IMAGE_MAX_REGIONS];
+    decode_v1_args_t v1;
+    memset(&v1, 0, sizeof v1);
+    for (unsigned i = 0; i < d->image->n; i++) {
+        win[i].base = d->image->r[i].addr;
+        win[i].bytes = d->image->r[i].bytes;
+        win[i].size = d->image->r[i].size;
     }
-    o.cycle_acc = ETM_FIELD_GET(ETM_CR_CYCLE_ACCURATE, cfg.etmcr) != 0;
-    o.v7m = v7m;
-    o.name = path;
-    if (o.packets)
-        etm_v3dec_on_packet(dec, print_packet, &o);
-    if (o.elements)
-        etm_v3dec_on_element(dec, print_element, &o);
-    if (image.n)
-        etm_v3dec_set_image(dec, etm_image_read, &image);
+    v1.path = d->path;
+    v1.cfg = cfg;
+    v1.so = &d->so;
+    v1.windows = win;
+    v1.nwindows = d->image->n;
+    v1.elements = d->o.elements;
+    v1.strict = d->v1_strict;
+    v1.stats = d->stats;
+    v1.keep_going = d->keep_going;
+    return decode_v1_run(&v1);
+}
 
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "etm decode: %s: cannot open the trace file\n", path);
-        etm_v3dec_destroy(dec);
-        goto out;
-    }
-    run_t r;
-    memset(&r, 0, sizeof r);
-    r.dec = dec;
-    r.name = path;
-    r.coresight = coresight;
-    r.id = id;
-    r.keep_going = keep_going;
-    etm_cs_deformatter_t *cs = NULL;
-    if (coresight && etm_cs_create(&cs, tpiu ? ETM_CS_WAIT_FSYNC : 0u, on_frames, &r) != ETM_OK) {
-        fprintf(stderr, "etm decode: out of memory\n");
-        fclose(f);
-        etm_v3dec_destroy(dec);
-        goto out;
-    }
+/* Read the whole file through the deformatter (if any) into the decoder. */
+static void decode_file(run_t *r, FILE *f, etm_cs_deformatter_t *cs)
+{
     static uint8_t buf[1 << 16];
     size_t n;
     uint64_t file_off = 0;
-    while (!r.stop && (n = fread(buf, 1, sizeof buf, f)) > 0) {
+    etm_diag_t d;
+    while (!r->stop && (n = fread(buf, 1, sizeof buf, f)) > 0) {
         if (cs) {
             etm_diag_clear(&d);
             if (etm_cs_feed(cs, buf, n, &d) != ETM_OK) {
-                fprintf(stderr, "etm decode: %s: offset %" PRIu64 ": %s\n", path, d.offset, d.msg);
-                r.errors++;
-                if (!keep_going)
-                    r.stop = 1;
+                fprintf(stderr, "etm decode: %s: offset %" PRIu64 ": %s\n", r->name, d.offset, d.msg);
+                r->errors++;
+                if (!r->keep_going)
+                    r->stop = 1;
             }
         } else {
-            feed(&r, buf, n, file_off);
+            feed(r, buf, n, file_off);
         }
         file_off += n;
     }
     if (ferror(f)) {
-        fprintf(stderr, "etm decode: %s: read error\n", path);
-        r.errors++;
+        fprintf(stderr, "etm decode: %s: read error\n", r->name);
+        r->errors++;
     }
-    fclose(f);
-    if (!r.stop) {
+    if (!r->stop) {
         etm_diag_clear(&d);
         if (cs && etm_cs_end(cs, &d) != ETM_OK) {
-            fprintf(stderr, "etm decode: %s: offset %" PRIu64 ": %s\n", path, d.offset, d.msg);
-            r.errors++;
+            fprintf(stderr, "etm decode: %s: offset %" PRIu64 ": %s\n", r->name, d.offset, d.msg);
+            r->errors++;
         }
         etm_diag_clear(&d);
-        if (etm_v3dec_end(dec, &d) != ETM_OK) {
-            report(&r, &d, file_off);
-            r.errors++;
+        if (etm_v3dec_end(r->dec, &d) != ETM_OK) {
+            report(r, &d, file_off);
+            r->errors++;
         }
     }
+}
+
+/* ETMv3: the project's decoder on the trace file, raw or in CoreSight frames. */
+static int decode_v3(decode_opts_t *d, const etm_config_t *cfg)
+{
+    if (d->v7m < 0)
+        d->v7m = ETM_FIELD_GET(ETM_IDR_MINOR, cfg->etmidr) >= 4 && ETM_FIELD_GET(ETM_IDR_ALT_BRANCH, cfg->etmidr) != 0;
+    etm_v3dec_t *dec;
+    etm_diag_t e;
+    etm_diag_clear(&e);
+    if (etm_v3dec_create(&dec, cfg, d->v7m ? ETM_V3DEC_V7M : 0u, &e) != ETM_OK) {
+        fprintf(stderr, "etm decode: configuration: %s\n", e.msg);
+        return 2;
+    }
+    d->o.cycle_acc = ETM_FIELD_GET(ETM_CR_CYCLE_ACCURATE, cfg->etmcr) != 0;
+    d->o.v7m = d->v7m;
+    d->o.name = d->path;
+    if (d->o.packets)
+        etm_v3dec_on_packet(dec, print_packet, &d->o);
+    if (d->o.elements)
+        etm_v3dec_on_element(dec, print_element, &d->o);
+    if (d->image->n)
+        etm_v3dec_set_image(dec, etm_image_read, d->image);
+    FILE *f = fopen(d->path, "rb");
+    if (!f) {
+        fprintf(stderr, "etm decode: %s: cannot open the trace file\n", d->path);
+        etm_v3dec_destroy(dec);
+        return 2;
+    }
+    run_t r;
+    memset(&r, 0, sizeof r);
+    r.dec = dec;
+    r.name = d->path;
+    r.coresight = d->coresight;
+    r.id = d->id;
+    r.keep_going = d->keep_going;
+    etm_cs_deformatter_t *cs = NULL;
+    if (d->coresight && etm_cs_create(&cs, d->tpiu ? ETM_CS_WAIT_FSYNC : 0u, on_frames, &r) != ETM_OK) {
+        fprintf(stderr, "etm decode: out of memory\n");
+        fclose(f);
+        etm_v3dec_destroy(dec);
+        return 2;
+    }
+    decode_file(&r, f, cs);
+    fclose(f);
     fflush(stdout);
-    if (stats)
-        print_stats(dec, o.cycle_acc);
+    if (d->stats)
+        print_stats(dec, d->o.cycle_acc);
     etm_cs_destroy(cs);
     etm_v3dec_destroy(dec);
-    rc = r.errors ? 2 : 0;
-out:
+    return r.errors ? 2 : 0;
+}
+
+int cmd_decode(int argc, char **argv)
+{
+    static etm_image_t image; /* the tool runs one decode */
+    static decode_opts_t d;
+    memset(&d, 0, sizeof d);
+    memset(&image, 0, sizeof image);
+    source_opts_init(&d.so);
+    d.v7m = -1;
+    d.o.elements = 1;
+    d.image = &image;
+    int rc = decode_args(&d, argc, argv);
+    if (rc < 0) {
+        etm_config_t cfg;
+        if (decode_config(&d, &cfg) != 0)
+            rc = 2;
+        else if (!ETM_FIELD_GET(ETM_CCR_ETMIDR, cfg.etmccr))
+            rc = decode_v1(&d, &cfg);
+        else
+            rc = decode_v3(&d, &cfg);
+    }
     etm_image_free(&image);
     return rc;
 }

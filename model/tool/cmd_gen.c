@@ -48,132 +48,146 @@ static int num_arg(int argc, char **argv, int *i, unsigned long long *v)
     return 0;
 }
 
-int cmd_gen(int argc, char **argv)
-{
+typedef struct gen_opts {
     etm_gen_params_t gp;
-    etm_gen_params_default(&gp);
-    unsigned long long cycles = 100000, v;
-    const char *out = NULL, *config = NULL, *preset = NULL, *image = NULL, *events_path = NULL;
+    unsigned long long cycles;
+    const char *out, *config, *preset, *image, *events_path;
+} gen_opts_t;
+
+/* A numeric option into the generator's parameters: 1 taken, 0 not one, -1 bad. */
+static int gen_numeric(gen_opts_t *o, int argc, char **argv, int *i)
+{
+    const struct { const char *name; unsigned *field; } opts[] = {
+        { "--issue-width", &o->gp.issue_width }, { "--irq-period", &o->gp.irq_period },
+        { "--max-intnum", &o->gp.max_intnum },   { "--stall-pct", &o->gp.stall_pct },
+        { "--sleep", &o->gp.sleep_pct },         { "--data-delay", &o->gp.data_delay },
+    };
+    const char *a = argv[*i];
+    unsigned long long v;
+    if (!strcmp(a, "--cycles"))
+        return num_arg(argc, argv, i, &o->cycles) ? -1 : 1;
+    if (!strcmp(a, "--seed")) {
+        if (num_arg(argc, argv, i, &v))
+            return -1;
+        o->gp.seed = v;
+        return 1;
+    }
+    for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++) {
+        if (strcmp(a, opts[k].name))
+            continue;
+        if (num_arg(argc, argv, i, &v))
+            return -1;
+        *opts[k].field = (unsigned)v;
+        if (!strcmp(a, "--data-delay"))
+            o->gp.data = 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* Returns -1 to go on, else the exit status. */
+static int gen_args(gen_opts_t *o, int argc, char **argv)
+{
+    etm_gen_params_default(&o->gp);
+    o->cycles = 100000;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        int r = gen_numeric(o, argc, argv, &i);
+        if (r < 0)
+            return 2;
+        if (r > 0)
+            continue;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             help(stdout);
             return 0;
-        } else if (!strcmp(a, "--cycles")) {
-            if (num_arg(argc, argv, &i, &cycles))
-                return 2;
-        } else if (!strcmp(a, "--seed")) {
-            if (num_arg(argc, argv, &i, &v))
-                return 2;
-            gp.seed = v;
-        } else if (!strcmp(a, "--issue-width")) {
-            if (num_arg(argc, argv, &i, &v))
-                return 2;
-            gp.issue_width = (unsigned)v;
-        } else if (!strcmp(a, "--irq-period")) {
-            if (num_arg(argc, argv, &i, &v))
-                return 2;
-            gp.irq_period = (unsigned)v;
-        } else if (!strcmp(a, "--max-intnum")) {
-            if (num_arg(argc, argv, &i, &v))
-                return 2;
-            gp.max_intnum = (unsigned)v;
-        } else if (!strcmp(a, "--stall-pct")) {
-            if (num_arg(argc, argv, &i, &v))
-                return 2;
-            gp.stall_pct = (unsigned)v;
-        } else if (!strcmp(a, "--sleep")) {
-            if (num_arg(argc, argv, &i, &v))
-                return 2;
-            gp.sleep_pct = (unsigned)v;
         } else if (!strcmp(a, "--data")) {
-            gp.data = 1;
+            o->gp.data = 1;
         } else if (!strcmp(a, "--data-mix")) {
-            gp.data = 1;
-            gp.data_mix = 1;
-        } else if (!strcmp(a, "--data-delay")) {
-            if (num_arg(argc, argv, &i, &v))
-                return 2;
-            gp.data = 1;
-            gp.data_delay = (unsigned)v;
+            o->gp.data = 1;
+            o->gp.data_mix = 1;
         } else if (!strcmp(a, "--triggers")) {
-            gp.triggers = 1;
+            o->gp.triggers = 1;
         } else if (!strcmp(a, "--config") && i + 1 < argc) {
-            config = argv[++i];
+            o->config = argv[++i];
         } else if (!strcmp(a, "--preset") && i + 1 < argc) {
-            preset = argv[++i];
+            o->preset = argv[++i];
         } else if (!strcmp(a, "--image") && i + 1 < argc) {
-            image = argv[++i];
+            o->image = argv[++i];
         } else if (!strcmp(a, "--events") && i + 1 < argc) {
-            events_path = argv[++i];
+            o->events_path = argv[++i];
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "etm gen: unknown option '%s' (try --help)\n", a);
             return 2;
-        } else if (out) {
+        } else if (o->out) {
             fprintf(stderr, "etm gen: one output file only\n");
             return 2;
         } else {
-            out = a;
+            o->out = a;
         }
     }
-    if (!out) {
+    if (!o->out) {
         help(stderr);
         return 2;
     }
-    etm_config_t cfg;
+    return -1;
+}
+
+/* The register image for the file header: a file, a preset or the default. */
+static int gen_config(const gen_opts_t *o, etm_config_t *cfg)
+{
     etm_diag_t d;
     etm_diag_clear(&d);
-    if (config) {
-        if (etm_config_read_file(&cfg, config, &d) != ETM_OK) {
+    if (o->config) {
+        if (etm_config_read_file(cfg, o->config, &d) != ETM_OK) {
             print_diag(&d);
-            return 2;
+            return -1;
         }
-    } else if (preset) {
-        if (etm_config_preset(&cfg, preset) != ETM_OK) {
-            fprintf(stderr, "etm gen: unknown preset '%s'\n", preset);
-            return 2;
+    } else if (o->preset) {
+        if (etm_config_preset(cfg, o->preset) != ETM_OK) {
+            fprintf(stderr, "etm gen: unknown preset '%s'\n", o->preset);
+            return -1;
         }
     } else {
-        etm_config_default(&cfg);
+        etm_config_default(cfg);
     }
-    cfg.issue_width = gp.issue_width;
-    if (etm_config_validate(&cfg, &d, NULL) != ETM_OK) {
+    cfg->issue_width = o->gp.issue_width;
+    if (etm_config_validate(cfg, &d, NULL) != ETM_OK) {
         print_diag(&d);
-        return 2;
+        return -1;
     }
-    etm_gen_t *g;
-    if (etm_gen_create(&g, &gp, &d) != ETM_OK) {
-        fprintf(stderr, "etm gen: %s\n", d.msg);
-        return 2;
-    }
-    /* Columns: table 16.1 always, slot 1 and the data slot when used. */
+    return 0;
+}
+
+/* Columns: table 16.1 always, slot 1 and the data slot when used. */
+static uint64_t gen_columns(const etm_gen_params_t *gp)
+{
     uint64_t mask = 0;
     for (size_t i = 0; i < etm_in_signal_count; i++) {
         const char *n = etm_in_signals[i].name;
         int slot1 = strchr(n, '1') && strcmp(n, "ETMIA") != 0;
         int data = !strncmp(n, "ETMDA", 5) || !strncmp(n, "ETMDD", 5);
-        if ((!slot1 || gp.issue_width > 1) && (!data || gp.data))
+        if ((!slot1 || gp->issue_width > 1) && (!data || gp->data))
             mask |= 1ull << i;
     }
-    FILE *f = strcmp(out, "-") ? fopen(out, "w") : stdout;
-    FILE *ef = events_path ? fopen(events_path, "w") : NULL;
-    if (!f || (events_path && !ef)) {
-        fprintf(stderr, "etm gen: cannot create %s\n", !f ? out : events_path);
-        etm_gen_free(g);
-        return 2;
-    }
-    size_t olen = strlen(out);
-    int vcd = olen > 4 && !strcmp(out + olen - 4, ".vcd");
+    return mask;
+}
+
+/* Every cycle into the vector file or VCD f (and what executed into ef). */
+static etm_err_t gen_write(const gen_opts_t *o, const etm_config_t *cfg, etm_gen_t *g, FILE *f, FILE *ef)
+{
+    size_t olen = strlen(o->out);
+    int vcd = olen > 4 && !strcmp(o->out + olen - 4, ".vcd");
+    uint64_t mask = gen_columns(&o->gp);
     char comment[160];
-    snprintf(comment, sizeof comment, "etm gen --seed %llu --cycles %llu", (unsigned long long)gp.seed, cycles);
+    snprintf(comment, sizeof comment, "etm gen --seed %llu --cycles %llu", (unsigned long long)o->gp.seed, o->cycles);
     etm_vec_writer_t *vw = NULL;
     etm_vcd_writer_t *cw = NULL;
     etm_err_t e = vcd ? etm_vcd_writer_open(&cw, f, mask, 0, comment)
-                      : etm_vec_writer_open(&vw, f, ETM_VEC_STIMULUS, &cfg, mask, comment);
+                      : etm_vec_writer_open(&vw, f, ETM_VEC_STIMULUS, cfg, mask, comment);
     etm_in_t in;
     etm_gen_event_t ev[ETM_GEN_MAX_EVENTS];
     static const char *const kinds[] = { "insn", "cancel", "entry", "return" };
-    for (unsigned long long c = 0; c < cycles && e == ETM_OK; c++) {
+    for (unsigned long long c = 0; c < o->cycles && e == ETM_OK; c++) {
         progress("gen", c);
         unsigned n = etm_gen_next(g, &in, ev);
         e = vcd ? etm_vcd_write(cw, &in, NULL) : etm_vec_write_in(vw, &in);
@@ -183,16 +197,41 @@ int cmd_gen(int argc, char **argv)
     }
     progress_done();
     etm_err_t ce = vcd ? etm_vcd_writer_close(cw) : etm_vec_writer_close(vw);
-    if (e == ETM_OK)
-        e = ce;
+    return e == ETM_OK ? ce : e;
+}
+
+int cmd_gen(int argc, char **argv)
+{
+    static gen_opts_t o;
+    memset(&o, 0, sizeof o);
+    int rc = gen_args(&o, argc, argv);
+    if (rc >= 0)
+        return rc;
+    etm_config_t cfg;
+    etm_diag_t d;
+    if (gen_config(&o, &cfg) != 0)
+        return 2;
+    etm_gen_t *g;
+    if (etm_gen_create(&g, &o.gp, &d) != ETM_OK) {
+        fprintf(stderr, "etm gen: %s\n", d.msg);
+        return 2;
+    }
+    FILE *f = strcmp(o.out, "-") ? fopen(o.out, "w") : stdout;
+    FILE *ef = o.events_path ? fopen(o.events_path, "w") : NULL;
+    if (!f || (o.events_path && !ef)) {
+        fprintf(stderr, "etm gen: cannot create %s\n", !f ? o.out : o.events_path);
+        etm_gen_free(g);
+        return 2;
+    }
+    etm_err_t e = gen_write(&o, &cfg, g, f, ef);
     if (f != stdout && fclose(f) != 0 && e == ETM_OK)
         e = ETM_ERR_IO;
     if (ef && fclose(ef) != 0 && e == ETM_OK)
         e = ETM_ERR_IO;
-    if (e == ETM_OK && image) {
+    if (e == ETM_OK && o.image) {
         char p1[512], p2[512];
-        snprintf(p1, sizeof p1, "%s.thread.bin", image);
-        snprintf(p2, sizeof p2, "%s.handler.bin", image);
+        snprintf(p1, sizeof p1, "%s.thread.bin", o.image);
+        snprintf(p2, sizeof p2, "%s.handler.bin", o.image);
         e = etm_gen_write_image(g, p1, p2);
     }
     etm_gen_free(g);
