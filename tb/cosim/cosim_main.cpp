@@ -593,87 +593,101 @@ bool parse_set(etm_config_t *cfg, const char *v)
     return true;
 }
 
-} // namespace
-
-int main(int argc, char **argv)
-{
-    Options o;
-    etm_config_default(&o.cfg);
-    etm_gen_params_default(&o.gen);
+/* What the command line says beyond Options. */
+struct Args {
     std::vector<std::string> sets;
     std::string config_file, preset;
     uint64_t filter_seed = 0;
     bool long_mode = false, cycles_given = false;
+};
+
+/* A generator option with a value: true when a is one. */
+bool gen_option(Options &o, const std::string &a, const char *v)
+{
+    const struct { const char *name; unsigned *field; } opts[] = {
+        { "--issue-width", &o.gen.issue_width }, { "--irq-period", &o.gen.irq_period },
+        { "--max-intnum", &o.gen.max_intnum },   { "--stall", &o.gen.stall_pct },
+        { "--fold", &o.gen.fold_pct },           { "--sleep", &o.gen.sleep_pct },
+        { "--data-delay", &o.gen.data_delay },
+    };
+    for (const auto &opt : opts)
+        if (a == opt.name) {
+            *opt.field = (unsigned)std::strtoul(v, nullptr, 0);
+            return true;
+        }
+    return false;
+}
+
+/* An option with a value: true when a is one (false: not one of these). */
+bool valued_option(Options &o, Args &g, const std::string &a, const char *v)
+{
+    if (a == "--preset")
+        g.preset = v;
+    else if (a == "--config")
+        g.config_file = v;
+    else if (a == "--set")
+        g.sets.push_back(v);
+    else if (a == "--seed")
+        o.seed = std::strtoull(v, nullptr, 0);
+    else if (a == "--cycles") {
+        o.cycles = std::strtoull(v, nullptr, 0);
+        g.cycles_given = true;
+    } else if (a == "--shard") {
+        if (std::sscanf(v, "%u/%u", &o.shard, &o.shards) != 2 || !o.shards || o.shard >= o.shards)
+            std::exit(usage());
+    } else if (a == "--vectors")
+        o.vectors = v;
+    else if (a == "--vcd")
+        o.vcd = v;
+    else if (a == "--require")
+        o.require.push_back(v);
+    else if (a == "--waves") {
+        o.waves = v;
+        o.trace_all = true;
+    } else if (a == "--fail-waves")
+        o.fail_waves = v;
+    else if (a == "--window")
+        o.window = (unsigned)std::strtoul(v, nullptr, 0);
+    else if (a == "--random-filter")
+        g.filter_seed = std::strtoull(v, nullptr, 0);
+    else if (a == "--inject")
+        o.inject = std::strtoull(v, nullptr, 0);
+    else
+        return gen_option(o, a, v);
+    return true;
+}
+
+/* Returns -1 to go on, else the exit status. */
+int parse_args(Options &o, Args &g, int argc, char **argv)
+{
+    static const char *const valued[] = { "--preset", "--config", "--set", "--seed", "--cycles", "--shard",
+                                          "--vectors", "--vcd", "--require", "--waves", "--fail-waves", "--window",
+                                          "--random-filter", "--inject", "--issue-width", "--irq-period",
+                                          "--max-intnum", "--stall", "--fold", "--sleep", "--data-delay" };
     for (int i = 1; i < argc; i++) {
         std::string a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : nullptr;
-        auto take = [&]() -> const char * {
-            if (!v) {
+        bool takes = false;
+        for (const char *n : valued)
+            takes |= a == n;
+        if (takes) {
+            if (i + 1 >= argc) {
                 std::fprintf(stderr, "%s needs a value\n", a.c_str());
-                std::exit(usage());
-            }
-            i++;
-            return v;
-        };
-        if (a == "--preset")
-            preset = take();
-        else if (a == "--config")
-            config_file = take();
-        else if (a == "--set")
-            sets.push_back(take());
-        else if (a == "--seed")
-            o.seed = std::strtoull(take(), nullptr, 0);
-        else if (a == "--cycles") {
-            o.cycles = std::strtoull(take(), nullptr, 0);
-            cycles_given = true;
-        } else if (a == "--shard") {
-            const char *s = take();
-            if (std::sscanf(s, "%u/%u", &o.shard, &o.shards) != 2 || !o.shards || o.shard >= o.shards)
                 return usage();
+            }
+            valued_option(o, g, a, argv[++i]);
         } else if (a == "--long")
-            long_mode = true;
-        else if (a == "--issue-width")
-            o.gen.issue_width = (unsigned)std::strtoul(take(), nullptr, 0);
-        else if (a == "--irq-period")
-            o.gen.irq_period = (unsigned)std::strtoul(take(), nullptr, 0);
-        else if (a == "--max-intnum")
-            o.gen.max_intnum = (unsigned)std::strtoul(take(), nullptr, 0);
-        else if (a == "--stall")
-            o.gen.stall_pct = (unsigned)std::strtoul(take(), nullptr, 0);
-        else if (a == "--fold")
-            o.gen.fold_pct = (unsigned)std::strtoul(take(), nullptr, 0);
-        else if (a == "--sleep")
-            o.gen.sleep_pct = (unsigned)std::strtoul(take(), nullptr, 0);
+            g.long_mode = true;
         else if (a == "--data")
             o.gen.data = 1;
         else if (a == "--data-mix") {
             o.gen.data = 1;
             o.gen.data_mix = 1;
-        } else if (a == "--data-delay")
-            o.gen.data_delay = (unsigned)std::strtoul(take(), nullptr, 0);
-        else if (a == "--triggers")
+        } else if (a == "--triggers")
             o.gen.triggers = 1;
-        else if (a == "--vectors")
-            o.vectors = take();
-        else if (a == "--vcd")
-            o.vcd = take();
         else if (a == "--allow-violations")
             o.allow_violations = true;
-        else if (a == "--require")
-            o.require.push_back(take());
-        else if (a == "--waves") {
-            o.waves = take();
-            o.trace_all = true;
-        } else if (a == "--fail-waves")
-            o.fail_waves = take();
         else if (a == "+trace")
             o.trace_all = true;
-        else if (a == "--window")
-            o.window = (unsigned)std::strtoul(take(), nullptr, 0);
-        else if (a == "--random-filter")
-            filter_seed = std::strtoull(take(), nullptr, 0);
-        else if (a == "--inject")
-            o.inject = std::strtoull(take(), nullptr, 0);
         else if (a == "--quiet")
             o.quiet = true;
         else if (a == "--help" || a == "-h") {
@@ -684,15 +698,19 @@ int main(int argc, char **argv)
             return usage();
         }
     }
-    Verilated::commandArgs(argc, argv);
+    return -1;
+}
 
-    /* Configuration: a preset, a file, a vector file's header; then --set. */
+/* Configuration: a preset, a file, a vector file's header; then --set; the
+ * length, the shard, the random filter. Returns 0, or the exit status. */
+int configure(Options &o, const Args &g)
+{
     etm_diag_t d;
-    if (!preset.empty() && etm_config_preset(&o.cfg, preset.c_str()) != ETM_OK) {
-        std::fprintf(stderr, "unknown preset '%s'\n", preset.c_str());
+    if (!g.preset.empty() && etm_config_preset(&o.cfg, g.preset.c_str()) != ETM_OK) {
+        std::fprintf(stderr, "unknown preset '%s'\n", g.preset.c_str());
         return 2;
     }
-    if (!config_file.empty() && etm_config_read_file(&o.cfg, config_file.c_str(), &d) != ETM_OK) {
+    if (!g.config_file.empty() && etm_config_read_file(&o.cfg, g.config_file.c_str(), &d) != ETM_OK) {
         std::fprintf(stderr, "%s\n", d.msg);
         return 2;
     }
@@ -704,32 +722,32 @@ int main(int argc, char **argv)
         }
         o.cfg = *etm_vec_config(r);
         etm_vec_close(r);
-        if (!cycles_given)
+        if (!g.cycles_given)
             o.cycles = UINT64_MAX;
     }
-    if (!o.vcd.empty() && !cycles_given)
+    if (!o.vcd.empty() && !g.cycles_given)
         o.cycles = UINT64_MAX;
-    for (const std::string &s : sets)
+    for (const std::string &s : g.sets)
         if (!parse_set(&o.cfg, s.c_str()))
             return 2;
     if (o.gen.issue_width == 2)
         o.cfg.issue_width = 2;
     o.gen.issue_width = o.cfg.issue_width;
-    if (long_mode && !cycles_given)
+    if (g.long_mode && !g.cycles_given)
         o.cycles = kLongCycles;
     if (o.shards > 1) {
         o.cycles /= o.shards;
         o.seed = mix(o.seed ^ mix(o.shard));
     }
     o.gen.seed = o.seed;
-    o.random_filter = filter_seed != 0;
-    if (filter_seed) {
-        if (!cosim::random_filter(&o.cfg, filter_seed, hot_addresses(o))) {
-            std::fprintf(stderr, "--random-filter %" PRIu64 ": no accepted programming found\n", filter_seed);
+    o.random_filter = g.filter_seed != 0;
+    if (g.filter_seed) {
+        if (!cosim::random_filter(&o.cfg, g.filter_seed, hot_addresses(o))) {
+            std::fprintf(stderr, "--random-filter %" PRIu64 ": no accepted programming found\n", g.filter_seed);
             return 2;
         }
         if (!o.quiet) {
-            std::printf("filter programming (--random-filter %" PRIu64 "):\n", filter_seed);
+            std::printf("filter programming (--random-filter %" PRIu64 "):\n", g.filter_seed);
             etm_config_write(&o.cfg, stdout, "  ");
         }
     }
@@ -738,33 +756,12 @@ int main(int argc, char **argv)
                              "ETM_COSIM_MAX_FIFO\n", (unsigned)o.cfg.fifo_depth, (unsigned)ETM_COSIM_MAX_FIFO);
         return 2;
     }
+    return 0;
+}
 
-    Coverage cov;
-    Lockstep ls(o, &cov);
-    Mismatch mm;
-    std::string wave = o.fail_waves.empty() ? "cosim_fail.fst" : o.fail_waves;
-    int rc;
-    if (o.trace_all)
-        rc = ls.run(0, UINT64_MAX, o.waves.empty() ? "cosim.fst" : o.waves.c_str(), &mm);
-    else
-        rc = ls.run(0, 0, nullptr, &mm);
-    if (rc == 2)
-        return 2;
-    if (rc == 1) {
-        if (!o.trace_all) {
-            /* Run again and dump the window around the mismatch. */
-            Lockstep again(o, nullptr);
-            Mismatch mm2;
-            uint64_t from = mm.cycle > o.window ? mm.cycle - o.window : 0;
-            again.run(from, mm.cycle + 1, wave.c_str(), &mm2);
-            std::printf("waves of cycles %" PRIu64 "-%" PRIu64 ": %s\n", from, mm.cycle, wave.c_str());
-        } else {
-            std::printf("%s", mm.what.c_str());
-        }
-        std::printf("FAIL: the RTL and the C model disagree (seed %" PRIu64 ")\n", o.seed);
-        return 1;
-    }
-
+/* After a passing run: the figures, the coverage, and the bins it had to hit. */
+int report(const Options &o, const Lockstep &ls, const Coverage &cov)
+{
     const etm_stats_t &st = ls.stats();
     std::printf("lockstep: %" PRIu64 " cycles, 0 mismatches (seed %" PRIu64 ", shard %u/%u); %" PRIu64
                 " instructions, %" PRIu64 " bytes, %" PRIu64 " violations\n",
@@ -788,4 +785,46 @@ int main(int argc, char **argv)
     }
     std::printf("PASS\n");
     return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    Options o;
+    Args g;
+    etm_config_default(&o.cfg);
+    etm_gen_params_default(&o.gen);
+    int rc = parse_args(o, g, argc, argv);
+    if (rc >= 0)
+        return rc;
+    Verilated::commandArgs(argc, argv);
+    if ((rc = configure(o, g)) != 0)
+        return rc;
+
+    Coverage cov;
+    Lockstep ls(o, &cov);
+    Mismatch mm;
+    std::string wave = o.fail_waves.empty() ? "cosim_fail.fst" : o.fail_waves;
+    if (o.trace_all)
+        rc = ls.run(0, UINT64_MAX, o.waves.empty() ? "cosim.fst" : o.waves.c_str(), &mm);
+    else
+        rc = ls.run(0, 0, nullptr, &mm);
+    if (rc == 2)
+        return 2;
+    if (rc == 1) {
+        if (!o.trace_all) {
+            /* Run again and dump the window around the mismatch. */
+            Lockstep again(o, nullptr);
+            Mismatch mm2;
+            uint64_t from = mm.cycle > o.window ? mm.cycle - o.window : 0;
+            again.run(from, mm.cycle + 1, wave.c_str(), &mm2);
+            std::printf("waves of cycles %" PRIu64 "-%" PRIu64 ": %s\n", from, mm.cycle, wave.c_str());
+        } else {
+            std::printf("%s", mm.what.c_str());
+        }
+        std::printf("FAIL: the RTL and the C model disagree (seed %" PRIu64 ")\n", o.seed);
+        return 1;
+    }
+    return report(o, ls, cov);
 }
