@@ -377,98 +377,111 @@ static int clean_next(qrec_t *q, cand_t *c)
     }
 }
 
-static int convert(qrec_t *q, etm_cm3_insn_t *out)
-{
-    cand_t *c = &q->pend;
-    const qt_insn_t *r = &c->raw;
+/* What an instruction did: its condition and where it sends the PC. */
+typedef struct flow {
     etm_cm3_class_t cl;
-    etm_cm3_classify(r->pc, r->opcode, r->size, &cl);
-    unsigned nzcv = r->xpsr >> 28, ipsr = r->xpsr & 0x1FF;
+    unsigned cond, ipsr;
+    int in_it, passed, taken, known, exc_return;
+    uint32_t next;
+} flow_t;
 
-    /* The opcode QEMU ran is the program's. */
+/* The opcode QEMU ran is the program's, and one the classifier knows; the
+ * condition it executed under. Returns 1, or fail's -1. */
+static int condition(qrec_t *q, cand_t *c, flow_t *f)
+{
+    const qt_insn_t *r = &c->raw;
     uint8_t b[4];
     if (qrec_image_read(q->img, r->pc, b, r->size) == (int)r->size) {
         uint32_t hw1 = le16(b), op = r->size == 4 ? hw1 << 16 | le16(b + 2) : hw1;
         if (op != r->opcode)
             return fail(q, c, "QEMU ran opcode %08" PRIx32 ", the ELF holds %08" PRIx32, r->opcode, op);
     }
-    if (cl.kind == ETM_CM3_K_UNDEF)
+    if (f->cl.kind == ETM_CM3_K_UNDEF)
         return fail(q, c, "opcode %08" PRIx32 " is not an ARMv7-M instruction the classifier knows", r->opcode);
-
-    /* Condition. */
-    int in_it = it_active(q->itstate);
-    unsigned cond = in_it ? (unsigned)(q->itstate >> 4) : cl.cond;
-    int passed = etm_cm3_cond_pass(cond, nzcv);
-    if (cl.kind == ETM_CM3_K_CBZ) {
-        if (in_it)
+    f->in_it = it_active(q->itstate);
+    f->cond = f->in_it ? (unsigned)(q->itstate >> 4) : f->cl.cond;
+    f->passed = etm_cm3_cond_pass(f->cond, r->xpsr >> 28);
+    if (f->cl.kind == ETM_CM3_K_CBZ) {
+        if (f->in_it)
             return fail(q, c, "CBZ/CBNZ inside an IT block");
         if (r->nval < 1)
             return fail(q, c, "CBZ/CBNZ without its register value");
         int nonzero = (r->opcode >> 11) & 1;
-        passed = (r->val[0] != 0) == nonzero;
+        f->passed = (r->val[0] != 0) == nonzero;
     }
-    if (in_it && cl.kind == ETM_CM3_K_BCOND)
+    if (f->in_it && f->cl.kind == ETM_CM3_K_BCOND)
         return fail(q, c, "B<c> inside an IT block");
-
-    if (passed && is_memop(cl.kind) && c->nmem == 0)
+    if (f->passed && is_memop(f->cl.kind) && c->nmem == 0)
         return fail(q, c, "a load or store that passed its condition made no memory access");
+    return 1;
+}
 
-    /* Where the PC goes. */
-    int taken = passed && cl.writes_pc, known = 1;
-    uint32_t next = r->pc + r->size;
-    if (taken) {
+/* Where the PC goes: the next address, known or not (a TB or load from I/O).
+ * Returns 1, or fail's -1. */
+static int destination(qrec_t *q, cand_t *c, flow_t *f)
+{
+    const qt_insn_t *r = &c->raw;
+    f->taken = f->passed && f->cl.writes_pc;
+    f->known = 1;
+    f->next = r->pc + r->size;
+    if (f->taken) {
         uint32_t v = 0;
-        switch (cl.kind) {
+        switch (f->cl.kind) {
         case ETM_CM3_K_B: case ETM_CM3_K_BL: case ETM_CM3_K_BCOND: case ETM_CM3_K_CBZ:
-            next = cl.target;
+            f->next = f->cl.target;
             break;
         case ETM_CM3_K_BX: case ETM_CM3_K_BLX:
             if (r->nval < 1)
                 return fail(q, c, "BX/BLX without its register value");
-            next = r->val[0] & ~1u;
+            f->next = r->val[0] & ~1u;
             if (r->val[0] >= 0xF0000000u)
-                next = r->val[0];
+                f->next = r->val[0];
             break;
         case ETM_CM3_K_ALU: /* MOV pc, Rm; ADD pc, Rm */
             if (r->nval < 1)
                 return fail(q, c, "write to the PC without the register value");
-            next = ((r->opcode & 0xFF00) == 0x4400 ? r->pc + 4 + r->val[0] : r->val[0]) & ~1u;
+            f->next = ((r->opcode & 0xFF00) == 0x4400 ? r->pc + 4 + r->val[0] : r->val[0]) & ~1u;
             break;
         case ETM_CM3_K_TB:
             if (c->nmem < 1 || c->mem[0].io)
-                known = 0;
+                f->known = 0;
             else
-                next = r->pc + 4 + 2 * (uint32_t)c->mem[0].value;
+                f->next = r->pc + 4 + 2 * (uint32_t)c->mem[0].value;
             break;
         default: /* loads to the PC */
             if (loaded_pc(c, &v) != 0)
-                known = 0;
+                f->known = 0;
             else
-                next = v >= 0xF0000000u ? v : v & ~1u;
+                f->next = v >= 0xF0000000u ? v : v & ~1u;
             break;
         }
     }
-    int exc_return = taken && known && next >= 0xF0000000u;
-
+    f->exc_return = f->taken && f->known && f->next >= 0xF0000000u;
     /* IT state after this instruction. */
-    if (cl.kind == ETM_CM3_K_IT) {
-        if (in_it)
+    if (f->cl.kind == ETM_CM3_K_IT) {
+        if (f->in_it)
             return fail(q, c, "IT inside an IT block");
-        q->itstate = (uint8_t)(cl.it_firstcond << 4 | cl.it_mask);
-    } else if (in_it) {
+        q->itstate = (uint8_t)(f->cl.it_firstcond << 4 | f->cl.it_mask);
+    } else if (f->in_it) {
         q->itstate = it_advance(q->itstate);
     }
+    return 1;
+}
 
-    /* The record. */
+/* The record of the instruction, all but where it leads. */
+static void fill_record(const cand_t *c, const flow_t *f, etm_cm3_insn_t *out)
+{
+    const qt_insn_t *r = &c->raw;
     memset(out, 0, sizeof *out);
     out->addr = r->pc;
     out->opcode = r->opcode;
     out->size = r->size;
-    out->executed = (uint8_t)passed;
-    out->branch = (uint8_t)(!cl.writes_pc ? ETM_CM3_BR_NONE : cl.indirect ? ETM_CM3_BR_INDIRECT : ETM_CM3_BR_DIRECT);
-    out->taken = (uint8_t)taken;
-    out->in_it = (uint8_t)in_it;
-    out->cond = (uint8_t)(in_it || cl.kind == ETM_CM3_K_BCOND ? cond : 14);
+    out->executed = (uint8_t)f->passed;
+    out->branch = (uint8_t)(!f->cl.writes_pc ? ETM_CM3_BR_NONE
+                            : f->cl.indirect ? ETM_CM3_BR_INDIRECT : ETM_CM3_BR_DIRECT);
+    out->taken = (uint8_t)f->taken;
+    out->in_it = (uint8_t)f->in_it;
+    out->cond = (uint8_t)(f->in_it || f->cl.kind == ETM_CM3_K_BCOND ? f->cond : 14);
     out->ctx = c->ctx;
     out->excnum = c->excnum;
     out->async = c->async;
@@ -477,91 +490,137 @@ static int convert(qrec_t *q, etm_cm3_insn_t *out)
     out->ret_size = c->ret_size;
     out->ret_addr = c->ret_addr;
     out->ret_opcode = c->ret_opcode;
-    out->ipsr = (uint16_t)ipsr;
+    out->ipsr = (uint16_t)f->ipsr;
     out->nval = r->nval > 2 ? 2 : r->nval;
     out->val[0] = r->val[0];
     out->val[1] = r->val[1];
     out->nmem = (uint8_t)c->nmem;
     memcpy(out->mem, c->mem, c->nmem * sizeof c->mem[0]);
+}
 
-    /* What comes next: the same context, an exception entry, a return, a tail-chain. */
-    if (!q->have_next) {
-        if (exc_return)
-            return fail(q, c, "the program ends with an exception return");
-        out->next = next;
+/* An exception return: back to the stacked context, or a tail-chain into
+ * another handler. Returns 1, or fail's -1. */
+static int follow_return(qrec_t *q, cand_t *c, const flow_t *f)
+{
+    cand_t *n = &q->next;
+    unsigned nipsr = n->raw.xpsr & 0x1FF;
+    uint32_t h, next = f->next;
+    if ((next & 0x0FFFFFF0u) != 0x0FFFFFF0u || !((next & 0xF) == 1 || (next & 0xF) == 9 || (next & 0xF) == 0xD))
+        return fail(q, c, "EXC_RETURN value 0x%08" PRIx32 " is not one of 0xFFFFFFF1, 9, D", next);
+    if (q->depth == 0)
+        return fail(q, c, "an exception return with no exception active");
+    frame_t *fr = &q->stack[q->depth - 1];
+    if (nipsr == fr->prev_ipsr && (!fr->ret_known || n->raw.pc == fr->ret)) {
+        n->ctx = ETM_CM3_CTX_RETURN;
+        n->excnum = fr->prev_ipsr;
+        q->itstate = fr->it;
+        q->depth--;
+        q->st.returns++;
+    } else if (nipsr != 0 && vector(q->img, nipsr, &h) == 0 && h == n->raw.pc) {
+        n->ctx = ETM_CM3_CTX_TAILCHAIN;
+        n->excnum = (uint16_t)nipsr;
+        q->itstate = 0;
+        q->st.tail_chains++;
+        q->st.exc_count[nipsr]++;
     } else {
-        cand_t *n = &q->next;
-        unsigned nipsr = n->raw.xpsr & 0x1FF;
-        uint32_t h;
-        if (exc_return) {
-            if ((next & 0x0FFFFFF0u) != 0x0FFFFFF0u || !((next & 0xF) == 1 || (next & 0xF) == 9 || (next & 0xF) == 0xD))
-                return fail(q, c, "EXC_RETURN value 0x%08" PRIx32 " is not one of 0xFFFFFFF1, 9, D", next);
-            if (q->depth == 0)
-                return fail(q, c, "an exception return with no exception active");
-            frame_t *f = &q->stack[q->depth - 1];
-            if (nipsr == f->prev_ipsr && (!f->ret_known || n->raw.pc == f->ret)) {
-                n->ctx = ETM_CM3_CTX_RETURN;
-                n->excnum = f->prev_ipsr;
-                q->itstate = f->it;
-                q->depth--;
-                q->st.returns++;
-            } else if (nipsr != 0 && vector(q->img, nipsr, &h) == 0 && h == n->raw.pc) {
-                n->ctx = ETM_CM3_CTX_TAILCHAIN;
-                n->excnum = (uint16_t)nipsr;
-                q->itstate = 0;
-                q->st.tail_chains++;
-                q->st.exc_count[nipsr]++;
-            } else {
-                return fail(q, c, "after the exception return QEMU ran 0x%08" PRIx32 " in exception %u; the "
-                                  "stacked context is 0x%08" PRIx32 " in %u, and it is not a handler",
-                            n->raw.pc, nipsr, f->ret, f->prev_ipsr);
-            }
-            out->next = next;
-        } else if ((cl.kind == ETM_CM3_K_SVC && passed) || nipsr != ipsr || (known && n->raw.pc != next)) {
-            if (nipsr == ipsr)
-                return fail(q, c, "the next instruction QEMU ran is at 0x%08" PRIx32 ", this one leads to 0x%08"
-                                  PRIx32, n->raw.pc, next);
-            if (nipsr == 0)
-                return fail(q, c, "thread mode resumed at 0x%08" PRIx32 " without an exception return", n->raw.pc);
-            if (vector(q->img, nipsr, &h) != 0 || h != n->raw.pc)
-                return fail(q, c, "exception %u entered at 0x%08" PRIx32 ", its vector says 0x%08" PRIx32, nipsr,
-                            n->raw.pc, h);
-            if (q->depth == MAX_DEPTH)
-                return fail(q, c, "exceptions nested more than %d deep", MAX_DEPTH);
-            frame_t *f = &q->stack[q->depth++];
-            f->ret = next;
-            f->ret_known = known;
-            f->prev_ipsr = (uint16_t)ipsr;
-            f->it = q->itstate;
-            n->ctx = ETM_CM3_CTX_ENTRY;
-            n->excnum = (uint16_t)nipsr;
-            n->async = !(cl.kind == ETM_CM3_K_SVC && passed && nipsr == 11);
-            if (known && qrec_image_read(q->img, next, b, 2) == 2) {
-                unsigned sz = etm_cm3_insn_size(le16(b));
-                if (sz == 2 || qrec_image_read(q->img, next, b, 4) == 4) {
-                    n->ret_valid = 1;
-                    n->ret_size = (uint8_t)sz;
-                    n->ret_addr = next;
-                    n->ret_opcode = sz == 4 ? (uint32_t)le16(b) << 16 | le16(b + 2) : le16(b);
-                    n->ret_in_it = (uint8_t)it_active(q->itstate);
-                }
-            }
-            q->itstate = 0;
-            q->st.entries++;
-            q->st.sync_entries += !n->async;
-            q->st.preemptions += ipsr != 0;
-            q->st.exc_count[nipsr]++;
-            if ((unsigned)q->depth > q->st.max_depth)
-                q->st.max_depth = (unsigned)q->depth;
-            out->next = next;
-        } else {
-            out->next = known ? next : n->raw.pc;
+        return fail(q, c, "after the exception return QEMU ran 0x%08" PRIx32 " in exception %u; the "
+                          "stacked context is 0x%08" PRIx32 " in %u, and it is not a handler",
+                    n->raw.pc, nipsr, fr->ret, fr->prev_ipsr);
+    }
+    return 1;
+}
+
+/* An exception entry before the next instruction (checked against the
+ * vector table), with what the handler will return to. Returns 1, or -1. */
+static int follow_entry(qrec_t *q, cand_t *c, const flow_t *f)
+{
+    cand_t *n = &q->next;
+    unsigned nipsr = n->raw.xpsr & 0x1FF;
+    uint32_t h, next = f->next;
+    uint8_t b[4];
+    if (nipsr == f->ipsr)
+        return fail(q, c, "the next instruction QEMU ran is at 0x%08" PRIx32 ", this one leads to 0x%08" PRIx32,
+                    n->raw.pc, next);
+    if (nipsr == 0)
+        return fail(q, c, "thread mode resumed at 0x%08" PRIx32 " without an exception return", n->raw.pc);
+    if (vector(q->img, nipsr, &h) != 0 || h != n->raw.pc)
+        return fail(q, c, "exception %u entered at 0x%08" PRIx32 ", its vector says 0x%08" PRIx32, nipsr,
+                    n->raw.pc, h);
+    if (q->depth == MAX_DEPTH)
+        return fail(q, c, "exceptions nested more than %d deep", MAX_DEPTH);
+    frame_t *fr = &q->stack[q->depth++];
+    fr->ret = next;
+    fr->ret_known = f->known;
+    fr->prev_ipsr = (uint16_t)f->ipsr;
+    fr->it = q->itstate;
+    n->ctx = ETM_CM3_CTX_ENTRY;
+    n->excnum = (uint16_t)nipsr;
+    n->async = !(f->cl.kind == ETM_CM3_K_SVC && f->passed && nipsr == 11);
+    if (f->known && qrec_image_read(q->img, next, b, 2) == 2) {
+        unsigned sz = etm_cm3_insn_size(le16(b));
+        if (sz == 2 || qrec_image_read(q->img, next, b, 4) == 4) {
+            n->ret_valid = 1;
+            n->ret_size = (uint8_t)sz;
+            n->ret_addr = next;
+            n->ret_opcode = sz == 4 ? (uint32_t)le16(b) << 16 | le16(b + 2) : le16(b);
+            n->ret_in_it = (uint8_t)it_active(q->itstate);
         }
     }
+    q->itstate = 0;
+    q->st.entries++;
+    q->st.sync_entries += !n->async;
+    q->st.preemptions += f->ipsr != 0;
+    q->st.exc_count[nipsr]++;
+    if ((unsigned)q->depth > q->st.max_depth)
+        q->st.max_depth = (unsigned)q->depth;
+    return 1;
+}
+
+/* What comes next: the same context, an exception entry, a return, a
+ * tail-chain. Returns 1, or fail's -1. */
+static int follow(qrec_t *q, cand_t *c, const flow_t *f, etm_cm3_insn_t *out)
+{
+    if (!q->have_next) {
+        if (f->exc_return)
+            return fail(q, c, "the program ends with an exception return");
+        out->next = f->next;
+        return 1;
+    }
+    const cand_t *n = &q->next;
+    unsigned nipsr = n->raw.xpsr & 0x1FF;
+    int k = 1;
+    if (f->exc_return)
+        k = follow_return(q, c, f);
+    else if ((f->cl.kind == ETM_CM3_K_SVC && f->passed) || nipsr != f->ipsr || (f->known && n->raw.pc != f->next))
+        k = follow_entry(q, c, f);
+    else {
+        out->next = f->known ? f->next : n->raw.pc;
+        return 1;
+    }
+    out->next = f->next;
+    return k;
+}
+
+static int convert(qrec_t *q, etm_cm3_insn_t *out)
+{
+    cand_t *c = &q->pend;
+    const qt_insn_t *r = &c->raw;
+    flow_t f;
+    memset(&f, 0, sizeof f);
+    etm_cm3_classify(r->pc, r->opcode, r->size, &f.cl);
+    f.ipsr = r->xpsr & 0x1FF;
+    int k = condition(q, c, &f);
+    if (k == 1)
+        k = destination(q, c, &f);
+    if (k != 1)
+        return k;
+    fill_record(c, &f, out);
+    if ((k = follow(q, c, &f, out)) != 1)
+        return k;
     q->st.insns++;
-    q->st.failed += !passed;
-    q->st.in_it += in_it;
-    q->st.taken += taken;
+    q->st.failed += !f.passed;
+    q->st.in_it += f.in_it;
+    q->st.taken += f.taken;
     q->st.mems += c->nmem;
     for (unsigned i = 0; i < c->nmem; i++)
         q->st.io_mems += c->mem[i].io;
