@@ -88,14 +88,16 @@ int usage()
     return 2;
 }
 
-} // namespace
-
-int sc_main(int argc, char **argv)
-{
-    Options o;
+/* What sc_system's own options say. */
+struct SystemArgs {
     std::vector<PortClock> ports;
     std::string trace_prefix, expect;
     long fflr = -1;
+};
+
+/* Returns -1 to go on, else the exit status. */
+int parse_system_args(Options &o, SystemArgs &g, int argc, char **argv)
+{
     for (int i = 1; i < argc; i++) {
         int k = parse_option(o, argc, argv, i);
         if (k < 0)
@@ -113,107 +115,134 @@ int sc_main(int argc, char **argv)
                                      "quarter, ddr or half-ddr\n", v.c_str());
                 return 2;
             }
-            ports.push_back(pc);
+            g.ports.push_back(pc);
         } else if (a == "--stall") {
             char *end;
-            fflr = std::strtol(v.c_str(), &end, 0);
-            if (*end || fflr < 1 || fflr > 255) {
+            g.fflr = std::strtol(v.c_str(), &end, 0);
+            if (*end || g.fflr < 1 || g.fflr > 255) {
                 std::fprintf(stderr, "sc_system: --stall wants an ETMFFLR of 1 to 255\n");
                 return 2;
             }
         } else if (a == "--trace-prefix") {
-            trace_prefix = v;
+            g.trace_prefix = v;
         } else if (a == "--expect-overflow" && (v == "yes" || v == "no")) {
-            expect = v;
+            g.expect = v;
         } else {
             return usage();
         }
     }
-    if (ports.empty())
-        ports.push_back(PortClock());
+    if (g.ports.empty())
+        g.ports.push_back(PortClock());
+    return -1;
+}
+
+/* One system's figures, and whether its sink got and decoded what its ETM sent
+ * (0, 1 a difference, 2 its source failed). */
+int report_system(System &s, const Options &o, const etm_config_t &cfg)
+{
+    int rc = 0;
+    s.sink.finish();
+    const etm_stats_t &st = s.etm.stats();
+    const etm_stim_stats_t &ss = s.src.stats();
+    if (!o.quiet) {
+        std::printf("%s: port %s (%.2f bytes per core cycle): %" PRIu64 " cycles (%" PRIu64
+                    " held on FIFOFULL), %" PRIu64 " instructions, %" PRIu64 " trace bytes, %" PRIu64
+                    " overflows (%" PRIu64 " bytes lost), FIFO peak %u of %u\n",
+                    s.name(), s.pc.text().c_str(), s.pc.capacity(), st.cycles, ss.held, st.instructions,
+                    st.bytes, st.overflows, st.bytes_lost, s.etm.max_level(), cfg.fifo_depth);
+        std::printf("%s: sink: %" PRIu64 " bytes over %" PRIu64 " port clock edges; decoder: %" PRIu64
+                    " packets, %" PRIu64 " atoms (the model traced %" PRIu64 ")\n",
+                    s.name(), s.sink.bytes(), s.port.edges(), s.sink.packets(), s.sink.atoms(), st.atoms);
+        if (ss.holds_ignored)
+            std::printf("%s: note: a replayed source cannot stall: FIFOFULL was 1 before %" PRIu64
+                        " cycles it could not hold\n", s.name(), ss.holds_ignored);
+    }
+    std::printf("summary %s port=%u:%u:%u cycles=%" PRIu64 " held=%" PRIu64 " instructions=%" PRIu64
+                " bytes=%" PRIu64 " port_bytes=%" PRIu64 " overflows=%" PRIu64 " bytes_lost=%" PRIu64
+                " fifofull_cycles=%" PRIu64 " atoms=%" PRIu64 "\n",
+                s.name(), s.pc.width, s.pc.div, s.pc.ddr ? 2 : 1, st.cycles, ss.held, st.instructions,
+                st.bytes, st.port_bytes, st.overflows, st.bytes_lost, st.fifofull_cycles, st.atoms);
+    if (s.src.failed())
+        rc = 2;
+    if (s.sink.bytes() != st.bytes || st.port_bytes != st.bytes) {
+        std::fprintf(stderr, "%s: %" PRIu64 " bytes entered the FIFO, %" PRIu64 " left it, the sink got %" PRIu64 "\n",
+                     s.name(), st.bytes, st.port_bytes, s.sink.bytes());
+        rc = rc ? rc : 1;
+    }
+    // The model counts an atom when it takes it in; an overflow can drop atoms
+    // it had taken in but not yet sent, so only without overflows must the
+    // counts be equal.
+    bool atoms_ok = st.overflows ? s.sink.atoms() <= st.atoms : s.sink.atoms() == st.atoms;
+    if (s.sink.decode_error() || !atoms_ok) {
+        std::fprintf(stderr, "%s: the sink's decoder: %s\n", s.name(),
+                     s.sink.decode_error() ? s.sink.error().c_str() : "atom count differs from the model's");
+        rc = rc ? rc : 1;
+    }
+    return rc;
+}
+
+/* One system per port clock, run from reset to the end of every source. */
+int run_systems(const Options &o, const SystemArgs &g)
+{
+    etm_config_t cfg = effective_config(o);
+    unsigned ver = 0;
+    etm_config_version(&cfg, &ver, nullptr);
+    if (ETM_V_MAJOR(ver) != 3)
+        throw std::runtime_error("an external trace port needs ETMv3 (PORT_BYTES=0); the ETMv1 port runs at "
+                                 "the core clock: use sc_lockstep");
+    cfg.port_bytes = 0;
+    if (g.fflr > 0) {
+        cfg.etmcr |= ETM_FIELD_MASK(ETM_CR_STALL);
+        cfg.etmfflr = (uint32_t)g.fflr;
+    }
+    sc_clock clk("clk", sc_time(10, SC_NS), 0.5, sc_time(10, SC_NS), true);
+    sc_signal<bool> rst_n("rst_n");
+    std::vector<std::unique_ptr<System>> sys;
+    for (size_t k = 0; k < g.ports.size(); k++) {
+        std::string trace = g.trace_prefix.empty() ? "" : g.trace_prefix + std::to_string(k) + ".bin";
+        sys.emplace_back(new System(("sys" + std::to_string(k)).c_str(), o, cfg, g.ports[k], trace, clk, rst_n));
+    }
+    StopWhen stop("stop", [&] {
+        for (auto &s : sys)
+            if (!s->done())
+                return false;
+        return true;
+    });
+    stop.clk(clk);
+    sc_trace_file *tf = open_waves(o.waves, clk, rst_n);
+    for (auto &s : sys)
+        if (tf)
+            s->trace(tf);
+    run_from_reset(rst_n, tf);
+
+    int rc = 0;
+    uint64_t overflows = 0;
+    for (auto &s : sys) {
+        int k = report_system(*s, o, cfg);
+        if (k == 2 || !rc)
+            rc = k ? k : rc; /* a failed source wins over a difference */
+        overflows += s->etm.stats().overflows;
+    }
+    if ((g.expect == "yes" && !overflows) || (g.expect == "no" && overflows)) {
+        std::fprintf(stderr, "sc_system: expected %s, got %" PRIu64 " overflows\n",
+                     g.expect == "yes" ? "overflows" : "no overflow", overflows);
+        rc = rc ? rc : 1;
+    }
+    return rc;
+}
+
+} // namespace
+
+int sc_main(int argc, char **argv)
+{
+    Options o;
+    SystemArgs g;
+    int rc = parse_system_args(o, g, argc, argv);
+    if (rc >= 0)
+        return rc;
     quiet_kernel();
     try {
-        etm_config_t cfg = effective_config(o);
-        unsigned ver = 0;
-        etm_config_version(&cfg, &ver, nullptr);
-        if (ETM_V_MAJOR(ver) != 3)
-            throw std::runtime_error("an external trace port needs ETMv3 (PORT_BYTES=0); the ETMv1 port runs at "
-                                     "the core clock: use sc_lockstep");
-        cfg.port_bytes = 0;
-        if (fflr > 0) {
-            cfg.etmcr |= ETM_FIELD_MASK(ETM_CR_STALL);
-            cfg.etmfflr = (uint32_t)fflr;
-        }
-        sc_clock clk("clk", sc_time(10, SC_NS), 0.5, sc_time(10, SC_NS), true);
-        sc_signal<bool> rst_n("rst_n");
-        std::vector<std::unique_ptr<System>> sys;
-        for (size_t k = 0; k < ports.size(); k++) {
-            std::string trace = trace_prefix.empty() ? "" : trace_prefix + std::to_string(k) + ".bin";
-            sys.emplace_back(new System(("sys" + std::to_string(k)).c_str(), o, cfg, ports[k], trace, clk, rst_n));
-        }
-        StopWhen stop("stop", [&] {
-            for (auto &s : sys)
-                if (!s->done())
-                    return false;
-            return true;
-        });
-        stop.clk(clk);
-
-        sc_trace_file *tf = open_waves(o.waves, clk, rst_n);
-        for (auto &s : sys)
-            if (tf)
-                s->trace(tf);
-        run_from_reset(rst_n, tf);
-
-        int rc = 0;
-        uint64_t overflows = 0;
-        for (size_t k = 0; k < sys.size(); k++) {
-            System &s = *sys[k];
-            s.sink.finish();
-            const etm_stats_t &st = s.etm.stats();
-            const etm_stim_stats_t &ss = s.src.stats();
-            overflows += st.overflows;
-            if (!o.quiet) {
-                std::printf("%s: port %s (%.2f bytes per core cycle): %" PRIu64 " cycles (%" PRIu64
-                            " held on FIFOFULL), %" PRIu64 " instructions, %" PRIu64 " trace bytes, %" PRIu64
-                            " overflows (%" PRIu64 " bytes lost), FIFO peak %u of %u\n",
-                            s.name(), s.pc.text().c_str(), s.pc.capacity(), st.cycles, ss.held, st.instructions,
-                            st.bytes, st.overflows, st.bytes_lost, s.etm.max_level(), cfg.fifo_depth);
-                std::printf("%s: sink: %" PRIu64 " bytes over %" PRIu64 " port clock edges; decoder: %" PRIu64
-                            " packets, %" PRIu64 " atoms (the model traced %" PRIu64 ")\n",
-                            s.name(), s.sink.bytes(), s.port.edges(), s.sink.packets(), s.sink.atoms(), st.atoms);
-                if (ss.holds_ignored)
-                    std::printf("%s: note: a replayed source cannot stall: FIFOFULL was 1 before %" PRIu64
-                                " cycles it could not hold\n", s.name(), ss.holds_ignored);
-            }
-            std::printf("summary %s port=%u:%u:%u cycles=%" PRIu64 " held=%" PRIu64 " instructions=%" PRIu64
-                        " bytes=%" PRIu64 " port_bytes=%" PRIu64 " overflows=%" PRIu64 " bytes_lost=%" PRIu64
-                        " fifofull_cycles=%" PRIu64 " atoms=%" PRIu64 "\n",
-                        s.name(), s.pc.width, s.pc.div, s.pc.ddr ? 2 : 1, st.cycles, ss.held, st.instructions,
-                        st.bytes, st.port_bytes, st.overflows, st.bytes_lost, st.fifofull_cycles, st.atoms);
-            if (s.src.failed())
-                rc = 2;
-            if (s.sink.bytes() != st.bytes || st.port_bytes != st.bytes) {
-                std::fprintf(stderr, "%s: %" PRIu64 " bytes entered the FIFO, %" PRIu64 " left it, the sink got %" PRIu64 "\n",
-                             s.name(), st.bytes, st.port_bytes, s.sink.bytes());
-                rc = rc ? rc : 1;
-            }
-            // The model counts an atom when it takes it in; an overflow can drop atoms
-            // it had taken in but not yet sent, so only without overflows must the
-            // counts be equal.
-            bool atoms_ok = st.overflows ? s.sink.atoms() <= st.atoms : s.sink.atoms() == st.atoms;
-            if (s.sink.decode_error() || !atoms_ok) {
-                std::fprintf(stderr, "%s: the sink's decoder: %s\n", s.name(),
-                             s.sink.decode_error() ? s.sink.error().c_str() : "atom count differs from the model's");
-                rc = rc ? rc : 1;
-            }
-        }
-        if ((expect == "yes" && !overflows) || (expect == "no" && overflows)) {
-            std::fprintf(stderr, "sc_system: expected %s, got %" PRIu64 " overflows\n",
-                         expect == "yes" ? "overflows" : "no overflow", overflows);
-            rc = rc ? rc : 1;
-        }
-        return rc;
+        return run_systems(o, g);
     } catch (const std::exception &e) {
         std::fprintf(stderr, "sc_system: %s\n", e.what());
         return 2;

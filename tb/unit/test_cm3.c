@@ -220,7 +220,8 @@ static void run(const etm_cm3_params_t *p, const etm_cm3_insn_t *rs, unsigned n,
     CHECK_EQ(out->violations, 0);
 }
 
-static void timing_cases(void)
+/* Timings of the flow: ALU instructions, branches taken and not. */
+static void timing_flow(void)
 {
     etm_cm3_params_t p;
     etm_cm3_params_default(&p);
@@ -260,6 +261,15 @@ static void timing_cases(void)
     run(&p, bn, 2, &r);
     CHECK_EQ(r.n, 2);
     CHECK(r.c[0].iccfail && !r.c[1].ibranch);
+
+}
+
+/* Timings of loads, stores, divides, multiplies and folded ITs. */
+static void timing_data(void)
+{
+    etm_cm3_params_t p;
+    etm_cm3_params_default(&p);
+    run_t r;
 
     /* LDR r0,[r1]; LDR r2,[r3]: 2 + 1 (pipelined). LDR r0,[r1]; LDR r2,[r0]: 2 + 2. */
     etm_cm3_insn_t ld[3] = { I(0x100, 0x6808, 2), I(0x102, 0x681a, 2), I(0x104, 0x6802, 2) };
@@ -335,6 +345,15 @@ static void timing_cases(void)
     run(&p, fo, 3, &r);
     CHECK_EQ(r.n, 3);
     etm_cm3_params_default(&p);
+
+}
+
+/* Timings of exception entry, return and tail-chain, cancel. */
+static void timing_exceptions(void)
+{
+    etm_cm3_params_t p;
+    etm_cm3_params_default(&p);
+    run_t r;
 
     /* Exception entry (SysTick) between two ALU instructions: the entry sequence
      * (vector fetch and stack push with ETMFLUSH, ETMFINDBR) of exc_entry cycles,
@@ -555,7 +574,9 @@ int main(void)
     classify_cases();
     cond_cases();
     text_cases();
-    timing_cases();
+    timing_flow();
+    timing_data();
+    timing_exceptions();
     stall_cases();
     return test_report("test_cm3");
 }

@@ -1107,6 +1107,12 @@ static void test_malformed(void)
     decode(8, 0);
     EXPECT_ERR(6, "only a trace restart");
 
+}
+
+/* Malformed streams, continued: data, state and branch output. */
+static void test_malformed_data(void)
+{
+    etm_config_t cfg;
     /* ID on an instruction that is no load or store */
     reset_stream();
     restart_1000();
@@ -1324,6 +1330,7 @@ int main(void)
     test_restart();
     test_td_wt();
     test_malformed();
+    test_malformed_data();
     test_join();
     return test_report("test_decode_v1");
 }
