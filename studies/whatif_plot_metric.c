@@ -1,0 +1,180 @@
+/* whatif_plot_metric.c - etm-whatif's plots of one metric: bars (one cluster per
+ * workload, one bar per configuration, and each configuration's ratio to the
+ * first) and lines (the varied key on x, one line per workload, and for
+ * overflows the knee where they stop), each with its table in the report.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "whatif.h"
+
+/* Clustered bars: one cluster per workload, one bar per configuration. */
+void plot_bars(out_t *o, size_t s, const plot_t *p)
+{
+    const sweep_t *sw = &o->st->sw[s];
+    const metric_t *mt = find_metric(p->metric);
+    char name[128];
+    snprintf(name, sizeof name, "%s-%s", sw->name, p->metric);
+    FILE *f = open_dat(o, name);
+    if (!f)
+        return;
+    fprintf(f, "\"workload\"");
+    for (size_t i = 0; i < sw->nconfs; i++)
+        fprintf(f, " \"%s\"", sw->confs[i].label);
+    fprintf(f, "\n");
+    for (size_t j = 0; j < sw->nwl; j++) {
+        fprintf(f, "\"%s\"", wl_name(o, s, j));
+        for (size_t i = 0; i < sw->nconfs; i++)
+            fprintf(f, " %.6g", value_of(o, s, i, j, p->metric));
+        fprintf(f, "\n");
+    }
+    fclose(f);
+    char extra[400], q[300];
+    snprintf(extra, sizeof extra, "set yrange [0:*]\nset ylabel '%s'", gpq(mt->axis, q, sizeof q));
+    histogram(o, name, sw->title, 0, extra, sw->nconfs + 1);
+
+    fprintf(o->md, "### %s\n\n", mt->axis);
+    md_image(o, name, mt->axis);
+    fprintf(o->md, "| workload");
+    for (size_t i = 0; i < sw->nconfs; i++)
+        fprintf(o->md, " | %s", sw->confs[i].label);
+    fprintf(o->md, " |\n|---");
+    for (size_t i = 0; i < sw->nconfs; i++)
+        fprintf(o->md, "|---:");
+    fprintf(o->md, "|\n");
+    for (size_t j = 0; j < sw->nwl; j++) {
+        fprintf(o->md, "| %s", wl_name(o, s, j));
+        for (size_t i = 0; i < sw->nconfs; i++)
+            md_value(o, mt, value_of(o, s, i, j, p->metric));
+        fprintf(o->md, " |\n");
+    }
+    fprintf(o->md, "\n");
+    /* Each configuration against the first: the range of the ratio over the workloads. */
+    if (mt->ratio && sw->nconfs > 1 && sw->nwl > 0) {
+        fprintf(o->md, "Against *%s*, over the workloads:", sw->confs[0].label);
+        for (size_t i = 1; i < sw->nconfs; i++) {
+            double lo = INFINITY, hi = -INFINITY;
+            int any = 0;
+            for (size_t j = 0; j < sw->nwl; j++) {
+                double a = value_of(o, s, 0, j, p->metric), b = value_of(o, s, i, j, p->metric);
+                if (a > 0) {
+                    lo = fmin(lo, b / a);
+                    hi = fmax(hi, b / a);
+                    any = 1;
+                }
+            }
+            if (any)
+                fprintf(o->md, "%s *%s* %.2f to %.2f times", i > 1 ? ";" : "", sw->confs[i].label, lo, hi);
+            else
+                fprintf(o->md, "%s *%s* (no ratio: the first is 0)", i > 1 ? ";" : "", sw->confs[i].label);
+        }
+        fprintf(o->md, ".\n\n");
+    }
+}
+
+static const char *x_axis(const sweep_t *sw)
+{
+    if (!strcmp(sw->vary, "port"))
+        return "port capacity (bytes per core cycle)";
+    if (!strcmp(sw->vary, "FIFO_DEPTH"))
+        return "FIFO depth (bytes)";
+    if (!strcmp(sw->vary, "stall"))
+        return "ETMFFLR (bytes free below which FIFOFULL holds the core)";
+    return sw->vary;
+}
+
+/* Lines: the varied value on x, one line per workload. */
+void plot_lines(out_t *o, size_t s, const plot_t *p)
+{
+    const sweep_t *sw = &o->st->sw[s];
+    const metric_t *mt = find_metric(p->metric);
+    char name[128];
+    snprintf(name, sizeof name, "%s-%s", sw->name, p->metric);
+    /* Configurations in order of x. */
+    size_t *ord = (size_t *)xcalloc(sw->nconfs, sizeof *ord);
+    for (size_t i = 0; i < sw->nconfs; i++)
+        ord[i] = i;
+    for (size_t i = 1; i < sw->nconfs; i++)
+        for (size_t k = i; k > 0 && sw->confs[ord[k]].x < sw->confs[ord[k - 1]].x; k--) {
+            size_t t = ord[k];
+            ord[k] = ord[k - 1];
+            ord[k - 1] = t;
+        }
+    FILE *f = open_dat(o, name);
+    if (!f) {
+        free(ord);
+        return;
+    }
+    fprintf(f, "\"x\"");
+    for (size_t j = 0; j < sw->nwl; j++)
+        fprintf(f, " \"%s\"", wl_name(o, s, j));
+    fprintf(f, "\n");
+    for (size_t k = 0; k < sw->nconfs; k++) {
+        fprintf(f, "%g", sw->confs[ord[k]].x);
+        for (size_t j = 0; j < sw->nwl; j++)
+            fprintf(f, " %.6g", value_of(o, s, ord[k], j, p->metric));
+        fprintf(f, "\n");
+    }
+    fclose(f);
+    char settings[1200], plot[256], q1[300], q2[300], q3[300];
+    snprintf(settings, sizeof settings, "set xlabel '%s'\nset ylabel '%s%s'\nset title '%s'\n%s\n%s",
+             gpq(x_axis(sw), q1, sizeof q1), gpq(mt->axis, q2, sizeof q2), p->logy ? " (0 not drawn)" : "",
+             gpq(sw->title, q3, sizeof q3), p->logx ? "set logscale x 2" : "",
+             p->logy ? "set logscale y 10\nset yrange [0.8:*]" : "set yrange [0:*]");
+    snprintf(plot, sizeof plot, "plot for [i=2:%zu] '%s.dat' using 1:i with linespoints lw 1.5 pt 7 ps 0.6 "
+             "title columnheader(i)", sw->nwl + 1, name);
+    gnuplot(o, name, settings, plot);
+
+    fprintf(o->md, "### %s against %s\n\n", mt->axis, x_axis(sw));
+    md_image(o, name, mt->axis);
+    fprintf(o->md, "| %s", sw->vary);
+    for (size_t j = 0; j < sw->nwl; j++)
+        fprintf(o->md, " | %s", wl_name(o, s, j));
+    fprintf(o->md, " |\n|---");
+    for (size_t j = 0; j < sw->nwl; j++)
+        fprintf(o->md, "|---:");
+    fprintf(o->md, "|\n");
+    for (size_t k = 0; k < sw->nconfs; k++) {
+        const char *lab = strchr(sw->confs[ord[k]].label, '=');
+        fprintf(o->md, "| %s", lab ? lab + 1 : sw->confs[ord[k]].label);
+        if (!strcmp(sw->vary, "port"))
+            fprintf(o->md, " (%g)", sw->confs[ord[k]].x);
+        for (size_t j = 0; j < sw->nwl; j++)
+            md_value(o, mt, value_of(o, s, ord[k], j, p->metric));
+        fprintf(o->md, " |\n");
+    }
+    fprintf(o->md, "\n");
+    /* Where losses stop: the smallest x from which the metric stays 0. */
+    if (!strcmp(p->metric, "overflows")) {
+        fprintf(o->md, "Knee (the smallest %s from which nothing overflows):", sw->vary);
+        for (size_t j = 0; j < sw->nwl; j++) {
+            size_t k = sw->nconfs;
+            while (k > 0 && value_of(o, s, ord[k - 1], j, p->metric) == 0)
+                k--;
+            if (k == sw->nconfs)
+                fprintf(o->md, "%s %s: still overflows at %g", j ? ";" : "", wl_name(o, s, j),
+                        sw->confs[ord[k - 1]].x);
+            else
+                fprintf(o->md, "%s %s: %g", j ? ";" : "", wl_name(o, s, j), sw->confs[ord[k]].x);
+        }
+        fprintf(o->md, ".\n\nWhere they fall to a tenth of those at %s=%g:", sw->vary, sw->confs[ord[0]].x);
+        for (size_t j = 0; j < sw->nwl; j++) {
+            double first = value_of(o, s, ord[0], j, p->metric);
+            size_t k = 0;
+            while (k < sw->nconfs && value_of(o, s, ord[k], j, p->metric) > first / 10)
+                k++;
+            if (first == 0)
+                fprintf(o->md, "%s %s: none to begin with", j ? ";" : "", wl_name(o, s, j));
+            else if (k == sw->nconfs)
+                fprintf(o->md, "%s %s: beyond %g", j ? ";" : "", wl_name(o, s, j), sw->confs[ord[k - 1]].x);
+            else
+                fprintf(o->md, "%s %s: %g", j ? ";" : "", wl_name(o, s, j), sw->confs[ord[k]].x);
+        }
+        fprintf(o->md, ".\n\n");
+    }
+    free(ord);
+}
