@@ -616,6 +616,158 @@ static void help(FILE *f)
             "Exit status: 0 all agree; 1 a difference or a failed program; 2 usage or setup error.\n");
 }
 
+static int file_option(opts_t *o, const char *a, const char *v);
+
+/* An option with a value; returns 0, or the exit status. */
+static int valued_option(opts_t *o, const char *a, const char *v)
+{
+    etm_diag_t d;
+    etm_diag_clear(&d);
+    if (!strcmp(a, "--preset")) {
+        if (etm_config_preset(&o->cfg, v) != ETM_OK) {
+            fprintf(stderr, "etm-e2e: unknown preset '%s'\n", v);
+            return 2;
+        }
+    } else if (!strcmp(a, "--set")) {
+        if (etm_config_parse_line(&o->cfg, v, NULL, NULL, &d) != ETM_OK) {
+            fprintf(stderr, "etm-e2e: --set %s: %s\n", v, d.msg);
+            return 2;
+        }
+    } else if (!strcmp(a, "--param")) {
+        char name[64];
+        const char *eq = strchr(v, '=');
+        char *end;
+        if (!eq || (size_t)(eq - v) >= sizeof name) {
+            fprintf(stderr, "etm-e2e: --param wants NAME=N\n");
+            return 2;
+        }
+        memcpy(name, v, (size_t)(eq - v));
+        name[eq - v] = 0;
+        unsigned long n = strtoul(eq + 1, &end, 0);
+        if (!eq[1] || *end || etm_cm3_param_set(&o->params, name, (unsigned)n, &d) != ETM_OK) {
+            fprintf(stderr, "etm-e2e: --param %s: %s\n", v, d.msg[0] ? d.msg : "not a number");
+            return 2;
+        }
+    } else if (!strcmp(a, "--decoders")) {
+        o->use_ocsd = strstr(v, "ocsd") != NULL;
+        o->use_own = strstr(v, "own") != NULL;
+        o->use_v1 = strstr(v, "v1") != NULL;
+    } else if (!strcmp(a, "--require")) {
+        if (o->nrequire == 16 || strlen(v) >= 16) {
+            fprintf(stderr, "etm-e2e: --require: too many or too long\n");
+            return 2;
+        }
+        strcpy(o->require[o->nrequire++], v);
+    } else if (!strcmp(a, "--window")) {
+        unsigned long long s, n;
+        if (sscanf(v, "%llu:%llu", &s, &n) != 2 || n == 0) {
+            fprintf(stderr, "etm-e2e: --window wants START:CYCLES\n");
+            return 2;
+        }
+        o->win_start = s;
+        o->win_cycles = n;
+    } else {
+        return file_option(o, a, v);
+    }
+    return 0;
+}
+
+/* An option naming a file or a QEMU setting; returns 0, or 2 (unknown). */
+static int file_option(opts_t *o, const char *a, const char *v)
+{
+    if (!strcmp(a, "--stimulus"))
+        o->stimulus = v;
+    else if (!strcmp(a, "--trace"))
+        o->trace = v;
+    else if (!strcmp(a, "--config-out"))
+        o->config_out = v;
+    else if (!strcmp(a, "--events"))
+        o->events = v;
+    else if (!strcmp(a, "--icount"))
+        o->so.qemu.icount_shift = (unsigned)strtoul(v, NULL, 10);
+    else if (!strcmp(a, "--qemu"))
+        o->so.qemu.qemu = v;
+    else if (!strcmp(a, "--plugin"))
+        o->so.qemu.plugin = v;
+    else if (!strcmp(a, "--raw"))
+        o->so.raw = v;
+    else if (!strcmp(a, "--log"))
+        o->so.qemu.log_path = v;
+    else if (!strcmp(a, "--max-insns"))
+        o->so.max_insns = strtoull(v, NULL, 0);
+    else {
+        fprintf(stderr, "etm-e2e: unknown option '%s' (try --help)\n", a);
+        return 2;
+    }
+    return 0;
+}
+
+/* Returns -1 to go on, else the exit status. */
+static int parse_args(opts_t *o, const char **progs, int *nprogs, int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            help(stdout);
+            return 0;
+        } else if (!strcmp(a, "--no-cycles")) {
+            o->no_cycles = 1;
+        } else if (!strcmp(a, "--quiet")) {
+            o->quiet = 1;
+        } else if (!strcmp(a, "--table")) {
+            o->table = 1;
+        } else if (!v || a[0] != '-') {
+            if (a[0] == '-' || *nprogs == 64) {
+                fprintf(stderr, "etm-e2e: unknown option or missing value '%s' (try --help)\n", a);
+                return 2;
+            }
+            progs[(*nprogs)++] = a;
+        } else {
+            i++;
+            int rc = valued_option(o, a, v);
+            if (rc)
+                return rc;
+        }
+    }
+    if (!*nprogs) {
+        help(stderr);
+        return 2;
+    }
+    return -1;
+}
+
+/* --table: one row per program, with cycle accuracy on and off; returns the worst status. */
+static int table_row(const opts_t *o, const char *program)
+{
+    /* Both cycle-accurate settings of the same configuration. */
+    opts_t on = *o, off = *o;
+    on.cfg.etmcr |= ETM_FIELD_MASK(ETM_CR_CYCLE_ACCURATE);
+    off.cfg.etmcr &= ~ETM_FIELD_MASK(ETM_CR_CYCLE_ACCURATE);
+    on.quiet = off.quiet = 1;
+    result_t ron, roff;
+    int r1 = run_program(&on, program, &ron);
+    int r2 = run_program(&off, program, &roff);
+    int rc = r1 > r2 ? r1 : r2;
+    /* Exceptions: from a recorder pass (cheap). */
+    qrec_source_t src;
+    char err[512];
+    uint64_t exc = 0;
+    if (qrec_source_open(&src, &o->so, program, err, sizeof err) == 0) {
+        etm_cm3_insn_t r;
+        while (qrec_next(src.q, &r) > 0) {
+        }
+        exc = qrec_get_stats(src.q)->entries + qrec_get_stats(src.q)->tail_chains;
+        qrec_source_close(&src, NULL, 0);
+    }
+    printf("| %s | %" PRIu64 " | %" PRIu64 " | %.3f | %" PRIu64 " | %" PRIu64 " | %.3f | %" PRIu64 " | %.3f | %"
+           PRIu64 " | %s |\n",
+           program, ron.insns, ron.cycles, ron.insns ? (double)ron.cycles / (double)ron.insns : 0.0, exc,
+           ron.bytes, ron.bpi, roff.bytes, roff.bpi, ron.overflows + roff.overflows,
+           rc ? "**DIFFERENCES**" : "agree with QEMU");
+    fflush(stdout);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     static opts_t o;
@@ -629,100 +781,9 @@ int main(int argc, char **argv)
     o.use_ocsd = o.use_own = o.use_v1 = 1;
     const char *progs[64];
     int nprogs = 0;
-    etm_diag_t d;
-    etm_diag_clear(&d);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            help(stdout);
-            return 0;
-        } else if (!strcmp(a, "--no-cycles")) {
-            o.no_cycles = 1;
-        } else if (!strcmp(a, "--quiet")) {
-            o.quiet = 1;
-        } else if (!strcmp(a, "--table")) {
-            o.table = 1;
-        } else if (!v || a[0] != '-') {
-            if (a[0] == '-' || nprogs == 64) {
-                fprintf(stderr, "etm-e2e: unknown option or missing value '%s' (try --help)\n", a);
-                return 2;
-            }
-            progs[nprogs++] = a;
-        } else {
-            i++;
-            if (!strcmp(a, "--preset")) {
-                if (etm_config_preset(&o.cfg, v) != ETM_OK) {
-                    fprintf(stderr, "etm-e2e: unknown preset '%s'\n", v);
-                    return 2;
-                }
-            } else if (!strcmp(a, "--set")) {
-                if (etm_config_parse_line(&o.cfg, v, NULL, NULL, &d) != ETM_OK) {
-                    fprintf(stderr, "etm-e2e: --set %s: %s\n", v, d.msg);
-                    return 2;
-                }
-            } else if (!strcmp(a, "--param")) {
-                char name[64];
-                const char *eq = strchr(v, '=');
-                char *end;
-                if (!eq || (size_t)(eq - v) >= sizeof name) {
-                    fprintf(stderr, "etm-e2e: --param wants NAME=N\n");
-                    return 2;
-                }
-                memcpy(name, v, (size_t)(eq - v));
-                name[eq - v] = 0;
-                unsigned long n = strtoul(eq + 1, &end, 0);
-                if (!eq[1] || *end || etm_cm3_param_set(&o.params, name, (unsigned)n, &d) != ETM_OK) {
-                    fprintf(stderr, "etm-e2e: --param %s: %s\n", v, d.msg[0] ? d.msg : "not a number");
-                    return 2;
-                }
-            } else if (!strcmp(a, "--decoders")) {
-                o.use_ocsd = strstr(v, "ocsd") != NULL;
-                o.use_own = strstr(v, "own") != NULL;
-                o.use_v1 = strstr(v, "v1") != NULL;
-            } else if (!strcmp(a, "--require")) {
-                if (o.nrequire == 16 || strlen(v) >= 16) {
-                    fprintf(stderr, "etm-e2e: --require: too many or too long\n");
-                    return 2;
-                }
-                strcpy(o.require[o.nrequire++], v);
-            } else if (!strcmp(a, "--window")) {
-                unsigned long long s, n;
-                if (sscanf(v, "%llu:%llu", &s, &n) != 2 || n == 0) {
-                    fprintf(stderr, "etm-e2e: --window wants START:CYCLES\n");
-                    return 2;
-                }
-                o.win_start = s;
-                o.win_cycles = n;
-            } else if (!strcmp(a, "--stimulus")) {
-                o.stimulus = v;
-            } else if (!strcmp(a, "--trace")) {
-                o.trace = v;
-            } else if (!strcmp(a, "--config-out")) {
-                o.config_out = v;
-            } else if (!strcmp(a, "--events")) {
-                o.events = v;
-            } else if (!strcmp(a, "--icount")) {
-                o.so.qemu.icount_shift = (unsigned)strtoul(v, NULL, 10);
-            } else if (!strcmp(a, "--qemu")) {
-                o.so.qemu.qemu = v;
-            } else if (!strcmp(a, "--plugin")) {
-                o.so.qemu.plugin = v;
-            } else if (!strcmp(a, "--raw")) {
-                o.so.raw = v;
-            } else if (!strcmp(a, "--log")) {
-                o.so.qemu.log_path = v;
-            } else if (!strcmp(a, "--max-insns")) {
-                o.so.max_insns = strtoull(v, NULL, 0);
-            } else {
-                fprintf(stderr, "etm-e2e: unknown option '%s' (try --help)\n", a);
-                return 2;
-            }
-        }
-    }
-    if (!nprogs) {
-        help(stderr);
-        return 2;
-    }
+    int rc = parse_args(&o, progs, &nprogs, argc, argv);
+    if (rc >= 0)
+        return rc;
     if (o.config_out) {
         FILE *f = fopen(o.config_out, "w");
         if (!f || etm_config_write(&o.cfg, f, "") != ETM_OK || fclose(f) != 0) {
@@ -741,38 +802,8 @@ int main(int argc, char **argv)
         printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
     }
     for (int p = 0; p < nprogs; p++) {
-        if (!o.table) {
-            int rc = run_program(&o, progs[p], &(result_t){ 0 });
-            worst = rc > worst ? rc : worst;
-            continue;
-        }
-        /* Both cycle-accurate settings of the same configuration. */
-        opts_t on = o, off = o;
-        on.cfg.etmcr |= ETM_FIELD_MASK(ETM_CR_CYCLE_ACCURATE);
-        off.cfg.etmcr &= ~ETM_FIELD_MASK(ETM_CR_CYCLE_ACCURATE);
-        on.quiet = off.quiet = 1;
-        result_t ron, roff;
-        int r1 = run_program(&on, progs[p], &ron);
-        int r2 = run_program(&off, progs[p], &roff);
-        int rc = r1 > r2 ? r1 : r2;
-        worst = rc > worst ? rc : worst;
-        /* Exceptions: from a recorder pass (cheap). */
-        qrec_source_t src;
-        char err[512];
-        uint64_t exc = 0;
-        if (qrec_source_open(&src, &o.so, progs[p], err, sizeof err) == 0) {
-            etm_cm3_insn_t r;
-            while (qrec_next(src.q, &r) > 0) {
-            }
-            exc = qrec_get_stats(src.q)->entries + qrec_get_stats(src.q)->tail_chains;
-            qrec_source_close(&src, NULL, 0);
-        }
-        printf("| %s | %" PRIu64 " | %" PRIu64 " | %.3f | %" PRIu64 " | %" PRIu64 " | %.3f | %" PRIu64 " | %.3f | %"
-               PRIu64 " | %s |\n",
-               progs[p], ron.insns, ron.cycles, ron.insns ? (double)ron.cycles / (double)ron.insns : 0.0, exc,
-               ron.bytes, ron.bpi, roff.bytes, roff.bpi, ron.overflows + roff.overflows,
-               rc ? "**DIFFERENCES**" : "agree with QEMU");
-        fflush(stdout);
+        int r = o.table ? table_row(&o, progs[p]) : run_program(&o, progs[p], &(result_t){ 0 });
+        worst = r > worst ? r : worst;
     }
     return worst;
 }
