@@ -1,4 +1,4 @@
-// etm_check.sv - stage `check` (model/src/check.c, docs/interface.md): the
+// etm_check.sv - stage `check` (model/core/src/check.c, docs/interface.md): the
 // interface contract. violations_o has one bit per rule, in the order of
 // etm/rules.def (etm_defs_pkg::Rule*), set in each cycle that breaks the rule, so a
 // harness can compare it with the C checker's. With the parameter Assertions each

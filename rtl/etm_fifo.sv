@@ -1,4 +1,4 @@
-// etm_fifo.sv - stage `fifo` (model/src/fifo.c): the trace FIFO and the ETMv3 port.
+// etm_fifo.sv - stage `fifo` (model/core/src/fifo.c): the trace FIFO and the ETMv3 port.
 //
 // ETMv3 (etm_fifo_cycle): the port takes up to PORT_BYTES bytes that were in the
 // FIFO at the start of the cycle, padding an incomplete group with Ignore (0x66);

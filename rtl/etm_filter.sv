@@ -1,4 +1,4 @@
-// etm_filter.sv - stage `filter` (model/src/filter.c, docs/filter.md): which
+// etm_filter.sv - stage `filter` (model/core/src/filter.c, docs/filter.md): which
 // cycles are traced (TraceEnable), whether a data transfer is traced (ViewData),
 // and when the trigger fires.
 //

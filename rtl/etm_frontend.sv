@@ -1,4 +1,4 @@
-// etm_frontend.sv - stage `frontend` (model/src/frontend.c): the Cortex-M3
+// etm_frontend.sv - stage `frontend` (model/core/src/frontend.c): the Cortex-M3
 // interface signals of one cycle become that cycle's trace items, in program
 // order. Combinational.
 //  - ETMIVALID: one atom for the instruction at ETMIA, E or (ETMICCFAIL) N.

@@ -1,4 +1,4 @@
-// etm_packet.sv - stage `packet` (model/src/packet.c): the ETMv3 packet stream
+// etm_packet.sv - stage `packet` (model/core/src/packet.c): the ETMv3 packet stream
 // around the P-headers: branch addresses, A-sync, I-sync with and without cycle
 // count, periodic synchronisation, trigger, exception return, and the restart
 // after a FIFO overflow. Order and timing: docs/etmv3-encoder.md.
@@ -14,7 +14,7 @@
 // end_i is the edge of etm_end (send everything gathered, no tick); hold_i an
 // edge of etm_drain (this stage does nothing).
 //
-// With data trace (ETMCR[3:2]) it holds the data part too (model/src/dpacket.c):
+// With data trace (ETMCR[3:2]) it holds the data part too (model/core/src/dpacket.c):
 // the cycle's value completes an entry before step 1 (D1: normal or
 // out-of-order data, store failed), the cycle's transfer follows step 6 (D2:
 // the slot's stale entry abandoned, the atoms sent before an instruction's first

@@ -1,4 +1,4 @@
-// etm_pheader.sv - stage `pheader` (model/src/pheader.c): E, N and W atoms into
+// etm_pheader.sv - stage `pheader` (model/core/src/pheader.c): E, N and W atoms into
 // P-headers, with the packing policy of docs/etmv3-encoder.md.
 //
 // The C stage is a set of operations that etm_packet calls at fixed points of a

@@ -1,4 +1,4 @@
-// etm_pipestat.sv - stage `pipestat` (model/src/pipestat.c): the ETMv1 port,
+// etm_pipestat.sv - stage `pipestat` (model/core/src/pipestat.c): the ETMv1 port,
 // PIPESTAT[2:0], TRACEPKT[15:0] and TRACESYNC, cycle by cycle. Mapping and
 // policy: docs/etmv1-encoder.md.
 //

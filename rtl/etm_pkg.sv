@@ -172,7 +172,7 @@ package etm_pkg;
     v1_addr_packets = {n, b};
   endfunction
 
-  // ---- The data slot: memory view to register view (model/src/dataslot.c) ----------
+  // ---- The data slot: memory view to register view (model/core/src/dataslot.c) ----------
   // ETMDACTL fields: [1:0] DASlot, [10:3] DABLSel, [11] DAUnaligned, [13:12] DARot,
   // [14] DASwizzle, [15] DACPRT, [16] DALast, [17] DANSeq.
   function automatic logic [3:0] dslot_lanes(input logic [7:0] l);

@@ -1,4 +1,4 @@
-// etm_top.sv - the RTL twin of the C model's etm_step (model/src/etm.c): one
+// etm_top.sv - the RTL twin of the C model's etm_step (model/core/src/etm.c): one
 // rising edge of clk_i is one etm_step; rst_ni is etm_reset. The stages are those
 // of the C model, one module each:
 //
