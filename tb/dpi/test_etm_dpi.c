@@ -32,38 +32,58 @@ static unsigned rules_of(const etm_ctx_t *m)
     return bits;
 }
 
+/* The DPI calls take one argument per port, in the order of etm/signals.def;
+ * the argument lists below come from it too, so a new signal needs no edit here. */
 static int step(void *h, const etm_in_t *in, unsigned unknown)
 {
-    return etm_dpi_step(h, in->ivalid, in->ibranch, in->iindbr, in->iccfail, in->fold, in->ia >> 1, in->dvalid,
-                        in->flush, in->findbr, in->cancel, in->istall, in->intstat, in->intnum, in->trigger,
-                        in->triginotd, in->ivalid1, in->ibranch1, in->iindbr1, in->iccfail1, in->ia1 >> 1,
-                        in->dactl, in->da, in->ddctl, in->dd, unknown);
+    return etm_dpi_step(h,
+#define ETM_IN(field, name, width, lsb, ctype, doc) (ETM_DPI_T_##ctype)(in->field >> (lsb)),
+#include "etm/signals.def"
+                        unknown);
 }
 
 static int compare(void *h, const etm_out_t *o, unsigned violations, unsigned unknown)
 {
-    return etm_dpi_compare(h, o->pipestat, o->tracepkt, o->tracesync, o->v3_count, v3data_of(o), o->fifo_level,
-                           o->overflow, o->trigger, o->fifofull, o->trace_enable, o->view_data, violations,
-                           unknown);
+    return etm_dpi_compare(h,
+#define ETM_OUT(field, name, width, ctype, where, doc) o->field,
+#define ETM_OUT_BYTES(count, bytes, countname, dataname, column, n, doc) o->count, v3data_of(o),
+#include "etm/signals.def"
+                           violations, unknown);
+}
+
+/* A stimulus record as etm_dpi_stim_next fills it: one field per input port. */
+enum { /* bits of etm_dpi_step's `unknown` mask */
+#define ETM_IN(field, name, width, lsb, ctype, doc) IN_##field,
+#include "etm/signals.def"
+    IN_COUNT
+};
+
+typedef struct {
+#define ETM_IN(field, name, width, lsb, ctype, doc) ETM_DPI_T_##ctype field;
+#include "etm/signals.def"
+} dpi_in_t;
+
+static int stim_next(void *st, unsigned hold, dpi_in_t *s)
+{
+    return etm_dpi_stim_next(st, hold
+#define ETM_IN(field, name, width, lsb, ctype, doc) , &s->field
+#include "etm/signals.def"
+    );
 }
 
 /* The model's expected outputs, field by field, as a design would show them. */
 static void expected_out(void *h, etm_out_t *o)
 {
     memset(o, 0, sizeof *o);
-    o->pipestat = (uint8_t)etm_dpi_expected(h, "PIPESTAT");
-    o->tracepkt = (uint16_t)etm_dpi_expected(h, "TRACEPKT");
-    o->tracesync = (uint8_t)etm_dpi_expected(h, "TRACESYNC");
-    o->v3_count = (uint8_t)etm_dpi_expected(h, "V3COUNT");
-    uint64_t v3 = etm_dpi_expected(h, "V3DATA");
-    for (int i = 0; i < ETM_MAX_PORT_BYTES; i++)
-        o->v3_bytes[i] = (uint8_t)(v3 >> (8 * i));
-    o->fifo_level = (uint16_t)etm_dpi_expected(h, "FIFOLEVEL");
-    o->overflow = (uint8_t)etm_dpi_expected(h, "OVERFLOW");
-    o->trigger = (uint8_t)etm_dpi_expected(h, "TRIGGER");
-    o->fifofull = (uint8_t)etm_dpi_expected(h, "FIFOFULL");
-    o->trace_enable = (uint8_t)etm_dpi_expected(h, "traceenable");
-    o->view_data = (uint8_t)etm_dpi_expected(h, "ViewData");
+#define ETM_OUT(field, name, width, ctype, where, doc) o->field = (ctype)etm_dpi_expected(h, #name);
+#define ETM_OUT_BYTES(count, bytes, countname, dataname, column, n, doc)     \
+    o->count = (uint8_t)etm_dpi_expected(h, #countname);                     \
+    for (int i = 0; i < (n); i++)                                            \
+        o->bytes[i] = (uint8_t)(etm_dpi_expected(h, #dataname) >> (8 * i));
+#include "etm/signals.def"
+    /* Names are matched without regard to case. */
+    CHECK_EQ(etm_dpi_expected(h, "traceenable"), o->trace_enable);
+    CHECK_EQ(etm_dpi_expected(h, "ViewData"), o->view_data);
 }
 
 static void *started(const char *name, const char *preset, const char *settings)
@@ -361,7 +381,7 @@ static void test_cycles(void)
     in.intstat = 0;
 
     /* X on ETMIA while ETMIVALID=0 is harmless; while ETMIVALID=1 it is a failure. */
-    const unsigned x_ia = 1u << 5, x_dd = 1u << 23;
+    const unsigned x_ia = 1u << IN_ia, x_dd = 1u << IN_dd;
     CHECK_EQ(step(h, &in, x_ia | x_dd), 0);
     CHECK_EQ(etm_dpi_report(h)[0], 0);
     CHECK_EQ(etm_dpi_failures(h), 0);
@@ -372,7 +392,7 @@ static void test_cycles(void)
     CHECK_STR_CONTAINS(etm_dpi_report(h), "sb: cycle 1: input ETMIA is X or Z while it is qualified");
     CHECK_EQ(etm_dpi_failures(h), 1);
     CHECK_EQ(etm_dpi_cycle(h), 1);
-    CHECK_EQ(step(h, &in, 1u << 24), -1);
+    CHECK_EQ(step(h, &in, 1u << IN_COUNT), -1);
 
     /* An interface rule broken: noted, and the rule's bit is expected on VIOLATIONS. */
     memset(&in, 0, sizeof in);
@@ -390,7 +410,7 @@ static void test_cycles(void)
     CHECK_EQ(compare(h, &o, 0, 0), -1); /* one compare per edge */
     CHECK_EQ(step(h, &in, 0), ETM_DPI_NOTE_RULE);
     expected_out(h, &o);
-    CHECK_EQ(compare(h, &o, bit, 1u << 12), -1); /* a mask bit beyond the fields */
+    CHECK_EQ(compare(h, &o, bit, 1u << ETM_DPI_FIELD_COUNT), -1); /* a mask bit beyond the fields */
     CHECK_EQ(compare(h, &o, bit, 0), 0);
 
     /* A design whose checker knows fewer rules is compared on those only. */
@@ -427,13 +447,10 @@ static void test_cycles(void)
 
 static void test_stimulus(void)
 {
-    unsigned s[23];
-    unsigned long long dd = 1;
-#define ALL(s) &s[0], &s[1], &s[2], &s[3], &s[4], &s[5], &s[6], &s[7], &s[8], &s[9], &s[10], &s[11], &s[12], \
-               &s[13], &s[14], &s[15], &s[16], &s[17], &s[18], &s[19], &s[20], &s[21], &s[22]
+    dpi_in_t s;
     void *st = etm_dpi_stim_new();
-    CHECK_EQ(etm_dpi_stim_next(st, 0, ALL(s), &dd), 0); /* nothing opened: an idle record */
-    CHECK_EQ(dd, 0);
+    CHECK_EQ(stim_next(st, 0, &s), 0); /* nothing opened: an idle record */
+    CHECK_EQ(s.dd, 0);
 
     CHECK_EQ(etm_dpi_stim_vectors(st, "no/such.vec"), -1);
     CHECK_STR_CONTAINS(etm_dpi_stim_error(st), "no/such.vec");
@@ -441,14 +458,14 @@ static void test_stimulus(void)
     CHECK_STR_CONTAINS(etm_dpi_stim_error(st), "no/such.vcd");
     CHECK_EQ(etm_dpi_stim_records(st, "no/such.rec"), -1);
     CHECK_STR_CONTAINS(etm_dpi_stim_error(st), "no/such.rec");
-    CHECK_EQ(etm_dpi_stim_next(st, 0, ALL(s), &dd), 0); /* a failed open leaves nothing open */
+    CHECK_EQ(stim_next(st, 0, &s), 0); /* a failed open leaves nothing open */
     char path[512];
     snprintf(path, sizeof path, "%s/tb/data/bad/bad_hex.vec", top_dir);
     CHECK_EQ(etm_dpi_stim_vectors(st, path), 0);
-    CHECK_EQ(etm_dpi_stim_next(st, 0, ALL(s), &dd), 1);
-    CHECK_EQ(s[0], 1);
-    CHECK_EQ(s[5], 0x100 >> 1);
-    CHECK_EQ(etm_dpi_stim_next(st, 0, ALL(s), &dd), -1);
+    CHECK_EQ(stim_next(st, 0, &s), 1);
+    CHECK_EQ(s.ivalid, 1);
+    CHECK_EQ(s.ia, 0x100 >> 1);
+    CHECK_EQ(stim_next(st, 0, &s), -1);
     CHECK_STR_CONTAINS(etm_dpi_stim_error(st), "bad_hex.vec:4:");
 
     /* The generator gives what etm_gen gives, for the number of cycles asked. */
@@ -465,22 +482,21 @@ static void test_stimulus(void)
     for (int c = 0; c < 500; c++) {
         etm_in_t in;
         etm_gen_next(g, &in, NULL);
-        CHECK_EQ(etm_dpi_stim_next(st, 0, ALL(s), &dd), 1);
-        same += s[0] == in.ivalid && s[5] == in.ia >> 1 && s[11] == in.intstat && s[12] == in.intnum &&
-                s[20] == in.dactl && s[21] == in.da && dd == in.dd;
+        CHECK_EQ(stim_next(st, 0, &s), 1);
+        same += s.ivalid == in.ivalid && s.ia == in.ia >> 1 && s.intstat == in.intstat && s.intnum == in.intnum &&
+                s.dactl == in.dactl && s.da == in.da && s.dd == in.dd;
     }
     CHECK_EQ(same, 500);
-    CHECK_EQ(etm_dpi_stim_next(st, 0, ALL(s), &dd), 0);
+    CHECK_EQ(stim_next(st, 0, &s), 0);
 
     /* A held cycle: the generator waits with ETMISTALL alone. */
     CHECK_EQ(etm_dpi_stim_generate(st, 9, 10, 1, 0, 0, 0), 0);
-    CHECK_EQ(etm_dpi_stim_next(st, 1, ALL(s), &dd), 1);
-    CHECK_EQ(s[0], 0);  /* ETMIVALID */
-    CHECK_EQ(s[10], 1); /* ETMISTALL */
+    CHECK_EQ(stim_next(st, 1, &s), 1);
+    CHECK_EQ(s.ivalid, 0);
+    CHECK_EQ(s.istall, 1);
     etm_gen_free(g);
     CHECK_EQ(etm_dpi_stim_generate(st, 1, 10, 3, 0, 0, 0), -1); /* issue width 3 */
     CHECK(etm_dpi_stim_error(st)[0] != 0);
-#undef ALL
     etm_dpi_stim_free(st);
 }
 
