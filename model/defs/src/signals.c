@@ -6,21 +6,21 @@
 
 #include "util.h"
 
-#define SCALAR(rec, field, name, width, lsb, doc)                                                        \
+#define SCALAR(rec, field, name, width, lsb, flags, doc)                                                 \
     { #name, width, lsb, (uint8_t)sizeof(((rec *)0)->field), ETM_SIG_SCALAR, (uint16_t)offsetof(rec, field), \
-      doc },
+      flags, doc },
 
 const etm_signal_t etm_in_signals[] = {
-#define ETM_IN(field, name, width, lsb, ctype, doc) SCALAR(etm_in_t, field, name, width, lsb, doc)
+#define ETM_IN(field, name, width, lsb, ctype, need, doc) SCALAR(etm_in_t, field, name, width, lsb, need, doc)
 #include "etm/signals.def"
 };
 const size_t etm_in_signal_count = sizeof etm_in_signals / sizeof etm_in_signals[0];
 
 /* The outputs that are file columns. */
 const etm_signal_t etm_out_signals[] = {
-#define ETM_OUT(field, name, width, ctype, where, doc) WHERE_##where(SCALAR(etm_out_t, field, name, width, 0, doc))
+#define ETM_OUT(field, name, width, ctype, where, doc) WHERE_##where(SCALAR(etm_out_t, field, name, width, 0, where, doc))
 #define ETM_OUT_BYTES(count, bytes, countname, dataname, column, n, doc) \
-    { #column, 8 * (n), 0, 1, ETM_SIG_BYTES, (uint16_t)offsetof(etm_out_t, bytes), doc },
+    { #column, 8 * (n), 0, 1, ETM_SIG_BYTES, (uint16_t)offsetof(etm_out_t, bytes), ETM_SIGF_FILE, doc },
 #define WHERE_ETM_SIGF_FILE(x) x
 #define WHERE_ETM_SIGF_PORT(x)
 #include "etm/signals.def"

@@ -381,13 +381,8 @@ static int is_required(etm_veckind_t kind, const etm_signal_t *s)
 {
     if (kind == ETM_VEC_EXPECTED)
         return 1;
-    /* Table 16.1 signals are required; slot 1 and the data slot are optional. */
-    static const char *const optional[] = { "ETMIVALID1", "ETMIBRANCH1", "ETMIINDBR1", "ETMICCFAIL1", "ETMIA1",
-                                            "ETMDACTL",   "ETMDA",       "ETMDDCTL",   "ETMDD" };
-    for (size_t i = 0; i < sizeof optional / sizeof optional[0]; i++)
-        if (strcmp(optional[i], s->name) == 0)
-            return 0;
-    return 1;
+    /* signals.def says: table 16.1's signals are required, slot 1 and the data slot optional. */
+    return (s->flags & ETM_SIGF_REQUIRED) != 0;
 }
 
 /* The targets the reader looks for (see vcd_int.h). */

@@ -43,13 +43,16 @@ extern "C" {
  * ISSUE_WIDTH=2); ETMDACTL and ETMDDCTL have the fields ETM_DACTL_* and
  * ETM_DDCTL_* above. */
 typedef struct etm_in {
-#define ETM_IN(field, name, width, lsb, ctype, doc) ctype field;
+#define ETM_IN(field, name, width, lsb, ctype, need, doc) ctype field;
 #include "etm/signals.def"
 } etm_in_t;
 
 /* Where an output appears (etm/signals.def). */
 #define ETM_SIGF_FILE 1u /* a port and a column of vector and VCD files */
 #define ETM_SIGF_PORT 2u /* a port only: compared in lockstep, not in files */
+/* Whether a VCD of the interface must hold an input (etm/signals.def). */
+#define ETM_SIGF_REQUIRED 4u /* yes: a VCD without it is refused */
+#define ETM_SIGF_OPTIONAL 8u /* no: an absent input reads 0 */
 
 /* One core clock of output, a field per output of etm/signals.def: the ETMv1
  * port (pipestat, tracepkt, tracesync), the ETMv3 bytes leaving the port
@@ -76,6 +79,7 @@ typedef struct etm_signal {
     uint8_t size;       /* sizeof the struct field: 1, 2, 4 or 8 */
     uint8_t kind;       /* etm_sigkind_t */
     uint16_t offset;    /* offsetof the field in etm_in_t or etm_out_t */
+    uint8_t flags;      /* ETM_SIGF_*: need of an input, where of an output */
     const char *doc;    /* one line */
 } etm_signal_t;
 
