@@ -161,15 +161,8 @@ static int gen_config(const gen_opts_t *o, etm_config_t *cfg)
 /* Columns: table 16.1 always, slot 1 and the data slot when used. */
 static uint64_t gen_columns(const etm_gen_params_t *gp)
 {
-    uint64_t mask = 0;
-    for (size_t i = 0; i < etm_in_signal_count; i++) {
-        const char *n = etm_in_signals[i].name;
-        int slot1 = strchr(n, '1') && strcmp(n, "ETMIA") != 0;
-        int data = !strncmp(n, "ETMDA", 5) || !strncmp(n, "ETMDD", 5);
-        if ((!slot1 || gp->issue_width > 1) && (!data || gp->data))
-            mask |= 1ull << i;
-    }
-    return mask;
+    unsigned parts = ETM_SIGF_CORE | (gp->issue_width > 1 ? ETM_SIGF_SLOT1 : 0u) | (gp->data ? ETM_SIGF_DATA : 0u);
+    return etm_signal_flag_mask(etm_in_signals, etm_in_signal_count, parts);
 }
 
 /* Every cycle into the vector file or VCD f (and what executed into ef). */

@@ -42,7 +42,7 @@ static inline void rtl_drive_config(Vetm_top *t, const etm_config_t *c)
  * ETMIA[31:1] takes the address without bit 0). */
 static inline void rtl_drive_inputs(Vetm_top *t, const etm_in_t *in)
 {
-#define ETM_IN(field, name, width, lsb, ctype, need, doc) t->name = in->field >> (lsb);
+#define ETM_IN(field, name, width, lsb, ctype, part, doc) t->name = in->field >> (lsb);
 #include "etm/signals.def"
 }
 

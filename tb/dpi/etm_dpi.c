@@ -21,7 +21,7 @@
  * of etm_in_signals) -------------------------------------------------------------------- */
 
 enum {
-#define ETM_IN(field, name, width, lsb, ctype, need, doc) A_##name,
+#define ETM_IN(field, name, width, lsb, ctype, part, doc) A_##name,
 #include "etm/signals.def"
     A_COUNT
 };
@@ -495,7 +495,7 @@ static int unknown_allowed(const etm_dpi_t *d, int a, const uint64_t *v, uint32_
 }
 
 int etm_dpi_step(void *h,
-#define ETM_IN(field, name, width, lsb, ctype, need, doc) ETM_DPI_T_##ctype field,
+#define ETM_IN(field, name, width, lsb, ctype, part, doc) ETM_DPI_T_##ctype field,
 #include "etm/signals.def"
                  unsigned int unknown)
 {
@@ -508,7 +508,7 @@ int etm_dpi_step(void *h,
     if (unknown >> A_COUNT)
         return fail(d, "step: unknown-input mask 0x%X has bits above the %d inputs", unknown, A_COUNT);
     const uint64_t v[A_COUNT] = {
-#define ETM_IN(field, name, width, lsb, ctype, need, doc) field,
+#define ETM_IN(field, name, width, lsb, ctype, part, doc) field,
 #include "etm/signals.def"
     };
     etm_in_t in;
@@ -873,7 +873,7 @@ int etm_dpi_stim_generate(void *h, unsigned long long seed, unsigned long long c
 }
 
 int etm_dpi_stim_next(void *h, unsigned int hold
-#define ETM_IN(field, name, width, lsb, ctype, need, doc) , ETM_DPI_T_##ctype *field
+#define ETM_IN(field, name, width, lsb, ctype, part, doc) , ETM_DPI_T_##ctype *field
 #include "etm/signals.def"
 )
 {
@@ -897,7 +897,7 @@ int etm_dpi_stim_next(void *h, unsigned int hold
         if (rc != 1)
             memset(&in, 0, sizeof in);
     }
-#define ETM_IN(field, name, width, lsb, ctype, need, doc) \
+#define ETM_IN(field, name, width, lsb, ctype, part, doc) \
     if (field)                                     \
         *field = (ETM_DPI_T_##ctype)(in.field >> (lsb));
 #include "etm/signals.def"

@@ -129,7 +129,7 @@ int etm_dpi_reset(void *h);
  * port, before start, after end), or the ETM_DPI_NOTE_* bits of what
  * etm_dpi_report now describes (0: nothing). */
 int etm_dpi_step(void *h,
-#define ETM_IN(field, name, width, lsb, ctype, need, doc) ETM_DPI_T_##ctype field,
+#define ETM_IN(field, name, width, lsb, ctype, part, doc) ETM_DPI_T_##ctype field,
 #include "etm/signals.def"
                  unsigned int unknown);
 
@@ -222,7 +222,7 @@ int etm_dpi_stim_generate(void *s, unsigned long long seed, unsigned long long c
  * then hold the core (ETMISTALL), recordings cannot. 1: a cycle, 0: the
  * stimulus has ended (outputs are 0), -1: a malformed line (etm_dpi_stim_error). */
 int etm_dpi_stim_next(void *s, unsigned int hold
-#define ETM_IN(field, name, width, lsb, ctype, need, doc) , ETM_DPI_T_##ctype *field
+#define ETM_IN(field, name, width, lsb, ctype, part, doc) , ETM_DPI_T_##ctype *field
 #include "etm/signals.def"
 );
 

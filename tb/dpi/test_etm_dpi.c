@@ -37,7 +37,7 @@ static unsigned rules_of(const etm_ctx_t *m)
 static int step(void *h, const etm_in_t *in, unsigned unknown)
 {
     return etm_dpi_step(h,
-#define ETM_IN(field, name, width, lsb, ctype, need, doc) (ETM_DPI_T_##ctype)(in->field >> (lsb)),
+#define ETM_IN(field, name, width, lsb, ctype, part, doc) (ETM_DPI_T_##ctype)(in->field >> (lsb)),
 #include "etm/signals.def"
                         unknown);
 }
@@ -53,20 +53,20 @@ static int compare(void *h, const etm_out_t *o, unsigned violations, unsigned un
 
 /* A stimulus record as etm_dpi_stim_next fills it: one field per input port. */
 enum { /* bits of etm_dpi_step's `unknown` mask */
-#define ETM_IN(field, name, width, lsb, ctype, need, doc) IN_##field,
+#define ETM_IN(field, name, width, lsb, ctype, part, doc) IN_##field,
 #include "etm/signals.def"
     IN_COUNT
 };
 
 typedef struct {
-#define ETM_IN(field, name, width, lsb, ctype, need, doc) ETM_DPI_T_##ctype field;
+#define ETM_IN(field, name, width, lsb, ctype, part, doc) ETM_DPI_T_##ctype field;
 #include "etm/signals.def"
 } dpi_in_t;
 
 static int stim_next(void *st, unsigned hold, dpi_in_t *s)
 {
     return etm_dpi_stim_next(st, hold
-#define ETM_IN(field, name, width, lsb, ctype, need, doc) , &s->field
+#define ETM_IN(field, name, width, lsb, ctype, part, doc) , &s->field
 #include "etm/signals.def"
     );
 }

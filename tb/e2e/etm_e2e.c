@@ -250,7 +250,8 @@ static int open_files(prun_t *p)
         snprintf(comment, sizeof comment,
                  "%s under qemu-system-arm -icount shift=%u, Cortex-M3 timing model (etm/cm3.h)%s",
                  p->program, o->so.qemu.icount_shift, o->win_cycles ? ", a window of the program" : "");
-        if (etm_vec_writer_open(&p->sw, p->sf, ETM_VEC_STIMULUS, &o->cfg, (1u << 15) - 1, comment) != ETM_OK) {
+        if (etm_vec_writer_open(&p->sw, p->sf, ETM_VEC_STIMULUS, &o->cfg,
+                                etm_signal_flag_mask(etm_in_signals, etm_in_signal_count, ETM_SIGF_CORE), comment) != ETM_OK) {
             fprintf(stderr, "etm-e2e: cannot write %s\n", o->stimulus);
             return -1;
         }

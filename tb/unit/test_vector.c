@@ -240,8 +240,38 @@ static void test_malformed(void)
     CHECK(r == NULL);
 }
 
+/* The parts of the interface (signals.def) against the TRMs' tables: Cortex-M3
+ * table 16.1 has 15 input signals, slot 1 mirrors ETMIVALID..ETMICCFAIL and
+ * ETMIA, the ARM1176 data slot has ETMDACTL, ETMDA, ETMDDCTL, ETMDD. */
+static void test_signal_parts(void)
+{
+    static const char *const slot1[] = { "ETMIVALID1", "ETMIBRANCH1", "ETMIINDBR1", "ETMICCFAIL1", "ETMIA1" };
+    static const char *const data[] = { "ETMDACTL", "ETMDA", "ETMDDCTL", "ETMDD" };
+    uint64_t core = etm_signal_flag_mask(etm_in_signals, etm_in_signal_count, ETM_SIGF_CORE);
+    uint64_t s1 = etm_signal_flag_mask(etm_in_signals, etm_in_signal_count, ETM_SIGF_SLOT1);
+    uint64_t d = etm_signal_flag_mask(etm_in_signals, etm_in_signal_count, ETM_SIGF_DATA);
+    CHECK_EQ(__builtin_popcountll(core), 15);
+    CHECK_EQ(core & s1, 0);
+    CHECK_EQ((core | s1) & d, 0);
+    CHECK_EQ(core | s1 | d, (1ull << etm_in_signal_count) - 1);
+    uint64_t want = 0;
+    for (size_t i = 0; i < sizeof slot1 / sizeof slot1[0]; i++)
+        want |= 1ull << etm_signal_find(etm_in_signals, etm_in_signal_count, slot1[i]);
+    CHECK_EQ(s1, want);
+    want = 0;
+    for (size_t i = 0; i < sizeof data / sizeof data[0]; i++)
+        want |= 1ull << etm_signal_find(etm_in_signals, etm_in_signal_count, data[i]);
+    CHECK_EQ(d, want);
+    CHECK(core >> etm_signal_find(etm_in_signals, etm_in_signal_count, "ETMTRIGINOTD") & 1);
+    /* Outputs carry their place instead. */
+    CHECK_EQ(etm_signal_flag_mask(etm_out_signals, etm_out_signal_count, ETM_SIGF_CORE), 0);
+    CHECK_EQ(etm_signal_flag_mask(etm_out_signals, etm_out_signal_count, ETM_SIGF_FILE),
+             (1ull << etm_out_signal_count) - 1);
+}
+
 int main(void)
 {
+    test_signal_parts();
     test_handwritten();
     test_roundtrip();
     test_malformed();

@@ -29,7 +29,7 @@ typedef struct sig {
     const char *field, *name, *ctype, *doc;
     unsigned width, lsb;
     int out;           /* 0 input, 1 output */
-    unsigned where;    /* ETM_SIGF_*: an input's need, an output's place */
+    unsigned where;    /* ETM_SIGF_*: an input's part, an output's place */
     int bytes;         /* the ETM_OUT_BYTES pair: name is COUNT, data the DATA port */
     const char *data, *column, *bytes_field;
     unsigned n;
@@ -37,8 +37,8 @@ typedef struct sig {
 
 static const sig_t sigs[] = {
 #define ETM_SIG_GROUP(title) { title, NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL, NULL, 0 },
-#define ETM_IN(field, name, width, lsb, ctype, need, doc) \
-    { NULL, #field, #name, #ctype, doc, width, lsb, 0, need, 0, NULL, NULL, NULL, 0 },
+#define ETM_IN(field, name, width, lsb, ctype, part, doc) \
+    { NULL, #field, #name, #ctype, doc, width, lsb, 0, part, 0, NULL, NULL, NULL, 0 },
 #define ETM_OUT(field, name, width, ctype, where, doc) \
     { NULL, #field, #name, #ctype, doc, width, 0, 1, where, 0, NULL, NULL, NULL, 0 },
 #define ETM_OUT_BYTES(count, bytes, countname, dataname, column, n, doc) \
@@ -524,9 +524,9 @@ static void doc_signals(buf_t *b)
             continue;
         }
         put(b, "| %s | %s | `%s` | %s%s |\n", s->name, r, s->field, s->doc,
-            s->out && s->where == ETM_SIGF_PORT      ? " (a port, not a file column)"
-            : !s->out && s->where == ETM_SIGF_OPTIONAL ? " (may be absent from a VCD: reads 0)"
-                                                       : "");
+            s->out && s->where == ETM_SIGF_PORT    ? " (a port, not a file column)"
+            : !s->out && s->where != ETM_SIGF_CORE ? " (may be absent from a VCD: reads 0)"
+                                                   : "");
     }
 }
 

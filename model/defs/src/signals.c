@@ -11,7 +11,7 @@
       flags, doc },
 
 const etm_signal_t etm_in_signals[] = {
-#define ETM_IN(field, name, width, lsb, ctype, need, doc) SCALAR(etm_in_t, field, name, width, lsb, need, doc)
+#define ETM_IN(field, name, width, lsb, ctype, part, doc) SCALAR(etm_in_t, field, name, width, lsb, part, doc)
 #include "etm/signals.def"
 };
 const size_t etm_in_signal_count = sizeof etm_in_signals / sizeof etm_in_signals[0];
@@ -33,6 +33,15 @@ int etm_signal_find(const etm_signal_t *table, size_t count, const char *name)
         if (etm_util_strcaseeq(table[i].name, name))
             return (int)i;
     return -1;
+}
+
+uint64_t etm_signal_flag_mask(const etm_signal_t *table, size_t count, unsigned flags)
+{
+    uint64_t m = 0;
+    for (size_t i = 0; i < count && i < 64; i++)
+        if (table[i].flags & flags)
+            m |= 1ull << i;
+    return m;
 }
 
 uint64_t etm_signal_mask(const etm_signal_t *s)

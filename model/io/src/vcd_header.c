@@ -382,7 +382,7 @@ static int is_required(etm_veckind_t kind, const etm_signal_t *s)
     if (kind == ETM_VEC_EXPECTED)
         return 1;
     /* signals.def says: table 16.1's signals are required, slot 1 and the data slot optional. */
-    return (s->flags & ETM_SIGF_REQUIRED) != 0;
+    return (s->flags & ETM_SIGF_CORE) != 0;
 }
 
 /* The targets the reader looks for (see vcd_int.h). */

@@ -43,16 +43,17 @@ extern "C" {
  * ISSUE_WIDTH=2); ETMDACTL and ETMDDCTL have the fields ETM_DACTL_* and
  * ETM_DDCTL_* above. */
 typedef struct etm_in {
-#define ETM_IN(field, name, width, lsb, ctype, need, doc) ctype field;
+#define ETM_IN(field, name, width, lsb, ctype, part, doc) ctype field;
 #include "etm/signals.def"
 } etm_in_t;
 
 /* Where an output appears (etm/signals.def). */
 #define ETM_SIGF_FILE 1u /* a port and a column of vector and VCD files */
 #define ETM_SIGF_PORT 2u /* a port only: compared in lockstep, not in files */
-/* Whether a VCD of the interface must hold an input (etm/signals.def). */
-#define ETM_SIGF_REQUIRED 4u /* yes: a VCD without it is refused */
-#define ETM_SIGF_OPTIONAL 8u /* no: an absent input reads 0 */
+/* The part of the interface an input belongs to (etm/signals.def). */
+#define ETM_SIGF_CORE 4u   /* Cortex-M3 TRM table 16.1: a VCD without it is refused */
+#define ETM_SIGF_SLOT1 8u  /* the second instruction of a dual-issue cycle: absent reads 0 */
+#define ETM_SIGF_DATA 16u  /* the data slot: absent reads 0 */
 
 /* One core clock of output, a field per output of etm/signals.def: the ETMv1
  * port (pipestat, tracepkt, tracesync), the ETMv3 bytes leaving the port
@@ -79,7 +80,7 @@ typedef struct etm_signal {
     uint8_t size;       /* sizeof the struct field: 1, 2, 4 or 8 */
     uint8_t kind;       /* etm_sigkind_t */
     uint16_t offset;    /* offsetof the field in etm_in_t or etm_out_t */
-    uint8_t flags;      /* ETM_SIGF_*: need of an input, where of an output */
+    uint8_t flags;      /* ETM_SIGF_*: the part of an input, the place of an output */
     const char *doc;    /* one line */
 } etm_signal_t;
 
@@ -95,6 +96,9 @@ int etm_signal_find(const etm_signal_t *table, size_t count, const char *name);
  * stored, i.e. with the signal's bits at [lsb+width-1:lsb]. */
 uint64_t etm_signal_get(const etm_signal_t *s, const void *record);
 void etm_signal_set(const etm_signal_t *s, void *record, uint64_t value);
+
+/* Bit i set for each signal i of the table with a flag of `flags`. */
+uint64_t etm_signal_flag_mask(const etm_signal_t *table, size_t count, unsigned flags);
 
 /* Mask of the bits a scalar signal may hold. */
 uint64_t etm_signal_mask(const etm_signal_t *s);
