@@ -36,9 +36,10 @@ public:
     explicit WidePin(const std::string &port) : sig(("sig_" + port).c_str()) {}
     void set_words(const uint32_t *w, unsigned n) override
     {
+        static_assert(W % 32 == 0, "wide configuration ports are whole registers");
         sc_dt::sc_bv<W> v;
-        for (unsigned i = 0; i < n && 32 * i < (unsigned)W; i++)
-            v.range(32 * i + 31, 32 * i) = w[i];
+        for (int i = 0; i < W / 32 && i < (int)n; i++)
+            v.set_word(i, w[i]);
         sig.write(v);
     }
     sc_signal<sc_dt::sc_bv<W>> sig;

@@ -64,7 +64,7 @@ public:
         port.tracecount(tracecount);
     }
     bool done() const { return src.finished() && etm.finished() && etm.level() == 0; }
-    void trace(sc_trace_file *tf)
+    void trace_signals(sc_trace_file *tf)
     {
         sc_trace(tf, *pclk, std::string(name()) + ".pclk");
         sc_trace(tf, tracedata.read(), std::string(name()) + ".TRACEDATA", 8 * (int)pc.width);
@@ -212,7 +212,7 @@ int run_systems(const Options &o, const SystemArgs &g)
     sc_trace_file *tf = open_waves(o.waves, clk, rst_n);
     for (auto &s : sys)
         if (tf)
-            s->trace(tf);
+            s->trace_signals(tf);
     run_from_reset(rst_n, tf);
 
     int rc = 0;

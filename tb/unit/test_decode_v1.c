@@ -109,7 +109,7 @@ typedef struct log {
     size_t len;
 } log_t;
 
-static void logf_(log_t *l, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void logf_(log_t *l, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);

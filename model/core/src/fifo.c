@@ -90,13 +90,15 @@ void etm_fifo_pop(fifo_state_t *f)
 
 int etm_fifo_cycle(fifo_state_t *f, const etm_mode_t *m, const uint8_t *b, unsigned n, etm_out_t *out)
 {
+    /* Validation keeps PORT_BYTES within the port; the bound says so to the compiler too. */
+    unsigned width = m->port_bytes < sizeof out->v3_bytes ? m->port_bytes : (unsigned)sizeof out->v3_bytes;
     memset(out->v3_bytes, 0, sizeof out->v3_bytes);
-    unsigned np = etm_fifo_take(f, out->v3_bytes, m->port_bytes);
+    unsigned np = etm_fifo_take(f, out->v3_bytes, width);
     out->v3_count = 0;
     if (np) {
-        for (unsigned i = np; i < m->port_bytes; i++)
+        for (unsigned i = np; i < width; i++)
             out->v3_bytes[i] = ETMV3_HDR_IGNORE;
-        out->v3_count = (uint8_t)m->port_bytes;
+        out->v3_count = (uint8_t)width;
     }
     int fit = etm_fifo_push(f, m->fifo_depth, b, NULL, n);
     out->fifo_level = (uint16_t)f->level_q;

@@ -168,7 +168,7 @@ etm_err_t etm_cm3_insn_parse(const char *line, etm_cm3_insn_t *r, etm_diag_t *di
                                                                                 : ETM_CM3_CTX_TAILCHAIN);
             r->async = KEY("entry");
         } else if (KEY("ret")) {
-            uint64_t a, s, o;
+            uint64_t a = 0, s = 0, o = 0;
             bad = take_hex(&p, ":", &a) || *p++ != ':' || take_dec(&p, ":", &s) || *p++ != ':' ||
                   take_hex(&p, ": \t\r\n", &o) || (s != 2 && s != 4) || a > 0xFFFFFFFFu || o > 0xFFFFFFFFu;
             if (!bad && *p == ':') {
@@ -191,7 +191,7 @@ etm_err_t etm_cm3_insn_parse(const char *line, etm_cm3_insn_t *r, etm_diag_t *di
                 r->nval = 2;
             }
         } else if (KEY("r") || KEY("w")) {
-            uint64_t a, s;
+            uint64_t a = 0, s = 0;
             if (r->nmem >= ETM_CM3_MAX_MEM)
                 return etm_util_fail(diag, ETM_ERR_SYNTAX, "more than %d memory accesses", ETM_CM3_MAX_MEM);
             etm_cm3_mem_t *m = &r->mem[r->nmem++];
