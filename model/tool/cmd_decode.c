@@ -20,7 +20,7 @@ static void help(FILE *f)
 {
     fprintf(f,
             "usage: etm decode [options] TRACE\n"
-            "       etm decode [options] --snapshot DIR --id N\n\n"
+            "       etm decode [options] --snapshot DIR [--id N]\n\n"
             "Decodes an ETMv3 trace (ETMv3.0-3.5) with the project's own decoder and prints\n"
             "what happened: synchronisation, instructions (with a code image) or atoms,\n"
             "branches, exceptions, timestamps; in cycle-accurate mode each line starts with\n"
@@ -30,7 +30,8 @@ static void help(FILE *f)
             "  --tpiu             ... a TPIU capture: skip to the first frame sync (implies --coresight)\n"
             "  --id N             trace ID to decode from the frames (needed with --coresight)\n"
             "  --snapshot DIR     an OpenCSD snapshot folder: the trace buffer, the register image of\n"
-            "                     the ETM whose ETMTRACEIDR is --id, and the cores' memory dumps\n"
+            "                     the ETM whose ETMTRACEIDR is --id (needed when it holds several\n"
+            "                     ETMs), and the cores' memory dumps\n"
             "Configuration (default: the etm-m3 preset):\n"
             "  --config FILE      register image (NAME=0xVALUE lines) or a vector file (its header)\n"
             "  --set NAME=0xV     override one register (repeatable)\n"
@@ -473,18 +474,17 @@ static int decode_config(decode_opts_t *d, etm_config_t *cfg)
             fprintf(stderr, "etm decode: give a TRACE file or --snapshot, not both\n");
             return -1;
         }
-        if (!d->have_id) {
-            fprintf(stderr, "etm decode: --snapshot needs --id to choose the ETM\n");
-            return -1;
-        }
         etm_diag_t sd;
         etm_diag_clear(&sd);
-        if (etm_snapshot_load(d->snapshot, d->id, cfg, d->image, snap_trace, sizeof snap_trace, &d->coresight, &sd) !=
-            ETM_OK) {
-            fprintf(stderr, "etm decode: %s\n", sd.msg);
+        etm_err_t e = etm_snapshot_load(d->snapshot, d->have_id ? d->id : 0, cfg, d->image, snap_trace,
+                                        sizeof snap_trace, &d->coresight, &sd);
+        if (e != ETM_OK) {
+            fprintf(stderr, "etm decode: %s%s\n", sd.msg, e == ETM_ERR_ARG ? " with --id" : "");
             return -1;
         }
         d->path = snap_trace;
+        d->id = ETM_FIELD_GET(ETM_TRACEIDR_ID, cfg->etmtraceidr); /* the one ETM, when --id was not given */
+        d->have_id = 1;
     }
     if (!d->path) {
         help(stderr);

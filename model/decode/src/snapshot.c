@@ -124,8 +124,12 @@ typedef struct snapshot {
     const char *dir;
     char devices[MAX_DEVICES][PATH_LEN];
     unsigned ndev;
+    char trace_section[64]; /* the first [buffer...] section: the one read */
     char trace_file[PATH_LEN];
     char trace_format[64];
+    /* ETMv3 devices seen and their trace IDs */
+    unsigned netm;
+    unsigned etm_ids[MAX_DEVICES];
     /* the device being read */
     int is_etm, is_core;
     etm_config_t cfg;
@@ -156,7 +160,11 @@ static etm_err_t snap_trace(void *user, const char *section, const char *key, co
     (void)path;
     (void)line;
     (void)diag;
-    if (strncmp(section, "buffer", 6) != 0 || s->trace_file[0])
+    if (strncmp(section, "buffer", 6) != 0)
+        return ETM_OK;
+    if (!s->trace_section[0])
+        snprintf(s->trace_section, sizeof s->trace_section, "%s", section);
+    if (strcmp(section, s->trace_section) != 0) /* a later buffer: only the first is read */
         return ETM_OK;
     if (!strcmp(key, "file"))
         snprintf(s->trace_file, PATH_LEN, "%s/%s", s->dir, value);
@@ -224,10 +232,22 @@ static etm_err_t snap_device(void *user, const char *section, const char *key, c
     return ETM_OK;
 }
 
-/* Every device: the ETM with trace ID `id` into *cfg, all core dumps into the image. */
+/* The trace IDs of the ETMs found, for a message: "0x10, 0x11". */
+static void snap_id_list(const snapshot_t *s, char *out, size_t size)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    for (unsigned i = 0; i < s->netm && len + 8 < size; i++)
+        len += (size_t)snprintf(out + len, size - len, "%s0x%02x", i ? ", " : "", s->etm_ids[i]);
+}
+
+/* Every device: the ETM with trace ID `id` (0: the only ETM) into *cfg, all
+ * core dumps into the image. */
 static etm_err_t snap_devices(snapshot_t *s, unsigned id, etm_config_t *cfg, etm_diag_t *diag)
 {
     int found = 0;
+    etm_diag_t chosen_error;
+    etm_diag_clear(&chosen_error);
     for (unsigned i = 0; i < s->ndev; i++) {
         etm_err_t e;
         s->is_etm = s->is_core = 0;
@@ -235,18 +255,33 @@ static etm_err_t snap_devices(snapshot_t *s, unsigned id, etm_config_t *cfg, etm
         etm_config_default(&s->cfg);
         if ((e = ini_read(s->devices[i], snap_device, s, diag)) != ETM_OK || (e = snap_flush_dump(s, diag)) != ETM_OK)
             return e;
-        if (s->is_etm && !found && ETM_FIELD_GET(ETM_TRACEIDR_ID, s->cfg.etmtraceidr) == id) {
-            if (s->cfg_error.code != ETM_OK) {
-                if (diag)
-                    *diag = s->cfg_error;
-                return s->cfg_error.code;
-            }
+        if (!s->is_etm)
+            continue;
+        unsigned this_id = ETM_FIELD_GET(ETM_TRACEIDR_ID, s->cfg.etmtraceidr);
+        s->etm_ids[s->netm++] = this_id;
+        if (!found && (id == 0 || this_id == id)) {
+            chosen_error = s->cfg_error;
             *cfg = s->cfg;
             found = 1;
         }
     }
+    char ids[MAX_DEVICES * 6 + 8];
+    snap_id_list(s, ids, sizeof ids);
+    if (id == 0 && s->netm > 1)
+        return etm_util_fail(diag, ETM_ERR_ARG, "%s: %u ETMv3 devices (trace IDs %s): choose one by its trace ID",
+                             s->dir, s->netm, ids);
+    if (!found && id == 0)
+        return etm_util_fail(diag, ETM_ERR_UNKNOWN_NAME, "%s: no ETMv3 device", s->dir);
+    if (!found && s->netm)
+        return etm_util_fail(diag, ETM_ERR_UNKNOWN_NAME, "%s: no ETMv3 device with ETMTRACEIDR = 0x%02x (there: %s)",
+                             s->dir, id, ids);
     if (!found)
         return etm_util_fail(diag, ETM_ERR_UNKNOWN_NAME, "%s: no ETMv3 device with ETMTRACEIDR = 0x%02x", s->dir, id);
+    if (chosen_error.code != ETM_OK) {
+        if (diag)
+            *diag = chosen_error;
+        return chosen_error.code;
+    }
     return ETM_OK;
 }
 

@@ -52,13 +52,14 @@ int etm_image_read(void *image, uint32_t addr, uint8_t *buf, unsigned n);
 void etm_image_free(etm_image_t *im);
 
 /* Read the snapshot folder dir: the register image of the ETMv3 device whose
- * ETMTRACEIDR is id goes to cfg (registers the model does not know, such as
+ * ETMTRACEIDR is id (0: the folder's only ETMv3 device) goes to cfg (registers the model does not know, such as
  * ETMSR, are skipped), the trace buffer's file to trace_path, whether it holds
  * CoreSight formatter frames (any format but "source_data") to *formatted, and
  * every core's memory dump into image. Returns ETM_OK, ETM_ERR_IO (a file
  * cannot be read), ETM_ERR_SYNTAX (a register line is malformed; diag names the
  * file and line), ETM_ERR_UNKNOWN_NAME (no ETM with that trace ID, or no trace
- * buffer named), ETM_ERR_NOMEM. */
+ * buffer named), ETM_ERR_ARG (id 0 and several ETMs: diag lists their IDs),
+ * ETM_ERR_NOMEM. Of several trace buffers, the first is read. */
 etm_err_t etm_snapshot_load(const char *dir, unsigned id, etm_config_t *cfg, etm_image_t *image, char *trace_path,
                             size_t trace_path_size, int *formatted, etm_diag_t *diag);
 
