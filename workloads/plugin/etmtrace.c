@@ -27,6 +27,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 typedef struct insn_info {
     uint32_t pc, opcode;
     uint8_t size, nval, reg[QT_MAX_VALS];
+    uint8_t sleeps; /* WFI or WFE: the core may sleep for good after it */
 } insn_info_t;
 
 static FILE *out;
@@ -70,6 +71,10 @@ static void on_insn(unsigned int vcpu, void *ud)
         r.val[k] = read_reg(cs, ii->reg[k]);
     fwrite(&r, sizeof r, 1, out);
     n_insns++;
+    /* What ran up to a sleep reaches the reader now, not when the buffer
+     * fills: a core that never wakes would otherwise keep it forever. */
+    if (ii->sleeps)
+        fflush(out);
 }
 
 static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *ud)
@@ -139,6 +144,8 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         }
         ii->opcode = ii->size == 4 ? hw1 << 16 | (uint32_t)(b[2] | b[3] << 8) : hw1;
         pick_regs(ii);
+        ii->sleeps = ii->size == 2 ? (ii->opcode == 0xBF30u || ii->opcode == 0xBF20u)
+                                   : (ii->opcode == 0xF3AF8003u || ii->opcode == 0xF3AF8002u);
         /* Translations are never freed: with -singlestep there is one per
          * instruction address (plus retranslations after a cache flush). */
         qemu_plugin_register_vcpu_insn_exec_cb(insn, on_insn, QEMU_PLUGIN_CB_R_REGS, ii);

@@ -5,13 +5,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "qtrace_format.h"
@@ -182,8 +184,18 @@ typedef struct frame {
 
 #define MAX_DEPTH 64
 
+#define QREC_BUF 65536
+
 struct qrec {
-    FILE *f;
+    int fd;                     /* the stream, read without stdio (poll needs to see every byte) */
+    uint8_t buf[QREC_BUF];
+    size_t pos, len;
+    double start, last_data;    /* monotonic seconds: the first read, the last byte */
+    unsigned timeout_s, idle_s; /* limits (0: none) */
+    uint64_t stop_after;        /* end after this many instructions (0: at the program's end) */
+    int stopped;
+    uint32_t last_pc, last_opcode; /* of the last instruction record */
+    uint8_t last_size;
     const char *name;
     const qrec_image_t *img;
     uint64_t offset, nraw;
@@ -202,7 +214,7 @@ qrec_t *qrec_create(FILE *f, const char *name, const qrec_image_t *img)
     qrec_t *q = (qrec_t *)calloc(1, sizeof *q);
     if (!q)
         return NULL;
-    q->f = f;
+    q->fd = fileno(f);
     q->name = name;
     q->img = img;
     q->max_insns = QREC_DEFAULT_MAX_INSNS;
@@ -210,6 +222,15 @@ qrec_t *qrec_create(FILE *f, const char *name, const qrec_image_t *img)
 }
 
 void qrec_set_max_insns(qrec_t *q, uint64_t max) { q->max_insns = max; }
+
+void qrec_set_limits(qrec_t *q, unsigned timeout_s, unsigned idle_s, uint64_t stop_after)
+{
+    q->timeout_s = timeout_s;
+    q->idle_s = idle_s;
+    q->stop_after = stop_after;
+}
+
+int qrec_stopped(const qrec_t *q) { return q->stopped; }
 
 void qrec_free(qrec_t *q) { free(q); }
 const char *qrec_error(const qrec_t *q) { return q->err; }
@@ -236,11 +257,111 @@ static int fail(qrec_t *q, const cand_t *c, const char *fmt, ...)
     return -1;
 }
 
+/* ---- Reading the stream, within the time limits ------------------------------------------- */
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static const char *last_insn_name(const qrec_t *q, char *buf, size_t size)
+{
+    uint32_t op = q->last_size == 2 ? (q->last_opcode & 0xFFFFu) : q->last_opcode;
+    if (q->last_size == 2 && op == 0xBF30u)
+        return "WFI";
+    if (q->last_size == 2 && op == 0xBF20u)
+        return "WFE";
+    snprintf(buf, size, "opcode 0x%0*" PRIx32, q->last_size == 2 ? 4 : 8, op);
+    return buf;
+}
+
+/* More bytes into the buffer: 1, 0 at the end of the stream, -1 (failed: a read
+ * error, or a time limit passed). */
+static int refill(qrec_t *q)
+{
+    double t = now_s();
+    if (q->start == 0)
+        q->start = q->last_data = t;
+    for (;;) {
+        int ms = -1;
+        if (q->timeout_s || q->idle_s) {
+            double left = 1e9;
+            if (q->timeout_s && q->start + q->timeout_s - t < left)
+                left = q->start + q->timeout_s - t;
+            if (q->idle_s && q->last_data + q->idle_s - t < left)
+                left = q->last_data + q->idle_s - t;
+            if (left <= 0) {
+                char b[32];
+                if (q->timeout_s && t - q->start >= q->timeout_s)
+                    return fail(q, NULL, "the program ran for %u s (the time limit, --timeout) without exiting: %"
+                                PRIu64 " instructions so far, the last at 0x%08" PRIx32, q->timeout_s,
+                                q->st.raw_insns, q->last_pc);
+                if (q->st.raw_insns == 0)
+                    return fail(q, NULL, "QEMU executed nothing for %u s (--idle-timeout): it did not start the "
+                                "program", q->idle_s);
+                return fail(q, NULL, "QEMU executed nothing for %u s (--idle-timeout) after %" PRIu64
+                            " instructions, the last at 0x%08" PRIx32 " (%s): the core sleeps with nothing to wake it, "
+                            "or QEMU is stuck", q->idle_s, q->st.raw_insns, q->last_pc,
+                            last_insn_name(q, b, sizeof b));
+            }
+            ms = left > 1000.0 ? 1000 : (int)(left * 1000.0) + 1;
+        }
+        struct pollfd p = { q->fd, POLLIN, 0 };
+        int r = poll(&p, 1, ms);
+        t = now_s();
+        if (r < 0 && errno != EINTR)
+            return fail(q, NULL, "poll: %s", strerror(errno));
+        if (r <= 0)
+            continue;
+        ssize_t n = read(q->fd, q->buf, sizeof q->buf);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (n < 0)
+            return fail(q, NULL, "read: %s", strerror(errno));
+        if (n == 0)
+            return 0;
+        q->pos = 0;
+        q->len = (size_t)n;
+        q->last_data = t;
+        return 1;
+    }
+}
+
+/* The next byte (0-255), EOF at the end of the stream, -2 when refill failed. */
+static int read_byte(qrec_t *q)
+{
+    if (q->pos == q->len) {
+        int k = refill(q);
+        if (k <= 0)
+            return k < 0 ? -2 : EOF;
+    }
+    q->offset++;
+    return q->buf[q->pos++];
+}
+
+/* Give back the byte read_byte just returned. */
+static void unread_byte(qrec_t *q)
+{
+    q->pos--;
+    q->offset--;
+}
+
 static int read_exact(qrec_t *q, void *buf, size_t n)
 {
-    size_t got = fread(buf, 1, n, q->f);
-    q->offset += got;
-    return got == n ? 0 : -1;
+    uint8_t *b = (uint8_t *)buf;
+    while (n) {
+        if (q->pos == q->len && refill(q) <= 0)
+            return -1;
+        size_t k = q->len - q->pos < n ? q->len - q->pos : n;
+        memcpy(b, q->buf + q->pos, k);
+        q->pos += k;
+        q->offset += k;
+        b += k;
+        n -= k;
+    }
+    return 0;
 }
 
 /* Read the next instruction with its memory accesses into c. Returns 1, 0 at the
@@ -251,7 +372,9 @@ static int read_cand(qrec_t *q, cand_t *c)
         return 0;
     if (q->offset == 0) {
         qt_header_t h;
-        if (read_exact(q, &h, sizeof h) || memcmp(h.magic, QT_MAGIC, 8) != 0)
+        if (read_exact(q, &h, sizeof h) && q->failed)
+            return -1;
+        if (q->offset != sizeof h || memcmp(h.magic, QT_MAGIC, 8) != 0)
             return fail(q, NULL, "not an etmtrace stream (QEMU or the plugin did not start; see QEMU's log)");
         if (h.version != QT_VERSION)
             return fail(q, NULL, "etmtrace stream version %u, expected %u", h.version, QT_VERSION);
@@ -259,22 +382,25 @@ static int read_cand(qrec_t *q, cand_t *c)
     memset(c, 0, sizeof *c);
     int have = 0;
     for (;;) {
-        int k = fgetc(q->f);
+        uint64_t at = q->offset;
+        int k = read_byte(q);
+        if (k == -2 || (k == EOF && q->failed))
+            return -1;
         if (k == EOF)
             return fail(q, NULL, "the stream ends without an end record: QEMU stopped before the program exited");
         uint8_t buf[24];
         buf[0] = (uint8_t)k;
-        uint64_t at = q->offset;
-        q->offset++;
         if (k == QT_REC_INSN) {
             if (have) { /* the next instruction: keep it for the next call */
-                ungetc(k, q->f);
-                q->offset--;
+                unread_byte(q);
                 return 1;
             }
             if (read_exact(q, buf + 1, sizeof(qt_insn_t) - 1))
-                return fail(q, NULL, "truncated instruction record");
+                return q->failed ? -1 : fail(q, NULL, "truncated instruction record");
             memcpy(&c->raw, buf, sizeof(qt_insn_t));
+            q->last_pc = c->raw.pc;
+            q->last_opcode = c->raw.opcode;
+            q->last_size = c->raw.size;
             c->offset = at;
             c->index = q->nraw++;
             q->st.raw_insns++;
@@ -282,7 +408,7 @@ static int read_cand(qrec_t *q, cand_t *c)
         } else if (k == QT_REC_MEM) {
             qt_mem_t m;
             if (read_exact(q, buf + 1, sizeof(qt_mem_t) - 1))
-                return fail(q, NULL, "truncated memory record");
+                return q->failed ? -1 : fail(q, NULL, "truncated memory record");
             memcpy(&m, buf, sizeof m);
             q->nraw++;
             q->st.raw_mems++;
@@ -300,7 +426,7 @@ static int read_cand(qrec_t *q, cand_t *c)
             qt_end_t e;
             memcpy(&e, buf, 1);
             if (read_exact(q, (uint8_t *)&e + 1, sizeof e - 1))
-                return fail(q, NULL, "truncated end record");
+                return q->failed ? -1 : fail(q, NULL, "truncated end record");
             if (e.insns != q->st.raw_insns || e.mems != q->st.raw_mems)
                 return fail(q, NULL, "the end record counts %" PRIu64 " instructions and %" PRIu64
                                      " accesses, the stream held %" PRIu64 " and %" PRIu64,
@@ -631,6 +757,10 @@ int qrec_next(qrec_t *q, etm_cm3_insn_t *out)
 {
     if (q->failed)
         return -1;
+    if (q->stop_after && q->st.insns >= q->stop_after) {
+        q->stopped = 1;
+        return 0;
+    }
     if (!q->have_pend) {
         if (q->have_next) {
             q->pend = q->next;
@@ -778,6 +908,9 @@ int qrec_source_open(qrec_source_t *s, const qrec_source_opts_t *o, const char *
     }
     if (o->max_insns)
         qrec_set_max_insns(s->q, o->max_insns);
+    /* A saved stream is read as fast as the disk allows; QEMU gets the time limits. */
+    qrec_set_limits(s->q, o->raw ? 0 : o->timeout_s ? o->timeout_s : QREC_DEFAULT_TIMEOUT_S,
+                    o->raw ? 0 : o->idle_s ? o->idle_s : QREC_DEFAULT_IDLE_S, o->stop_after);
     return 0;
 }
 
@@ -788,9 +921,12 @@ int qrec_source_close(qrec_source_t *s, char *err, size_t errlen)
         fclose(s->raw);
         s->raw = NULL;
     } else if (s->run.pid >= 0) {
-        if (s->q && s->q->failed) /* no reason to let it run on */
+        int stop = s->q && (s->q->failed || s->q->stopped); /* no reason to let it run on */
+        if (stop)
             kill((pid_t)s->run.pid, SIGKILL);
         rc = qrec_qemu_wait(&s->run, err, errlen);
+        if (stop) /* killed here: its verdict is not known (and after --stop-after not wanted) */
+            rc = 0;
     }
     if (s->q)
         qrec_free(s->q);

@@ -87,6 +87,9 @@ typedef struct qrec qrec_t;
 
 /* Instructions after which a program that has not exited is taken to hang. */
 #define QREC_DEFAULT_MAX_INSNS 100000000ull
+/* Seconds a run of QEMU may take in all, and without executing anything. */
+#define QREC_DEFAULT_TIMEOUT_S 900u
+#define QREC_DEFAULT_IDLE_S 20u
 
 /* A converter reading the raw stream f (not closed by qrec_free). name is used in
  * messages. img: the program (for the vector table and opcode checks). */
@@ -94,6 +97,16 @@ qrec_t *qrec_create(FILE *f, const char *name, const qrec_image_t *img);
 
 /* Stop with an error after max instructions (default QREC_DEFAULT_MAX_INSNS). */
 void qrec_set_max_insns(qrec_t *q, uint64_t max);
+
+/* Time limits of a live stream, as errors that say what the program was doing:
+ * timeout_s of wall-clock time in all, idle_s without a byte (a core asleep in
+ * WFI with nothing to wake it executes nothing); 0 turns a limit off.
+ * stop_after: qrec_next ends (returns 0) after that many instructions, whether
+ * or not the program has exited; 0 reads to the program's end. */
+void qrec_set_limits(qrec_t *q, unsigned timeout_s, unsigned idle_s, uint64_t stop_after);
+
+/* 1 when qrec_next ended because of stop_after. */
+int qrec_stopped(const qrec_t *q);
 void qrec_free(qrec_t *q);
 
 /* The next instruction: 1 with *out filled, 0 at the end of the program, -1 on
@@ -134,6 +147,9 @@ typedef struct qrec_source_opts {
     const char *workload_dir; /* where NAME.elf of a program given by name is */
     const char *raw;          /* read this saved stream instead of running QEMU */
     uint64_t max_insns;       /* 0: QREC_DEFAULT_MAX_INSNS */
+    unsigned timeout_s;       /* 0: QREC_DEFAULT_TIMEOUT_S (qrec_set_limits) */
+    unsigned idle_s;          /* 0: QREC_DEFAULT_IDLE_S */
+    uint64_t stop_after;      /* 0: to the program's end */
     qrec_qemu_opts_t qemu;
 } qrec_source_opts_t;
 
@@ -150,7 +166,8 @@ typedef struct qrec_source {
 int qrec_source_open(qrec_source_t *s, const qrec_source_opts_t *o, const char *program, char *err, size_t errlen);
 
 /* Close it: returns QEMU's exit status (the program's verdict: 0 passed), or -1
- * with a message. After a conversion error QEMU is stopped rather than waited for. */
+ * with a message. After a conversion error QEMU is stopped rather than waited for;
+ * after stop_after too, and that returns 0. */
 int qrec_source_close(qrec_source_t *s, char *err, size_t errlen);
 
 #ifdef __cplusplus

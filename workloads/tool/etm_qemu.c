@@ -45,10 +45,15 @@ static void help(FILE *f)
             "  --plugin PATH     the plugin (default: %s)\n"
             "  --log FILE        QEMU's standard error\n"
             "  --max-insns N     give up after N instructions (default 10^8: the program hangs)\n"
+            "  --stop-after N    record the first N instructions and stop QEMU: a success whether or\n"
+            "                    not the program has exited (firmware that never ends)\n"
+            "  --timeout S       give up after S seconds in all (default %u)\n"
+            "  --idle-timeout S  give up when QEMU executes nothing for S seconds (default %u: a core\n"
+            "                    asleep in WFI with no interrupt to wake it)\n"
             "  --quiet           no summary\n\n"
             "Exit status: 0 when the program ran to its semihosting exit with status 0; 1\n"
             "when it reported a failure; 2 for bad usage, a recorder or a model error.\n",
-            ETM_QEMU_BIN, ETM_QEMU_PLUGIN);
+            ETM_QEMU_BIN, ETM_QEMU_PLUGIN, QREC_DEFAULT_TIMEOUT_S, QREC_DEFAULT_IDLE_S);
 }
 
 typedef struct opts {
@@ -80,9 +85,26 @@ static int parse_common(opts_t *o, int argc, char **argv, int *i)
         o->so.qemu.plugin = v;
     else if (!strcmp(a, "--log"))
         o->so.qemu.log_path = v;
-    else if (!strcmp(a, "--max-insns"))
-        o->so.max_insns = strtoull(v, NULL, 0);
-    else if (!strcmp(a, "--icount")) {
+    else if (!strcmp(a, "--max-insns") || !strcmp(a, "--stop-after") || !strcmp(a, "--timeout") ||
+             !strcmp(a, "--idle-timeout")) {
+        char *end;
+        errno = 0;
+        unsigned long long n = strtoull(v, &end, 0);
+        int secs = a[2] == 't' || a[2] == 'i';
+        if (!*v || *end || errno || n == 0 || (secs && n > 86400)) {
+            fprintf(stderr, "etm-qemu: %s wants a number %s, not '%s'\n", a,
+                    secs ? "of seconds from 1 to 86400" : "above 0", v);
+            return -1;
+        }
+        if (!strcmp(a, "--max-insns"))
+            o->so.max_insns = n;
+        else if (!strcmp(a, "--stop-after"))
+            o->so.stop_after = n;
+        else if (!strcmp(a, "--timeout"))
+            o->so.timeout_s = (unsigned)n;
+        else
+            o->so.idle_s = (unsigned)n;
+    } else if (!strcmp(a, "--icount")) {
         char *end;
         unsigned long n = strtoul(v, &end, 10);
         if (*end || n > 10) {
@@ -138,6 +160,13 @@ static void print_stats(FILE *f, const char *program, const qrec_stats_t *s, con
                 m->stall_cycles, m->exception_cycles, m->folds, m->cancels);
 }
 
+static void note_stopped(const qrec_source_t *src, const char *program)
+{
+    if (qrec_stopped(src->q))
+        fprintf(stderr, "%s: stopped after %" PRIu64 " instructions (--stop-after); the program had not exited\n",
+                program, qrec_get_stats(src->q)->insns);
+}
+
 static int finish(qrec_source_t *src, const char *program, int rc)
 {
     char err[512] = "";
@@ -184,6 +213,8 @@ static int cmd_record(opts_t *o, const char *program)
     } else if (!o->quiet) {
         print_stats(stderr, program, qrec_get_stats(src.q), NULL);
     }
+    if (k == 0 && !o->quiet)
+        note_stopped(&src, program);
     if (o->out && fclose(out) != 0)
         rc = 2;
     return finish(&src, program, rc);
@@ -212,7 +243,8 @@ static int cmd_stimulus(opts_t *o, const char *program, const char *output)
     etm_vec_writer_t *w = NULL;
     etm_cm3_t *m = NULL;
     int rc = 0;
-    if (etm_vec_writer_open(&w, vf, ETM_VEC_STIMULUS, &o->cfg, (1u << 15) - 1, comment) != ETM_OK ||
+    uint64_t columns = etm_signal_flag_mask(etm_in_signals, etm_in_signal_count, ETM_SIGF_CORE);
+    if (etm_vec_writer_open(&w, vf, ETM_VEC_STIMULUS, &o->cfg, columns, comment) != ETM_OK ||
         etm_cm3_create(&m, &o->params, &d) != ETM_OK) {
         fprintf(stderr, "etm-qemu: %s\n", d.msg[0] ? d.msg : "cannot start the output");
         rc = 2;
@@ -264,6 +296,8 @@ static int cmd_stimulus(opts_t *o, const char *program, const char *output)
         rc = 2;
     if (!rc && !o->quiet)
         print_stats(stderr, program, qrec_get_stats(src.q), etm_cm3_get_stats(m));
+    if (!rc && !o->quiet)
+        note_stopped(&src, program);
     etm_cm3_free(m);
     return finish(&src, program, rc);
 }
