@@ -151,6 +151,7 @@ int source_open(source_t *s, const char *path, const source_opts_t *o, etm_vecki
     }
     etm_vcd_opts_t vo = o->vcd;
     vo.kind = kind;
+    vo.issue_width = s->cfg.issue_width;
     if (etm_vcd_open(&s->vcd, path, &vo, &d) != ETM_OK) {
         print_diag(&d);
         return 2;

@@ -26,22 +26,6 @@ enum {
     A_COUNT
 };
 
-/* An input that only means something while its qualifiers are on (Cortex-M3 TRM
- * table 16.1 "Qualified by", the data slot's DASlot/DDSlot). X or Z on it is
- * harmless while one of its qualifiers is known to be off. */
-typedef struct qualified {
-    uint8_t arg;
-    int8_t q1, q2; /* argument indexes, -1 for none */
-} qualified_t;
-
-static const qualified_t qualified_inputs[] = {
-    { A_ETMIBRANCH, A_ETMIVALID, -1 },   { A_ETMIINDBR, A_ETMIBRANCH, A_ETMIVALID }, { A_ETMICCFAIL, A_ETMIVALID, -1 },
-    { A_ETMFOLD, A_ETMIVALID, -1 },      { A_ETMIA, A_ETMIVALID, -1 },           { A_ETMFINDBR, A_ETMFLUSH, -1 },
-    { A_ETMTRIGINOTD, A_ETMTRIGGER, -1 }, { A_ETMIBRANCH1, A_ETMIVALID1, -1 },   { A_ETMIINDBR1, A_ETMIBRANCH1, A_ETMIVALID1 },
-    { A_ETMICCFAIL1, A_ETMIVALID1, -1 }, { A_ETMIA1, A_ETMIVALID1, -1 },         { A_ETMDA, A_ETMDACTL, -1 },
-    { A_ETMDD, A_ETMDDCTL, -1 },
-};
-
 /* ---- Output fields --------------------------------------------------------------------- */
 
 static const char *const field_names[ETM_DPI_FIELD_COUNT] = {
@@ -472,28 +456,6 @@ static void set_expected(etm_dpi_t *d, const etm_out_t *o, uint32_t violations)
     d->pending = 1;
 }
 
-/* Is X or Z on argument a harmless this cycle (a qualifier known to be off)? */
-static int unknown_allowed(const etm_dpi_t *d, int a, const uint64_t *v, uint32_t unknown)
-{
-    if (a >= A_ETMIVALID1 && a <= A_ETMIA1 && d->cfg.issue_width < 2)
-        return 1; /* the second slot is not in use */
-    for (size_t i = 0; i < sizeof qualified_inputs / sizeof qualified_inputs[0]; i++) {
-        const qualified_t *q = &qualified_inputs[i];
-        if (q->arg != a)
-            continue;
-        const int8_t qs[2] = { q->q1, q->q2 };
-        for (int k = 0; k < 2; k++) {
-            int b = qs[k];
-            if (b < 0 || (unknown >> b & 1))
-                continue;
-            uint64_t on = (b == A_ETMDACTL || b == A_ETMDDCTL) ? (v[b] & 3u) : v[b]; /* DASlot, DDSlot */
-            if (!on)
-                return 1;
-        }
-    }
-    return 0;
-}
-
 int etm_dpi_step(void *h,
 #define ETM_IN(field, name, width, lsb, ctype, part, doc) ETM_DPI_T_##ctype field,
 #include "etm/signals.def"
@@ -523,8 +485,9 @@ int etm_dpi_step(void *h,
     text_clear(&d->report);
     int notes = 0;
     const uint64_t cyc = d->edges;
+    const uint64_t harmful = etm_in_unknown_harmful(&in, unknown, d->cfg.issue_width);
     for (int a = 0; a < A_COUNT; a++)
-        if ((unknown >> a & 1) && !unknown_allowed(d, a, v, unknown)) {
+        if (harmful >> a & 1) {
             if (!(notes & ETM_DPI_NOTE_UNKNOWN))
                 d->unknown_cycles++;
             notes |= ETM_DPI_NOTE_UNKNOWN;

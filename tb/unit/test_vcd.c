@@ -202,7 +202,7 @@ static void test_styled(void)
     CHECK_EQ(etm_vcd_open(&r, path, &o, &d), ETM_OK);
     if (r) {
         CHECK_EQ(etm_vcd_read_in(r, &in, &d), ETM_ERR_VCD_VALUE);
-        CHECK_STR_CONTAINS(d.msg, "ETMIVALID is x or z at time 5");
+        CHECK_STR_CONTAINS(d.msg, "ETMIVALID is X or Z at time 5, where it is sampled (it has no qualifier");
         etm_vcd_close(r);
     }
 
@@ -313,6 +313,94 @@ static void test_errors(void)
     remove(p2);
 }
 
+/* X and Z where they cannot matter: an input whose qualifier is 0 in that cycle,
+ * slot 1 when the configuration has one slot, V3DATA bytes past V3COUNT. */
+static const char unknown_in_vcd[] =
+    "$timescale 1ns $end\n$scope module tb $end\n"
+    "$var wire 1 ! CLK $end\n$var wire 1 a ETMIVALID $end\n$var wire 1 b ETMIBRANCH $end\n"
+    "$var wire 1 c ETMIINDBR $end\n$var wire 1 d ETMICCFAIL $end\n$var wire 1 e ETMFOLD $end\n"
+    "$var wire 31 f ETMIA [31:1] $end\n$var wire 1 g ETMDVALID $end\n$var wire 1 h ETMFLUSH $end\n"
+    "$var wire 1 i ETMFINDBR $end\n$var wire 1 j ETMCANCEL $end\n$var wire 1 k ETMISTALL $end\n"
+    "$var wire 3 l ETMINTSTAT [2:0] $end\n$var wire 9 m ETMINTNUM [8:0] $end\n"
+    "$var wire 4 n ETMTRIGGER [3:0] $end\n$var wire 4 o ETMTRIGINOTD [3:0] $end\n"
+    "$var wire 1 p ETMIVALID1 $end\n$var wire 31 q ETMIA1 [31:1] $end\n"
+    "$var wire 4 r ETMDDCTL [3:0] $end\n$var wire 64 s ETMDD [63:0] $end\n"
+    "$upscope $end\n$enddefinitions $end\n"
+    "#0\n$dumpvars\n0!\n0a\n0b\n0c\n0d\n0e\nbx f\n0g\n0h\nxi\n0j\n0k\nb0 l\nb0 m\nb0 n\nbx o\n"
+    "xp\nbx q\nb0 r\nbx s\n$end\n"
+    "#1\n1!\n"                            /* cycle 0: ETMIA, ETMFINDBR, ETMTRIGINOTD, ETMDD unknown, qualified off */
+    "#2\n0!\n1a\nb10000000 f\nxc\n"       /* ETMIVALID=1, ETMIA=0x100, ETMIINDBR unknown while ETMIBRANCH=0 */
+    "#3\n1!\n"                            /* cycle 1 */
+    "#4\n0!\nbx f\n"                      /* ETMIA unknown while ETMIVALID=1 */
+    "#5\n1!\n"                            /* cycle 2: the error */
+    "#6\n0!\n";
+
+static const char unknown_out_vcd[] =
+    "$scope module tb $end\n$var wire 1 ! CLK $end\n$var wire 3 a PIPESTAT [2:0] $end\n"
+    "$var wire 16 b TRACEPKT [15:0] $end\n$var wire 1 c TRACESYNC $end\n$var wire 4 d V3COUNT [3:0] $end\n"
+    "$var wire 64 e V3DATA [63:0] $end\n$var wire 16 f FIFOLEVEL [15:0] $end\n$var wire 1 g OVERFLOW $end\n"
+    "$var wire 1 h TRIGGER $end\n$var wire 1 i FIFOFULL $end\n$upscope $end\n$enddefinitions $end\n"
+    "#0\n$dumpvars\n0!\nb0 a\nb0 b\n0c\nb1 d\nbx01100110 e\nb0 f\n0g\n0h\n0i\n$end\n"
+    "#1\n1!\n"               /* the first edge shows outputs from before cycle 0 */
+    "#2\n0!\n#3\n1!\n"       /* cycle 0: one byte 0x66, the other seven lanes unknown */
+    "#4\n0!\nb10 d\n#5\n1!\n" /* cycle 1: two bytes, the second unknown: the error */
+    "#6\n0!\n";
+
+static void test_unknown(void)
+{
+    const char *path = tmp_path("unknown_in.vcd");
+    write_text(path, unknown_in_vcd);
+    etm_vcd_opts_t o;
+    etm_vcd_reader_t *r;
+    etm_diag_t d;
+    etm_in_t in;
+    /* One issue slot: the unknown ETMIVALID1 and ETMIA1 cannot matter. */
+    etm_vcd_opts_init(&o);
+    o.issue_width = 1;
+    CHECK_EQ(etm_vcd_open(&r, path, &o, &d), ETM_OK);
+    if (r) {
+        CHECK_EQ(etm_vcd_read_in(r, &in, &d), ETM_OK);
+        CHECK_EQ(in.ia, 0);
+        CHECK_EQ(in.dd, 0);
+        CHECK_EQ(etm_vcd_read_in(r, &in, &d), ETM_OK);
+        CHECK_EQ(in.ivalid, 1);
+        CHECK_EQ(in.ia, 0x100);
+        CHECK_EQ(in.iindbr, 0);
+        CHECK_EQ(etm_vcd_read_in(r, &in, &d), ETM_ERR_VCD_VALUE);
+        CHECK_STR_CONTAINS(d.msg, "ETMIA is X or Z at time 5, where it is sampled and not every qualifier "
+                                  "(ETMIVALID) is 0");
+        CHECK_EQ(d.cycle, 2);
+        CHECK_STR_CONTAINS(d.file, "unknown_in.vcd");
+        etm_vcd_close(r);
+    }
+    /* Slot 1 possibly in use: ETMIVALID1, which nothing qualifies, must be known. */
+    etm_vcd_opts_init(&o);
+    CHECK_EQ(etm_vcd_open(&r, path, &o, &d), ETM_OK);
+    if (r) {
+        CHECK_EQ(etm_vcd_read_in(r, &in, &d), ETM_ERR_VCD_VALUE);
+        CHECK_STR_CONTAINS(d.msg, "ETMIVALID1 is X or Z at time 1, where it is sampled (it has no qualifier");
+        CHECK_EQ(d.cycle, 0);
+        etm_vcd_close(r);
+    }
+    /* Expected outputs: V3DATA may be unknown only past V3COUNT. */
+    path = tmp_path("unknown_out.vcd");
+    write_text(path, unknown_out_vcd);
+    etm_vcd_opts_init(&o);
+    o.kind = ETM_VEC_EXPECTED;
+    etm_out_t out;
+    CHECK_EQ(etm_vcd_open(&r, path, &o, &d), ETM_OK);
+    if (r) {
+        CHECK_EQ(etm_vcd_read_out(r, &out, &d), ETM_OK);
+        CHECK_EQ(out.v3_count, 1);
+        CHECK_EQ(out.v3_bytes[0], 0x66);
+        CHECK_EQ(out.v3_bytes[1], 0);
+        CHECK_EQ(etm_vcd_read_out(r, &out, &d), ETM_ERR_VCD_VALUE);
+        CHECK_STR_CONTAINS(d.msg, "V3DATA is X or Z at time 5 in one of the 2 bytes that V3COUNT makes valid");
+        CHECK_EQ(d.cycle, 1);
+        etm_vcd_close(r);
+    }
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -323,6 +411,9 @@ int main(void)
     test_roundtrip_out();
     test_styled();
     test_errors();
+    test_unknown();
+    remove(tmp_path("unknown_in.vcd"));
+    remove(tmp_path("unknown_out.vcd"));
     remove(tmp_path("rt_in.vcd"));
     remove(tmp_path("rt_out.vcd"));
     remove(tmp_path("styled.vcd"));

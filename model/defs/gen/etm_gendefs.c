@@ -523,10 +523,15 @@ static void doc_signals(buf_t *b)
                 data_width(s) - 1, s->field, s->bytes_field, s->n, s->doc, s->column);
             continue;
         }
-        put(b, "| %s | %s | `%s` | %s%s |\n", s->name, r, s->field, s->doc,
+        char q[96] = "", qtext[128] = "";
+        int in = s->out ? -1 : etm_signal_find(etm_in_signals, etm_in_signal_count, s->name);
+        if (in >= 0 && *etm_in_qualifiers((size_t)in, q, sizeof q))
+            snprintf(qtext, sizeof qtext, "; may be X or Z while %s is 0", q);
+        put(b, "| %s | %s | `%s` | %s%s%s |\n", s->name, r, s->field, s->doc,
             s->out && s->where == ETM_SIGF_PORT    ? " (a port, not a file column)"
             : !s->out && s->where != ETM_SIGF_CORE ? " (may be absent from a VCD: reads 0)"
-                                                   : "");
+                                                   : "",
+            qtext);
     }
 }
 

@@ -2,6 +2,7 @@
  * in etm_in_t / etm_out_t. Vector files, VCD files and the RTL use these names. */
 #include "etm/signals.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "util.h"
@@ -26,6 +27,57 @@ const etm_signal_t etm_out_signals[] = {
 #include "etm/signals.def"
 };
 const size_t etm_out_signal_count = sizeof etm_out_signals / sizeof etm_out_signals[0];
+
+/* ETM_QUALIFIED as a table of input indexes. */
+enum {
+#define ETM_IN(field, name, width, lsb, ctype, part, doc) SIG_##field,
+#include "etm/signals.def"
+    SIG_COUNT
+};
+
+static const struct qualifier {
+    uint8_t sig, by;
+    uint32_t mask;
+} qualifiers[] = {
+#define ETM_QUALIFIED(field, by, mask) { SIG_##field, SIG_##by, mask },
+#include "etm/signals.def"
+};
+
+uint64_t etm_in_unknown_harmful(const etm_in_t *in, uint64_t unknown, unsigned issue_width)
+{
+    uint64_t harmless = 0;
+    if (issue_width == 1)
+        harmless |= etm_signal_flag_mask(etm_in_signals, etm_in_signal_count, ETM_SIGF_SLOT1);
+    for (size_t i = 0; i < sizeof qualifiers / sizeof qualifiers[0]; i++) {
+        const struct qualifier *q = &qualifiers[i];
+        if (!(unknown >> q->by & 1) && !(etm_signal_get(&etm_in_signals[q->by], in) & q->mask))
+            harmless |= 1ull << q->sig;
+    }
+    return unknown & ~harmless;
+}
+
+const char *etm_in_qualifiers(size_t i, char *buf, size_t size)
+{
+    size_t len = 0;
+    if (size)
+        buf[0] = '\0';
+    for (size_t k = 0; k < sizeof qualifiers / sizeof qualifiers[0] && size; k++) {
+        const struct qualifier *q = &qualifiers[k];
+        const etm_signal_t *by = &etm_in_signals[q->by];
+        if (q->sig != i || len >= size)
+            continue;
+        len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? " or " : "", by->name);
+        if (q->mask != etm_signal_mask(by) >> by->lsb && len < size) { /* a field of it: NAME[hi:lo] */
+            unsigned lo = 0, hi;
+            while (!(q->mask >> lo & 1))
+                lo++;
+            for (hi = lo; hi < 31 && (q->mask >> (hi + 1) & 1); hi++) {
+            }
+            len += (size_t)snprintf(buf + len, size - len, "[%u:%u]", hi, lo);
+        }
+    }
+    return buf;
+}
 
 int etm_signal_find(const etm_signal_t *table, size_t count, const char *name)
 {

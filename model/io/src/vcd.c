@@ -228,9 +228,42 @@ static uint64_t target_value(const etm_vcd_reader_t *r, const target_t *t, uint6
     return v;
 }
 
+/* The sample can not be used: say why at `time`. */
+static etm_err_t pending_fail(etm_vcd_reader_t *r, etm_err_t e, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static etm_err_t pending_fail(etm_vcd_reader_t *r, etm_err_t e, const char *fmt, ...)
+{
+    va_list ap;
+    r->pending_err = e;
+    etm_diag_clear(&r->pending_diag);
+    r->pending_diag.code = e;
+    va_start(ap, fmt);
+    vsnprintf(r->pending_diag.msg, sizeof r->pending_diag.msg, fmt, ap);
+    va_end(ap);
+    return e;
+}
+
+/* Unknown inputs of a stimulus sample: harmless where a qualifier is known off. */
+static etm_err_t check_unknown_inputs(etm_vcd_reader_t *r, uint64_t unknown, uint64_t time)
+{
+    uint64_t harmful = etm_in_unknown_harmful(&r->rec.in, unknown, r->opts.issue_width);
+    if (!harmful)
+        return ETM_OK;
+    int i = 0;
+    while (!(harmful >> i & 1))
+        i++;
+    char q[96];
+    if (*etm_in_qualifiers((size_t)i, q, sizeof q))
+        return pending_fail(r, ETM_ERR_VCD_VALUE, "%s is X or Z at time %llu, where it is sampled and not every "
+                            "qualifier (%s) is 0", etm_in_signals[i].name, (unsigned long long)time, q);
+    return pending_fail(r, ETM_ERR_VCD_VALUE, "%s is X or Z at time %llu, where it is sampled (it has no qualifier "
+                        "that could make it harmless; only a reset may hide it)", etm_in_signals[i].name,
+                        (unsigned long long)time);
+}
+
 static etm_err_t build_record(etm_vcd_reader_t *r, uint64_t time)
 {
-    char tbuf[32];
+    uint64_t unknown = 0, data_xz = 0;
     memset(&r->rec, 0, sizeof r->rec);
     for (int i = 0; i < r->ntargets; i++) {
         const target_t *t = &r->targets[i];
@@ -238,35 +271,38 @@ static etm_err_t build_record(etm_vcd_reader_t *r, uint64_t time)
             continue;
         uint64_t xz, v = target_value(r, t, &xz);
         uint64_t need = t->kind == T_SCALAR ? etm_signal_mask(&r->table[t->sig]) : t->kind == T_V3COUNT ? 0xf : ~0ull;
-        if (xz & need) {
-            snprintf(tbuf, sizeof tbuf, "%llu", (unsigned long long)time);
-            r->pending_err = ETM_ERR_VCD_VALUE;
-            etm_diag_clear(&r->pending_diag);
-            r->pending_diag.code = ETM_ERR_VCD_VALUE;
-            snprintf(r->pending_diag.msg, sizeof r->pending_diag.msg, "%s is x or z at time %s, where it is sampled",
-                     t->name, tbuf);
-            return ETM_ERR_VCD_VALUE;
-        }
+        xz &= need;
+        v &= ~xz;
+        if (xz && t->kind == T_SCALAR && r->opts.kind == ETM_VEC_STIMULUS)
+            unknown |= 1ull << t->sig; /* decided below, when the qualifiers are known */
+        else if (xz && t->kind == T_V3DATA)
+            data_xz = xz; /* harmless in the byte lanes past V3COUNT */
+        else if (xz)
+            return pending_fail(r, ETM_ERR_VCD_VALUE, "%s is X or Z at time %llu, where it is sampled", t->name,
+                                (unsigned long long)time);
         if (t->kind == T_SCALAR) {
             etm_signal_set(&r->table[t->sig], &r->rec, v & etm_signal_mask(&r->table[t->sig]));
         } else if (t->kind == T_V3COUNT) {
-            if (v > ETM_MAX_PORT_BYTES) {
-                r->pending_err = ETM_ERR_FIELD_WIDTH;
-                etm_diag_clear(&r->pending_diag);
-                r->pending_diag.code = ETM_ERR_FIELD_WIDTH;
-                snprintf(r->pending_diag.msg, sizeof r->pending_diag.msg, "V3COUNT=%u at time %llu: at most %d",
-                         (unsigned)v, (unsigned long long)time, ETM_MAX_PORT_BYTES);
-                return ETM_ERR_FIELD_WIDTH;
-            }
+            if (v > ETM_MAX_PORT_BYTES)
+                return pending_fail(r, ETM_ERR_FIELD_WIDTH, "V3COUNT=%u at time %llu: at most %d", (unsigned)v,
+                                    (unsigned long long)time, ETM_MAX_PORT_BYTES);
             r->rec.out.v3_count = (uint8_t)v;
         } else {
             for (int b = 0; b < ETM_MAX_PORT_BYTES; b++)
                 r->rec.out.v3_bytes[b] = (uint8_t)(v >> (8 * b));
         }
     }
-    if (r->opts.kind == ETM_VEC_EXPECTED) /* bytes beyond the count are not part of the record */
+    if (unknown && check_unknown_inputs(r, unknown, time) != ETM_OK)
+        return r->pending_err;
+    if (r->opts.kind == ETM_VEC_EXPECTED) { /* bytes beyond the count are not part of the record */
+        unsigned n = r->rec.out.v3_count;
+        uint64_t valid = n >= 8 ? ~0ull : (1ull << (8 * n)) - 1;
+        if (data_xz & valid)
+            return pending_fail(r, ETM_ERR_VCD_VALUE, "V3DATA is X or Z at time %llu in one of the %u bytes that "
+                                "V3COUNT makes valid", (unsigned long long)time, n);
         for (int b = r->rec.out.v3_count; b < ETM_MAX_PORT_BYTES; b++)
             r->rec.out.v3_bytes[b] = 0;
+    }
     r->rec_time = time;
     return ETM_OK;
 }

@@ -97,6 +97,17 @@ int etm_signal_find(const etm_signal_t *table, size_t count, const char *name);
 uint64_t etm_signal_get(const etm_signal_t *s, const void *record);
 void etm_signal_set(const etm_signal_t *s, void *record, uint64_t value);
 
+/* Inputs whose X or Z matters. `unknown` has bit i set when input i
+ * (etm_in_signals) held X or Z in a cycle, `in` the cycle's known values (0
+ * where unknown). Returns the bits of those that matter: not qualified off by a
+ * known qualifier of etm/signals.def (ETM_QUALIFIED), and not of slot 1 when
+ * issue_width is 1 (0: slot 1 may be in use). */
+uint64_t etm_in_unknown_harmful(const etm_in_t *in, uint64_t unknown, unsigned issue_width);
+
+/* The names of the qualifiers of input i, "ETMIVALID" or "ETMIBRANCH or
+ * ETMIVALID", into buf; "" when it has none. */
+const char *etm_in_qualifiers(size_t i, char *buf, size_t size);
+
 /* Bit i set for each signal i of the table with a flag of `flags`. */
 uint64_t etm_signal_flag_mask(const etm_signal_t *table, size_t count, unsigned flags);
 

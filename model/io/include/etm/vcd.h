@@ -42,6 +42,7 @@ typedef struct etm_vcd_opts {
     const char *scope;      /* optional: dot-separated scope that holds the signals */
     const char *map[ETM_VCD_MAX_MAP]; /* "COLUMN=vcdname" overrides, NULL-terminated */
     int allow_missing;      /* absent required signals read as 0 instead of an error */
+    unsigned issue_width;   /* the configuration's: 1 makes X on slot 1 harmless; 0 (not known) does not */
 } etm_vcd_opts_t;
 
 void etm_vcd_opts_init(etm_vcd_opts_t *o);
@@ -50,7 +51,10 @@ typedef struct etm_vcd_reader etm_vcd_reader_t;
 
 /* Open a VCD file and resolve signals. Required signals: for stimulus those of
  * table 16.1 (slot 1 and data slot signals are optional); for expected output all
- * of them. Returns ETM_OK, ETM_ERR_IO, ETM_ERR_NOMEM, ETM_ERR_SYNTAX,
+ * of them. X or Z where a signal is sampled is an error (ETM_ERR_VCD_VALUE from
+ * the read, naming the signal, time and cycle) unless it cannot matter: an
+ * input whose qualifier is known to be 0 in that cycle (etm_in_unknown_harmful),
+ * V3DATA bytes past V3COUNT, anything while the reset is active. Returns ETM_OK, ETM_ERR_IO, ETM_ERR_NOMEM, ETM_ERR_SYNTAX,
  * ETM_ERR_VCD_SIGNAL; diag names the file and line. */
 etm_err_t etm_vcd_open(etm_vcd_reader_t **out, const char *path, const etm_vcd_opts_t *opts, etm_diag_t *diag);
 void etm_vcd_close(etm_vcd_reader_t *r);
