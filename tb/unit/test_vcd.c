@@ -269,8 +269,32 @@ static void test_errors(void)
         CHECK_EQ(etm_vcd_read_in(r, &in, &d), ETM_OK);
         CHECK_EQ(in.ivalid, 1);
         CHECK_EQ(etm_vcd_signal_mask(r), 1); /* only ETMIVALID */
+        CHECK_STR_CONTAINS(etm_vcd_notes(r), "ETMIBRANCH is not in the VCD: read as 0 (--allow-missing)");
         etm_vcd_close(r);
     }
+
+    /* A bus numbered from 0 with the signal's width is the signal (SystemC's
+     * ETMIA [30:0] for ETMIA[31:1]); a narrower one is missing bits, which
+     * --allow-missing reads as 0 and says so. */
+    write_text(p2, "$scope module t $end\n$var wire 1 ! CLK $end\n$var wire 1 \" ETMIVALID $end\n"
+                   "$var wire 31 # ETMIA [30:0] $end\n$var wire 8 $ ETMINTNUM [7:0] $end\n"
+                   "$upscope $end\n$enddefinitions $end\n#0\n0!\n1\"\nb1000000000000000000000000000001 #\n"
+                   "b11111111 $\n#5\n1!\n#10\n0!\n");
+    etm_vcd_opts_init(&o);
+    o.allow_missing = 1;
+    CHECK_EQ(etm_vcd_open(&r, p2, &o, &d), ETM_OK);
+    if (r) {
+        etm_in_t in;
+        CHECK_EQ(etm_vcd_read_in(r, &in, &d), ETM_OK);
+        CHECK_EQ(in.ia, 0x80000002u);
+        CHECK_EQ(in.intnum, 0xFF);
+        CHECK(strstr(etm_vcd_notes(r), "ETMIA") == NULL);
+        CHECK_STR_CONTAINS(etm_vcd_notes(r), "ETMINTNUM: bits 8 to 8 are not in the VCD: read as 0 (--allow-missing)");
+        etm_vcd_close(r);
+    }
+    o.allow_missing = 0;
+    CHECK_EQ(etm_vcd_open(&r, p2, &o, &d), ETM_ERR_VCD_SIGNAL);
+    CHECK_STR_CONTAINS(d.msg, "ETMIBRANCH not found");
 
     /* No clock. */
     write_text(p2, "$scope module t $end\n$var wire 1 \" ETMIVALID $end\n$upscope $end\n$enddefinitions $end\n");

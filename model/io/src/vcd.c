@@ -203,6 +203,7 @@ void etm_vcd_close(etm_vcd_reader_t *r)
 
 uint64_t etm_vcd_signal_mask(const etm_vcd_reader_t *r) { return r->signal_mask; }
 uint64_t etm_vcd_time(const etm_vcd_reader_t *r) { return r->last_time; }
+const char *etm_vcd_notes(const etm_vcd_reader_t *r) { return r->notes; }
 
 /* ---- Values ------------------------------------------------------------------------ */
 

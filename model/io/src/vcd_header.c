@@ -263,7 +263,13 @@ static etm_err_t add_pieces(etm_vcd_reader_t *r, target_t *t, const char *want, 
         }
         piece_t *p = &t->pieces[t->npieces++];
         p->tracked = ti;
-        if (v->left >= 0) {
+        int lsb = t->kind == T_SCALAR ? r->table[t->sig].lsb : 0;
+        if (v->left >= 0 && lsb && v->width == r->table[t->sig].width && (v->left == 0 || v->right == 0)) {
+            /* The port numbered from 0, as SystemC and many RTL tops declare it
+             * (ETMIA [30:0] for ETMIA[31:1]): its bit 0 is the signal's lowest. */
+            p->left = v->left + lsb;
+            p->right = v->right + lsb;
+        } else if (v->left >= 0) {
             p->left = v->left;
             p->right = v->right;
         } else {
@@ -281,7 +287,7 @@ static etm_err_t add_pieces(etm_vcd_reader_t *r, target_t *t, const char *want, 
 
 /* Check the pieces of target t fit the signal and (unless --allow-missing) cover it;
  * a clock or a reset is a single 1-bit signal. */
-static etm_err_t check_pieces(const etm_vcd_reader_t *r, const target_t *t, etm_diag_t *diag)
+static etm_err_t check_pieces(etm_vcd_reader_t *r, const target_t *t, etm_diag_t *diag)
 {
     if (t->kind == T_SCALAR || t->kind == T_V3COUNT || t->kind == T_V3DATA) {
         int msb = t->kind == T_V3COUNT ? 3 : t->kind == T_V3DATA ? 63
@@ -308,12 +314,18 @@ static etm_err_t check_pieces(const etm_vcd_reader_t *r, const target_t *t, etm_
                     have |= 1ull << idx;
             }
         }
-        if ((need & ~have) && !r->opts.allow_missing) {
+        if (need & ~have) {
             int lo = 0, hi = 63;
             while (!(((need & ~have) >> lo) & 1))
                 lo++;
             while (!(((need & ~have) >> hi) & 1))
                 hi--;
+            if (r->opts.allow_missing) { /* allowed, never silently */
+                size_t len = strlen(r->notes);
+                snprintf(r->notes + len, sizeof r->notes - len, "%s: bits %d to %d are not in the VCD: read as 0 "
+                         "(--allow-missing)\n", t->name, hi, lo);
+                return ETM_OK;
+            }
             if (diag) {
                 diag->file = r->path;
                 diag->code = ETM_ERR_VCD_SIGNAL;
@@ -353,6 +365,11 @@ static etm_err_t resolve_target(etm_vcd_reader_t *r, target_t *t, const char *wa
                          r->opts.scope ? " in scope " : "", r->opts.scope ? r->opts.scope : "", t->name);
             }
             return ETM_ERR_VCD_SIGNAL;
+        }
+        if (required) { /* allowed, never silently */
+            size_t len = strlen(r->notes);
+            snprintf(r->notes + len, sizeof r->notes - len, "%s is not in the VCD: read as 0 (--allow-missing)\n",
+                     t->name);
         }
         return ETM_OK;
     }

@@ -108,6 +108,7 @@ struct etm_vcd_reader {
     uint64_t last_time;   /* time of the record last returned */
     int at_eof;
     int final_done;
+    char notes[4096];     /* what the reader assumed (etm_vcd_notes): a line per signal at most */
 };
 
 /* ---- Shared helpers (vcd.c) ------------------------------------------------------ */

@@ -62,6 +62,13 @@ void etm_vcd_close(etm_vcd_reader_t *r);
 /* Bit i set when signal i of the kind's table was found in the file. */
 uint64_t etm_vcd_signal_mask(const etm_vcd_reader_t *r);
 
+/* What the reader assumed because of allow_missing: one line per signal read
+ * as 0 in whole or in part ("ETMIA: bits 31 to 31 are not in the VCD: read
+ * as 0 (--allow-missing)"); "" when nothing. A caller shows them. A bus
+ * declared from bit 0 with the signal's width (ETMIA [30:0], as SystemC and
+ * many RTL tops write the 31-bit ETMIA[31:1]) is the signal, no note needed. */
+const char *etm_vcd_notes(const etm_vcd_reader_t *r);
+
 /* Next cycle. Returns ETM_OK, ETM_END, ETM_ERR_SYNTAX, ETM_ERR_VCD_VALUE (x or z
  * in a sampled signal), ETM_ERR_FIELD_WIDTH (bit 0 of an address set), ETM_ERR_IO;
  * diag names file, line and cycle. */
