@@ -16,7 +16,7 @@ static void help(FILE *f)
                "  --warn         report every violation and continue (default: stop at the first)\n"
                "  --max-report N in --warn mode, print at most N violations (default 100); all are counted\n"
                "  --rules        list the rules and exit\n\n%s\n"
-               "Exit status: 0 no violation (or --warn), 1 violations in strict mode, 2 bad usage or input.\n",
+               "Exit status: 0 no violation, 1 violations (with --warn too, after the counts), 2 bad usage or input.\n",
             source_opts_help);
 }
 
@@ -106,5 +106,5 @@ int cmd_check(int argc, char **argv)
     for (int r = 0; r < ETM_RULE_COUNT; r++)
         if (chk.counts[r])
             printf("  %-28s %llu\n", etm_rule_name((etm_rule_t)r), (unsigned long long)chk.counts[r]);
-    return 0;
+    return chk.total ? 1 : 0;
 }
