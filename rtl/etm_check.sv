@@ -260,7 +260,8 @@ module etm_check #(
   if (Assertions) begin : gen_assert
     for (genvar r = 0; r < etm_defs_pkg::NumRules; r++) begin : gen_rule
       RuleHolds_A: assert property (@(posedge clk_i) disable iff (!rst_ni) !violations_o[r])
-        else $error("etm_check: interface rule %0d broken", r);
+        else $error("etm_check: interface rule %s broken: %s", etm_defs_pkg::rule_name(r),
+                    etm_defs_pkg::rule_text(r));
     end
   end
 `endif

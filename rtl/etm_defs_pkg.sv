@@ -107,6 +107,82 @@ package etm_defs_pkg;
   localparam int unsigned RuleDaUnalignedSplit = 29;
   localparam int unsigned RuleDaCprtNotSingle = 30;
 
+`ifndef SYNTHESIS
+  // The rule's name and sentence, for assertion messages (simulation only).
+  function automatic string rule_name(int unsigned r);
+    case (r)
+      0: rule_name = "IBRANCH_WITHOUT_IVALID";
+      1: rule_name = "ICCFAIL_WITHOUT_IVALID";
+      2: rule_name = "FOLD_WITHOUT_IVALID";
+      3: rule_name = "IINDBR_WITHOUT_IBRANCH";
+      4: rule_name = "FINDBR_WITHOUT_FLUSH";
+      5: rule_name = "ISTALL_WITH_IVALID";
+      6: rule_name = "INTSTAT_RESERVED";
+      7: rule_name = "INTSTAT_EXIT_WITH_IVALID";
+      8: rule_name = "INTSTAT_ENTRY_WITHOUT_IVALID";
+      9: rule_name = "INTSTAT_ENTRY_NOT_INDIRECT";
+      10: rule_name = "INTNUM_INVALID";
+      11: rule_name = "CANCEL_WITHOUT_ENTRY";
+      12: rule_name = "SLOT1_DISABLED";
+      13: rule_name = "SLOT1_WITHOUT_SLOT0";
+      14: rule_name = "SLOT1_WITH_FOLD";
+      15: rule_name = "IBRANCH1_WITHOUT_IVALID1";
+      16: rule_name = "ICCFAIL1_WITHOUT_IVALID1";
+      17: rule_name = "IINDBR1_WITHOUT_IBRANCH1";
+      18: rule_name = "DD_WITHOUT_ADDRESS";
+      19: rule_name = "DD_SAME_CYCLE";
+      20: rule_name = "DA_FIRST_WITHOUT_NSEQ";
+      21: rule_name = "DA_UNALIGNED_SECOND_HALF";
+      22: rule_name = "DA_UNALIGNED_LAST_MISMATCH";
+      23: rule_name = "DD_TOO_SOON";
+      24: rule_name = "DD_FAIL_NOT_STORE";
+      25: rule_name = "DA_FIRST_WITHOUT_INSN";
+      26: rule_name = "DA_BLSEL_INVALID";
+      27: rule_name = "DA_ROT_MISMATCH";
+      28: rule_name = "DA_NOT_SEQUENTIAL";
+      29: rule_name = "DA_UNALIGNED_SPLIT";
+      30: rule_name = "DA_CPRT_NOT_SINGLE";
+      default: rule_name = "?";
+    endcase
+  endfunction
+  function automatic string rule_text(int unsigned r);
+    case (r)
+      0: rule_text = "ETMIBRANCH is qualified by ETMIVALID";
+      1: rule_text = "ETMICCFAIL is qualified by ETMIVALID";
+      2: rule_text = "ETMFOLD is qualified by ETMIVALID";
+      3: rule_text = "ETMIINDBR is qualified by ETMIBRANCH";
+      4: rule_text = "ETMFINDBR is qualified by ETMFLUSH";
+      5: rule_text = "ETMISTALL says no instruction entered execute, ETMIVALID says one did";
+      6: rule_text = "ETMINTSTAT values 5, 6 and 7 are reserved";
+      7: rule_text = "interrupt exit (ETMINTSTAT=2) occurs without ETMIVALID";
+      8: rule_text = "interrupt entry and return (ETMINTSTAT=1, 3) mark the first instruction of the new context, so they need ETMIVALID";
+      9: rule_text = "the first instruction of a new context is the target of an indirect PC change: ETMIBRANCH and ETMIINDBR";
+      10: rule_text = "exception entry with ETMINTNUM 0, 7-10 or 13: not a Cortex-M3 exception";
+      11: rule_text = "after ETMCANCEL the next instruction must be the first of an exception handler (ETMINTSTAT=1): cancelled instructions restart or continue on return";
+      12: rule_text = "the second instruction slot is used but ISSUE_WIDTH is 1";
+      13: rule_text = "ETMIVALID1 without ETMIVALID: slot 1 holds the second instruction of a cycle";
+      14: rule_text = "a folded IT already makes two instructions in the cycle; slot 1 must be empty";
+      15: rule_text = "ETMIBRANCH1 is qualified by ETMIVALID1";
+      16: rule_text = "ETMICCFAIL1 is qualified by ETMIVALID1";
+      17: rule_text = "ETMIINDBR1 is qualified by ETMIBRANCH1";
+      18: rule_text = "a data value on a slot with no outstanding data address";
+      19: rule_text = "a data value belongs to an address from an earlier cycle, never to one of the same cycle";
+      20: rule_text = "the first transfer of an instruction (after DALast) must assert DANSeq";
+      21: rule_text = "the transfer after DAUnaligned is its second half: DAUnaligned=0";
+      22: rule_text = "DALast must be the same on both halves of an unaligned access";
+      23: rule_text = "a data value is not returned for at least two cycles after its address";
+      24: rule_text = "store-exclusive failed (ETMDDCTL[2]) on a value whose address is not a store";
+      25: rule_text = "the first transfer of a data instruction comes with or after that instruction (ETMIVALID); two instructions' transfers need two instructions";
+      26: rule_text = "DABLSel must select the bytes of the access: a contiguous run of lanes from lane DA[2:0] within one word";
+      27: rule_text = "DARot must bring the access's bytes to the bottom of the register: DA[1:0] little-endian, (4 - DA[1:0] - bytes) mod 4 big-endian (DASwizzle)";
+      28: rule_text = "a later transfer without DANSeq must be at the word after the previous transfer";
+      29: rule_text = "the halves of an unaligned access are the bytes to the end of a word and the bytes from the start of the next word, at most 4 in all";
+      30: rule_text = "a CPRT (DACPRT) is the only transfer of its instruction: DANSeq and DALast, not unaligned";
+      default: rule_text = "?";
+    endcase
+  endfunction
+`endif
+
   // ---- Registers (regs.def): register numbers (byte offset = 4 * number) ---------------
   localparam logic [9:0] RegEtmcr = 10'h000;
   localparam logic [9:0] RegEtmccr = 10'h001;

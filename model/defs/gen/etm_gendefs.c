@@ -208,6 +208,16 @@ static void sv_rules(buf_t *b)
     put(b, "  localparam int unsigned NumRules = %u;\n", (unsigned)NRULES);
     for (size_t i = 0; i < NRULES; i++)
         put(b, "  localparam int unsigned %s = %u;\n", camel("RULE", rules[i].name, nm, sizeof nm), (unsigned)i);
+    /* Names and sentences for messages: strings, which synthesis does not read. */
+    put(b, "\n`ifndef SYNTHESIS\n  // The rule's name and sentence, for assertion messages (simulation only).\n");
+    put(b, "  function automatic string rule_name(int unsigned r);\n    case (r)\n");
+    for (size_t i = 0; i < NRULES; i++)
+        put(b, "      %u: rule_name = \"%s\";\n", (unsigned)i, rules[i].name);
+    put(b, "      default: rule_name = \"?\";\n    endcase\n  endfunction\n");
+    put(b, "  function automatic string rule_text(int unsigned r);\n    case (r)\n");
+    for (size_t i = 0; i < NRULES; i++)
+        put(b, "      %u: rule_text = \"%s\";\n", (unsigned)i, rules[i].text);
+    put(b, "      default: rule_text = \"?\";\n    endcase\n  endfunction\n`endif\n");
 }
 
 static void sv_registers(buf_t *b)
