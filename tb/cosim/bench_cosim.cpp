@@ -6,6 +6,7 @@
  * The stimulus is generated in blocks before timing; each block is then run
  * through the C model (etm_step), through the RTL (inputs, eval, clock edge),
  * and through both with every output compared, each timed separately. */
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -68,7 +69,21 @@ struct Rig {
 
 int main(int argc, char **argv)
 {
-    unsigned long long cycles = argc > 1 ? std::strtoull(argv[1], nullptr, 0) : 2000000ull;
+    unsigned long long cycles = 2000000ull;
+    if (argc > 1 && (!std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h"))) {
+        std::printf("usage: bench_cosim [CYCLES]\n\nCycles per second of the C model alone, the Verilated RTL alone and\n"
+                    "both in lockstep, for a few configurations, CYCLES each (default 2000000).\n");
+        return 0;
+    }
+    if (argc > 2 || argc == 2) {
+        char *end = nullptr;
+        errno = 0;
+        cycles = argc == 2 ? std::strtoull(argv[1], &end, 0) : 0;
+        if (argc > 2 || !*argv[1] || *end || errno || cycles == 0) {
+            std::fprintf(stderr, "bench_cosim: CYCLES is a number above 0, not '%s' (--help)\n", argv[argc - 1]);
+            return 2;
+        }
+    }
     struct Cfg {
         const char *name, *preset;
         uint32_t etmcr;
