@@ -817,7 +817,7 @@ module etm_packet #(
     if (hold_i) begin
       // etm_drain: the port only.
     end else if (end_i) begin
-      ph_commit_o = 1'b1;
+      ph_commit_o = fit; // no room: the end is offered again on the next edge
       if (fit) begin
         wsent_d = wsent_q + cw;
         if (sync_in_bytes_i && sync_period_i != 12'd0 && started_q) begin

@@ -87,6 +87,16 @@ module etm_top #(
     if (!rst_ni) ended_q <= 1'b0;
     else         ended_q <= ended_d;
   end
+  // etm_end's bytes that found no room in the FIFO wait, and are offered again on
+  // each drain edge (with the port's cycle) until they fit: nothing is lost at the end.
+  logic end_edge, end_try, end_wait_q;
+  logic fifo_fit;
+  assign end_edge = end_i && !ended_q;
+  assign end_try = v3 && (end_edge || end_wait_q);
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) end_wait_q <= 1'b0;
+    else         end_wait_q <= end_try && !fifo_fit;
+  end
 
   // ---- check ---------------------------------------------------------------------------
   etm_check #(
@@ -206,7 +216,6 @@ module etm_top #(
   logic [etm_defs_pkg::CycleBytesMax*8-1:0] cbuf;
   logic [6:0]   cbuf_n;
   logic         v3_overflow;
-  logic         fifo_fit;
   logic [16:0]  fifo_level_q;
 
   if (HasV3) begin : gen_v3
@@ -271,8 +280,8 @@ module etm_top #(
       .dd_i            (ETMDD),
       .fifo_empty_i    (fifo_level_q == 17'd0),
       .fit_i           (fifo_fit),
-      .end_i           (end_i && !ended_q && v3),
-      .hold_i          (ended_q || !v3),
+      .end_i           (end_try),
+      .hold_i          ((ended_q && !end_wait_q) || !v3),
       .ph_slot_en_o    (ph_slot_en),
       .ph_ls_b_o       (ph_ls_b),
       .ph_natoms_o     (ph_natoms),
@@ -402,7 +411,7 @@ module etm_top #(
     .rst_ni,
     .depth_i         (cfg_fifo_depth_i),
     .port_bytes_i    (cfg_port_bytes_i[3:0]),
-    .v3_port_i       (v3 && !(end_i && !ended_q)),
+    .v3_port_i       (v3 && !end_edge),
     .wr_n_i          (wr_n),
     .wr_data_i       (wr_data),
     .wr_flag_i       (wr_flag),

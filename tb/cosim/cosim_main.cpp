@@ -366,6 +366,7 @@ public:
         if (rc == 0) {
             /* End of trace, then drain until the FIFO is empty. */
             etm_end(model);
+            const uint64_t end_bytes = etm_get_stats(model)->bytes; /* what etm_end put in the FIFO */
             rtl_drive_inputs(top.get(), &zero);
             top->end_i = 1;
             top->eval();
@@ -390,6 +391,9 @@ public:
                 edge(cycle);
                 cycle++;
             }
+            /* The end's last packets found the FIFO full and entered while it drained. */
+            if (cov_ && etm_get_stats(model)->bytes > end_bytes)
+                cov_->hit("end-wait");
         }
         if (tfp)
             tfp->close();

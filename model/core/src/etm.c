@@ -21,6 +21,7 @@ struct etm_ctx {
     pipestat_state_t ps;
     etm_stats_t st;
     int ended;
+    int end_wait; /* etm_end's bytes found no room: they wait for the next drain edge */
     int owned;     /* allocated by etm_create */
     etm_in_t idle_in; /* all zero: a cycle with no core activity */
     fifo_state_t fifo; /* last: the largest */
@@ -244,6 +245,7 @@ void etm_reset(etm_ctx_t *ctx)
     etm_fifo_reset(&ctx->fifo);
     memset(&ctx->st, 0, sizeof ctx->st);
     ctx->ended = 0;
+    ctx->end_wait = 0;
 }
 
 const etm_stats_t *etm_get_stats(const etm_ctx_t *ctx) { return &ctx->st; }
@@ -267,12 +269,16 @@ static void fifofull(etm_ctx_t *ctx, etm_out_t *out)
 
 unsigned etm_fifo_level(const etm_ctx_t *ctx) { return ctx->fifo.level_q; }
 
+static etm_err_t end_try(etm_ctx_t *ctx, etm_out_t *out);
+
 unsigned etm_port_take(etm_ctx_t *ctx, uint8_t *buf, unsigned max)
 {
     if (!ctx->mode.v3 || ctx->mode.port_bytes)
         return 0;
     unsigned n = etm_fifo_take(&ctx->fifo, buf, max);
     ctx->st.port_bytes += n;
+    if (ctx->end_wait && n)
+        end_try(ctx, NULL);
     return n;
 }
 
@@ -360,6 +366,40 @@ etm_err_t etm_step(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
     return c.overrun ? ETM_ERR_INTERNAL : nr ? ETM_ERR_RULE : ETM_OK;
 }
 
+/* etm_end's bytes (the P-headers still being gathered) into the FIFO: on the
+ * end's own edge (out NULL, no port cycle), then on each drain edge with the
+ * port's cycle until they fit. Until then they wait, as in an ETM that holds
+ * its last packet until the FIFO has room: no trace is lost at the end. */
+static etm_err_t end_try(etm_ctx_t *ctx, etm_out_t *out)
+{
+    packet_state_t before = ctx->pk;
+    cycle_buf_t c;
+    cbuf_init(&c, ctx->pk.single_q);
+    etm_packet_end(&ctx->pk, &ctx->mode, &c);
+    int fit;
+    if (c.overrun)
+        fit = 0;
+    else if (out)
+        fit = etm_fifo_cycle(&ctx->fifo, &ctx->mode, c.b, c.n, out);
+    else
+        fit = etm_fifo_push(&ctx->fifo, ctx->mode.fifo_depth, c.b, NULL, c.n);
+    ctx->st.internal_errors += c.overrun != 0;
+    ctx->end_wait = 0;
+    if (fit) {
+        count_accepted(ctx, &c);
+    } else if (c.overrun || (ctx->fifo.level_q == 0 && out)) {
+        /* never expected: more than the cycle buffer, or more than an empty FIFO holds */
+        ctx->st.overflows++;
+        ctx->st.bytes_lost += c.n + c.overrun;
+        if (out)
+            out->overflow = 1;
+    } else {
+        ctx->pk = before;
+        ctx->end_wait = 1;
+    }
+    return c.overrun ? ETM_ERR_INTERNAL : ETM_OK;
+}
+
 etm_err_t etm_end(etm_ctx_t *ctx)
 {
     if (ctx->ended)
@@ -369,21 +409,9 @@ etm_err_t etm_end(etm_ctx_t *ctx)
         ctx->ended = 1;
         return ETM_OK;
     }
-    cycle_buf_t c;
-    cbuf_init(&c, ctx->pk.single_q);
-    etm_packet_end(&ctx->pk, &ctx->mode, &c);
-    /* These bytes join the FIFO without a port cycle of their own. */
-    if (c.n || c.overrun) {
-        if (!c.overrun && etm_fifo_push(&ctx->fifo, ctx->mode.fifo_depth, c.b, NULL, c.n)) {
-            count_accepted(ctx, &c);
-        } else {
-            ctx->st.overflows++;
-            ctx->st.bytes_lost += c.n + c.overrun;
-        }
-    }
-    ctx->st.internal_errors += c.overrun != 0;
+    etm_err_t e = end_try(ctx, NULL);
     ctx->ended = 1;
-    return c.overrun ? ETM_ERR_INTERNAL : ETM_OK;
+    return e;
 }
 
 etm_err_t etm_drain(etm_ctx_t *ctx, etm_out_t *out)
@@ -402,6 +430,12 @@ etm_err_t etm_drain(etm_ctx_t *ctx, etm_out_t *out)
         etm_pipestat_cycle(&ctx->ps, &ctx->mode, &ctx->idle_in, &fe, &fo, &ctx->fifo, out, &ctx->st);
         fifofull(ctx, out);
         return ETM_OK;
+    }
+    if (ctx->end_wait && ctx->mode.port_bytes) {
+        etm_err_t e = end_try(ctx, out);
+        ctx->st.port_bytes += out->v3_count;
+        fifofull(ctx, out);
+        return e;
     }
     if (ctx->fifo.level_q == 0 || ctx->mode.port_bytes == 0) {
         out->fifo_level = (uint16_t)ctx->fifo.level_q;

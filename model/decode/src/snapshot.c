@@ -246,6 +246,7 @@ static void snap_id_list(const snapshot_t *s, char *out, size_t size)
 static etm_err_t snap_devices(snapshot_t *s, unsigned id, etm_config_t *cfg, etm_diag_t *diag)
 {
     int found = 0;
+    const char *chosen_file = NULL;
     etm_diag_t chosen_error;
     etm_diag_clear(&chosen_error);
     for (unsigned i = 0; i < s->ndev; i++) {
@@ -262,6 +263,7 @@ static etm_err_t snap_devices(snapshot_t *s, unsigned id, etm_config_t *cfg, etm
         if (!found && (id == 0 || this_id == id)) {
             chosen_error = s->cfg_error;
             *cfg = s->cfg;
+            chosen_file = s->devices[i];
             found = 1;
         }
     }
@@ -282,6 +284,13 @@ static etm_err_t snap_devices(snapshot_t *s, unsigned id, etm_config_t *cfg, etm
             *diag = chosen_error;
         return chosen_error.code;
     }
+    /* The registers as a whole: a version the decoders speak, fields that exist in it. */
+    etm_diag_t v;
+    etm_diag_clear(&v);
+    etm_err_t e = etm_config_validate(cfg, &v, NULL);
+    if (e != ETM_OK)
+        return etm_util_fail(diag, e, "%s: the ETM's registers are not an image the decoders accept: %s", chosen_file,
+                             v.msg);
     return ETM_OK;
 }
 

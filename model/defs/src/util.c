@@ -91,6 +91,10 @@ etm_err_t etm_lr_next(etm_linereader_t *lr, etm_diag_t *diag)
     size_t n = strlen(lr->buf);
     if (n == sizeof lr->buf - 1 && lr->buf[n - 1] != '\n' && !feof(lr->f))
         return etm_util_fail(diag, ETM_ERR_TOO_LONG, "line longer than %d characters", ETM_LINE_MAX - 2);
+    /* fgets stops only at a newline, a full buffer or the end of the file; a
+     * shorter string without its newline was cut by a NUL byte (not text). */
+    if ((n == 0 || (lr->buf[n - 1] != '\n' && n < sizeof lr->buf - 1)) && !feof(lr->f))
+        return etm_util_fail(diag, ETM_ERR_SYNTAX, "a NUL byte in the line (not a text file?)");
     while (n > 0 && (lr->buf[n - 1] == '\n' || lr->buf[n - 1] == '\r'))
         lr->buf[--n] = '\0';
     return ETM_OK;

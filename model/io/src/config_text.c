@@ -8,18 +8,31 @@
 
 etm_err_t etm_config_read_file(etm_config_t *cfg, const char *path, etm_diag_t *diag)
 {
+    etm_diag_clear(diag);
+    if (diag)
+        diag->file = path;
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        etm_config_default(cfg);
+        return etm_util_fail(diag, ETM_ERR_IO, "cannot open the file");
+    }
+    etm_err_t e = etm_config_read_stream(cfg, f, path, diag);
+    fclose(f);
+    return e;
+}
+
+etm_err_t etm_config_read_stream(etm_config_t *cfg, FILE *f, const char *name, etm_diag_t *diag)
+{
     etm_linereader_t lr;
     uint8_t seen[ETM_CONFIG_SEEN_BYTES] = { 0 };
     unsigned long slot_line[ETM_CONFIG_SLOTS] = { 0 };
     etm_err_t e;
     etm_diag_clear(diag);
     if (diag)
-        diag->file = path;
+        diag->file = name;
     etm_config_default(cfg);
     lr.line = 0;
-    lr.f = fopen(path, "r");
-    if (!lr.f)
-        return etm_util_fail(diag, ETM_ERR_IO, "cannot open the file");
+    lr.f = f;
     for (;;) {
         int slot;
         e = etm_lr_next(&lr, diag);
@@ -30,13 +43,11 @@ etm_err_t etm_config_read_file(etm_config_t *cfg, const char *path, etm_diag_t *
         if (e != ETM_OK) {
             if (diag)
                 diag->line = lr.line;
-            fclose(lr.f);
             return e;
         }
         if (slot >= 0)
             slot_line[slot] = lr.line;
     }
-    fclose(lr.f);
     int bad = -1;
     e = etm_config_validate(cfg, diag, &bad);
     if (e != ETM_OK && diag && bad >= 0)
@@ -46,12 +57,16 @@ etm_err_t etm_config_read_file(etm_config_t *cfg, const char *path, etm_diag_t *
 
 etm_err_t etm_config_write(const etm_config_t *cfg, FILE *f, const char *prefix)
 {
+    if (!prefix)
+        prefix = "";
+    etm_config_t def;
+    etm_config_default(&def);
     for (size_t i = 0; i < etm_register_count; i++) {
         const etm_regdesc_t *d = &etm_registers[i];
         for (unsigned k = 0; k < d->count; k++) {
             uint32_t v = etm_register_get(cfg, d, k);
-            if (d->count > 1 && v == 0)
-                continue;
+            if (d->count > 1 && v == 0 && etm_register_get(&def, d, k) == 0)
+                continue; /* zero, as the default has it */
             if (d->count > 1)
                 fprintf(f, "%s%s%u=0x%08X\n", prefix, d->name, k + 1, (unsigned)v);
             else

@@ -128,7 +128,23 @@ etm_err_t vcd_fail_line(etm_vcd_reader_t *r, etm_diag_t *diag, etm_err_t e, cons
 
 /* ---- Opening and closing ------------------------------------------------------------ */
 
+static etm_err_t vcd_open_common(etm_vcd_reader_t **out, FILE *f, int owns, const char *path,
+                                 const etm_vcd_opts_t *opts, etm_diag_t *diag);
+
 etm_err_t etm_vcd_open(etm_vcd_reader_t **out, const char *path, const etm_vcd_opts_t *opts, etm_diag_t *diag)
+{
+    return vcd_open_common(out, NULL, 1, path, opts, diag);
+}
+
+etm_err_t etm_vcd_open_stream(etm_vcd_reader_t **out, FILE *f, const char *name, const etm_vcd_opts_t *opts,
+                              etm_diag_t *diag)
+{
+    return vcd_open_common(out, f, 0, name, opts, diag);
+}
+
+/* f NULL: open path (and close it with the reader); otherwise read f, named path. */
+static etm_err_t vcd_open_common(etm_vcd_reader_t **out, FILE *f, int owns, const char *path,
+                                 const etm_vcd_opts_t *opts, etm_diag_t *diag)
 {
     *out = NULL;
     etm_diag_clear(diag);
@@ -145,8 +161,9 @@ etm_err_t etm_vcd_open(etm_vcd_reader_t **out, const char *path, const etm_vcd_o
         r->hash[i] = -1;
     r->tk.cur_line = 1;
     etm_err_t e = vcd_setup_targets(r, diag);
+    r->owns_file = owns;
     if (e == ETM_OK) {
-        r->tk.f = fopen(path, "r");
+        r->tk.f = f ? f : fopen(path, "r");
         if (!r->tk.f)
             e = etm_util_fail(diag, ETM_ERR_IO, "cannot open the file");
     }
@@ -185,7 +202,7 @@ void etm_vcd_close(etm_vcd_reader_t *r)
 {
     if (!r)
         return;
-    if (r->tk.f)
+    if (r->tk.f && r->owns_file)
         fclose(r->tk.f);
     for (size_t i = 0; i < r->nvars; i++) {
         free(r->vars[i].scope);

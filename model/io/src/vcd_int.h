@@ -74,6 +74,7 @@ typedef struct target {
 
 struct etm_vcd_reader {
     tokenizer_t tk;
+    int owns_file; /* tk.f is closed with the reader */
     const char *path;
     etm_vcd_opts_t opts;
     const etm_signal_t *table;

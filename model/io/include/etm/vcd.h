@@ -57,6 +57,10 @@ typedef struct etm_vcd_reader etm_vcd_reader_t;
  * V3DATA bytes past V3COUNT, anything while the reset is active. Returns ETM_OK, ETM_ERR_IO, ETM_ERR_NOMEM, ETM_ERR_SYNTAX,
  * ETM_ERR_VCD_SIGNAL; diag names the file and line. */
 etm_err_t etm_vcd_open(etm_vcd_reader_t **out, const char *path, const etm_vcd_opts_t *opts, etm_diag_t *diag);
+/* The same on an open stream (a pipe, standard input, memory), named name in
+ * messages; the stream stays open after etm_vcd_close. */
+etm_err_t etm_vcd_open_stream(etm_vcd_reader_t **out, FILE *f, const char *name, const etm_vcd_opts_t *opts,
+                              etm_diag_t *diag);
 void etm_vcd_close(etm_vcd_reader_t *r);
 
 /* Bit i set when signal i of the kind's table was found in the file. */
