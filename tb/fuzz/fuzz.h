@@ -1,0 +1,122 @@
+/* fuzz.h - what the fuzz harnesses share: taking values from the fuzzer's bytes,
+ * a configuration the fuzzer chooses among those validation accepts, and a code
+ * image made of fuzzer bytes.
+ *
+ * Each harness is one LLVMFuzzerTestOneInput. Built with clang's libFuzzer it is
+ * a fuzzer (scripts/fuzz); built with any compiler and replay.c it replays the
+ * files of its seed corpus and regression folder (the fuzz label). A harness
+ * reports a broken invariant with fuzz_fail(), which aborts, so that libFuzzer
+ * keeps the input and the replay test fails. docs/reliability.md. */
+#ifndef ETM_TB_FUZZ_H
+#define ETM_TB_FUZZ_H
+
+#ifndef _XOPEN_SOURCE
+#define _XOPEN_SOURCE 700 /* fmemopen, open_memstream, mkdtemp */
+#endif
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "etm/config.h"
+#include "etm/error.h"
+#include "etm/regmap.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The fuzzer's bytes, taken from the front; past the end every value is 0. */
+typedef struct fuzz_in {
+    const uint8_t *p;
+    size_t n;
+} fuzz_in_t;
+
+static inline unsigned fuzz_u8(fuzz_in_t *f)
+{
+    if (!f->n)
+        return 0;
+    f->n--;
+    return *f->p++;
+}
+
+static inline uint32_t fuzz_u32(fuzz_in_t *f)
+{
+    uint32_t v = 0;
+    for (int i = 0; i < 4; i++)
+        v |= (uint32_t)fuzz_u8(f) << (8 * i);
+    return v;
+}
+
+static inline void fuzz_fail(const char *what)
+{
+    fprintf(stderr, "fuzz: invariant broken: %s\n", what);
+    fflush(stderr);
+    abort();
+}
+
+/* A configuration: a preset the first byte picks (or the next one `acceptable`
+ * takes), then up to 7 register writes
+ * (a whole value, or one bit flipped), each kept only if the configuration still
+ * validates and `acceptable` (if given) accepts it. The result always validates:
+ * the harnesses run what a user could configure. */
+static inline void fuzz_config(fuzz_in_t *f, etm_config_t *cfg, int (*acceptable)(const etm_config_t *))
+{
+    size_t npresets = 0;
+    while (etm_config_preset_names[npresets])
+        npresets++;
+    unsigned b = fuzz_u8(f);
+    /* the preset picked, or the next one `acceptable` takes */
+    for (size_t k = 0; k < npresets; k++) {
+        if (etm_config_preset(cfg, etm_config_preset_names[(b + k) % npresets]) != ETM_OK)
+            etm_config_default(cfg);
+        if (!acceptable || acceptable(cfg))
+            break;
+    }
+    unsigned writes = (b >> 4) & 7;
+    for (unsigned w = 0; w < writes; w++) {
+        const etm_regdesc_t *d = &etm_registers[fuzz_u8(f) % etm_register_count];
+        unsigned index = d->count > 1 ? fuzz_u8(f) % d->count : 0;
+        etm_config_t trial = *cfg;
+        uint32_t *v = etm_register_ptr(&trial, d, index);
+        unsigned how = fuzz_u8(f);
+        if (how & 1)
+            *v = fuzz_u32(f);
+        else
+            *v ^= 1u << ((how >> 1) & 31);
+        if (etm_config_validate(&trial, NULL, NULL) == ETM_OK && (!acceptable || acceptable(&trial)))
+            *cfg = trial;
+    }
+}
+
+/* Code for the decoders to follow: any address reads the image's bytes, repeated. */
+typedef struct fuzz_image {
+    const uint8_t *bytes;
+    size_t size;
+} fuzz_image_t;
+
+static inline int fuzz_image_read(void *user, uint32_t addr, uint8_t *buf, unsigned n)
+{
+    const fuzz_image_t *im = (const fuzz_image_t *)user;
+    if (!im->size)
+        return 0;
+    for (unsigned i = 0; i < n; i++)
+        buf[i] = im->bytes[(addr + i) % im->size];
+    return (int)n;
+}
+
+/* Take an image of 0..255 bytes (its length is the first byte). */
+static inline fuzz_image_t fuzz_take_image(fuzz_in_t *f)
+{
+    fuzz_image_t im;
+    size_t len = fuzz_u8(f);
+    if (len > f->n)
+        len = f->n;
+    im.bytes = f->p;
+    im.size = len;
+    f->p += len;
+    f->n -= len;
+    return im;
+}
+
+#endif

@@ -1,0 +1,178 @@
+/* fuzz_encoder.c - the ETM itself: interface records the fuzzer chooses, legal
+ * or not, under a configuration the fuzzer chooses among those that validate and
+ * that the model implements. Nothing a validated configuration allows may crash
+ * the model or its checker stage, and every cycle must keep the invariants:
+ *   - the FIFO level never exceeds its depth;
+ *   - bytes are lost only in a cycle that raises OVERFLOW;
+ *   - a cycle's buffer bound holds (etm_step never returns ETM_ERR_INTERNAL);
+ *   - at most the port's width of bytes leaves per cycle;
+ *   - ETMv3: every byte that leaves the port parses (the project's decoder, no
+ *     code image): no reserved header, no broken packet, ever.
+ * Records cost few bytes: per cycle one byte chooses an idle run, a run of
+ * sequential instructions, or a full record built signal by signal from the
+ * signal table (etm/signals.def). */
+#include "fuzz.h"
+
+#include "etm/decode_v3.h"
+#include "etm/model.h"
+#include "etm/signals.h"
+#include "etm/vector.h"
+
+#define MAX_CYCLES 1024
+
+static int model_supports(const etm_config_t *cfg)
+{
+    return etm_model_supports(cfg, NULL) == ETM_OK;
+}
+
+static void full_record(fuzz_in_t *f, etm_in_t *in)
+{
+    for (size_t i = 0; i < etm_in_signal_count; i++) {
+        const etm_signal_t *s = &etm_in_signals[i];
+        uint64_t prev = etm_signal_get(s, in), v;
+        if (s->width <= 8) {
+            v = fuzz_u8(f);
+        } else {
+            unsigned mode = fuzz_u8(f);
+            if (mode & 1) /* near the previous value: code runs on */
+                v = prev + ((uint64_t)(mode >> 1) << s->lsb);
+            else if (mode & 2)
+                v = (uint64_t)fuzz_u32(f) | ((s->width > 32) ? (uint64_t)fuzz_u32(f) << 32 : 0);
+            else
+                v = prev;
+        }
+        etm_signal_set(s, in, v & etm_signal_mask(s));
+    }
+}
+
+typedef struct run {
+    etm_ctx_t *etm;
+    const etm_config_t *cfg;
+    etm_v3dec_t *dec;
+    uint64_t lost;
+    uint64_t cycle;
+    uint8_t port[256];
+} run_t;
+
+/* The configuration and the cycle, then abort. */
+static void encoder_fail(const run_t *r, const char *what)
+{
+    fprintf(stderr, "fuzz: cycle %llu; the configuration:\n", (unsigned long long)r->cycle);
+    for (size_t i = 0; i < etm_register_count; i++) {
+        const etm_regdesc_t *d = &etm_registers[i];
+        for (unsigned k = 0; k < d->count; k++)
+            if (d->count == 1 || etm_register_get(r->cfg, d, k))
+                fprintf(stderr, "  %s%.0u=0x%08X\n", d->name, d->count > 1 ? k + 1 : 0,
+                        (unsigned)etm_register_get(r->cfg, d, k));
+    }
+    fuzz_fail(what);
+}
+
+static void check_cycle(run_t *r, etm_err_t e, const etm_out_t *out)
+{
+    if (e == ETM_ERR_INTERNAL)
+        encoder_fail(r, "a cycle broke the cycle buffer's bound");
+    if (e != ETM_OK && e != ETM_ERR_RULE)
+        encoder_fail(r, "etm_step failed");
+    if (out->fifo_level > r->cfg->fifo_depth)
+        encoder_fail(r, "FIFO level above its depth");
+    r->cycle++;
+    const etm_stats_t *st = etm_get_stats(r->etm);
+    if (st->bytes_lost != r->lost && !out->overflow)
+        encoder_fail(r, "bytes lost in a cycle without OVERFLOW");
+    r->lost = st->bytes_lost;
+    if (out->v3_count > ETM_MAX_PORT_BYTES || (r->cfg->port_bytes && out->v3_count > r->cfg->port_bytes))
+        encoder_fail(r, "more bytes left the port than it is wide");
+    unsigned n = out->v3_count;
+    const uint8_t *bytes = out->v3_bytes;
+    if (r->dec && !r->cfg->port_bytes) {
+        n = etm_port_take(r->etm, r->port, sizeof r->port);
+        bytes = r->port;
+    }
+    if (r->dec && n) {
+        etm_diag_t diag;
+        if (etm_v3dec_feed(r->dec, bytes, n, NULL, &diag) != ETM_OK) {
+            fprintf(stderr, "fuzz: decoder: %s (offset %llu)\n", diag.msg, (unsigned long long)diag.offset);
+            encoder_fail(r, "the port's bytes do not parse");
+        }
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    fuzz_in_t f = { data, size };
+    etm_config_t cfg;
+    fuzz_config(&f, &cfg, model_supports);
+    etm_diag_t diag;
+    run_t r;
+    memset(&r, 0, sizeof r);
+    r.cfg = &cfg;
+    if (etm_create(&r.etm, &cfg, &diag) != ETM_OK)
+        fuzz_fail("a validated configuration the model supports was refused");
+    unsigned version = 0;
+    etm_config_version(&cfg, &version, NULL);
+    if (version >= ETM_V(3, 0)) {
+        unsigned v7m = ETM_FIELD_GET(ETM_IDR_MINOR, cfg.etmidr) >= 4 && ETM_FIELD_GET(ETM_IDR_ALT_BRANCH, cfg.etmidr);
+        if (etm_v3dec_create(&r.dec, &cfg, v7m ? ETM_V3DEC_V7M : 0, &diag) != ETM_OK)
+            fuzz_fail("the decoder refuses a configuration the model runs");
+    }
+    etm_in_t in;
+    etm_out_t out;
+    memset(&in, 0, sizeof in);
+    unsigned cycles = 0;
+    /* ETM_FUZZ_VECTORS=FILE (replay): also write the stimulus as a vector file,
+     * for the lockstep co-simulation or `etm run`. */
+    etm_vec_writer_t *vw = NULL;
+    FILE *vf = getenv("ETM_FUZZ_VECTORS") ? fopen(getenv("ETM_FUZZ_VECTORS"), "w") : NULL;
+    if (vf && etm_vec_writer_open(&vw, vf, ETM_VEC_STIMULUS, &cfg, ~0ull, "from a fuzz_encoder input") != ETM_OK)
+        vw = NULL;
+    while (f.n && cycles < MAX_CYCLES) {
+        unsigned how = fuzz_u8(&f), repeat = 1;
+        if ((how & 3) == 0) { /* an idle run */
+            memset(&in, 0, sizeof in);
+            repeat = 1 + (how >> 4);
+        } else if ((how & 3) == 1) { /* sequential 16-bit instructions */
+            in.ivalid = 1;
+            in.ibranch = in.iindbr = in.iccfail = in.fold = in.cancel = in.flush = 0;
+            in.intstat = 0;
+            repeat = 1 + (how >> 4);
+        } else {
+            full_record(&f, &in);
+        }
+        for (unsigned k = 0; k < repeat && cycles < MAX_CYCLES; k++, cycles++) {
+            if (vw)
+                etm_vec_write_in(vw, &in);
+            etm_err_t e = etm_step(r.etm, &in, &out);
+            check_cycle(&r, e, &out);
+            if ((how & 3) == 1)
+                in.ia += 2;
+        }
+    }
+    if (vw)
+        etm_vec_writer_close(vw);
+    if (vf)
+        fclose(vf);
+    if (etm_end(r.etm) == ETM_ERR_INTERNAL)
+        fuzz_fail("the end broke the cycle buffer's bound");
+    if (etm_get_stats(r.etm)->bytes_lost != r.lost)
+        encoder_fail(&r, "bytes lost at the end of trace, with no cycle to signal the overflow");
+    for (unsigned k = 0; k < 100000; k++) {
+        etm_err_t e = etm_drain(r.etm, &out);
+        if (e == ETM_END)
+            break;
+        check_cycle(&r, e, &out);
+    }
+    if (r.dec && !cfg.port_bytes) { /* an external port: what is left */
+        memset(&out, 0, sizeof out);
+        check_cycle(&r, ETM_OK, &out);
+    }
+    if (etm_fifo_level(r.etm) && cfg.port_bytes)
+        fuzz_fail("bytes left in the FIFO after draining");
+    if (r.dec && etm_v3dec_end(r.dec, &diag) != ETM_OK) {
+        fprintf(stderr, "fuzz: decoder: %s\n", diag.msg);
+        fuzz_fail("the trace ends inside a packet");
+    }
+    etm_v3dec_destroy(r.dec);
+    etm_destroy(r.etm);
+    return 0;
+}
