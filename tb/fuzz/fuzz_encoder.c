@@ -18,7 +18,7 @@
 #include "etm/signals.h"
 #include "etm/vector.h"
 
-#define MAX_CYCLES 1024
+#define MAX_CYCLES 256 /* enough to fill the FIFO (64 bytes in some 40 cycles) */
 
 static int model_supports(const etm_config_t *cfg)
 {
