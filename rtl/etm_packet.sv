@@ -30,6 +30,7 @@ module etm_packet #(
   input  logic        enabled_i,       // ETMv3 and not powered down or programming
   input  logic        ca_i,
   input  logic        alt_branch_i,
+  input  logic        exc_ext_i,       // ETMv3.4 and later: 0x76 and exception byte 1
   input  logic        sync_in_bytes_i, // ETMv3.1 and later
   input  logic [11:0] sync_period_i,   // ETMSYNCFR[11:0]
   // This cycle's trace items (etm_frontend) and filter.
@@ -166,10 +167,11 @@ module etm_packet #(
   endtask
 
   always_comb begin : decide
-    logic go, cont, trig_now, branchy, step6;
+    logic go, cont, trig_now, branchy, step6, exc_ok;
     go = 1'b0;
     cont = 1'b0;
     branchy = 1'b0;
+    exc_ok = 1'b0;
     ph_slot_en_o = '0;
     ph_ls_b_o = 1'b0;
     started = started_q;
@@ -276,6 +278,9 @@ module etm_packet #(
     end else if (cont) begin
       // 5. The cycle's first instruction.
       branchy = target0_i || entry_i || ret_i;
+      // Before ETMv3.4 an exception byte holds numbers 0-15 only: a higher one is a
+      // plain branch to the handler (the C model counts it as untraceable).
+      exc_ok = entry_i && (exc_ext_i || exc_i < 9'd16);
       if (!active) begin
         if (!started || sync_due) begin
           ps_async = 1'b1;
@@ -286,17 +291,17 @@ module etm_packet #(
         last_addr = addr0_i & 32'hFFFF_FFFE;
         active = 1'b1;
         cancel = 1'b0;
-        if (entry_i) begin
+        if (exc_ok) begin
           ps_branch = 1'b1;
           ps_branch_b = etm_pkg::branch_packet(last_addr, addr0_i, alt_branch_i, 1'b1, exc_i, 1'b0);
           last_addr = addr0_i & 32'hFFFF_FFFE;
         end
       end else if (branchy) begin
         slot_en[SlotE] = 1'b1;
-        pb_ret = ret_i;
+        pb_ret = ret_i && exc_ext_i;
         pb_branch = 1'b1;
-        pb_branch_b = etm_pkg::branch_packet(last_addr, addr0_i, alt_branch_i, entry_i, exc_i,
-                                             entry_i && cancel);
+        pb_branch_b = etm_pkg::branch_packet(last_addr, addr0_i, alt_branch_i, exc_ok, exc_i,
+                                             exc_ok && cancel);
         last_addr = addr0_i & 32'hFFFF_FFFE;
         cancel = 1'b0;
         if (trig_pend) begin

@@ -255,6 +255,7 @@ module etm_top #(
       .enabled_i       (enabled && v3),
       .ca_i            (ca),
       .alt_branch_i    (alt_branch),
+      .exc_ext_i       (minor >= 4'd4),
       .sync_in_bytes_i (sync_in_bytes),
       .sync_period_i   (etm_defs_pkg::syncfr_period(cfg_etmsyncfr_i)),
       .natoms_i        (fe_natoms),

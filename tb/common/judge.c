@@ -53,6 +53,8 @@ uint64_t judge_push(judge_t *j, const judge_item_t *x)
     }
     *at(j, j->len) = *x;
     j->len++;
+    if (x->kind == JX_INSN || x->kind == JX_EXC)
+        j->has_cancelled = 0; /* a cancel is settled by the next instruction or exception */
     return j->seq_head + j->len - 1;
 }
 
@@ -91,6 +93,9 @@ void judge_cancel_last(judge_t *j)
         return;
     for (size_t i = j->len; i-- > 0;) {
         if (at(j, i)->kind == JX_INSN) {
+            j->cancelled = *at(j, i);
+            j->cancelled_seq = j->seq_head + i;
+            j->has_cancelled = 1;
             for (size_t k = i; k + 1 < j->len; k++)
                 *at(j, k) = *at(j, k + 1);
             j->len--;
@@ -99,6 +104,35 @@ void judge_cancel_last(judge_t *j)
     }
     judge_fail(j, "a cancel with no instruction before it");
 }
+
+void judge_uncancel(judge_t *j)
+{
+    if (!j->on)
+        return;
+    if (!j->has_cancelled)
+        return; /* no cancel waiting for its exception */
+    if (j->cancelled_seq < j->seq_head || j->cancelled_seq > j->seq_head + j->len) {
+        judge_fail(j, "%s: a cancel to take back, but the instruction is gone", j->name);
+        return;
+    }
+    size_t i = (size_t)(j->cancelled_seq - j->seq_head);
+    if (j->len == j->cap) {
+        judge_fail(j, "expected-item queue full: %s lags more than %zu items", j->name, j->cap);
+        return;
+    }
+    judge_item_t back = j->cancelled;
+    judge_push(j, &back);
+    for (size_t k = j->len - 1; k > i; k--)
+        *at(j, k) = *at(j, k - 1);
+    *at(j, i) = back;
+}
+
+int judge_v3_exception_traced(unsigned version, unsigned traced_number)
+{
+    return traced_number < 16 || version >= ETM_V(3, 4);
+}
+
+int judge_v3_return_traced(unsigned version) { return version >= ETM_V(3, 4); }
 
 int judge_last_is_resync(const judge_t *j) { return j->len && at(j, j->len - 1)->kind == JX_RESYNC; }
 

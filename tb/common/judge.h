@@ -75,6 +75,10 @@ struct judge {
     uint32_t last_phdr_cc;
     uint64_t compared, exceptions, erets, triggers_seen, overflows, lost, errors;
     char first_error[512];
+    /* The instruction the last cancel withdrew and where it was, for judge_uncancel. */
+    judge_item_t cancelled;
+    uint64_t cancelled_seq;
+    int has_cancelled;
 };
 
 /* An empty judge with room for cap items waiting; on = 1. Returns 0, or -1 out of memory. */
@@ -98,6 +102,19 @@ judge_item_t *judge_front(judge_t *j);
 judge_item_t *judge_last_insn(judge_t *j);
 /* Withdraw the newest instruction (a cancel). */
 void judge_cancel_last(judge_t *j);
+/* Put back the instruction the last cancel withdrew, where it was: the cancel
+ * cannot be traced (its exception is one an ETM before v3.4 cannot express).
+ * Nothing happens when no cancel waits (the next instruction or exception
+ * pushed settles a cancel). */
+void judge_uncancel(judge_t *j);
+
+/* What an ETMv3 of version `version` (ETM_V()) can say about a Cortex-M
+ * exception (IHI 0014Q 7.5.1 and 7.6): an exception byte 1, for traced numbers
+ * of 16 and more, and the exception-return packet 0x76 came with ETMv3.4.
+ * Before it such an exception is a plain branch to the handler, its cancel is
+ * lost with it, and a return is a plain branch. */
+int judge_v3_exception_traced(unsigned version, unsigned traced_number);
+int judge_v3_return_traced(unsigned version);
 /* Is the newest item a resync marker? */
 int judge_last_is_resync(const judge_t *j);
 /* A resync marker: the model's OVERFLOW output fell here. */

@@ -561,7 +561,11 @@ std::vector<std::string> targeted_bins(const Options &o, const Coverage &cov)
         else
             t.push_back("pkt-f2");
         if (o.gen.irq_period)
-            t.insert(t.end(), { "pkt-exception", "pkt-exc-return" });
+            t.push_back("pkt-exception");
+        unsigned version = 0;
+        etm_config_version(&c, &version, nullptr);
+        if (o.gen.irq_period && version >= ETM_V(3, 4)) /* 0x76 came with ETMv3.4 */
+            t.push_back("pkt-exc-return");
         if (c.etmsyncfr)
             t.push_back("sync-reason-periodic");
         /* Data trace (ETMCR[3] addresses, ETMCR[2] values): every data packet

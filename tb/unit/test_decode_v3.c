@@ -399,6 +399,41 @@ static void test_isync_and_others(void)
 
 /* ---- Errors: reserved encodings and truncation, with byte offsets ------------------ */
 
+/* ETMv3.4 brought the exception-return packet (0x76, IHI 0014Q 7.6) and exception
+ * byte 1 (numbers of 16 and more, 7.5.1): an older configuration rejects both. */
+static void test_version_rules(void)
+{
+    uint8_t ret[] = { ASYNC, ISYNC_THUMB_100, 0x84, 0x76 };
+    for (unsigned minor = 0; minor <= 5; minor++) {
+        etm_config_t c = v3(minor, 0);
+        decode_rc = decode(&c, 0, NULL, ret, sizeof ret);
+        if (minor >= 4) {
+            CHECK_EQ(decode_rc, ETM_OK);
+            CHECK(find_pkt(ETM_V3PKT_EXC_RETURN, 0) != NULL);
+        } else {
+            CHECK_EQ(decode_rc, ETM_ERR_DECODE);
+            CHECK_EQ(D.offset, 13);
+            CHECK_STR_CONTAINS(D.msg, "ETMv3.4");
+        }
+    }
+    /* original encoding, 5 address bytes (E set in byte 4), exception byte 0 with
+     * its continue bit, exception byte 1: exception 0x18 */
+    uint8_t big[] = { ASYNC, ISYNC_THUMB_100, 0x81, 0x80, 0x80, 0x80, 0x50, 0x91, 0x01 };
+    for (unsigned minor = 0; minor <= 5; minor++) {
+        etm_config_t c = v3(minor, 0);
+        decode_rc = decode(&c, ETM_V3DEC_V7M, NULL, big, sizeof big);
+        if (minor >= 4) {
+            CHECK_EQ(decode_rc, ETM_OK);
+            const etm_v3pkt_t *b = find_pkt(ETM_V3PKT_BRANCH, 0);
+            CHECK(b && b->exception && b->exc_number == 0x18);
+        } else {
+            CHECK_EQ(decode_rc, ETM_ERR_DECODE);
+            CHECK_EQ(D.offset, 17);
+            CHECK_STR_CONTAINS(D.msg, "exception byte 0");
+        }
+    }
+}
+
 static void test_errors(void)
 {
     etm_config_t c = m3(0);
@@ -1165,6 +1200,7 @@ int main(void)
     test_branches();
     test_isync_and_others();
     test_errors();
+    test_version_rules();
     test_follow();
     test_cancel();
     test_cycles();

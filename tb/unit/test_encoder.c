@@ -315,6 +315,34 @@ static void test_exceptions(void)
     expect(&r, ASYNC ISYNC_100 "84 81 44 10 88 76 83 02 84", "entry and return");
     etm_destroy(r.etm);
 
+    /* Before ETMv3.4 (IHI 0014Q 7.5.1, 7.6): no exception byte 1, no 0x76. IRQ8
+     * (traced as 24) becomes a plain branch to its handler, its return a plain
+     * branch back; both are counted as untraceable. With IRQ0 (traced as 8) the
+     * exception byte is there. Original encoding: 81 04 is the branch to 0x200. */
+    start(&r, "etmv3.3", 0x810);
+    step(&r, &a);
+    h.intnum = 24; /* IRQ8 */
+    step(&r, &h);
+    step(&r, &ret);
+    step(&r, &ex);
+    step(&r, &back);
+    finish(&r);
+    expect(&r, ASYNC ISYNC_100 "84 81 04 88 83 02 84", "ETMv3.3: IRQ8 and its return as plain branches");
+    CHECK_EQ(etm_get_stats(r.etm)->untraceable, 2);
+    CHECK_EQ(etm_get_stats(r.etm)->packets[ETM_PKT_EXC_RETURN], 0);
+    etm_destroy(r.etm);
+    start(&r, "etmv3.3", 0x810);
+    step(&r, &a);
+    h.intnum = 16; /* IRQ0: traced as 8, one exception byte */
+    step(&r, &h);
+    step(&r, &ret);
+    step(&r, &ex);
+    step(&r, &back);
+    finish(&r);
+    CHECK_EQ(etm_get_stats(r.etm)->untraceable, 1); /* the return */
+    CHECK_EQ(etm_get_stats(r.etm)->packets[ETM_PKT_BRANCH_EXC], 1);
+    etm_destroy(r.etm);
+
     /* Cancel: the cancelled atom alone before the cancelling packet; after a
      * one-atom header an Ignore keeps the two apart. */
     start(&r, "etm-m3", 0x810);

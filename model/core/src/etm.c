@@ -49,6 +49,7 @@ static void mode_from_config(const etm_config_t *c, etm_mode_t *m)
     m->branch_broadcast = ETM_FIELD_GET(ETM_CR_BRANCH_OUTPUT, c->etmcr) != 0;
     m->alt_branch = v >= ETM_V(3, 4) && ETM_FIELD_GET(ETM_IDR_ALT_BRANCH, c->etmidr);
     m->format4 = v >= ETM_V(3, 3);
+    m->exc_ext = v >= ETM_V(3, 4);
     m->sync_in_bytes = v >= ETM_V(3, 1);
     m->enabled = !(ETM_FIELD_GET(ETM_CR_POWERDOWN, c->etmcr) || ETM_FIELD_GET(ETM_CR_PROGRAMMING, c->etmcr));
     m->sync_period = ETM_FIELD_GET(ETM_SYNCFR_PERIOD, c->etmsyncfr);

@@ -182,8 +182,15 @@ static void instr_cycle(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t
         return;
     }
 
-    /* 5. The cycle's first instruction. */
+    /* 5. The cycle's first instruction. Before ETMv3.4 an exception byte holds
+     * numbers 0-15 only (IHI 0014Q 7.5.1): a higher one is traced as a plain
+     * branch to the handler and counted as untraceable. */
     const fe_atom_t *a0 = &fe->atom[0];
+    int exc = fe->entry ? (int)fe->exc : -1;
+    if (exc >= 16 && !m->exc_ext) {
+        exc = -1;
+        st->untraceable++;
+    }
     if (!s->active_q) {
         /* Trace starts (or restarts after an overflow or a gap): A-sync when
          * none was sent yet or one is due, then an I-sync for this instruction.
@@ -195,16 +202,18 @@ static void instr_cycle(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t
         put_isync(s, c, s->isync_reason_q, a0->addr, ca ? (int64_t)cycles_unsent(s, c) : -1);
         s->active_q = 1;
         s->cancel_q = 0;
-        if (fe->entry) /* the exception itself is still worth telling */
-            put_branch(s, m, c, a0->addr, (int)fe->exc, 0);
+        if (fe->entry && exc >= 0) /* the exception itself is still worth telling */
+            put_branch(s, m, c, a0->addr, exc, 0);
     } else if (a0->target || fe->entry || fe->ret) {
         ph_close_atoms(&s->ph, m, c);
-        if (fe->ret) {
+        if (fe->ret && m->exc_ext) {
             cbuf_put(c, ETMV3_HDR_EXC_RETURN);
             c->last_single = 0;
             c->kinds[ETM_PKT_EXC_RETURN]++;
+        } else if (fe->ret) {
+            st->untraceable++; /* no exception-return packet before ETMv3.4 */
         }
-        put_branch(s, m, c, a0->addr, fe->entry ? (int)fe->exc : -1, fe->entry && s->cancel_q);
+        put_branch(s, m, c, a0->addr, exc, exc >= 0 && s->cancel_q);
         if (s->cancel_q && !fe->entry)
             st->untraceable++; /* a cancel that no exception followed */
         s->cancel_q = 0;

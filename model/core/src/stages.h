@@ -27,6 +27,8 @@ typedef struct etm_mode {
     int branch_broadcast;  /* ETMCR[8] */
     int alt_branch;        /* ETMIDR[20] with ETMv3.4 or later */
     int format4;           /* ETMv3.3 and later */
+    int exc_ext;           /* ETMv3.4 and later: the exception-return packet (0x76) and
+                              exception byte 1 (exception numbers of 16 and more) */
     int sync_in_bytes;     /* ETMv3.1 and later: ETMSYNCFR counts bytes */
     int enabled;           /* not powered down and not being programmed */
     uint32_t sync_period;  /* ETMSYNCFR; 0 means no periodic sync */

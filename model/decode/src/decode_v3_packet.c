@@ -142,6 +142,10 @@ static int parse_address(const etm_v3dec_t *d, const uint8_t *b, unsigned n, uns
         p->exc_number = (c >> 1) & 0xFu;
         p->cancel = (c >> 5) & 1u;
         p->altisa = (c >> 6) & 1u;
+        if ((c & ETMV3_CONTINUE) && d->minor < 4)
+            return perr_set(e, *i - 1, "exception byte 0 (0x%02x) says more exception bytes follow; they came "
+                                       "with ETMv3.4 (IHI 0014Q 7.5.1) and this configuration is ETMv3.%u",
+                            c, d->minor);
         if (c & ETMV3_CONTINUE) {
             unsigned at = *i;
             NEED(*i);
@@ -499,6 +503,9 @@ int v3p_parse_packet(const etm_v3dec_t *d, const uint8_t *b, unsigned n, etm_v3p
         p->kind = ETM_V3PKT_CONTEXT_ID;
         r = parse_context_id(d, b, n, &i, p, e);
     } else if (h == ETMV3_HDR_EXC_RETURN) {
+        if (d->minor < 4)
+            return perr_set(e, 0, "exception-return packet (0x76): it came with ETMv3.4 (IHI 0014Q 7.6) and this "
+                                  "configuration is ETMv3.%u", d->minor);
         p->kind = ETM_V3PKT_EXC_RETURN;
     } else if (h == ETMV3_HDR_EXC_ENTRY) {
         p->kind = ETM_V3PKT_EXC_ENTRY;
