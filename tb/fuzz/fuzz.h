@@ -48,6 +48,15 @@ static inline uint32_t fuzz_u32(fuzz_in_t *f)
     return v;
 }
 
+/* The bytes as a read-only stream (empty input: an empty stream); NULL on failure. */
+static inline FILE *fuzz_memfile(const uint8_t *data, size_t size)
+{
+    FILE *f = fmemopen((void *)data, size ? size : 1, "r");
+    if (f && !size)
+        fgetc(f); /* fmemopen needs a size above 0: read the one byte away */
+    return f;
+}
+
 static inline void fuzz_fail(const char *what)
 {
     fprintf(stderr, "fuzz: invariant broken: %s\n", what);

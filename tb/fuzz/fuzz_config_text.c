@@ -7,11 +7,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    FILE *f = fmemopen((void *)data, size ? size : 1, "r");
+    FILE *f = fuzz_memfile(data, size);
     if (!f)
         return 0;
-    if (!size)
-        fgetc(f);
     etm_config_t cfg;
     etm_diag_t diag;
     etm_err_t e = etm_config_read_stream(&cfg, f, "fuzz.cfg", &diag);
@@ -31,10 +29,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (etm_config_write(&cfg, w, NULL) != ETM_OK)
         fuzz_fail("an accepted image cannot be written");
     fclose(w);
-    FILE *back = fmemopen(text, len ? len : 1, "r");
+    FILE *back = fuzz_memfile((const uint8_t *)text, len);
     etm_config_t again;
-    if (!len)
-        fgetc(back);
+    if (!back) {
+        free(text);
+        return 0;
+    }
     e = etm_config_read_stream(&again, back, "written", &diag);
     fclose(back);
     free(text);

@@ -26,11 +26,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     opts.issue_width = (o1 >> 5) & 3;
     if (o1 & 0x80)
         opts.scope = "top.u_etm";
-    FILE *f = fmemopen((void *)in.p, in.n ? in.n : 1, "r");
+    FILE *f = fuzz_memfile(in.p, in.n);
     if (!f)
         return 0;
-    if (!in.n)
-        fgetc(f);
     etm_diag_t diag;
     etm_vcd_reader_t *r = NULL;
     etm_err_t e = etm_vcd_open_stream(&r, f, "fuzz.vcd", &opts, &diag);

@@ -9,11 +9,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    FILE *f = fmemopen((void *)data, size ? size : 1, "r");
+    FILE *f = fuzz_memfile(data, size);
     if (!f)
         return 0;
-    if (!size)
-        fgetc(f); /* fmemopen needs a size above 0: read the one byte away */
     etm_diag_t diag;
     etm_vec_reader_t *r = NULL;
     etm_err_t e = etm_vec_open_stream(&r, f, "fuzz.vec", &diag);

@@ -126,6 +126,9 @@ etm_err_t vcd_read_header(etm_vcd_reader_t *r, etm_diag_t *diag)
             long width = strtol(f[1], &endp, 10);
             if (*endp || width <= 0)
                 return vcd_fail_line(r, diag, ETM_ERR_SYNTAX, "$var %.60s: bad size '%.20s'", f[3], f[1]);
+            if (width > 4096) /* as wide as a range may be (parse_range) */
+                return vcd_fail_line(r, diag, ETM_ERR_SYNTAX, "$var %.60s: size %.20s is above 4096 bits", f[3],
+                                     f[1]);
             int left = -1, right = -1;
             char *br = strchr(f[3], '[');
             if (n == 5) {
