@@ -7,7 +7,8 @@
  * executed instructions (whatif_lane.c); then it writes the figures
  * (whatif_results.c: the metrics and results.csv) and the report with its plots
  * (whatif_report.c and, by kind, whatif_plot_metric.c, whatif_plot_trace.c,
- * whatif_plot_area.c). Each section below names the file that defines it.
+ * whatif_plot_area.c, each laid out by whatif_plot_layout.c). Each section
+ * below names the file that defines it.
  */
 #ifndef ETM_WHATIF_H
 #define ETM_WHATIF_H
@@ -203,20 +204,53 @@ typedef struct out {
     int failed;
 } out_t;
 
+/* Room for a plot's text (whatif_plot_layout.c): what the plot shows, given by
+ * layout_x, layout_key and layout_side on a zeroed layout, then the canvas and
+ * the settings that keep the text apart, set by layout_fit. Sizes in gnuplot's
+ * character cells. */
+typedef struct layout {
+    size_t nx;          /* categories on x (histograms), each with a tic label */
+    double x_cells;     /* the widest tic label */
+    double x_pair;      /* the most two neighbouring tic labels take, level: half of each */
+    double x_last;      /* the last tic label given */
+    size_t nkey;        /* key entries */
+    size_t key_len;     /* the longest, in characters */
+    int key_on_top;     /* the key above the graph, across (with side labels), not at the right */
+    double side_cells;  /* the widest label beside the graph, at its right */
+    /* Set by layout_fit: */
+    int width, height;  /* the canvas, pixels */
+    int angle;          /* the x tic labels turned down by this many degrees, 0: level */
+    double graph_h;     /* the graph's height, pixels (at least) */
+    char settings[256]; /* the margins and the turn of the x tics */
+} layout_t;
+
+/* A tic label on x, an entry of the key, a label beside the graph at its right. */
+void layout_x(layout_t *l, const char *label);
+void layout_key(layout_t *l, const char *entry);
+void layout_side(layout_t *l, const char *label);
+/* The canvas, the turn of the x tic labels and the margins, into settings. */
+void layout_fit(layout_t *l);
+/* Labels at heights y[0..n) (ascending) of a graph showing 0 to ymax, moved
+ * apart until each is a line from the next, staying below ymax if they can. */
+void layout_spread(const layout_t *l, double ymax, double *y, size_t n);
+
 const metrics_t *metrics_of(const out_t *o, size_t s, size_t conf, size_t wl);
 double value_of(const out_t *o, size_t s, size_t conf, size_t wl, const char *metric);
 const char *wl_name(const out_t *o, size_t s, size_t wl);
 /* s as the inside of a gnuplot '...' string (a quote doubled). */
 const char *gpq(const char *s, char *buf, size_t size);
-/* Write NAME.gp around the plot command and run gnuplot: NAME.png and NAME.svg. */
-void gnuplot(out_t *o, const char *name, const char *settings, const char *plot);
+/* Write NAME.gp around the plot command and run gnuplot: NAME.png and NAME.svg, on
+ * the canvas and with the margins of the fitted layout. */
+void gnuplot(out_t *o, const char *name, const layout_t *lay, const char *settings, const char *plot);
 /* DIR/NAME.dat opened for writing; NULL (o->failed set) if it cannot be. */
 FILE *open_dat(out_t *o, const char *name);
 void md_image(out_t *o, const char *name, const char *alt);
 void md_value(out_t *o, const metric_t *mt, double v);
 /* A histogram of NAME.dat (column 1: the labels on x; columns 2 to last_col:
- * the series), clustered or stacked, with more settings after the common ones. */
-void histogram(out_t *o, const char *name, const char *title, int stacked, const char *extra, size_t last_col);
+ * the series), clustered or stacked, with more settings after the common ones,
+ * laid out by lay (fitted). */
+void histogram(out_t *o, const char *name, const char *title, int stacked, const char *extra, size_t last_col,
+               const layout_t *lay);
 /* DIR/report.md with every sweep's plots; 0, or -1 if it or a plot failed. */
 int write_report(out_t *o, const char *study_arg, int area_rerun, double seconds, unsigned jobs);
 

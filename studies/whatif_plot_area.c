@@ -101,9 +101,14 @@ static void area_table(out_t *o, size_t s, const area_t *a)
     for (size_t i = 0; i < a->n; i++)
         fprintf(f, "\"%s\" %g %g\n", a->rows[i].name, a->rows[i].cells, a->rows[i].flops);
     fclose(f);
+    layout_t lay = { 0 }; /* configurations on x */
+    for (size_t i = 0; i < a->n; i++)
+        layout_x(&lay, a->rows[i].name);
+    layout_key(&lay, "cells");
+    layout_key(&lay, "flip-flops");
+    layout_fit(&lay);
     histogram(o, name, sw->title, 0,
-              "set logscale y 10\nset yrange [100:*]\nset ylabel 'Yosys generic cells, flip-flops'\n"
-              "set xtics rotate by -25", 3);
+              "set logscale y 10\nset yrange [100:*]\nset ylabel 'Yosys generic cells, flip-flops'", 3, &lay);
     fprintf(o->md, "### Cells and flip-flops (Yosys)\n\n");
     md_image(o, name, "cells and flip-flops");
     fprintf(o->md, "| configuration | cells | flip-flops | synthesis (s) | settings |\n|---|---:|---:|---:|---|\n");

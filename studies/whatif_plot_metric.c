@@ -33,9 +33,16 @@ void plot_bars(out_t *o, size_t s, const plot_t *p)
         fprintf(f, "\n");
     }
     fclose(f);
+    /* Workloads on x, configurations in the key. */
+    layout_t lay = { 0 };
+    for (size_t j = 0; j < sw->nwl; j++)
+        layout_x(&lay, wl_name(o, s, j));
+    for (size_t i = 0; i < sw->nconfs; i++)
+        layout_key(&lay, sw->confs[i].label);
+    layout_fit(&lay);
     char extra[400], q[300];
     snprintf(extra, sizeof extra, "set yrange [0:*]\nset ylabel '%s'", gpq(mt->axis, q, sizeof q));
-    histogram(o, name, sw->title, 0, extra, sw->nconfs + 1);
+    histogram(o, name, sw->title, 0, extra, sw->nconfs + 1, &lay);
 
     fprintf(o->md, "### %s\n\n", mt->axis);
     md_image(o, name, mt->axis);
@@ -127,7 +134,11 @@ void plot_lines(out_t *o, size_t s, const plot_t *p)
              p->logy ? "set logscale y 10\nset yrange [0.8:*]" : "set yrange [0:*]");
     snprintf(plot, sizeof plot, "plot for [i=2:%zu] '%s.dat' using 1:i with linespoints lw 1.5 pt 7 ps 0.6 "
              "title columnheader(i)", sw->nwl + 1, name);
-    gnuplot(o, name, settings, plot);
+    layout_t lay = { 0 }; /* numbers on x, workloads in the key */
+    for (size_t j = 0; j < sw->nwl; j++)
+        layout_key(&lay, wl_name(o, s, j));
+    layout_fit(&lay);
+    gnuplot(o, name, &lay, settings, plot);
 
     fprintf(o->md, "### %s against %s\n\n", mt->axis, x_axis(sw));
     md_image(o, name, mt->axis);

@@ -47,8 +47,9 @@ static const char kPalette[] =
     "set linetype 13 lc rgb '#ffbb78'\nset linetype 14 lc rgb '#98df8a'\nset linetype 15 lc rgb '#ff9896'\n"
     "set linetype 16 lc rgb '#c5b0d5'\nset linetype cycle 16\n";
 
-/* Write NAME.gp around the plot command and run gnuplot: NAME.png and NAME.svg. */
-void gnuplot(out_t *o, const char *name, const char *settings, const char *plot)
+/* Write NAME.gp around the plot command and run gnuplot: NAME.png and NAME.svg, on
+ * the canvas and with the margins of the fitted layout. */
+void gnuplot(out_t *o, const char *name, const layout_t *lay, const char *settings, const char *plot)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s.gp", o->dir, name);
@@ -59,13 +60,14 @@ void gnuplot(out_t *o, const char *name, const char *settings, const char *plot)
     }
     fprintf(f,
             "# %s: written by etm-whatif from %s.dat; gnuplot %s.gp makes %s.png and %s.svg\n"
-            "set terminal pngcairo size 1100,560 font 'sans,10' noenhanced\n"
+            "set terminal pngcairo size %d,%d font 'sans,10' noenhanced\n"
             "set output '%s.png'\n"
             "set grid ytics\nset key outside right top vertical\nset border 3\nset xtics nomirror\nset ytics nomirror\n"
-            "%s%s\n%s\n"
-            "set terminal svg size 1100,560 dynamic font 'sans,10' background '#ffffff' noenhanced\n"
+            "%s%s%s\n%s\n"
+            "set terminal svg size %d,%d dynamic font 'sans,10' background '#ffffff' noenhanced\n"
             "set output '%s.svg'\nreplot\n",
-            name, name, name, name, name, name, kPalette, settings, plot, name);
+            name, name, name, name, name, lay->width, lay->height, name, kPalette, lay->settings, settings, plot,
+            lay->width, lay->height, name);
     fclose(f);
     if (!o->plots)
         return;
@@ -101,8 +103,10 @@ void md_value(out_t *o, const metric_t *mt, double v)
 }
 
 /* A histogram of NAME.dat (column 1: the labels on x; columns 2 to last_col:
- * the series), clustered or stacked, with more settings after the common ones. */
-void histogram(out_t *o, const char *name, const char *title, int stacked, const char *extra, size_t last_col)
+ * the series), clustered or stacked, with more settings after the common ones,
+ * laid out by lay (fitted). */
+void histogram(out_t *o, const char *name, const char *title, int stacked, const char *extra, size_t last_col,
+               const layout_t *lay)
 {
     char settings[2560], plot[256], q[300];
     snprintf(settings, sizeof settings,
@@ -110,7 +114,7 @@ void histogram(out_t *o, const char *name, const char *title, int stacked, const
              "set boxwidth %s\nset title '%s'\n%s",
              stacked ? "rowstacked" : "clustered gap 1", stacked ? "0.75" : "0.9", gpq(title, q, sizeof q), extra);
     snprintf(plot, sizeof plot, "plot for [i=2:%zu] '%s.dat' using i:xtic(1) title columnheader(i)", last_col, name);
-    gnuplot(o, name, settings, plot);
+    gnuplot(o, name, lay, settings, plot);
 }
 
 /* The report: the study's text, the workloads, then every sweep with its plots,
