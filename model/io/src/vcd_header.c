@@ -264,6 +264,15 @@ static etm_err_t add_pieces(etm_vcd_reader_t *r, target_t *t, const char *want, 
             }
             return ETM_ERR_VCD_SIGNAL;
         }
+        if (r->tracked[ti].width != v->width) {
+            if (diag) {
+                diag->file = r->path;
+                diag->code = ETM_ERR_VCD_SIGNAL;
+                snprintf(diag->msg, sizeof diag->msg, "%s: its id code '%.20s' is also a variable of %d bits, not %d",
+                         v->leaf, v->code, r->tracked[ti].width, v->width);
+            }
+            return ETM_ERR_VCD_SIGNAL;
+        }
         piece_t *p = &t->pieces[t->npieces++];
         p->tracked = ti;
         int lsb = t->kind == T_SCALAR ? r->table[t->sig].lsb : 0;
@@ -313,7 +322,7 @@ static etm_err_t check_pieces(etm_vcd_reader_t *r, const target_t *t, etm_diag_t
             int w = r->tracked[t->pieces[i].tracked].width;
             for (int b = 0; b < w; b++) {
                 int idx = t->pieces[i].left >= t->pieces[i].right ? t->pieces[i].right + b : t->pieces[i].right - b;
-                if (idx < 64)
+                if (idx >= 0 && idx < 64)
                     have |= 1ull << idx;
             }
         }
