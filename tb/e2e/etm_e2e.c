@@ -187,6 +187,7 @@ typedef struct prun {
     recq_t rq;
     uint64_t cycle, traced_cycles;
     int prev_ovf, in_window, window_done, ended, recs_done;
+    unsigned version;         /* ETM_V() of the configuration */
     uint64_t version_limited; /* exceptions and returns this ETMv3 version cannot express (judge.h) */
 } prun_t;
 
@@ -340,8 +341,6 @@ static void update_window(prun_t *p, const etm_in_t *in, const etm_gen_event_t *
 static void expect_events(prun_t *p, const etm_gen_event_t *ev, unsigned nev)
 {
     judge_t *js[3] = { &p->oj, &p->wj, &p->vj };
-    unsigned version = 0;
-    etm_config_version(&p->o->cfg, &version, NULL);
     for (unsigned k = 0; k < nev; k++) {
         judge_item_t x;
         memset(&x, 0, sizeof x);
@@ -368,7 +367,7 @@ static void expect_events(prun_t *p, const etm_gen_event_t *ev, unsigned nev)
             judge_item_t *last = p->vj.on ? judge_last_insn(&p->vj) : NULL;
             if (last)
                 last->exec = 1; /* ETMv1 has no exception packets: shown as a branch to the handler */
-            if (!p->v1 && !judge_v3_exception_traced(version, x.num)) {
+            if (!p->v1 && !judge_v3_exception_traced(p->version, x.num)) {
                 p->version_limited++; /* a plain branch; a cancel went with the exception's bytes */
                 judge_uncancel(&p->oj);
                 judge_uncancel(&p->wj);
@@ -382,7 +381,7 @@ static void expect_events(prun_t *p, const etm_gen_event_t *ev, unsigned nev)
             x.kind = JX_ERET;
             /* First thing traced after an overflow restart: the I-sync says where. */
             if (!(p->oj.on ? judge_last_is_resync(&p->oj) : p->wj.on ? judge_last_is_resync(&p->wj) : 0)) {
-                if (!p->v1 && !judge_v3_return_traced(version)) {
+                if (!p->v1 && !judge_v3_return_traced(p->version)) {
                     p->version_limited++; /* a plain branch */
                     break;
                 }
@@ -575,6 +574,7 @@ static int run_program(const opts_t *o, const char *program, result_t *res)
     memset(&p, 0, sizeof p);
     memset(res, 0, sizeof *res);
     p.o = o;
+    etm_config_version(&o->cfg, &p.version, NULL);
     p.program = program;
     p.res = res;
     if (open_run(&p) != 0)

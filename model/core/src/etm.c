@@ -432,18 +432,17 @@ etm_err_t etm_drain(etm_ctx_t *ctx, etm_out_t *out)
         fifofull(ctx, out);
         return ETM_OK;
     }
-    if (ctx->end_wait && ctx->mode.port_bytes) {
-        etm_err_t e = end_try(ctx, out);
-        ctx->st.port_bytes += out->v3_count;
-        fifofull(ctx, out);
-        return e;
-    }
-    if (ctx->fifo.level_q == 0 || ctx->mode.port_bytes == 0) {
+    /* An external port drains through etm_port_take (which also offers end_try). */
+    if (ctx->mode.port_bytes == 0 || (ctx->fifo.level_q == 0 && !ctx->end_wait)) {
         out->fifo_level = (uint16_t)ctx->fifo.level_q;
         return ETM_END;
     }
-    etm_fifo_cycle(&ctx->fifo, &ctx->mode, NULL, 0, out);
+    etm_err_t e = ETM_OK;
+    if (ctx->end_wait)
+        e = end_try(ctx, out); /* the port's cycle, and the end's bytes if they fit now */
+    else
+        etm_fifo_cycle(&ctx->fifo, &ctx->mode, NULL, 0, out);
     ctx->st.port_bytes += out->v3_count;
     fifofull(ctx, out);
-    return ETM_OK;
+    return e;
 }
