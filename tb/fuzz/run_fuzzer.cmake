@@ -1,14 +1,10 @@
 # Runs one libFuzzer fuzzer briefly from its seed corpus (a fuzz.run test).
-#   cmake -DFUZZER=path -DNAME=harness -DSRC=tb/fuzz -DWORK=dir -DSECONDS=n -P run_fuzzer.cmake
+#   cmake -DFUZZER=path -DNAME=harness -DSRC=tb/fuzz -DWORK=dir -DSECONDS=n -DMAXLEN=bytes -P run_fuzzer.cmake
 # New inputs go to WORK/corpus-NAME (never into the source tree); a crash, leak,
 # timeout or sanitizer report fails the test and leaves the input in WORK.
 set(corpus ${WORK}/corpus-${NAME})
 file(MAKE_DIRECTORY ${corpus})
-# Inputs up to 16 KiB; the encoder's cost grows with the cycles an input makes, 2 KiB.
-set(MAXLEN 16384)
-if(NAME STREQUAL encoder)
-  set(MAXLEN 2048)
-endif()
+# MAXLEN: the harness's longest input (ETM_FUZZ_MAX_LEN in CMakeLists.txt).
 set(args -max_total_time=${SECONDS} -timeout=10 -rss_limit_mb=2048 -max_len=${MAXLEN} -print_final_stats=1
     -artifact_prefix=${WORK}/${NAME}-)
 if(EXISTS ${SRC}/dict/${NAME}.dict)

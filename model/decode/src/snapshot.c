@@ -93,12 +93,24 @@ static etm_err_t ini_read(const char *path, ini_fn fn, void *user, etm_diag_t *d
     FILE *f = fopen(path, "r");
     if (!f)
         return etm_util_fail(diag, ETM_ERR_IO, "%s: cannot open", path);
-    char line[1024], section[128] = "";
-    unsigned long lineno = 0;
+    etm_linereader_t lr;
+    lr.f = f;
+    lr.line = 0;
+    char section[128] = "";
     etm_err_t e = ETM_OK;
-    while (e == ETM_OK && fgets(line, sizeof line, f)) {
-        lineno++;
-        char *s = trim(line);
+    while (e == ETM_OK) {
+        etm_diag_t why;
+        etm_diag_clear(&why);
+        e = etm_lr_next(&lr, &why);
+        if (e == ETM_END) {
+            e = ETM_OK;
+            break;
+        }
+        if (e != ETM_OK) { /* a line too long, a NUL byte, a read error: never a line cut silently */
+            e = etm_util_fail(diag, e, "%s:%lu: %s", path, lr.line, why.msg);
+            break;
+        }
+        char *s = trim(lr.buf);
         if (*s == '\0' || *s == ';' || *s == '#')
             continue;
         if (*s == '[') {
@@ -112,7 +124,7 @@ static etm_err_t ini_read(const char *path, ini_fn fn, void *user, etm_diag_t *d
         if (!eq)
             continue;
         *eq = '\0';
-        e = fn(user, section, trim(s), trim(eq + 1), path, lineno, diag);
+        e = fn(user, section, trim(s), trim(eq + 1), path, lr.line, diag);
     }
     fclose(f);
     return e;
@@ -122,7 +134,7 @@ static etm_err_t ini_read(const char *path, ini_fn fn, void *user, etm_diag_t *d
 
 typedef struct snapshot {
     const char *dir;
-    char devices[MAX_DEVICES][PATH_LEN];
+    char *devices[MAX_DEVICES]; /* the device files' paths (owned) */
     unsigned ndev;
     char trace_section[64]; /* the first [buffer...] section: the one read */
     char trace_file[PATH_LEN];
@@ -149,7 +161,22 @@ static etm_err_t snap_list(void *user, const char *section, const char *key, con
         return ETM_OK;
     if (s->ndev == MAX_DEVICES)
         return etm_util_fail(diag, ETM_ERR_ARG, "%s:%lu: more than %d devices", path, line, MAX_DEVICES);
-    snprintf(s->devices[s->ndev++], PATH_LEN, "%s/%s", s->dir, value);
+    size_t n = strlen(s->dir) + 1 + strlen(value) + 1;
+    char *p = (char *)malloc(n);
+    if (!p)
+        return etm_util_fail(diag, ETM_ERR_NOMEM, "%s:%lu: out of memory", path, line);
+    snprintf(p, n, "%s/%s", s->dir, value);
+    s->devices[s->ndev++] = p;
+    return ETM_OK;
+}
+
+/* dir/value into out (PATH_LEN bytes); a path that does not fit is an error, not a cut. */
+static etm_err_t snap_path(const snapshot_t *s, char *out, const char *value, const char *path, unsigned long line,
+                           etm_diag_t *diag)
+{
+    if ((size_t)snprintf(out, PATH_LEN, "%s/%s", s->dir, value) >= PATH_LEN)
+        return etm_util_fail(diag, ETM_ERR_TOO_LONG, "%s:%lu: the file's path is longer than %d characters", path,
+                             line, PATH_LEN - 1);
     return ETM_OK;
 }
 
@@ -157,9 +184,6 @@ static etm_err_t snap_trace(void *user, const char *section, const char *key, co
                             unsigned long line, etm_diag_t *diag)
 {
     snapshot_t *s = (snapshot_t *)user;
-    (void)path;
-    (void)line;
-    (void)diag;
     if (strncmp(section, "buffer", 6) != 0)
         return ETM_OK;
     if (!s->trace_section[0])
@@ -167,8 +191,8 @@ static etm_err_t snap_trace(void *user, const char *section, const char *key, co
     if (strcmp(section, s->trace_section) != 0) /* a later buffer: only the first is read */
         return ETM_OK;
     if (!strcmp(key, "file"))
-        snprintf(s->trace_file, PATH_LEN, "%s/%s", s->dir, value);
-    else if (!strcmp(key, "format"))
+        return snap_path(s, s->trace_file, value, path, line, diag);
+    if (!strcmp(key, "format"))
         snprintf(s->trace_format, sizeof s->trace_format, "%s", value);
     return ETM_OK;
 }
@@ -221,7 +245,7 @@ static etm_err_t snap_device(void *user, const char *section, const char *key, c
             etm_err_t e = s->have_dump && s->dump_file[0] ? snap_flush_dump(s, diag) : ETM_OK;
             if (e != ETM_OK)
                 return e;
-            snprintf(s->dump_file, PATH_LEN, "%s/%s", s->dir, value);
+            return snap_path(s, s->dump_file, value, path, line, diag);
         } else if (!strcmp(key, "address")) {
             s->dump_addr = strtoull(value, NULL, 0);
         } else if (!strcmp(key, "length")) {
@@ -304,6 +328,11 @@ etm_err_t etm_snapshot_load(const char *dir, unsigned id, etm_config_t *cfg, etm
     s->dir = dir;
     s->image = image;
     etm_err_t e;
+    if (strlen(dir) >= PATH_LEN) {
+        e = etm_util_fail(diag, ETM_ERR_TOO_LONG, "the snapshot folder's path is longer than %d characters",
+                          PATH_LEN - 1);
+        goto out;
+    }
     snprintf(path, sizeof path, "%s/snapshot.ini", dir);
     if ((e = ini_read(path, snap_list, s, diag)) != ETM_OK)
         goto out;
@@ -316,9 +345,15 @@ etm_err_t etm_snapshot_load(const char *dir, unsigned id, etm_config_t *cfg, etm
     }
     if ((e = snap_devices(s, id, cfg, diag)) != ETM_OK)
         goto out;
-    snprintf(trace_path, trace_path_size, "%s", s->trace_file);
+    if ((size_t)snprintf(trace_path, trace_path_size, "%s", s->trace_file) >= trace_path_size) {
+        e = etm_util_fail(diag, ETM_ERR_TOO_LONG, "%s: the trace buffer's path is longer than the %zu bytes given",
+                          path, trace_path_size);
+        goto out;
+    }
     *formatted = strcmp(s->trace_format, "source_data") != 0;
 out:
+    for (unsigned i = 0; i < s->ndev; i++)
+        free(s->devices[i]);
     free(s);
     return e;
 }
