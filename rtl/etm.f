@@ -13,4 +13,6 @@ etm_pheader.sv
 etm_packet.sv
 etm_fifo.sv
 etm_pipestat.sv
+etm_regs.sv
+etm_core.sv
 etm_top.sv

@@ -74,7 +74,7 @@ package etm_defs_pkg;
   localparam int unsigned PeriodicForce = 512;  // ... and after which it is sent whether or not there is room
 
   // ---- Interface rules (rules.def): bit r of VIOLATIONS is rule r ------------------------
-  localparam int unsigned NumRules = 31;
+  localparam int unsigned NumRules = 36;
   localparam int unsigned RuleIbranchWithoutIvalid = 0;
   localparam int unsigned RuleIccfailWithoutIvalid = 1;
   localparam int unsigned RuleFoldWithoutIvalid = 2;
@@ -106,6 +106,11 @@ package etm_defs_pkg;
   localparam int unsigned RuleDaNotSequential = 28;
   localparam int unsigned RuleDaUnalignedSplit = 29;
   localparam int unsigned RuleDaCprtNotSingle = 30;
+  localparam int unsigned RuleApbNoSetup = 31;
+  localparam int unsigned RuleApbUnmapped = 32;
+  localparam int unsigned RuleApbReadOnly = 33;
+  localparam int unsigned RuleApbLocked = 34;
+  localparam int unsigned RuleApbNotProgramming = 35;
 
 `ifndef SYNTHESIS
   // The rule's name and sentence, for assertion messages (simulation only).
@@ -142,6 +147,11 @@ package etm_defs_pkg;
       28: rule_name = "DA_NOT_SEQUENTIAL";
       29: rule_name = "DA_UNALIGNED_SPLIT";
       30: rule_name = "DA_CPRT_NOT_SINGLE";
+      31: rule_name = "APB_NO_SETUP";
+      32: rule_name = "APB_UNMAPPED";
+      33: rule_name = "APB_READ_ONLY";
+      34: rule_name = "APB_LOCKED";
+      35: rule_name = "APB_NOT_PROGRAMMING";
       default: rule_name = "?";
     endcase
   endfunction
@@ -178,6 +188,11 @@ package etm_defs_pkg;
       28: rule_text = "a later transfer without DANSeq must be at the word after the previous transfer";
       29: rule_text = "the halves of an unaligned access are the bytes to the end of a word and the bytes from the start of the next word, at most 4 in all";
       30: rule_text = "a CPRT (DACPRT) is the only transfer of its instruction: DANSeq and DALast, not unaligned";
+      31: rule_text = "an APB access phase (PSEL, PENABLE) follows a setup phase (PSEL without PENABLE)";
+      32: rule_text = "no register at this offset in this ETM: reads as zero, a write is ignored";
+      33: rule_text = "a write to a read-only register is ignored";
+      34: rule_text = "a software write (PADDRDBG31=0) while the lock is set (ETMLSR[1]) is ignored: write 0xC5ACCE55 to ETMLAR first";
+      35: rule_text = "a trace register written while ETMCR[10] (programming) is 0 is ignored, and so are the ETMCR bits other than [10] and [0]: set the programming bit, wait for ETMSR[1], then program (IHI 0014 3.4.2)";
       default: rule_text = "?";
     endcase
   endfunction
@@ -206,12 +221,237 @@ package etm_defs_pkg;
   localparam logic [9:0] RegEtmccer = 10'h07A;
   localparam logic [9:0] RegEtmtesseicr = 10'h07C;
   localparam logic [9:0] RegEtmtraceidr = 10'h080;
+  localparam logic [9:0] RegEtmscr = 10'h005;
   localparam int unsigned CountEtmacvr = 16;
   localparam int unsigned CountEtmactr = 16;
   localparam int unsigned CountEtmcntrldvr = 4;
   localparam int unsigned CountEtmcntenr = 4;
   localparam int unsigned CountEtmcntrldevr = 4;
   localparam int unsigned CountEtmcntvr = 4;
+
+  // The rest of the programmer's model (regs.def ETM_MGMT): register numbers
+  localparam logic [9:0] RegEtmsr = 10'h004;
+  localparam logic [9:0] RegEtmpdsr = 10'h0C5;
+  localparam logic [9:0] RegEtmclaimset = 10'h3E8;
+  localparam logic [9:0] RegEtmclaimclr = 10'h3E9;
+  localparam logic [9:0] RegEtmlar = 10'h3EC;
+  localparam logic [9:0] RegEtmlsr = 10'h3ED;
+  localparam logic [9:0] RegEtmauthstatus = 10'h3EE;
+  localparam logic [9:0] RegEtmdevtype = 10'h3F3;
+  localparam logic [9:0] RegEtmpidr4 = 10'h3F4;
+  localparam logic [9:0] RegEtmpidr5 = 10'h3F5;  // 3 of them
+  localparam logic [9:0] RegEtmpidr0 = 10'h3F8;  // 4 of them
+  localparam logic [9:0] RegEtmcidr0 = 10'h3FC;  // 4 of them
+
+  // The first version that has each register (major * 16 + minor)
+  localparam logic [7:0] FirstEtmcr = 8'h10;
+  localparam logic [7:0] FirstEtmccr = 8'h10;
+  localparam logic [7:0] FirstEtmtrigger = 8'h10;
+  localparam logic [7:0] FirstEtmtsscr = 8'h12;
+  localparam logic [7:0] FirstEtmtecr2 = 8'h12;
+  localparam logic [7:0] FirstEtmteevr = 8'h10;
+  localparam logic [7:0] FirstEtmtecr1 = 8'h10;
+  localparam logic [7:0] FirstEtmfflr = 8'h10;
+  localparam logic [7:0] FirstEtmvdevr = 8'h10;
+  localparam logic [7:0] FirstEtmvdcr1 = 8'h10;
+  localparam logic [7:0] FirstEtmvdcr3 = 8'h10;
+  localparam logic [7:0] FirstEtmacvr = 8'h10;
+  localparam logic [7:0] FirstEtmactr = 8'h10;
+  localparam logic [7:0] FirstEtmcntrldvr = 8'h10;
+  localparam logic [7:0] FirstEtmcntenr = 8'h10;
+  localparam logic [7:0] FirstEtmcntrldevr = 8'h10;
+  localparam logic [7:0] FirstEtmcntvr = 8'h10;
+  localparam logic [7:0] FirstEtmsyncfr = 8'h20;
+  localparam logic [7:0] FirstEtmidr = 8'h20;
+  localparam logic [7:0] FirstEtmccer = 8'h31;
+  localparam logic [7:0] FirstEtmtesseicr = 8'h34;
+  localparam logic [7:0] FirstEtmtraceidr = 8'h30;
+  localparam logic [7:0] FirstEtmscr = 8'h12;
+  localparam logic [7:0] FirstEtmsr = 8'h11;
+  localparam logic [7:0] FirstEtmpdsr = 8'h33;
+  localparam logic [7:0] FirstEtmclaimset = 8'h30;
+  localparam logic [7:0] FirstEtmclaimclr = 8'h30;
+  localparam logic [7:0] FirstEtmlar = 8'h30;
+  localparam logic [7:0] FirstEtmlsr = 8'h30;
+  localparam logic [7:0] FirstEtmauthstatus = 8'h30;
+  localparam logic [7:0] FirstEtmdevtype = 8'h30;
+  localparam logic [7:0] FirstEtmpidr4 = 8'h30;
+  localparam logic [7:0] FirstEtmpidr5 = 8'h30;
+  localparam logic [7:0] FirstEtmpidr0 = 8'h30;
+  localparam logic [7:0] FirstEtmcidr0 = 8'h30;
+
+  // Fixed values of the programmer's model (etm/regmap.h)
+  localparam logic [31:0] LarKey = 32'hC5ACCE55;
+  localparam logic [31:0] DevtypeValue = 32'h00000013;
+  localparam logic [31:0] AuthstatusValue = 32'h000000C0;
+  localparam logic [31:0] CidrValue = 32'hB105900D;
+  localparam int unsigned ClaimTags = 4;
+  localparam logic [31:0] CrReset = 32'h00000411;
+  localparam logic [31:0] SyncfrReset = 32'h00000400;
+  // ETMCR bits the model leaves out (read as zero, writes ignored), ETMv1 and ETMv3
+  localparam logic [31:0] CrUnmodelledV1 = 32'h5FD7E202;
+  localparam logic [31:0] CrUnmodelledV3 = 32'h5FD4C202;
+
+  // The bits of each layout that a version has (version: major * 16 + minor)
+  function automatic logic [31:0] mask_cr(input logic [7:0] v);
+    mask_cr = 32'h0;
+    mask_cr = mask_cr | 32'h00000001;
+    mask_cr = mask_cr | 32'h00000002;
+    mask_cr = mask_cr | 32'h0000000C;
+    mask_cr = mask_cr | 32'h00000070;
+    mask_cr = mask_cr | 32'h00000080;
+    mask_cr = mask_cr | 32'h00000100;
+    mask_cr = mask_cr | 32'h00000200;
+    mask_cr = mask_cr | 32'h00000400;
+    mask_cr = mask_cr | 32'h00000800;
+    mask_cr = mask_cr | 32'h00001000;
+    if (v >= 8'h12) mask_cr = mask_cr | 32'h00002000;
+    if (v >= 8'h12) mask_cr = mask_cr | 32'h0000C000;
+    if (v >= 8'h12) mask_cr = mask_cr | 32'h00030000;
+    if (v >= 8'h30) mask_cr = mask_cr | 32'h00040000;
+    if (v >= 8'h30) mask_cr = mask_cr | 32'h00080000;
+    if (v >= 8'h30) mask_cr = mask_cr | 32'h00100000;
+    if (v >= 8'h30) mask_cr = mask_cr | 32'h00200000;
+    if (v >= 8'h32) mask_cr = mask_cr | 32'h00400000;
+    if (v >= 8'h32) mask_cr = mask_cr | 32'h00800000;
+    if (v >= 8'h33) mask_cr = mask_cr | 32'h01000000;
+    if (v >= 8'h32) mask_cr = mask_cr | 32'h0E000000;
+    if (v >= 8'h35) mask_cr = mask_cr | 32'h10000000;
+    if (v >= 8'h35) mask_cr = mask_cr | 32'h40000000;
+  endfunction
+  function automatic logic [31:0] mask_ccr(input logic [7:0] v);
+    mask_ccr = 32'h0;
+    mask_ccr = mask_ccr | 32'h0000000F;
+    mask_ccr = mask_ccr | 32'h000000F0;
+    mask_ccr = mask_ccr | 32'h00001F00;
+    mask_ccr = mask_ccr | 32'h0000E000;
+    mask_ccr = mask_ccr | 32'h00010000;
+    mask_ccr = mask_ccr | 32'h000E0000;
+    mask_ccr = mask_ccr | 32'h00700000;
+    mask_ccr = mask_ccr | 32'h00800000;
+    if (v >= 8'h20) mask_ccr = mask_ccr | 32'h03000000;
+    if (v >= 8'h20) mask_ccr = mask_ccr | 32'h04000000;
+    if (v >= 8'h31) mask_ccr = mask_ccr | 32'h08000000;
+    if (v <= 8'h1F) mask_ccr = mask_ccr | 32'h70000000;
+    mask_ccr = mask_ccr | 32'h80000000;
+  endfunction
+  function automatic logic [31:0] mask_event(input logic [7:0] v);
+    mask_event = 32'h0;
+    mask_event = mask_event | 32'h0000007F;
+    mask_event = mask_event | 32'h00003F80;
+    mask_event = mask_event | 32'h0001C000;
+  endfunction
+  function automatic logic [31:0] mask_tsscr(input logic [7:0] v);
+    mask_tsscr = 32'h0;
+    if (v >= 8'h12) mask_tsscr = mask_tsscr | 32'h0000FFFF;
+    if (v >= 8'h12) mask_tsscr = mask_tsscr | 32'hFFFF0000;
+  endfunction
+  function automatic logic [31:0] mask_tecr2(input logic [7:0] v);
+    mask_tecr2 = 32'h0;
+    if (v >= 8'h12) mask_tecr2 = mask_tecr2 | 32'h0000FFFF;
+  endfunction
+  function automatic logic [31:0] mask_tecr1(input logic [7:0] v);
+    mask_tecr1 = 32'h0;
+    mask_tecr1 = mask_tecr1 | 32'h000000FF;
+    mask_tecr1 = mask_tecr1 | 32'h00FFFF00;
+    mask_tecr1 = mask_tecr1 | 32'h01000000;
+    if (v >= 8'h12) mask_tecr1 = mask_tecr1 | 32'h02000000;
+  endfunction
+  function automatic logic [31:0] mask_fflr(input logic [7:0] v);
+    mask_fflr = 32'h0;
+    mask_fflr = mask_fflr | 32'h000000FF;
+  endfunction
+  function automatic logic [31:0] mask_vdcr1(input logic [7:0] v);
+    mask_vdcr1 = 32'h0;
+    mask_vdcr1 = mask_vdcr1 | 32'h0000FFFF;
+    mask_vdcr1 = mask_vdcr1 | 32'hFFFF0000;
+  endfunction
+  function automatic logic [31:0] mask_vdcr3(input logic [7:0] v);
+    mask_vdcr3 = 32'h0;
+    mask_vdcr3 = mask_vdcr3 | 32'h000000FF;
+    mask_vdcr3 = mask_vdcr3 | 32'h0000FF00;
+    mask_vdcr3 = mask_vdcr3 | 32'h00010000;
+  endfunction
+  function automatic logic [31:0] mask_acvr(input logic [7:0] v);
+    mask_acvr = 32'h0;
+    mask_acvr = mask_acvr | 32'hFFFFFFFF;
+  endfunction
+  function automatic logic [31:0] mask_actr(input logic [7:0] v);
+    mask_actr = 32'h0;
+    mask_actr = mask_actr | 32'h00000007;
+    mask_actr = mask_actr | 32'h00000018;
+    mask_actr = mask_actr | 32'h00000060;
+    mask_actr = mask_actr | 32'h00000080;
+    if (v >= 8'h20) mask_actr = mask_actr | 32'h00000300;
+    if (v >= 8'h32) mask_actr = mask_actr | 32'h00000C00;
+  endfunction
+  function automatic logic [31:0] mask_counter(input logic [7:0] v);
+    mask_counter = 32'h0;
+    mask_counter = mask_counter | 32'h0000FFFF;
+  endfunction
+  function automatic logic [31:0] mask_cntenr(input logic [7:0] v);
+    mask_cntenr = 32'h0;
+    mask_cntenr = mask_cntenr | 32'h0000007F;
+    mask_cntenr = mask_cntenr | 32'h00003F80;
+    mask_cntenr = mask_cntenr | 32'h0001C000;
+    if (v <= 8'h1F) mask_cntenr = mask_cntenr | 32'h00020000;
+  endfunction
+  function automatic logic [31:0] mask_syncfr(input logic [7:0] v);
+    mask_syncfr = 32'h0;
+    if (v >= 8'h20) mask_syncfr = mask_syncfr | 32'h00000FFF;
+  endfunction
+  function automatic logic [31:0] mask_idr(input logic [7:0] v);
+    mask_idr = 32'h0;
+    if (v >= 8'h20) mask_idr = mask_idr | 32'h0000000F;
+    if (v >= 8'h20) mask_idr = mask_idr | 32'h000000F0;
+    if (v >= 8'h20) mask_idr = mask_idr | 32'h00000F00;
+    if (v >= 8'h20) mask_idr = mask_idr | 32'h0000F000;
+    if (v >= 8'h20) mask_idr = mask_idr | 32'h00010000;
+    if (v >= 8'h32) mask_idr = mask_idr | 32'h00040000;
+    if (v >= 8'h32) mask_idr = mask_idr | 32'h00080000;
+    if (v >= 8'h34) mask_idr = mask_idr | 32'h00100000;
+    if (v >= 8'h20) mask_idr = mask_idr | 32'hFF000000;
+  endfunction
+  function automatic logic [31:0] mask_ccer(input logic [7:0] v);
+    mask_ccer = 32'h0;
+    if (v >= 8'h31) mask_ccer = mask_ccer | 32'h00000007;
+    if (v >= 8'h31) mask_ccer = mask_ccer | 32'h000007F8;
+    if (v >= 8'h31) mask_ccer = mask_ccer | 32'h00000800;
+    if (v >= 8'h33) mask_ccer = mask_ccer | 32'h00001000;
+    if (v >= 8'h33) mask_ccer = mask_ccer | 32'h0000E000;
+    if (v >= 8'h34) mask_ccer = mask_ccer | 32'h000F0000;
+    if (v >= 8'h34) mask_ccer = mask_ccer | 32'h00100000;
+    if (v >= 8'h34) mask_ccer = mask_ccer | 32'h00200000;
+    if (v >= 8'h35) mask_ccer = mask_ccer | 32'h00400000;
+    if (v >= 8'h35) mask_ccer = mask_ccer | 32'h04000000;
+    if (v >= 8'h35) mask_ccer = mask_ccer | 32'h08000000;
+    if (v >= 8'h35) mask_ccer = mask_ccer | 32'h10000000;
+    if (v >= 8'h35) mask_ccer = mask_ccer | 32'h20000000;
+  endfunction
+  function automatic logic [31:0] mask_tesseicr(input logic [7:0] v);
+    mask_tesseicr = 32'h0;
+    if (v >= 8'h34) mask_tesseicr = mask_tesseicr | 32'h000000FF;
+    if (v >= 8'h34) mask_tesseicr = mask_tesseicr | 32'h00FF0000;
+  endfunction
+  function automatic logic [31:0] mask_traceidr(input logic [7:0] v);
+    mask_traceidr = 32'h0;
+    if (v >= 8'h30) mask_traceidr = mask_traceidr | 32'h0000007F;
+  endfunction
+  function automatic logic [31:0] mask_scr(input logic [7:0] v);
+    mask_scr = 32'h0;
+    if (v >= 8'h12) mask_scr = mask_scr | 32'h00000007;
+    if (v >= 8'h34) mask_scr = mask_scr | 32'h00000008;
+    if (v >= 8'h12) mask_scr = mask_scr | 32'h00000100;
+    if (v >= 8'h30) mask_scr = mask_scr | 32'h00000200;
+    if (v >= 8'h30) mask_scr = mask_scr | 32'h00000400;
+    if (v >= 8'h30) mask_scr = mask_scr | 32'h00000800;
+    if (v >= 8'h32) mask_scr = mask_scr | 32'h00007000;
+    if (v >= 8'h34) mask_scr = mask_scr | 32'h00020000;
+  endfunction
+  function automatic logic [31:0] mask_param(input logic [7:0] v);
+    mask_param = 32'h0;
+    mask_param = mask_param | 32'hFFFFFFFF;
+  endfunction
 
   // ---- Fields (regs.def): position, width, and a function that reads the field ----------
 
@@ -609,6 +849,40 @@ package etm_defs_pkg;
   localparam int unsigned TraceidrIdLsb = 0, TraceidrIdWidth = 7;
   function automatic logic [6:0] traceidr_id(input logic [31:0] r);
     traceidr_id = r[6:0];
+  endfunction
+
+  // ETMSCR system configuration
+  localparam int unsigned ScrMaxPortsizeLsb = 0, ScrMaxPortsizeWidth = 3;
+  function automatic logic [2:0] scr_max_portsize(input logic [31:0] r);
+    scr_max_portsize = r[2:0];
+  endfunction
+  localparam int unsigned ScrImpdef3Lsb = 3, ScrImpdef3Width = 1;
+  function automatic logic scr_impdef3(input logic [31:0] r);
+    scr_impdef3 = r[3];
+  endfunction
+  localparam int unsigned ScrFifofullLsb = 8, ScrFifofullWidth = 1;
+  function automatic logic scr_fifofull(input logic [31:0] r);
+    scr_fifofull = r[8];
+  endfunction
+  localparam int unsigned ScrMaxPortsize3Lsb = 9, ScrMaxPortsize3Width = 1;
+  function automatic logic scr_max_portsize3(input logic [31:0] r);
+    scr_max_portsize3 = r[9];
+  endfunction
+  localparam int unsigned ScrPortsizeOkLsb = 10, ScrPortsizeOkWidth = 1;
+  function automatic logic scr_portsize_ok(input logic [31:0] r);
+    scr_portsize_ok = r[10];
+  endfunction
+  localparam int unsigned ScrPortmodeOkLsb = 11, ScrPortmodeOkWidth = 1;
+  function automatic logic scr_portmode_ok(input logic [31:0] r);
+    scr_portmode_ok = r[11];
+  endfunction
+  localparam int unsigned ScrProcessorsLsb = 12, ScrProcessorsWidth = 3;
+  function automatic logic [2:0] scr_processors(input logic [31:0] r);
+    scr_processors = r[14:12];
+  endfunction
+  localparam int unsigned ScrNoFetchCmpLsb = 17, ScrNoFetchCmpWidth = 1;
+  function automatic logic scr_no_fetch_cmp(input logic [31:0] r);
+    scr_no_fetch_cmp = r[17];
   endfunction
 
   // a model parameter

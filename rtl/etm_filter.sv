@@ -56,7 +56,11 @@ module etm_filter (
   input  logic         entry_i,
   output logic         trace_enable_o,
   output logic         trigger_o,
-  output logic         view_data_o
+  output logic         view_data_o,
+  // For the status registers (etm_regs): ETMSR[2], ETMSR[3], the counters' values.
+  output logic         ss_o,
+  output logic         triggered_o,
+  output logic [63:0]  cnt_o
 );
   localparam logic [16:0] EvNever = 17'h0406F;
   localparam logic [1:0] ItInsn = 2'd0, ItData = 2'd1, ItNone = 2'd2;
@@ -503,6 +507,12 @@ module etm_filter (
       if (!rst_ni) cnt_q[g] <= 16'd0;
       else         cnt_q[g] <= cnt_d[g];
     end
+  end
+
+  assign ss_o = ss_q;
+  assign triggered_o = triggered_q;
+  for (genvar g = 0; g < 4; g++) begin : gen_cnt_out
+    assign cnt_o[16*g +: 16] = init_q ? cnt_q[g] : cnt_start[g];
   end
 
 endmodule

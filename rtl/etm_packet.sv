@@ -80,7 +80,8 @@ module etm_packet #(
   // The cycle buffer.
   output logic [etm_defs_pkg::CycleBytesMax*8-1:0] cbuf_o,
   output logic [6:0]   cbuf_n_o,
-  output logic         overflow_o      // OVERFLOW: lost now, or until trace restarts
+  output logic         overflow_o,     // OVERFLOW: lost now, or until trace restarts
+  output logic         ovf_q_o         // an overflow whose restart is not yet traced (ETMSR[0])
 );
   localparam int unsigned SlotA = 0, SlotB = 1, SlotC = 2, SlotE = 3, SlotF = 4, SlotG = 5,
                           SlotH = 6, SlotI = 7, SlotJ = 8, SlotK = 9;
@@ -1026,5 +1027,7 @@ module etm_packet #(
       else $error("etm_packet: a cycle made more than %0d bytes", etm_defs_pkg::CycleBytesMax);
   end
 `endif
+
+  assign ovf_q_o = ovf_q;
 
 endmodule

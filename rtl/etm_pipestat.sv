@@ -64,7 +64,8 @@ module etm_pipestat (
   output logic [2:0]  pipestat_o,
   output logic [15:0] tracepkt_o,
   output logic        tracesync_o,
-  output logic        overflow_o
+  output logic        overflow_o,
+  output logic        ovf_q_o         // an overflow whose restart is not yet traced (ETMSR[0])
 );
   localparam int unsigned Q = etm_defs_pkg::V1Queue;
   localparam int unsigned X = etm_defs_pkg::V1MaxXfer;
@@ -700,5 +701,7 @@ module etm_pipestat (
       since_full_q  <= since_full_d;
     end
   end
+
+  assign ovf_q_o = ovf_q;
 
 endmodule

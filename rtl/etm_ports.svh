@@ -3,10 +3,10 @@
 //
 // etm_ports.svh - the ports of etm_top, as macros, each port followed by a comma:
 //   ETM_IN_PORTS(dir)   the interface inputs (etm/signals.def)
-//   ETM_CFG_PORTS(dir)  the register image, cfg_<register>_i (etm/regs.def; register
-//                       arrays flattened, element n at [32*(n-1) +: 32])
+//   ETM_IMPL_PORTS(dir) the implementation, impl_<register>_i: the read-only registers
+//                       and model parameters of etm/regs.def (fixed in a real part)
 //   ETM_OUT_PORTS(dir)  the outputs (etm/signals.def)
-//   ETM_CFG_VARS        the configuration ports as variables, for a wrapper that ties them
+//   ETM_IMPL_VARS       the implementation ports as variables, for a wrapper that ties them
 `ifndef ETM_PORTS_SVH
 `define ETM_PORTS_SVH
 
@@ -35,33 +35,22 @@
   dir logic [31:0]  ETMDA, \
   dir logic [3:0]   ETMDDCTL, \
   dir logic [63:0]  ETMDD, \
+  dir logic         PSEL, \
+  dir logic         PENABLE, \
+  dir logic         PWRITE, \
+  dir logic [11:2]  PADDR, \
+  dir logic [31:0]  PWDATA, \
+  dir logic         PADDRDBG31, \
 
-`define ETM_CFG_PORTS(dir) \
-  dir logic [31:0] cfg_etmcr_i, \
-  dir logic [31:0] cfg_etmccr_i, \
-  dir logic [31:0] cfg_etmtrigger_i, \
-  dir logic [31:0] cfg_etmtsscr_i, \
-  dir logic [31:0] cfg_etmtecr2_i, \
-  dir logic [31:0] cfg_etmteevr_i, \
-  dir logic [31:0] cfg_etmtecr1_i, \
-  dir logic [31:0] cfg_etmfflr_i, \
-  dir logic [31:0] cfg_etmvdevr_i, \
-  dir logic [31:0] cfg_etmvdcr1_i, \
-  dir logic [31:0] cfg_etmvdcr3_i, \
-  dir logic [511:0] cfg_etmacvr_i, \
-  dir logic [511:0] cfg_etmactr_i, \
-  dir logic [127:0] cfg_etmcntrldvr_i, \
-  dir logic [127:0] cfg_etmcntenr_i, \
-  dir logic [127:0] cfg_etmcntrldevr_i, \
-  dir logic [127:0] cfg_etmcntvr_i, \
-  dir logic [31:0] cfg_etmsyncfr_i, \
-  dir logic [31:0] cfg_etmidr_i, \
-  dir logic [31:0] cfg_etmccer_i, \
-  dir logic [31:0] cfg_etmtesseicr_i, \
-  dir logic [31:0] cfg_etmtraceidr_i, \
-  dir logic [31:0] cfg_fifo_depth_i, \
-  dir logic [31:0] cfg_port_bytes_i, \
-  dir logic [31:0] cfg_issue_width_i, \
+`define ETM_IMPL_PORTS(dir) \
+  dir logic [31:0] impl_etmccr_i, \
+  dir logic [31:0] impl_etmidr_i, \
+  dir logic [31:0] impl_etmccer_i, \
+  dir logic [31:0] impl_etmscr_i, \
+  dir logic [31:0] impl_fifo_depth_i, \
+  dir logic [31:0] impl_port_bytes_i, \
+  dir logic [31:0] impl_issue_width_i, \
+  dir logic [31:0] impl_pidr_i, \
 
 `define ETM_OUT_PORTS(dir) \
   dir logic [2:0]   PIPESTAT, \
@@ -75,32 +64,18 @@
   dir logic         FIFOFULL, \
   dir logic         TRACEENABLE, \
   dir logic         VIEWDATA, \
+  dir logic [31:0]  PRDATA, \
+  dir logic         PREADY, \
+  dir logic         PSLVERR, \
 
-`define ETM_CFG_VARS \
-  logic [31:0] cfg_etmcr_i; \
-  logic [31:0] cfg_etmccr_i; \
-  logic [31:0] cfg_etmtrigger_i; \
-  logic [31:0] cfg_etmtsscr_i; \
-  logic [31:0] cfg_etmtecr2_i; \
-  logic [31:0] cfg_etmteevr_i; \
-  logic [31:0] cfg_etmtecr1_i; \
-  logic [31:0] cfg_etmfflr_i; \
-  logic [31:0] cfg_etmvdevr_i; \
-  logic [31:0] cfg_etmvdcr1_i; \
-  logic [31:0] cfg_etmvdcr3_i; \
-  logic [511:0] cfg_etmacvr_i; \
-  logic [511:0] cfg_etmactr_i; \
-  logic [127:0] cfg_etmcntrldvr_i; \
-  logic [127:0] cfg_etmcntenr_i; \
-  logic [127:0] cfg_etmcntrldevr_i; \
-  logic [127:0] cfg_etmcntvr_i; \
-  logic [31:0] cfg_etmsyncfr_i; \
-  logic [31:0] cfg_etmidr_i; \
-  logic [31:0] cfg_etmccer_i; \
-  logic [31:0] cfg_etmtesseicr_i; \
-  logic [31:0] cfg_etmtraceidr_i; \
-  logic [31:0] cfg_fifo_depth_i; \
-  logic [31:0] cfg_port_bytes_i; \
-  logic [31:0] cfg_issue_width_i; \
+`define ETM_IMPL_VARS \
+  logic [31:0] impl_etmccr_i; \
+  logic [31:0] impl_etmidr_i; \
+  logic [31:0] impl_etmccer_i; \
+  logic [31:0] impl_etmscr_i; \
+  logic [31:0] impl_fifo_depth_i; \
+  logic [31:0] impl_port_bytes_i; \
+  logic [31:0] impl_issue_width_i; \
+  logic [31:0] impl_pidr_i; \
 
 `endif

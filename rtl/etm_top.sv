@@ -1,464 +1,57 @@
-// etm_top.sv - the RTL twin of the C model's etm_step (model/core/src/etm.c): one
-// rising edge of clk_i is one etm_step; rst_ni is etm_reset. The stages are those
-// of the C model, one module each:
-//
-//   check -> frontend -> filter -> pheader + packet (ETMv3) or pipestat (ETMv1) -> fifo
-//
-// Ports: the Cortex-M3 ETM interface (Cortex-M3 TRM table 16.1) with the
-// second instruction slot and the ARM11 data slot, and the outputs of etm_out_t,
-// named as in model/defs/include/etm/signals.def (etm_ports.svh, generated from
-// it, declares them); the configuration as the register image of etm_config_t
-// (regs.def), held constant while the ETM runs (cfg_*_i; register arrays are
-// flattened, element n at [32*(n-1) +: 32]). end_i makes the edge an etm_end
-// (everything gathered goes into the FIFO, no port cycle); every edge after it
-// is an etm_drain, until reset.
-//
-// The configuration must be one etm_create accepts (etm_config_validate and
-// etm_model_supports), with FIFO_DEPTH <= MaxFifoDepth.
+// etm_top.sv - the ETM as a part: etm_core with its implementation fixed by
+// parameters, as in silicon. The defaults are the ETM of a Cortex-M3 r1 (ETM-M3,
+// ETMv3.4: the `etm-m3` preset); `etm config --sv-params` prints the parameters of
+// any other preset or configuration. Everything else is programmed through the
+// debug APB (PSEL, PENABLE, PWRITE, PADDR[11:2], PWDATA, PADDRDBG31; PRDATA,
+// PREADY, PSLVERR) from the reset values of the architecture (docs/registers.md).
 `include "etm_ports.svh"
 
 module etm_top #(
-  parameter int unsigned MaxFifoDepth = 1024,
-  parameter bit          Assertions   = 1'b1,
-  // Which protocols the instance can speak (an area what-if: a part built for
-  // one protocol has no logic for the other; the configuration must match).
-  parameter bit          HasV3        = 1'b1,
-  parameter bit          HasV1        = 1'b1
+  // Read-only registers (IHI 0014 3.3).
+  parameter logic [31:0] Etmccr     = 32'h8C80_2000,  // 1 counter, start/stop, FIFOFULL, ETMIDR
+  parameter logic [31:0] Etmidr     = 32'h4114_F240,  // ARM, ETMv3.4, alternative branch encoding
+  parameter logic [31:0] Etmccer    = 32'h0014_1800,  // 4 DWT inputs, start/stop by them
+  parameter logic [31:0] Etmscr     = 32'h0002_0D09,  // 8-bit port, FIFOFULL, no fetch comparisons
+  parameter logic [31:0] Pidr       = 32'h003B_B924,  // PIDR3..PIDR0: ARM part 0x924, revision 3
+  // Sizes a real part fixes (etm/regs.def model parameters).
+  parameter int unsigned FifoDepth  = 64,             // bytes of trace FIFO
+  parameter int unsigned PortBytes  = 1,              // ETMv3 bytes leaving the port per cycle
+  parameter int unsigned IssueWidth = 1,              // instructions per cycle (1 or 2)
+  parameter bit          Assertions = 1'b1,
+  parameter bit          HasV3      = 1'b1,
+  parameter bit          HasV1      = 1'b1
 ) (
   input  logic         clk_i,
   input  logic         rst_ni,
   input  logic         end_i,
-  // The interface inputs: instruction slot 0 (Cortex-M3 TRM table 16.1), slot 1
-  // (dual issue), the data slot (ARM1176 TRM table 15-5); etm_ports.svh lists them.
   `ETM_IN_PORTS(input)
-  // The configuration: the register image (etm_config_t), cfg_<register>_i.
-  `ETM_CFG_PORTS(input)
-  // The outputs of etm_out_t: PIPESTAT, TRACEPKT, TRACESYNC, V3COUNT, V3DATA,
-  // FIFOLEVEL, OVERFLOW, TRIGGER, FIFOFULL (ETMCR[7]: fewer than ETMFFLR bytes free
-  // after the cycle), TRACEENABLE and VIEWDATA (the filter's decisions).
   `ETM_OUT_PORTS(output)
-  // Interface rules broken in this cycle (etm_defs_pkg::Rule*), for the harness.
   output logic [etm_defs_pkg::NumRules-1:0] VIOLATIONS
 );
-  // ---- Mode (mode_from_config in etm.c), static -------------------------------------
-  logic       v3, enabled, ca, bb, alt_branch, format4, sync_in_bytes, data_addr, data_value;
-  logic [3:0] minor;
-  logic [1:0] v1_port, data_access;
-  logic [2:0] portsize;
-  always_comb begin
-    logic [3:0] v1_minor;
-    unique case (etm_defs_pkg::ccr_protocol(cfg_etmccr_i))
-      3'd0:    v1_minor = 4'd0;
-      3'd1:    v1_minor = 4'd1;
-      3'd2:    v1_minor = 4'd2;
-      3'd4:    v1_minor = 4'd2;
-      default: v1_minor = 4'd3;
-    endcase
-    v3 = etm_defs_pkg::ccr_etmidr(cfg_etmccr_i);
-    minor = v3 ? etm_defs_pkg::idr_minor(cfg_etmidr_i) : v1_minor;
-  end
-  assign enabled = !(etm_defs_pkg::cr_powerdown(cfg_etmcr_i) || etm_defs_pkg::cr_programming(cfg_etmcr_i));
-  assign ca = etm_defs_pkg::cr_cycle_accurate(cfg_etmcr_i);
-  assign bb = etm_defs_pkg::cr_branch_output(cfg_etmcr_i);
-  assign alt_branch = v3 && minor >= 4'd4 && etm_defs_pkg::idr_alt_branch(cfg_etmidr_i);
-  assign format4 = minor >= 4'd3;
-  assign sync_in_bytes = minor >= 4'd1;
-  // ETMCR[3:2] data access: bit 1 addresses, bit 0 values (ETM_DATA_ACCESS_*).
-  assign data_access = etm_defs_pkg::cr_data_access(cfg_etmcr_i);
-  assign data_addr = data_access[1];
-  assign data_value = data_access[0];
-  assign portsize = etm_defs_pkg::cr_portsize(cfg_etmcr_i);
-  assign v1_port = (portsize == 3'd0) ? 2'd0 : (portsize == 3'd1) ? 2'd1 : 2'd2;
-
-  // Registers the model does not evaluate (etm_model_supports rejects their use).
-  logic unused_cfg;
-  assign unused_cfg = ^{cfg_etmcr_i[31:13], cfg_etmcr_i[11], cfg_etmcr_i[9], cfg_etmcr_i[1],
-                        cfg_etmccr_i[27:0], cfg_etmfflr_i[31:8], cfg_etmsyncfr_i[31:12],
-                        cfg_etmidr_i[31:21], cfg_etmidr_i[19:8],
-                        cfg_etmidr_i[3:0], cfg_etmtraceidr_i, cfg_port_bytes_i[31:4],
-                        cfg_issue_width_i[31:2]};
-
-  // ---- End of trace and drain ---------------------------------------------------------
-  logic ended_q, ended_d;
-  logic hold;    // etm_end or etm_drain: the core interface is not sampled
-  assign ended_d = ended_q || end_i;
-  assign hold = ended_q || end_i;
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) ended_q <= 1'b0;
-    else         ended_q <= ended_d;
-  end
-  // etm_end's bytes that found no room in the FIFO wait, and are offered again on
-  // each drain edge (with the port's cycle) until they fit: nothing is lost at the end.
-  logic end_edge, end_try, end_wait_q;
-  logic fifo_fit;
-  assign end_edge = end_i && !ended_q;
-  assign end_try = v3 && (end_edge || end_wait_q);
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) end_wait_q <= 1'b0;
-    else         end_wait_q <= end_try && !fifo_fit;
-  end
-
-  // ---- check ---------------------------------------------------------------------------
-  etm_check #(
-    .Assertions(Assertions)
-  ) u_check (
+  etm_core #(
+    .MaxFifoDepth (FifoDepth),
+    .Assertions   (Assertions),
+    .HasV3        (HasV3),
+    .HasV1        (HasV1)
+  ) u_core (
     .clk_i,
     .rst_ni,
-    .hold_i        (hold),
-    .issue_width_i (cfg_issue_width_i[1:0]),
-    .ivalid_i      (ETMIVALID),
-    .ibranch_i     (ETMIBRANCH),
-    .iindbr_i      (ETMIINDBR),
-    .iccfail_i     (ETMICCFAIL),
-    .fold_i        (ETMFOLD),
-    .flush_i       (ETMFLUSH),
-    .findbr_i      (ETMFINDBR),
-    .cancel_i      (ETMCANCEL),
-    .istall_i      (ETMISTALL),
-    .intstat_i     (ETMINTSTAT),
-    .intnum_i      (ETMINTNUM),
-    .ivalid1_i     (ETMIVALID1),
-    .ibranch1_i    (ETMIBRANCH1),
-    .iindbr1_i     (ETMIINDBR1),
-    .iccfail1_i    (ETMICCFAIL1),
-    .dactl_i       (ETMDACTL),
-    .da_i          (ETMDA),
-    .ddctl_i       (ETMDDCTL),
-    .violations_o  (VIOLATIONS)
+    .end_i,
+    .ETMIVALID, .ETMIBRANCH, .ETMIINDBR, .ETMICCFAIL, .ETMFOLD, .ETMIA, .ETMDVALID, .ETMFLUSH,
+    .ETMFINDBR, .ETMCANCEL, .ETMISTALL, .ETMINTSTAT, .ETMINTNUM, .ETMTRIGGER, .ETMTRIGINOTD,
+    .ETMIVALID1, .ETMIBRANCH1, .ETMIINDBR1, .ETMICCFAIL1, .ETMIA1,
+    .ETMDACTL, .ETMDA, .ETMDDCTL, .ETMDD,
+    .PSEL, .PENABLE, .PWRITE, .PADDR, .PWDATA, .PADDRDBG31,
+    .impl_etmccr_i      (Etmccr),
+    .impl_etmidr_i      (Etmidr),
+    .impl_etmccer_i     (Etmccer),
+    .impl_etmscr_i      (Etmscr),
+    .impl_fifo_depth_i  (32'(FifoDepth)),
+    .impl_port_bytes_i  (32'(PortBytes)),
+    .impl_issue_width_i (32'(IssueWidth)),
+    .impl_pidr_i        (Pidr),
+    .PIPESTAT, .TRACEPKT, .TRACESYNC, .V3COUNT, .V3DATA, .FIFOLEVEL, .OVERFLOW, .TRIGGER, .FIFOFULL,
+    .TRACEENABLE, .VIEWDATA, .PRDATA, .PREADY, .PSLVERR,
+    .VIOLATIONS
   );
-
-  // ---- frontend (fed an idle cycle while draining) -------------------------------------
-  logic        fe_ivalid;
-  logic [1:0]  fe_natoms;
-  logic [31:0] fe_addr0, fe_addr1;
-  logic        fe_exec0, fe_exec1, fe_target0, fe_target1, fe_entry, fe_ret, fe_cancel, fe_flush;
-  logic        fe_fold;
-  logic [8:0]  fe_exc;
-  assign fe_ivalid = ETMIVALID && !hold;
-
-  etm_frontend u_frontend (
-    .branch_broadcast_i (bb),
-    .ivalid_i   (fe_ivalid),
-    .ibranch_i  (ETMIBRANCH),
-    .iindbr_i   (ETMIINDBR),
-    .iccfail_i  (ETMICCFAIL),
-    .fold_i     (ETMFOLD),
-    .cancel_i   (ETMCANCEL && !hold),
-    .flush_i    (ETMFLUSH && !hold),
-    .intstat_i  (ETMINTSTAT),
-    .intnum_i   (ETMINTNUM),
-    .ia_i       (ETMIA),
-    .ivalid1_i  (ETMIVALID1),
-    .ibranch1_i (ETMIBRANCH1),
-    .iindbr1_i  (ETMIINDBR1),
-    .iccfail1_i (ETMICCFAIL1),
-    .ia1_i      (ETMIA1),
-    .natoms_o   (fe_natoms),
-    .addr0_o    (fe_addr0),
-    .exec0_o    (fe_exec0),
-    .target0_o  (fe_target0),
-    .addr1_o    (fe_addr1),
-    .exec1_o    (fe_exec1),
-    .target1_o  (fe_target1),
-    .entry_o    (fe_entry),
-    .ret_o      (fe_ret),
-    .fold_o     (fe_fold),
-    .exc_o      (fe_exc),
-    .cancel_o   (fe_cancel),
-    .flush_o    (fe_flush)
-  );
-
-  // ---- filter ----------------------------------------------------------------------------
-  logic flt_te, flt_trigger, flt_vd;
-  etm_filter u_filter (
-    .clk_i,
-    .rst_ni,
-    .v31_i          (v3 && minor >= 4'd1),
-    .v1_i           (!v3),
-    .v35_i          (v3 && minor >= 4'd5),
-    .etmccr_i       (cfg_etmccr_i),
-    .etmccer_i      (cfg_etmccer_i),
-    .etmacvr_i      (cfg_etmacvr_i),
-    .etmactr_i      (cfg_etmactr_i),
-    .etmtecr1_i     (cfg_etmtecr1_i),
-    .etmtecr2_i     (cfg_etmtecr2_i),
-    .etmtsscr_i     (cfg_etmtsscr_i),
-    .etmtesseicr_i  (cfg_etmtesseicr_i),
-    .etmvdcr1_i     (cfg_etmvdcr1_i),
-    .etmvdcr3_i     (cfg_etmvdcr3_i),
-    .etmteevr_i     (cfg_etmteevr_i),
-    .etmtrigger_i   (cfg_etmtrigger_i),
-    .etmvdevr_i     (cfg_etmvdevr_i),
-    .etmcntenr_i    (cfg_etmcntenr_i),
-    .etmcntrldevr_i (cfg_etmcntrldevr_i),
-    .etmcntrldvr_i  (cfg_etmcntrldvr_i),
-    .etmcntvr_i     (cfg_etmcntvr_i),
-    .run_i          (enabled && !hold),
-    .ivalid_i       (ETMIVALID),
-    .dvalid_i       (ETMDVALID),
-    .cancel_i       (ETMCANCEL),
-    .dwt_i          (ETMTRIGGER),
-    .dwt_inotd_i    (ETMTRIGINOTD),
-    .dactl_i        (ETMDACTL),
-    .da_i           (ETMDA),
-    .natoms_i       (fe_natoms),
-    .addr0_i        (fe_addr0),
-    .exec0_i        (fe_exec0),
-    .addr1_i        (fe_addr1),
-    .exec1_i        (fe_exec1),
-    .entry_i        (fe_entry),
-    .trace_enable_o (flt_te),
-    .trigger_o      (flt_trigger),
-    .view_data_o    (flt_vd)
-  );
-
-  // ---- pheader + packet (ETMv3) ---------------------------------------------------------
-  logic [etm_defs_pkg::CycleBytesMax*8-1:0] cbuf;
-  logic [6:0]   cbuf_n;
-  logic         v3_overflow;
-  logic [16:0]  fifo_level_q;
-
-  if (HasV3) begin : gen_v3
-    logic [9:0]   ph_slot_en, ph_ls_wr, ph_ls_val, ph_atoms_wr;
-    logic         ph_ls_b, ph_exec0, ph_exec1, ph_commit, ph_clear;
-    logic [1:0]   ph_natoms;
-    logic [639:0] ph_seg;
-    logic [39:0]  ph_seg_len, ph_atoms_at;
-    logic [319:0] ph_seg_w;
-
-    etm_pheader u_pheader (
-      .clk_i,
-      .rst_ni,
-      .ca_i        (ca),
-      .format4_i   (format4),
-      .slot_en_i   (ph_slot_en),
-      .ls_b_i      (ph_ls_b),
-      .natoms_i    (ph_natoms),
-      .exec0_i     (ph_exec0),
-      .exec1_i     (ph_exec1),
-      .commit_i    (ph_commit),
-      .clear_i     (ph_clear),
-      .seg_o       (ph_seg),
-      .seg_len_o   (ph_seg_len),
-      .seg_w_o     (ph_seg_w),
-      .ls_wr_o     (ph_ls_wr),
-      .ls_val_o    (ph_ls_val),
-      .atoms_wr_o  (ph_atoms_wr),
-      .atoms_at_o  (ph_atoms_at)
-    );
-
-    etm_packet #(
-      .Assertions(Assertions)
-    ) u_packet (
-      .clk_i,
-      .rst_ni,
-      .enabled_i       (enabled && v3),
-      .ca_i            (ca),
-      .alt_branch_i    (alt_branch),
-      .exc_ext_i       (minor >= 4'd4),
-      .sync_in_bytes_i (sync_in_bytes),
-      .sync_period_i   (etm_defs_pkg::syncfr_period(cfg_etmsyncfr_i)),
-      .natoms_i        (fe_natoms),
-      .addr0_i         (fe_addr0),
-      .exec0_i         (fe_exec0),
-      .target0_i       (fe_target0),
-      .addr1_i         (fe_addr1),
-      .exec1_i         (fe_exec1),
-      .target1_i       (fe_target1),
-      .entry_i         (fe_entry),
-      .ret_i           (fe_ret),
-      .exc_i           (fe_exc),
-      .cancel_i        (fe_cancel),
-      .flush_i         (fe_flush),
-      .trace_enable_i  (flt_te),
-      .trigger_i       (flt_trigger),
-      .view_data_i     (flt_vd),
-      .data_addr_i     (data_addr),
-      .data_value_i    (data_value),
-      .dactl_i         (hold ? 18'd0 : ETMDACTL),
-      .da_i            (ETMDA),
-      .ddctl_i         (hold ? 4'd0 : ETMDDCTL),
-      .dd_i            (ETMDD),
-      .fifo_empty_i    (fifo_level_q == 17'd0),
-      .fit_i           (fifo_fit),
-      .end_i           (end_try),
-      .hold_i          ((ended_q && !end_wait_q) || !v3),
-      .ph_slot_en_o    (ph_slot_en),
-      .ph_ls_b_o       (ph_ls_b),
-      .ph_natoms_o     (ph_natoms),
-      .ph_exec0_o      (ph_exec0),
-      .ph_exec1_o      (ph_exec1),
-      .ph_commit_o     (ph_commit),
-      .ph_clear_o      (ph_clear),
-      .ph_seg_i        (ph_seg),
-      .ph_seg_len_i    (ph_seg_len),
-      .ph_seg_w_i      (ph_seg_w),
-      .ph_ls_wr_i      (ph_ls_wr),
-      .ph_ls_val_i     (ph_ls_val),
-      .ph_atoms_wr_i   (ph_atoms_wr),
-      .ph_atoms_at_i   (ph_atoms_at),
-      .cbuf_o          (cbuf),
-      .cbuf_n_o        (cbuf_n),
-      .overflow_o      (v3_overflow)
-    );
-  end else begin : gen_no_v3
-    assign cbuf = '0;
-    assign cbuf_n = 7'd0;
-    assign v3_overflow = 1'b0;
-    logic unused_v3;
-    assign unused_v3 = ^{fe_addr1, fe_target1, fe_exc, fe_cancel, fe_flush, fe_exec1, alt_branch, format4,
-                         sync_in_bytes, cfg_etmsyncfr_i[11:0]};
-  end
-
-  // ---- pipestat (ETMv1) -------------------------------------------------------------------
-  logic [7:0]  ps_push_n;
-  logic [etm_defs_pkg::FifoWriteMax*8-1:0] ps_push_data;
-  logic [etm_defs_pkg::FifoWriteMax-1:0]   ps_push_flag;
-  logic [1:0]  ps_pop;
-  logic [2:0]  ps_pipestat;
-  logic [15:0] ps_tracepkt;
-  logic        ps_tracesync, ps_overflow;
-  logic [16:0] fifo_nflags_q, fifo_level_w;
-  logic        fifo_head_flag_q, fifo_head0_flag, fifo_head1_flag;
-  logic [7:0]  fifo_head0, fifo_head1;
-
-  if (HasV1) begin : gen_v1
-    etm_pipestat u_pipestat (
-      .clk_i,
-      .rst_ni,
-      .enabled_i          (enabled && !v3),
-      .ca_i               (ca),
-      .data_addr_i        (data_addr),
-      .data_value_i       (data_value),
-      .port_i             (v1_port),
-      .minor_ge2_i        (minor >= 4'd2),
-      .depth_i            (cfg_fifo_depth_i),
-      .natoms_i           (fe_natoms),
-      .addr0_i            (fe_addr0),
-      .exec0_i            (fe_exec0),
-      .target0_i          (fe_target0),
-      .addr1_i            (fe_addr1),
-      .exec1_i            (fe_exec1),
-      .target1_i          (fe_target1),
-      .entry_i            (fe_entry),
-      .ret_i              (fe_ret),
-      .fold_i             (fe_fold),
-      .trace_enable_i     (flt_te || ended_q),
-      .trigger_i          (flt_trigger),
-      .view_data_i        (flt_vd),
-      .dactl_i            (hold ? 18'd0 : ETMDACTL),
-      .da_i               (ETMDA),
-      .ddctl_i            (hold ? 4'd0 : ETMDDCTL),
-      .dd_i               (ETMDD),
-      .end_i              (end_i && !ended_q && !v3),
-      .drain_i            (ended_q && !v3),
-      .fifo_level_q_i     (fifo_level_q),
-      .fifo_nflags_q_i    (fifo_nflags_q),
-      .fifo_head_flag_q_i (fifo_head_flag_q),
-      .fifo_fit_i         (fifo_fit),
-      .fifo_level_w_i     (fifo_level_w),
-      .fifo_head0_i       (fifo_head0),
-      .fifo_head0_flag_i  (fifo_head0_flag),
-      .fifo_head1_i       (fifo_head1),
-      .fifo_head1_flag_i  (fifo_head1_flag),
-      .push_n_o           (ps_push_n),
-      .push_data_o        (ps_push_data),
-      .push_flag_o        (ps_push_flag),
-      .pop_o              (ps_pop),
-      .pipestat_o         (ps_pipestat),
-      .tracepkt_o         (ps_tracepkt),
-      .tracesync_o        (ps_tracesync),
-      .overflow_o         (ps_overflow)
-    );
-  end else begin : gen_no_v1
-    assign ps_push_n = 8'd0;
-    assign ps_push_data = '0;
-    assign ps_push_flag = '0;
-    assign ps_pop = 2'd0;
-    assign ps_pipestat = etm_defs_pkg::PsTd;
-    assign ps_tracepkt = 16'd0;
-    assign ps_tracesync = 1'b0;
-    assign ps_overflow = 1'b0;
-    logic unused_v1;
-    assign unused_v1 = ^{fifo_nflags_q, fifo_level_w, fifo_head_flag_q, fifo_head0_flag, fifo_head1_flag,
-                         fifo_head0, fifo_head1, data_addr, data_value, v1_port, flt_vd, ETMDA, ETMDD,
-                         ETMDDCTL, cfg_fifo_depth_i};
-  end
-
-  // ---- fifo -----------------------------------------------------------------------------------
-  logic [7:0]  wr_n;
-  logic [etm_defs_pkg::FifoWriteMax*8-1:0] wr_data;
-  logic [etm_defs_pkg::FifoWriteMax-1:0]   wr_flag;
-  logic [3:0]  v3_count;
-  logic [63:0] v3_data;
-  logic [16:0] fifo_level;
-  always_comb begin
-    if (v3) begin
-      wr_n = {1'b0, cbuf_n};
-      wr_data = '0;
-      wr_data[etm_defs_pkg::CycleBytesMax*8-1:0] = cbuf;
-      wr_flag = '0;
-    end else begin
-      wr_n = ps_push_n;
-      wr_data = ps_push_data;
-      wr_flag = ps_push_flag;
-    end
-  end
-
-  etm_fifo #(
-    .MaxFifoDepth(MaxFifoDepth)
-  ) u_fifo (
-    .clk_i,
-    .rst_ni,
-    .depth_i         (cfg_fifo_depth_i),
-    .port_bytes_i    (cfg_port_bytes_i[3:0]),
-    .v3_port_i       (v3 && !end_edge),
-    .wr_n_i          (wr_n),
-    .wr_data_i       (wr_data),
-    .wr_flag_i       (wr_flag),
-    .fit_o           (fifo_fit),
-    .v3_count_o      (v3_count),
-    .v3_data_o       (v3_data),
-    .level_q_o       (fifo_level_q),
-    .nflags_q_o      (fifo_nflags_q),
-    .head_flag_q_o   (fifo_head_flag_q),
-    .level_w_o       (fifo_level_w),
-    .head0_o         (fifo_head0),
-    .head0_flag_o    (fifo_head0_flag),
-    .head1_o         (fifo_head1),
-    .head1_flag_o    (fifo_head1_flag),
-    .pop_i           (v3 ? 2'd0 : ps_pop),
-    .level_o         (fifo_level)
-  );
-
-  // ---- Outputs ----------------------------------------------------------------------------------
-  always_comb begin
-    PIPESTAT = 3'd0;
-    TRACEPKT = 16'd0;
-    TRACESYNC = 1'b0;
-    V3COUNT = 4'd0;
-    V3DATA = 64'd0;
-    FIFOLEVEL = fifo_level[15:0];
-    OVERFLOW = 1'b0;
-    TRIGGER = flt_trigger;
-    // FIFOFULL (a stall request): fewer than ETMFFLR bytes free after the cycle.
-    FIFOFULL = etm_defs_pkg::cr_stall(cfg_etmcr_i) && (cfg_fifo_depth_i - {15'd0, fifo_level} < {24'd0, etm_defs_pkg::fflr_level(cfg_etmfflr_i)});
-    TRACEENABLE = flt_te;
-    VIEWDATA = flt_vd;
-    if (v3) begin
-      V3COUNT = v3_count;
-      V3DATA = v3_data;
-      OVERFLOW = v3_overflow;
-    end else begin
-      PIPESTAT = ps_pipestat;
-      TRACEPKT = ps_tracepkt;
-      TRACESYNC = ps_tracesync;
-      OVERFLOW = ps_overflow && enabled;
-      if (!enabled) FIFOLEVEL = 16'd0;
-    end
-  end
-
-  logic unused_level;
-  assign unused_level = fifo_level[16];
-
 endmodule

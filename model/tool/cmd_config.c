@@ -8,37 +8,51 @@
 
 static void help(FILE *f)
 {
-    fprintf(f, "usage: etm config [--explain | --sv-ports] [--preset NAME | FILE]\n"
+    fprintf(f, "usage: etm config [--explain | --sv-params] [--preset NAME | FILE]\n"
                "       etm config --presets\n\n"
                "Reads a register image (NAME=0xVALUE lines; docs/registers.md), checks it against\n"
                "the architecture of the ETM version it selects, and prints it in full. With\n"
                "neither FILE nor --preset, the default (etm-m3) is printed.\n\n"
                "  --explain      print every register with its fields decoded\n"
-               "  --sv-ports     print it as SystemVerilog assignments to etm_top's configuration\n"
-               "                 ports (cfg_<register>_i, every element of every register)\n"
+               "  --sv-params    print the implementation (the read-only registers and the model\n"
+               "                 parameters) as rtl/etm_top.sv's parameter overrides; the other\n"
+               "                 registers are programmed through the debug APB\n"
                "  --preset NAME  start from a named configuration\n"
                "  --presets      list the named configurations\n");
 }
 
-/* The image as assignments to rtl/etm_top.sv's cfg_<register>_i ports (register
- * arrays flattened, element n at [32*(n-1) +: 32]). */
-static int write_sv_ports(const etm_config_t *cfg, FILE *f)
+/* The implementation as rtl/etm_top.sv's parameter overrides: ETMCCR gives
+ * .Etmccr(32'h...), FIFO_DEPTH gives .FifoDepth(64). */
+static int write_sv_params(const etm_config_t *cfg, FILE *f)
 {
+    int first = 1;
     for (size_t i = 0; i < etm_register_count; i++) {
         const etm_regdesc_t *d = &etm_registers[i];
-        char port[40];
+        if (!etm_register_is_impl(d))
+            continue;
+        char name[40];
         size_t n = 0;
-        for (const char *c = d->name; *c && n + 1 < sizeof port; c++)
-            port[n++] = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
-        port[n] = '\0';
-        for (unsigned k = 0; k < d->count; k++) {
-            if (d->count > 1)
-                fprintf(f, "assign cfg_%s_i[%u +: 32] = 32'h%08X;\n", port, 32 * k,
-                        (unsigned)etm_register_get(cfg, d, k));
-            else
-                fprintf(f, "assign cfg_%s_i = 32'h%08X;\n", port, (unsigned)etm_register_get(cfg, d, k));
+        int up = 1;
+        for (const char *c = d->name; *c && n + 1 < sizeof name; c++) {
+            if (*c == '_') {
+                up = 1;
+                continue;
+            }
+            char ch = *c;
+            if (!up && ch >= 'A' && ch <= 'Z')
+                ch = (char)(ch - 'A' + 'a');
+            name[n++] = ch;
+            up = 0;
         }
+        name[n] = '\0';
+        uint32_t v = etm_register_get(cfg, d, 0);
+        if (d->addr == ETM_PARAM_ADDR)
+            fprintf(f, "%s.%s(%u)", first ? "" : ", ", name, (unsigned)v);
+        else
+            fprintf(f, "%s.%s(32'h%08X)", first ? "" : ", ", name, (unsigned)v);
+        first = 0;
     }
+    fprintf(f, "\n");
     return ferror(f) ? 2 : 0;
 }
 
@@ -52,7 +66,7 @@ int cmd_config(int argc, char **argv)
             return 0;
         } else if (!strcmp(argv[i], "--explain")) {
             explain = 1;
-        } else if (!strcmp(argv[i], "--sv-ports")) {
+        } else if (!strcmp(argv[i], "--sv-params")) {
             sv = 1;
         } else if (!strcmp(argv[i], "--presets")) {
             for (const char *const *p = etm_config_preset_names; *p; p++)
@@ -99,7 +113,7 @@ int cmd_config(int argc, char **argv)
         etm_config_default(&cfg);
     }
     if (sv)
-        return write_sv_ports(&cfg, stdout);
+        return write_sv_params(&cfg, stdout);
     etm_err_t e = explain ? etm_config_explain(&cfg, stdout) : etm_config_write(&cfg, stdout, "");
     return e == ETM_OK ? 0 : 2;
 }

@@ -18,6 +18,11 @@ static void help(FILE *f)
                "                   overflow, trigger)\n"
                "  --vcd FILE       write inputs and outputs as a VCD\n"
                "  --set NAME=0xV   override one register or parameter of the configuration\n"
+               "  --program        start from reset and program the configuration through the debug APB\n"
+               "                   (unlock, programming bit, ETMSR[1], every register, ETMCR), the core\n"
+               "                   idle, before the stimulus; those cycles are part of the outputs\n"
+               "  --at-reset       start from reset, unprogrammed: the stimulus programs the ETM through\n"
+               "                   its APB columns (the configuration gives the implementation)\n"
                "  --strict         stop at the first interface rule violation (exit 1)\n"
                "  --quiet          no summary\n\n%s",
             source_opts_help);
@@ -82,7 +87,7 @@ int run_stimulus(const char *path, const source_opts_t *so, const char *const *s
         return 2;
     }
     etm_ctx_t *etm;
-    if (etm_create(&etm, &cfg, &d) != ETM_OK) {
+    if ((o->program || o->at_reset ? etm_create_at_reset(&etm, &cfg, &d) : etm_create(&etm, &cfg, &d)) != ETM_OK) {
         fprintf(stderr, "etm: %s: configuration: %s\n", path, d.msg);
         source_close(&src);
         return 2;
@@ -113,27 +118,50 @@ int run_stimulus(const char *path, const source_opts_t *so, const char *const *s
     }
     if (of && etm_vec_writer_open(&ow, of, ETM_VEC_EXPECTED, &cfg, omask, path) != ETM_OK)
         rc = 2;
-    if (vf && etm_vcd_writer_open(&vw, vf, source_signal_mask(&src), omask, path) != ETM_OK)
+    uint64_t imask = source_signal_mask(&src);
+    if (o->program)
+        imask |= etm_signal_flag_mask(etm_in_signals, etm_in_signal_count, ETM_SIGF_APB);
+    if (vf && etm_vcd_writer_open(&vw, vf, imask, omask, path) != ETM_OK)
         rc = 2;
     etm_in_t in;
     etm_out_t out;
     uint64_t cycle = 0;
     memset(&in, 0, sizeof in);
-    while (rc == 0 && (e = source_read_in(&src, &in)) == ETM_OK) {
+    etm_apb_op_t ops[ETM_PROGRAM_MAX_OPS];
+    etm_apb_driver_t drv;
+    etm_apb_driver_start(&drv, ops, o->program ? etm_program_ops(&cfg, NULL, ops, ETM_PROGRAM_MAX_OPS) : 0);
+    for (;;) {
+        int programming = etm_apb_busy(&drv);
+        if (rc != 0)
+            break;
+        if (programming) {
+            memset(&in, 0, sizeof in);
+            etm_apb_drive(&drv, &in);
+        } else if ((e = source_read_in(&src, &in)) != ETM_OK) {
+            break;
+        }
         progress("run", cycle);
         if (etm_step(etm, &in, &out) == ETM_ERR_RULE) {
             etm_rule_t r[4];
             unsigned n = etm_last_rules(etm, r, 4);
             for (unsigned k = 0; k < n && k < 4; k++) {
+                char where[64] = "";
+                if (!strncmp(etm_rule_name(r[k]), "APB_", 4)) { /* the register it names */
+                    char reg[24];
+                    snprintf(where, sizeof where, " (%s %s at 0x%03X)", in.pwrite ? "write to" : "read of",
+                             etm_reg_name_at(&cfg, (in.paddr >> 2) & 0x3FFu, reg, sizeof reg), (unsigned)in.paddr);
+                }
                 progress_done();
-                fprintf(stderr, "%s:%lu: cycle %llu: %s: %s\n", path, source_line(&src), (unsigned long long)cycle,
-                        etm_rule_name(r[k]), etm_rule_text(r[k]));
+                fprintf(stderr, "%s:%lu: cycle %llu: %s%s: %s\n", path, programming ? 0ul : source_line(&src),
+                        (unsigned long long)cycle, etm_rule_name(r[k]), where, etm_rule_text(r[k]));
             }
             if (o->strict) {
                 rc = 1;
                 break;
             }
         }
+        if (programming)
+            etm_apb_observe(&drv, &out);
         emit(tf, ow, vw, &in, &out);
         cycle++;
     }
@@ -146,6 +174,8 @@ int run_stimulus(const char *path, const source_opts_t *so, const char *const *s
             emit(tf, ow, vw, &in, &out);
     }
     progress_done();
+    if (rc == 0 && o->at_end)
+        rc = o->at_end(o->user, etm);
     if (ow && etm_vec_writer_close(ow) != ETM_OK)
         rc = 2;
     if (vw && etm_vcd_writer_close(vw) != ETM_OK)
@@ -195,6 +225,10 @@ int cmd_run(int argc, char **argv)
             o.strict = 1;
         } else if (!strcmp(a, "--quiet")) {
             o.quiet = 1;
+        } else if (!strcmp(a, "--program")) {
+            o.program = 1;
+        } else if (!strcmp(a, "--at-reset")) {
+            o.at_reset = 1;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "etm run: unknown option or missing value '%s' (try --help)\n", a);
             return 2;

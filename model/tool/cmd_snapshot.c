@@ -16,7 +16,8 @@ static void help(FILE *f)
     fprintf(f, "usage: etm snapshot [options] STIMULUS DIR\n\n"
                "Runs the model on STIMULUS (vector file or VCD) and writes DIR, an OpenCSD\n"
                "snapshot: snapshot.ini, trace.ini, cpu_0.ini (a Cortex-M3 with the code\n"
-               "image), etm_0.ini (the ETM registers), trace.bin (the ETMv3 bytes) and the\n"
+               "image), etm_0.ini (the ETM registers, as a debugger reads them back through the\n"
+               "debug APB at the end of the run), trace.bin (the ETMv3 bytes) and the\n"
                "image files. Decode it with:  trc_pkt_lister -ss_dir DIR -decode\n\n"
                "  --image ADDR:FILE  code image FILE loaded at ADDR (hex), repeatable\n"
                "  --set NAME=0xV     override a register or parameter\n\n%s",
@@ -51,6 +52,23 @@ static FILE *open_in(const char *dir, const char *name)
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     return fopen(path, "w");
+}
+
+/* The ETM's registers as a debugger reads them at the end of the run, through
+ * the programmer's model (the debug APB, PADDRDBG31 set). */
+typedef struct readback {
+    uint32_t etmcr, etmccr, etmidr, etmccer, etmtraceidr;
+} readback_t;
+
+static int read_back(void *user, const etm_ctx_t *etm)
+{
+    readback_t *r = (readback_t *)user;
+    r->etmcr = etm_reg_peek(etm, 4 * 0x000, 1);
+    r->etmccr = etm_reg_peek(etm, 4 * 0x001, 1);
+    r->etmidr = etm_reg_peek(etm, 4 * 0x079, 1);
+    r->etmccer = etm_reg_peek(etm, 4 * 0x07A, 1);
+    r->etmtraceidr = etm_reg_peek(etm, 4 * 0x080, 1);
+    return 0;
 }
 
 int cmd_snapshot(int argc, char **argv)
@@ -109,6 +127,10 @@ int cmd_snapshot(int argc, char **argv)
     memset(&ro, 0, sizeof ro);
     ro.trace = tracepath;
     ro.quiet = 1;
+    readback_t rb;
+    memset(&rb, 0, sizeof rb);
+    ro.at_end = read_back;
+    ro.user = &rb;
     etm_config_t cfg;
     int rc = run_stimulus(paths[0], &so, sets, nsets, &ro, &cfg);
     if (rc)
@@ -136,8 +158,10 @@ int cmd_snapshot(int argc, char **argv)
     if (f) {
         fprintf(f, "[device]\nname=ETM_0\nclass=trace_source\ntype=ETM%u.%u\n\n[regs]\n", ETM_V_MAJOR(ver),
                 ETM_V_MINOR(ver));
-        fprintf(f, "ETMCR(0x000)=0x%08X\nETMIDR(0x079)=0x%08X\nETMCCER(0x07A)=0x%08X\nETMTRACEIDR(0x080)=0x%08X\n",
-                (unsigned)cfg.etmcr, (unsigned)cfg.etmidr, (unsigned)cfg.etmccer, (unsigned)cfg.etmtraceidr);
+        fprintf(f, "ETMCR(0x000)=0x%08X\nETMCCR(0x001)=0x%08X\nETMIDR(0x079)=0x%08X\nETMCCER(0x07A)=0x%08X\n"
+                   "ETMTRACEIDR(0x080)=0x%08X\n",
+                (unsigned)rb.etmcr, (unsigned)rb.etmccr, (unsigned)rb.etmidr, (unsigned)rb.etmccer,
+                (unsigned)rb.etmtraceidr);
         ok &= fclose(f) == 0;
     }
     f = open_in(dir, "cpu_0.ini");

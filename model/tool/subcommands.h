@@ -12,6 +12,7 @@ int cmd_run(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
 
 #include "etm/config.h"
+#include "etm/model.h"
 #include "source.h"
 
 /* What a model run writes (any may be NULL). */
@@ -21,6 +22,12 @@ typedef struct run_outputs {
     const char *vcd;   /* inputs and outputs as VCD */
     int strict;        /* stop at the first interface violation */
     int quiet;         /* no summary */
+    int program;       /* from reset, programmed through the debug APB before the stimulus */
+    int at_reset;      /* from reset, unprogrammed: the stimulus programs it */
+    /* Called at the end of a successful run with the instance (e.g. to read its
+     * registers back); returns an exit status. May be NULL. */
+    int (*at_end)(void *user, const etm_ctx_t *etm);
+    void *user;
 } run_outputs_t;
 
 /* Run the model over a stimulus file with optional register overrides; the

@@ -14,7 +14,7 @@
 #include <memory>
 #include <vector>
 
-#include "Vetm_top.h"
+#include "Vetm_core.h"
 #include "verilated.h"
 
 #include "etm/etm.h"
@@ -29,7 +29,7 @@ double now()
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-inline void rtl_cycle(Vetm_top *t, const etm_in_t *in)
+inline void rtl_cycle(Vetm_core *t, const etm_in_t *in)
 {
     rtl_drive_inputs(t, in);
     t->eval();
@@ -41,21 +41,22 @@ inline void rtl_cycle(Vetm_top *t, const etm_in_t *in)
 struct Rig {
     etm_ctx_t *model = nullptr;
     std::unique_ptr<VerilatedContext> vctx;
-    std::unique_ptr<Vetm_top> top;
+    std::unique_ptr<Vetm_core> top;
     bool init(const etm_config_t *cfg, bool with_rtl)
     {
         etm_diag_t d;
-        if (etm_create(&model, cfg, &d) != ETM_OK) {
+        /* With the RTL: both from reset, programmed through the APB alike. */
+        if ((with_rtl ? etm_create_at_reset(&model, cfg, &d) : etm_create(&model, cfg, &d)) != ETM_OK) {
             std::fprintf(stderr, "%s\n", d.msg);
             return false;
         }
         if (!with_rtl)
             return true;
         vctx.reset(new VerilatedContext);
-        top.reset(new Vetm_top(vctx.get(), "etm"));
-        rtl_drive_config(top.get(), cfg);
+        top.reset(new Vetm_core(vctx.get(), "etm"));
+        rtl_drive_impl(top.get(), cfg);
         rtl_reset(top.get());
-        return true;
+        return rtl_program_both(top.get(), model, cfg) != 0;
     }
     ~Rig()
     {
@@ -126,7 +127,7 @@ int main(int argc, char **argv)
             if (!rig.init(&cfg, pass != 0))
                 return 1;
             etm_out_t co, ro;
-            Vetm_top *top = rig.top.get();
+            Vetm_core *top = rig.top.get();
             for (unsigned long long done = 0; done < cycles;) {
                 unsigned n = cycles - done < kBlock ? (unsigned)(cycles - done) : kBlock;
                 for (unsigned i = 0; i < n; i++)

@@ -20,6 +20,7 @@
  * or configuration. At the end it prints coverage counters and fails when a
  * bin the configuration targets (or --require names) was never hit.
  */
+#include <cctype>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -30,7 +31,7 @@
 #include <string>
 #include <vector>
 
-#include "Vetm_top.h"
+#include "Vetm_core.h"
 #include "verilated.h"
 #include "verilated_fst_c.h"
 
@@ -55,6 +56,10 @@ struct Options {
     bool allow_violations = false;
     bool quiet = false;
     bool random_filter = false;
+    cosim::HotAddresses hot;      /* --random-filter: where comparators go */
+    uint64_t reprogram = 0;       /* mean cycles between reprogrammings (0: never) */
+    bool reprogram_modes = false; /* reprogramming also changes ETMCR's trace modes */
+    bool walk = false;            /* first every offset of the register space read and written */
     uint64_t inject = UINT64_MAX; /* self-test: the RTL gets a corrupted input in this cycle */
     unsigned window = 32;
     std::vector<std::string> require;
@@ -68,7 +73,7 @@ int usage()
                  "                 [--stall PCT] [--fold PCT] [--sleep PERMILLE] [--data] [--triggers]\n"
                  "                 [--vectors FILE] [--vcd FILE] [--allow-violations] [--require BIN]...\n"
                  "                 [--waves FILE | +trace] [--fail-waves FILE] [--window N] [--quiet]\n"
-                 "                 [--random-filter SEED]\n"
+                 "                 [--random-filter SEED] [--reprogram N [--reprogram-modes]] [--walk]\n"
                  "                 [--inject CYCLE]\n");
     return 2;
 }
@@ -173,6 +178,138 @@ struct Mismatch {
     std::string what;
 };
 
+/* The debug APB side of the run: the programming from reset (the core idle),
+ * then, with --reprogram N, a reprogramming every N cycles on average while the
+ * core runs: some illegal accesses first (a write while ETMCR[10] is clear, a
+ * write while locked, a write to a read-only register, an access where nothing
+ * is, reads of the status and ID registers), then the architecture's sequence
+ * (etm_program_ops) with a new trace ID, and with --reprogram-modes
+ * cycle-accurate and branch broadcast drawn again (and, with --random-filter, a
+ * new filter programming). The same cycles go to the C model and the RTL. */
+class Programmer {
+public:
+    explicit Programmer(const Options &o) : o_(o), target_(o.cfg)
+    {
+        rng_ = o.seed * 0x2545F4914F6CDD1Dull + 0x9E37ull;
+        etm_apb_driver_start(&drv_, ops_, 0);
+    }
+    void start_initial()
+    {
+        size_t n = 0;
+        if (o_.walk) {
+            /* Every offset of the 4 KB: read (software and debugger), unlocked and
+             * programming, all ones written and read back, zero written and read
+             * back; then the programming proper. */
+            walk_.clear();
+            auto op = [&](uint8_t kind, unsigned offset, uint32_t value, uint8_t dbg) {
+                etm_apb_op_t x;
+                std::memset(&x, 0, sizeof x);
+                x.kind = kind;
+                x.offset = (uint16_t)offset;
+                x.value = value;
+                x.debugger = dbg;
+                walk_.push_back(x);
+            };
+            const unsigned lar = 4u * etm_mgmt_registers[ETM_MGMT_LAR].number;
+            for (unsigned off = 0; off < 0x1000; off += 4)
+                op(ETM_APB_READ, off, 0, (uint8_t)((off >> 2) & 1));
+            op(ETM_APB_WRITE, lar, ETM_LAR_KEY, 0);
+            op(ETM_APB_WRITE, 0, 0x400, 0);
+            for (uint32_t v : { 0xFFFFFFFFu, 0u }) {
+                for (unsigned off = 4; off < 0x1000; off += 4)
+                    if (off != lar)
+                        op(ETM_APB_WRITE, off, v, 0);
+                for (unsigned off = 0; off < 0x1000; off += 4)
+                    op(ETM_APB_READ, off, 0, 0);
+            }
+            etm_apb_op_t prog[ETM_PROGRAM_MAX_OPS];
+            size_t k = etm_program_ops(&o_.cfg, nullptr, prog, ETM_PROGRAM_MAX_OPS);
+            walk_.insert(walk_.end(), prog, prog + k);
+            etm_apb_driver_start(&drv_, walk_.data(), walk_.size());
+            n = walk_.size();
+        } else {
+            n = etm_program_ops(&o_.cfg, nullptr, ops_, ETM_PROGRAM_MAX_OPS);
+            etm_apb_driver_start(&drv_, ops_, n);
+        }
+        initial_ = n != 0;
+        next_ = o_.reprogram ? draw(2 * o_.reprogram) + 1 : UINT64_MAX;
+    }
+    bool initial() const { return initial_; }
+    void maybe_start(uint64_t cycle)
+    {
+        if (etm_apb_busy(&drv_) || cycle < next_)
+            return;
+        next_ = cycle + draw(2 * o_.reprogram) + 1;
+        etm_config_t t = target_;
+        unsigned version = 0;
+        etm_config_version(&t, &version, nullptr);
+        if (version >= ETM_V(3, 0))
+            t.etmtraceidr = 1 + (uint32_t)draw(0x6F);
+        if (o_.reprogram_modes) {
+            if (o_.random_filter)
+                cosim::random_filter(&t, rng(), o_.hot);
+            t.etmcr &= ~(ETM_FIELD_MASK(ETM_CR_CYCLE_ACCURATE) | ETM_FIELD_MASK(ETM_CR_BRANCH_OUTPUT));
+            t.etmcr |= (uint32_t)draw(2) << ETM_CR_CYCLE_ACCURATE_LSB | (uint32_t)draw(2) << ETM_CR_BRANCH_OUTPUT_LSB;
+        }
+        size_t n = 0;
+        auto op = [&](uint8_t kind, unsigned offset, uint32_t value, uint8_t dbg) {
+            etm_apb_op_t &x = ops_[n++];
+            std::memset(&x, 0, sizeof x);
+            x.kind = kind;
+            x.offset = (uint16_t)offset;
+            x.value = value;
+            x.debugger = dbg;
+        };
+        const unsigned lar = 4u * etm_mgmt_registers[ETM_MGMT_LAR].number;
+        static const uint16_t reads[] = { 0x010, 0x000, 0x004, 0x1E4, 0x170, 0x200, 0xFB4, 0xFE0, 0xFF4, 0xFA4,
+                                          0xFCC, 0x314, 0x014, 0x1E8 };
+        op(ETM_APB_WRITE, 4u * 0x008u, 0x55, 0); /* ETMTEEVR with the programming bit clear: ignored */
+        op(ETM_APB_WRITE, 4u * 0x001u, 0x1234, (uint8_t)draw(2)); /* ETMCCR: read-only */
+        op(draw(2) ? ETM_APB_WRITE : ETM_APB_READ, 0xE00 + 4 * (unsigned)draw(64), 0xA5A5A5A5u, 0); /* nothing */
+        for (unsigned k = (unsigned)draw(4); k; k--)
+            op(ETM_APB_READ, reads[draw(sizeof reads / sizeof reads[0])], 0, (uint8_t)draw(2));
+        {
+            op(ETM_APB_WRITE, lar, 0, 0);                          /* lock */
+            op(ETM_APB_WRITE, 0, t.etmcr | 0x400u, 0);             /* ignored: locked */
+            op(ETM_APB_WRITE, 4u * 0x3E8u, 1u + (uint32_t)draw(15), 1); /* the debugger: no lock */
+        }
+        n += etm_program_ops(&t, &target_, ops_ + n, ETM_PROGRAM_MAX_OPS - n);
+        etm_apb_driver_start(&drv_, ops_, n);
+        target_ = t;
+        count_++;
+    }
+    void drive(etm_in_t *in)
+    {
+        if (etm_apb_busy(&drv_))
+            etm_apb_drive(&drv_, in);
+    }
+    void observe(const etm_out_t *out)
+    {
+        etm_apb_observe(&drv_, out);
+        if (initial_ && !etm_apb_busy(&drv_))
+            initial_ = false;
+    }
+    uint64_t reprogrammings() const { return count_; }
+
+private:
+    uint64_t rng()
+    {
+        rng_ ^= rng_ << 13;
+        rng_ ^= rng_ >> 7;
+        rng_ ^= rng_ << 17;
+        return rng_;
+    }
+    uint64_t draw(uint64_t n) { return n ? rng() % n : 0; }
+
+    const Options &o_;
+    etm_config_t target_;
+    etm_apb_op_t ops_[ETM_PROGRAM_MAX_OPS + 32];
+    std::vector<etm_apb_op_t> walk_;
+    etm_apb_driver_t drv_;
+    uint64_t rng_, next_ = UINT64_MAX, count_ = 0;
+    bool initial_ = false;
+};
+
 std::string fmt_out(const etm_out_t *o, size_t i)
 {
     char buf[64];
@@ -180,7 +317,7 @@ std::string fmt_out(const etm_out_t *o, size_t i)
     return buf;
 }
 
-std::string rules_text(uint32_t mask)
+std::string rules_text(uint64_t mask)
 {
     std::string s;
     for (int r = 0; r < ETM_RULE_COUNT; r++)
@@ -220,24 +357,23 @@ public:
             return 2;
         }
         etm_ctx_t *model = nullptr;
-        if (etm_create(&model, &o_.cfg, &d) != ETM_OK) {
+        if (etm_create_at_reset(&model, &o_.cfg, &d) != ETM_OK) {
             std::fprintf(stderr, "etm_cosim: configuration: %s\n", d.msg);
             return 2;
         }
         std::unique_ptr<VerilatedContext> vctx(new VerilatedContext);
         vctx->traceEverOn(trace_to != 0);
         vctx->assertOn(!o_.allow_violations);
-        std::unique_ptr<Vetm_top> top(new Vetm_top(vctx.get(), "etm"));
+        std::unique_ptr<Vetm_core> top(new Vetm_core(vctx.get(), "etm"));
         std::unique_ptr<VerilatedFstC> tfp;
-        etm_check_t chk;
-        etm_check_init(&chk, &o_.cfg);
         etm_v3dec_t *dec = nullptr;
         const bool v3 = (o_.cfg.etmccr >> 31) & 1;
-        if (cov_ && v3 && etm_v3dec_create(&dec, &o_.cfg, 0, &d) == ETM_OK)
+        /* The decoder follows one configuration: not one reprogrammed to other trace modes. */
+        if (cov_ && v3 && !o_.reprogram_modes && etm_v3dec_create(&dec, &o_.cfg, 0, &d) == ETM_OK)
             etm_v3dec_on_packet(dec, on_packet, cov_);
         bool dec_ok = true;
 
-        rtl_drive_config(top.get(), &o_.cfg);
+        rtl_drive_impl(top.get(), &o_.cfg);
         etm_in_t zero;
         std::memset(&zero, 0, sizeof zero);
         rtl_drive_inputs(top.get(), &zero);
@@ -248,7 +384,11 @@ public:
         int rc = 0;
         etm_in_t in;
         etm_out_t c_out, r_out;
-        uint32_t r_viol = 0;
+        uint64_t r_viol = 0;
+        // The registers are programmed through the APB first (the core idle), then
+        // reprogrammed now and then while it runs (--reprogram).
+        Programmer prog(o_);
+        prog.start_initial();
         uint8_t prev_intstat = 0;
 
         auto trace_on = [&](uint64_t c) { return trace_to != 0 && c >= trace_from && c <= trace_to; };
@@ -271,7 +411,7 @@ public:
                 trace_to = 0;
             }
         };
-        auto compare = [&](uint64_t c, uint32_t c_viol, const char *phase) -> bool {
+        auto compare = [&](uint64_t c, uint64_t c_viol, const char *phase) -> bool {
             rtl_read_outputs(top.get(), &r_out, &r_viol);
             uint64_t diff = etm_out_diff(&c_out, &r_out, ~(uint64_t)0);
             bool te_diff = c_out.trace_enable != r_out.trace_enable, vd_diff = c_out.view_data != r_out.view_data;
@@ -314,14 +454,20 @@ public:
         };
 
         for (;;) {
-            int k = src.next(&in, &d);
-            if (k < 0) {
-                std::fprintf(stderr, "etm_cosim: stimulus: %s\n", d.msg);
-                rc = 2;
-                break;
+            if (prog.initial()) {
+                in = zero;
+            } else {
+                int k = src.next(&in, &d);
+                if (k < 0) {
+                    std::fprintf(stderr, "etm_cosim: stimulus: %s\n", d.msg);
+                    rc = 2;
+                    break;
+                }
+                if (k == 0)
+                    break;
+                prog.maybe_start(cycle);
             }
-            if (k == 0)
-                break;
+            prog.drive(&in);
             hist[cycle % kHistory] = in;
             if (cycle == o_.inject) {
                 etm_in_t bad = in;
@@ -333,11 +479,8 @@ public:
             }
             top->eval();
             etm_step(model, &in, &c_out);
-            etm_rule_t fired[ETM_RULE_COUNT];
-            unsigned nr = etm_check_step(&chk, &in, fired, ETM_RULE_COUNT);
-            uint32_t c_viol = 0;
-            for (unsigned i = 0; i < nr && i < ETM_RULE_COUNT; i++)
-                c_viol |= 1u << fired[i];
+            prog.observe(&c_out);
+            uint64_t c_viol = etm_last_rule_mask(model);
             if (!compare(cycle, c_viol, "step")) {
                 rc = 1;
                 if (mm && trace_to == 0) {
@@ -411,6 +554,8 @@ public:
                 for (int i = 0; i < nkinds; i++)
                     cov_->hit(std::string("pkt-") + pk[i], st->packets[i]);
             cov_->hit("overflows", st->overflows);
+            cov_->hit("reprogram", prog.reprogrammings());
+            cov_->hit("restart", st->restarts);
             cov_->hit("untraceable", st->untraceable);
             if (o_.random_filter) { /* the filter's events (docs/filter.md) */
                 cov_->hit("ss-start", st->ss_starts);
@@ -431,7 +576,7 @@ public:
     const etm_stats_t &stats() const { return stats_; }
 
 private:
-    void count(const etm_in_t &in, const etm_out_t &o, uint32_t viol, uint8_t prev_intstat, bool v3)
+    void count(const etm_in_t &in, const etm_out_t &o, uint64_t viol, uint8_t prev_intstat, bool v3)
     {
         static const char *const ps[8] = { "IE", "ID", "IN", "WT", "BE", "BD", "TR", "TD" };
         if (!v3)
@@ -447,6 +592,13 @@ private:
             cov_->hit("view-data-cycles");
         if (viol)
             cov_->hit("violation-cycles");
+        for (unsigned r = 0; viol >> r; r++)
+            if ((viol >> r & 1) && std::strncmp(etm_rule_name((etm_rule_t)r), "APB_", 4) == 0) {
+                std::string b = std::string("rule-") + etm_rule_name((etm_rule_t)r);
+                for (char &ch : b)
+                    ch = ch == '_' ? '-' : (char)std::tolower((unsigned char)ch);
+                cov_->hit(b);
+            }
         if (in.ivalid && in.intstat == ETM_INTSTAT_ENTRY) {
             unsigned x = etm_m3_traced_exception(in.intnum);
             cov_->hit(x < 16 ? "exc-entry-1byte" : "exc-entry-2byte");
@@ -551,10 +703,21 @@ std::vector<std::string> targeted_bins(const Options &o, const Coverage &cov)
     bool gen = o.vectors.empty() && o.vcd.empty();
     if (!gen || o.cycles < 100000)
         return t;
-    if (o.random_filter) /* the filter may keep trace off most of the time */
-        return { "te-on-cycles" };
+    if (o.reprogram) /* the debug APB: reprogrammings and each kind of illegal access */
+    {
+        t.insert(t.end(), { "reprogram", "restart", "rule-apb-not-programming", "rule-apb-read-only",
+                            "rule-apb-unmapped" });
+        if (v3) /* the lock registers came with ETMv3 */
+            t.push_back("rule-apb-locked");
+    }
+    if (o.random_filter) { /* the filter may keep trace off most of the time */
+        t.push_back("te-on-cycles");
+        return t;
+    }
     if (v3) {
-        t.insert(t.end(), { "pkt-f1", "pkt-branch", "pkt-async", "sync-reason-trace-on" });
+        t.insert(t.end(), { "pkt-f1", "pkt-branch", "pkt-async" });
+        if (!o.reprogram_modes) /* bins the decoder gives: it follows one configuration */
+            t.push_back("sync-reason-trace-on");
         t.push_back(ca ? "pkt-isync-cc" : "pkt-isync");
         if (ca)
             t.push_back("pkt-f3");
@@ -566,7 +729,7 @@ std::vector<std::string> targeted_bins(const Options &o, const Coverage &cov)
         etm_config_version(&c, &version, nullptr);
         if (o.gen.irq_period && version >= ETM_V(3, 4)) /* 0x76 came with ETMv3.4 */
             t.push_back("pkt-exc-return");
-        if (c.etmsyncfr)
+        if (c.etmsyncfr && !o.reprogram_modes)
             t.push_back("sync-reason-periodic");
         /* Data trace (ETMCR[3] addresses, ETMCR[2] values): every data packet
          * kind the traffic can make. */
@@ -660,6 +823,8 @@ bool valued_option(Options &o, Args &g, const std::string &a, const char *v)
         g.filter_seed = std::strtoull(v, nullptr, 0);
     else if (a == "--inject")
         o.inject = std::strtoull(v, nullptr, 0);
+    else if (a == "--reprogram")
+        o.reprogram = std::strtoull(v, nullptr, 0);
     else
         return gen_option(o, a, v);
     return true;
@@ -670,7 +835,7 @@ int parse_args(Options &o, Args &g, int argc, char **argv)
 {
     static const char *const valued[] = { "--preset", "--config", "--set", "--seed", "--cycles", "--shard",
                                           "--vectors", "--vcd", "--require", "--waves", "--fail-waves", "--window",
-                                          "--random-filter", "--inject", "--issue-width", "--irq-period",
+                                          "--random-filter", "--inject", "--reprogram", "--issue-width", "--irq-period",
                                           "--max-intnum", "--stall", "--fold", "--sleep", "--data-delay" };
     for (int i = 1; i < argc; i++) {
         std::string a = argv[i];
@@ -694,6 +859,10 @@ int parse_args(Options &o, Args &g, int argc, char **argv)
             o.gen.triggers = 1;
         else if (a == "--allow-violations")
             o.allow_violations = true;
+        else if (a == "--reprogram-modes")
+            o.reprogram_modes = true;
+        else if (a == "--walk")
+            o.walk = true;
         else if (a == "+trace")
             o.trace_all = true;
         else if (a == "--quiet")
@@ -750,7 +919,8 @@ int configure(Options &o, const Args &g)
     o.gen.seed = o.seed;
     o.random_filter = g.filter_seed != 0;
     if (g.filter_seed) {
-        if (!cosim::random_filter(&o.cfg, g.filter_seed, hot_addresses(o))) {
+        o.hot = hot_addresses(o);
+        if (!cosim::random_filter(&o.cfg, g.filter_seed, o.hot)) {
             std::fprintf(stderr, "--random-filter %" PRIu64 ": no accepted programming found\n", g.filter_seed);
             return 2;
         }

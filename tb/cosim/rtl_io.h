@@ -1,5 +1,7 @@
 /* rtl_io.h - the co-simulation contract between the C model and the Verilated
- * RTL twin (rtl/etm_top.sv), in the manner of ibex's cosim.h.
+ * RTL twin (rtl/etm_core.sv: etm_top with its implementation on ports, so that
+ * one Verilated model serves every configuration), in the manner of ibex's
+ * cosim.h.
  *
  * One cycle of lockstep is:
  *
@@ -11,8 +13,11 @@
  *     top->clk_i = 1; top->eval();       the RTL's edge commits its state
  *     top->clk_i = 0;
  *
- * Before the first cycle: rtl_drive_config() with the etm_config_t that created
- * the model, then rtl_reset() (etm_reset). The end of trace is one edge with
+ * Before the first cycle: rtl_drive_impl() with the etm_config_t that created
+ * the model (etm_create_at_reset: both start from the architecture's reset
+ * values), then rtl_reset() (etm_reset). The registers are then programmed
+ * through the debug APB fields of etm_in_t, the same cycles driven into both
+ * (etm/program.h). The end of trace is one edge with
  * end_i = 1 (etm_end, no output compared) and then one edge per etm_drain call
  * that modelled a cycle (ETM_OK); ETM_END means nothing was left.
  */
@@ -22,25 +27,21 @@
 #include <cstdint>
 #include <cstring>
 
-#include "Vetm_top.h"
+#include "Vetm_core.h"
 #include "etm/etm.h"
 
-/* The configuration ports: the register image, held for the whole run; a
- * port cfg_<field>_i per register and parameter of etm/regs.def (register
- * arrays: element n in the port's 32-bit word n). */
-static inline void rtl_drive_config(Vetm_top *t, const etm_config_t *c)
+/* The implementation ports, held for the whole run: impl_<field>_i per
+ * read-only register (ETM_IMPL) and model parameter of etm/regs.def. */
+static inline void rtl_drive_impl(Vetm_core *t, const etm_config_t *c)
 {
-#define ETM_REG(field, name, number, layout, first, doc) t->cfg_##field##_i = c->field;
-#define ETM_REG_ARRAY(field, name, number, count, layout, first, doc) \
-    for (int i = 0; i < (count); i++)                                  \
-        t->cfg_##field##_i[i] = c->field[i];
-#define ETM_PARAM(field, name, doc) t->cfg_##field##_i = c->field;
+#define ETM_IMPL(field, name) t->impl_##field##_i = c->field;
+#define ETM_PARAM(field, name, doc) t->impl_##field##_i = c->field;
 #include "etm/regs.def"
 }
 
 /* Every input of etm_in_t onto the port of the same name (etm/signals.def;
  * ETMIA[31:1] takes the address without bit 0). */
-static inline void rtl_drive_inputs(Vetm_top *t, const etm_in_t *in)
+static inline void rtl_drive_inputs(Vetm_core *t, const etm_in_t *in)
 {
 #define ETM_IN(field, name, width, lsb, ctype, part, doc) t->name = in->field >> (lsb);
 #include "etm/signals.def"
@@ -48,7 +49,7 @@ static inline void rtl_drive_inputs(Vetm_top *t, const etm_in_t *in)
 
 /* The RTL's outputs as an etm_out_t (etm/signals.def), and its violation bits
  * (bit r = etm_rule_t r). */
-static inline void rtl_read_outputs(const Vetm_top *t, etm_out_t *o, uint32_t *violations)
+static inline void rtl_read_outputs(const Vetm_core *t, etm_out_t *o, uint64_t *violations)
 {
     std::memset(o, 0, sizeof *o);
 #define ETM_OUT(field, name, width, ctype, where, doc) o->field = (ctype)t->name;
@@ -62,7 +63,7 @@ static inline void rtl_read_outputs(const Vetm_top *t, etm_out_t *o, uint32_t *v
 }
 
 /* etm_reset: a few cycles of rst_ni low. */
-static inline void rtl_reset(Vetm_top *t)
+static inline void rtl_reset(Vetm_core *t)
 {
     t->end_i = 0;
     t->clk_i = 0;
@@ -74,6 +75,37 @@ static inline void rtl_reset(Vetm_top *t)
     t->eval();
     t->rst_ni = 1;
     t->eval();
+}
+
+/* Program an instance made by etm_create_at_reset and the RTL (after
+ * rtl_reset) alike with the architecture's sequence for cfg (etm/program.h),
+ * the core idle; the driver's polls read the C model's PRDATA. Returns the
+ * cycles used, or 0 if the sequence could not be built. Nothing is compared:
+ * for a benchmark; the lockstep harness compares these cycles too. */
+static inline uint64_t rtl_program_both(Vetm_core *t, etm_ctx_t *model, const etm_config_t *cfg)
+{
+    etm_apb_op_t ops[ETM_PROGRAM_MAX_OPS];
+    size_t n = etm_program_ops(cfg, nullptr, ops, ETM_PROGRAM_MAX_OPS);
+    if (!n)
+        return 0;
+    etm_apb_driver_t drv;
+    etm_apb_driver_start(&drv, ops, n);
+    uint64_t cycles = 0;
+    while (etm_apb_busy(&drv) && cycles < 100000) {
+        etm_in_t in;
+        etm_out_t out;
+        std::memset(&in, 0, sizeof in);
+        etm_apb_drive(&drv, &in);
+        rtl_drive_inputs(t, &in);
+        t->eval();
+        etm_step(model, &in, &out);
+        etm_apb_observe(&drv, &out);
+        t->clk_i = 1;
+        t->eval();
+        t->clk_i = 0;
+        cycles++;
+    }
+    return cycles;
 }
 
 #endif

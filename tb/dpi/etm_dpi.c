@@ -46,13 +46,13 @@ static const uint8_t field_widths[ETM_DPI_FIELD_COUNT] = {
 #else
 #define ETM_DPI_STATIC_ASSERT _Static_assert
 #endif
-ETM_DPI_STATIC_ASSERT(ETM_RULE_COUNT <= 32, "VIOLATIONS (an int unsigned) has one bit per etm_rule_t");
+ETM_DPI_STATIC_ASSERT(ETM_RULE_COUNT <= 64, "VIOLATIONS (a longint unsigned) has one bit per etm_rule_t");
 ETM_DPI_STATIC_ASSERT(ETM_MAX_PORT_BYTES == 8, "V3DATA (a longint unsigned) holds the port's bytes");
 
 /* VIOLATIONS bits of every rule the model knows. */
-static uint32_t all_rules(void)
+static uint64_t all_rules(void)
 {
-    return ETM_RULE_COUNT >= 32 ? ~0u : (1u << ETM_RULE_COUNT) - 1;
+    return ETM_RULE_COUNT >= 64 ? ~0ull : (1ull << ETM_RULE_COUNT) - 1;
 }
 
 static int field_find(const char *name)
@@ -137,7 +137,9 @@ typedef struct etm_dpi {
     etm_config_t cfg;
     etm_ctx_t *model;      /* NULL until etm_dpi_start */
     uint32_t ignore;       /* ETM_DPI_FIELD_* bits left out of the comparison */
-    uint32_t rule_mask;    /* VIOLATIONS bits the design reports */
+    uint64_t rule_mask;    /* VIOLATIONS bits the design reports */
+    etm_apb_op_t prog[ETM_PROGRAM_MAX_OPS]; /* etm_dpi_program: the programming sequence */
+    size_t nprog;
 
     /* Per run (cleared by a reset). */
     uint64_t edges;        /* edges since the reset; the next edge's cycle number */
@@ -357,9 +359,9 @@ int etm_dpi_rule_bits(void *h, unsigned int bits)
     if (!d)
         return -1;
     d->err[0] = '\0';
-    if (bits > 32)
-        return fail(d, "rule_bits: %u: VIOLATIONS has at most 32 bits", bits);
-    d->rule_mask = all_rules() & (bits >= 32 ? ~0u : (1u << bits) - 1);
+    if (bits > 64)
+        return fail(d, "rule_bits: %u: VIOLATIONS has at most 64 bits", bits);
+    d->rule_mask = all_rules() & (bits >= 64 ? ~0ull : (1ull << bits) - 1);
     return 0;
 }
 
@@ -373,11 +375,42 @@ int etm_dpi_start(void *h)
                        "the scoreboard compares a port of 1, 2, 4 or 8 bytes per edge");
     etm_diag_t diag;
     etm_diag_clear(&diag);
-    if (etm_create(&d->model, &d->cfg, &diag) != ETM_OK) {
+    /* As the design comes out of reset: the image gives the implementation;
+     * the registers are programmed through the APB, which the model sees too. */
+    if (etm_create_at_reset(&d->model, &d->cfg, &diag) != ETM_OK) {
         d->model = NULL;
         return fail(d, "register image not accepted: %s", diag.msg);
     }
     clear_run(d);
+    return 0;
+}
+
+int etm_dpi_program(void *h)
+{
+    etm_dpi_t *d = image_call(h, "program");
+    if (!d)
+        return -1;
+    d->nprog = etm_program_ops(&d->cfg, NULL, d->prog, ETM_PROGRAM_MAX_OPS);
+    if (!d->nprog)
+        return fail(d, "program: no programming sequence for this register image");
+    return (int)d->nprog;
+}
+
+int etm_dpi_program_op(void *h, int i, int *kind, unsigned int *offset, unsigned int *value, unsigned int *mask,
+                       int *debugger)
+{
+    etm_dpi_t *d = (etm_dpi_t *)h;
+    if (!d)
+        return -1;
+    if (i < 0 || (size_t)i >= d->nprog)
+        return fail(d, "program_op: %d: the sequence has %u operations (etm_dpi_program first)", i,
+                    (unsigned)d->nprog);
+    const etm_apb_op_t *o = &d->prog[i];
+    *kind = o->kind;
+    *offset = o->offset;
+    *value = o->value;
+    *mask = o->mask;
+    *debugger = o->debugger;
     return 0;
 }
 
@@ -439,7 +472,7 @@ int etm_dpi_reset(void *h)
 }
 
 /* The expected field values of the model's output record. */
-static void set_expected(etm_dpi_t *d, const etm_out_t *o, uint32_t violations)
+static void set_expected(etm_dpi_t *d, const etm_out_t *o, uint64_t violations)
 {
     memcpy(d->prev, d->exp, sizeof d->prev);
     d->prev_cycle = d->cycle;
@@ -496,12 +529,12 @@ int etm_dpi_step(void *h,
         }
     etm_out_t out;
     etm_err_t e = etm_step(d->model, &in, &out);
-    uint32_t viol = 0;
+    uint64_t viol = 0;
     if (e == ETM_ERR_RULE) {
         etm_rule_t rules[ETM_RULE_COUNT];
         unsigned n = etm_last_rules(d->model, rules, ETM_RULE_COUNT);
+        viol = etm_last_rule_mask(d->model);
         for (unsigned i = 0; i < n && i < ETM_RULE_COUNT; i++) {
-            viol |= 1u << rules[i];
             text_add(&d->report, "%s: cycle %llu: the inputs break interface rule %s: %s\n", d->name,
                      (unsigned long long)cyc, etm_rule_name(rules[i]), etm_rule_text(rules[i]));
         }
@@ -601,7 +634,7 @@ int etm_dpi_compare(void *h,
 #define ETM_OUT_BYTES(count, bytes, countname, dataname, column, n, doc) \
     unsigned int count, unsigned long long bytes,
 #include "etm/signals.def"
-                    unsigned int violations, unsigned int unknown)
+                    unsigned long long violations, unsigned int unknown)
 {
     etm_dpi_t *d = run_call(h, "compare");
     if (!d)

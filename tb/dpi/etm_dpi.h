@@ -81,14 +81,26 @@ int etm_dpi_ignore(void *h, const char *fields);
 
 /* The design's checker reports rules 0 to bits-1 (VIOLATIONS[bits-1:0]); the
  * model's rules from `bits` on are not compared. The default is every rule the
- * model knows (ETM_RULE_COUNT, at most 32). 0 or -1. */
+ * model knows (ETM_RULE_COUNT, at most 64). 0 or -1. */
 int etm_dpi_rule_bits(void *h, unsigned int bits);
 
 /* Validate the image (etm_config_validate, etm_model_supports) and create the
- * model. Afterwards the image can no longer change. An external port
+ * model as the design comes out of reset (etm_create_at_reset): the image gives
+ * the implementation (ETMCCR, ETMIDR, ETMCCER, ETMSCR, the model parameters);
+ * the other registers are programmed through the debug APB, whose cycles the
+ * scoreboard steps too. Afterwards the image can no longer change. An external port
  * (PORT_BYTES=0), whose bytes leave at another clock, is refused: the
  * scoreboard compares the port edge by edge. 0 or -1. */
 int etm_dpi_start(void *h);
+
+/* The architecture's programming sequence for the image (etm_program_ops), for
+ * a testbench to drive over the design's APB: returns the number of operations
+ * (or -1). Then operation i: kind 0 write, 1 read, 2 poll (read again until
+ * (PRDATA & mask) == value), 3 one idle cycle; the byte offset, the value, the mask and PADDRDBG31.
+ * 0 or -1. Only before etm_dpi_start, on an image handle. */
+int etm_dpi_program(void *h);
+int etm_dpi_program_op(void *h, int i, int *kind, unsigned int *offset, unsigned int *value, unsigned int *mask,
+                       int *debugger);
 
 /* The value of one register or model parameter of the image ("ETMCR",
  * "ETMACVR3", "FIFO_DEPTH"), e.g. to program the design with it. 0 or -1. */
@@ -173,7 +185,7 @@ int etm_dpi_compare(void *h,
 #define ETM_OUT_BYTES(count, bytes, countname, dataname, column, n, doc) \
     unsigned int count, unsigned long long bytes,
 #include "etm/signals.def"
-                    unsigned int violations, unsigned int unknown);
+                    unsigned long long violations, unsigned int unknown);
 
 /* ---- Reports -------------------------------------------------------------------- */
 

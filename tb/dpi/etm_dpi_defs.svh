@@ -5,10 +5,10 @@
 // DPI package, the scoreboard and testbenches use them (docs/dpi.md):
 //   ETM_DPI_IN_ARGS(dir), ETM_DPI_OUT_ARGS(dir)   etm_dpi_step's and etm_dpi_compare's arguments
 //   ETM_DPI_FIELD_PARAMS                          Field* bit positions of the compare mask
-//   ETM_SB_IN_PORTS, ETM_SB_CFG_PORTS, ETM_SB_OUT_PORTS   the scoreboard's ports (all inputs)
+//   ETM_SB_IN_PORTS, ETM_SB_IMPL_PORTS, ETM_SB_OUT_PORTS  the scoreboard's ports (all inputs)
 //   ETM_SB_IN_VALUES, ETM_SB_OUT_VALUES           the ports as DPI arguments
 //   ETM_SB_IN_UNKNOWN, ETM_SB_OUT_UNKNOWN         their $isunknown bits
-//   ETM_SB_CHECK_CONFIG                           check_reg() of every register
+//   ETM_SB_CHECK_CONFIG                           check_reg() of every implementation register
 //   ETM_TB_*                                      variables and helpers for a testbench
 `ifndef ETM_DPI_DEFS_SVH
 `define ETM_DPI_DEFS_SVH
@@ -37,7 +37,13 @@
   dir int unsigned dactl, \
   dir int unsigned da, \
   dir int unsigned ddctl, \
-  dir longint unsigned dd
+  dir longint unsigned dd, \
+  dir int unsigned psel, \
+  dir int unsigned penable, \
+  dir int unsigned pwrite, \
+  dir int unsigned paddr, \
+  dir int unsigned pwdata, \
+  dir int unsigned paddrdbg31
 
 `define ETM_DPI_OUT_ARGS(dir) \
   dir int unsigned pipestat, \
@@ -50,7 +56,10 @@
   dir int unsigned trigger, \
   dir int unsigned fifofull, \
   dir int unsigned trace_enable, \
-  dir int unsigned view_data
+  dir int unsigned view_data, \
+  dir int unsigned prdata, \
+  dir int unsigned pready, \
+  dir int unsigned pslverr
 
 `define ETM_DPI_FIELD_PARAMS \
   localparam int FieldPipestat = 0; \
@@ -64,7 +73,10 @@
   localparam int FieldFifofull = 8; \
   localparam int FieldTraceenable = 9; \
   localparam int FieldViewdata = 10; \
-  localparam int FieldViolations = 11;
+  localparam int FieldPrdata = 11; \
+  localparam int FieldPready = 12; \
+  localparam int FieldPslverr = 13; \
+  localparam int FieldViolations = 14;
 
 `define ETM_SB_IN_PORTS \
   input logic         ETMIVALID, \
@@ -91,33 +103,22 @@
   input logic [31:0]  ETMDA, \
   input logic [3:0]   ETMDDCTL, \
   input logic [63:0]  ETMDD, \
+  input logic         PSEL, \
+  input logic         PENABLE, \
+  input logic         PWRITE, \
+  input logic [11:2]  PADDR, \
+  input logic [31:0]  PWDATA, \
+  input logic         PADDRDBG31, \
 
-`define ETM_SB_CFG_PORTS \
-  input logic [31:0] cfg_etmcr_i, \
-  input logic [31:0] cfg_etmccr_i, \
-  input logic [31:0] cfg_etmtrigger_i, \
-  input logic [31:0] cfg_etmtsscr_i, \
-  input logic [31:0] cfg_etmtecr2_i, \
-  input logic [31:0] cfg_etmteevr_i, \
-  input logic [31:0] cfg_etmtecr1_i, \
-  input logic [31:0] cfg_etmfflr_i, \
-  input logic [31:0] cfg_etmvdevr_i, \
-  input logic [31:0] cfg_etmvdcr1_i, \
-  input logic [31:0] cfg_etmvdcr3_i, \
-  input logic [511:0] cfg_etmacvr_i, \
-  input logic [511:0] cfg_etmactr_i, \
-  input logic [127:0] cfg_etmcntrldvr_i, \
-  input logic [127:0] cfg_etmcntenr_i, \
-  input logic [127:0] cfg_etmcntrldevr_i, \
-  input logic [127:0] cfg_etmcntvr_i, \
-  input logic [31:0] cfg_etmsyncfr_i, \
-  input logic [31:0] cfg_etmidr_i, \
-  input logic [31:0] cfg_etmccer_i, \
-  input logic [31:0] cfg_etmtesseicr_i, \
-  input logic [31:0] cfg_etmtraceidr_i, \
-  input logic [31:0] cfg_fifo_depth_i, \
-  input logic [31:0] cfg_port_bytes_i, \
-  input logic [31:0] cfg_issue_width_i, \
+`define ETM_SB_IMPL_PORTS \
+  input logic [31:0] impl_etmccr_i, \
+  input logic [31:0] impl_etmidr_i, \
+  input logic [31:0] impl_etmccer_i, \
+  input logic [31:0] impl_etmscr_i, \
+  input logic [31:0] impl_fifo_depth_i, \
+  input logic [31:0] impl_port_bytes_i, \
+  input logic [31:0] impl_issue_width_i, \
+  input logic [31:0] impl_pidr_i, \
 
 `define ETM_SB_OUT_PORTS \
   input logic [2:0]   PIPESTAT, \
@@ -131,6 +132,9 @@
   input logic         FIFOFULL, \
   input logic         TRACEENABLE, \
   input logic         VIEWDATA, \
+  input logic [31:0]  PRDATA, \
+  input logic         PREADY, \
+  input logic         PSLVERR, \
 
 `define ETM_SB_IN_VALUES \
   32'(ETMIVALID), \
@@ -156,7 +160,13 @@
   32'(ETMDACTL), \
   ETMDA, \
   32'(ETMDDCTL), \
-  ETMDD
+  ETMDD, \
+  32'(PSEL), \
+  32'(PENABLE), \
+  32'(PWRITE), \
+  32'(PADDR), \
+  PWDATA, \
+  32'(PADDRDBG31)
 
 `define ETM_SB_OUT_VALUES \
   32'(PIPESTAT), \
@@ -169,9 +179,18 @@
   32'(TRIGGER), \
   32'(FIFOFULL), \
   32'(TRACEENABLE), \
-  32'(VIEWDATA)
+  32'(VIEWDATA), \
+  PRDATA, \
+  32'(PREADY), \
+  32'(PSLVERR)
 
 `define ETM_SB_IN_UNKNOWN { \
+  $isunknown(PADDRDBG31), \
+  $isunknown(PWDATA), \
+  $isunknown(PADDR), \
+  $isunknown(PWRITE), \
+  $isunknown(PENABLE), \
+  $isunknown(PSEL), \
   $isunknown(ETMDD), \
   $isunknown(ETMDDCTL), \
   $isunknown(ETMDA), \
@@ -198,6 +217,9 @@
   $isunknown(ETMIVALID)}
 
 `define ETM_SB_OUT_UNKNOWN { \
+  $isunknown(PSLVERR), \
+  $isunknown(PREADY), \
+  $isunknown(PRDATA), \
   $isunknown(VIEWDATA), \
   $isunknown(TRACEENABLE), \
   $isunknown(FIFOFULL), \
@@ -211,37 +233,14 @@
   $isunknown(PIPESTAT)}
 
 `define ETM_SB_CHECK_CONFIG \
-  check_reg("ETMCR", cfg_etmcr_i); \
-  check_reg("ETMCCR", cfg_etmccr_i); \
-  check_reg("ETMTRIGGER", cfg_etmtrigger_i); \
-  check_reg("ETMTSSCR", cfg_etmtsscr_i); \
-  check_reg("ETMTECR2", cfg_etmtecr2_i); \
-  check_reg("ETMTEEVR", cfg_etmteevr_i); \
-  check_reg("ETMTECR1", cfg_etmtecr1_i); \
-  check_reg("ETMFFLR", cfg_etmfflr_i); \
-  check_reg("ETMVDEVR", cfg_etmvdevr_i); \
-  check_reg("ETMVDCR1", cfg_etmvdcr1_i); \
-  check_reg("ETMVDCR3", cfg_etmvdcr3_i); \
-  for (int i = 0; i < 16; i++) \
-    check_reg($sformatf("ETMACVR%0d", i + 1), cfg_etmacvr_i[32*i +: 32]); \
-  for (int i = 0; i < 16; i++) \
-    check_reg($sformatf("ETMACTR%0d", i + 1), cfg_etmactr_i[32*i +: 32]); \
-  for (int i = 0; i < 4; i++) \
-    check_reg($sformatf("ETMCNTRLDVR%0d", i + 1), cfg_etmcntrldvr_i[32*i +: 32]); \
-  for (int i = 0; i < 4; i++) \
-    check_reg($sformatf("ETMCNTENR%0d", i + 1), cfg_etmcntenr_i[32*i +: 32]); \
-  for (int i = 0; i < 4; i++) \
-    check_reg($sformatf("ETMCNTRLDEVR%0d", i + 1), cfg_etmcntrldevr_i[32*i +: 32]); \
-  for (int i = 0; i < 4; i++) \
-    check_reg($sformatf("ETMCNTVR%0d", i + 1), cfg_etmcntvr_i[32*i +: 32]); \
-  check_reg("ETMSYNCFR", cfg_etmsyncfr_i); \
-  check_reg("ETMIDR", cfg_etmidr_i); \
-  check_reg("ETMCCER", cfg_etmccer_i); \
-  check_reg("ETMTESSEICR", cfg_etmtesseicr_i); \
-  check_reg("ETMTRACEIDR", cfg_etmtraceidr_i); \
-  check_reg("FIFO_DEPTH", cfg_fifo_depth_i); \
-  check_reg("PORT_BYTES", cfg_port_bytes_i); \
-  check_reg("ISSUE_WIDTH", cfg_issue_width_i); \
+  check_reg("ETMCCR", impl_etmccr_i); \
+  check_reg("ETMIDR", impl_etmidr_i); \
+  check_reg("ETMCCER", impl_etmccer_i); \
+  check_reg("ETMSCR", impl_etmscr_i); \
+  check_reg("FIFO_DEPTH", impl_fifo_depth_i); \
+  check_reg("PORT_BYTES", impl_port_bytes_i); \
+  check_reg("ISSUE_WIDTH", impl_issue_width_i); \
+  check_reg("PIDR", impl_pidr_i); \
 
 `define ETM_TB_IN_VARS \
   logic ETMIVALID; \
@@ -268,6 +267,12 @@
   logic [31:0] ETMDA; \
   logic [3:0] ETMDDCTL; \
   logic [63:0] ETMDD; \
+  logic PSEL; \
+  logic PENABLE; \
+  logic PWRITE; \
+  logic [11:2] PADDR; \
+  logic [31:0] PWDATA; \
+  logic PADDRDBG31; \
 
 `define ETM_TB_OUT_VARS \
   logic [2:0] PIPESTAT; \
@@ -281,6 +286,9 @@
   logic FIFOFULL; \
   logic TRACEENABLE; \
   logic VIEWDATA; \
+  logic [31:0] PRDATA; \
+  logic PREADY; \
+  logic PSLVERR; \
 
 `define ETM_TB_STIM_LOCALS \
   int unsigned ivalid; \
@@ -307,6 +315,12 @@
   int unsigned da; \
   int unsigned ddctl; \
   longint unsigned dd; \
+  int unsigned psel; \
+  int unsigned penable; \
+  int unsigned pwrite; \
+  int unsigned paddr; \
+  int unsigned pwdata; \
+  int unsigned paddrdbg31; \
 
 `define ETM_TB_STIM_REFS \
   ivalid, \
@@ -332,7 +346,13 @@
   dactl, \
   da, \
   ddctl, \
-  dd
+  dd, \
+  psel, \
+  penable, \
+  pwrite, \
+  paddr, \
+  pwdata, \
+  paddrdbg31
 
 `define ETM_TB_STIM_DRIVE \
   ETMIVALID = ivalid[0:0]; \
@@ -359,38 +379,21 @@
   ETMDA = da[31:0]; \
   ETMDDCTL = ddctl[3:0]; \
   ETMDD = dd[63:0]; \
+  PSEL = psel[0:0]; \
+  PENABLE = penable[0:0]; \
+  PWRITE = pwrite[0:0]; \
+  PADDR = paddr[9:0]; \
+  PWDATA = pwdata[31:0]; \
+  PADDRDBG31 = paddrdbg31[0:0]; \
 
 `define ETM_TB_PROGRAM(img) \
-  cfg_etmcr_i = reg_value(img, "ETMCR"); \
-  cfg_etmccr_i = reg_value(img, "ETMCCR"); \
-  cfg_etmtrigger_i = reg_value(img, "ETMTRIGGER"); \
-  cfg_etmtsscr_i = reg_value(img, "ETMTSSCR"); \
-  cfg_etmtecr2_i = reg_value(img, "ETMTECR2"); \
-  cfg_etmteevr_i = reg_value(img, "ETMTEEVR"); \
-  cfg_etmtecr1_i = reg_value(img, "ETMTECR1"); \
-  cfg_etmfflr_i = reg_value(img, "ETMFFLR"); \
-  cfg_etmvdevr_i = reg_value(img, "ETMVDEVR"); \
-  cfg_etmvdcr1_i = reg_value(img, "ETMVDCR1"); \
-  cfg_etmvdcr3_i = reg_value(img, "ETMVDCR3"); \
-  for (int i = 0; i < 16; i++) \
-    cfg_etmacvr_i[32*i +: 32] = reg_value(img, $sformatf("ETMACVR%0d", i + 1)); \
-  for (int i = 0; i < 16; i++) \
-    cfg_etmactr_i[32*i +: 32] = reg_value(img, $sformatf("ETMACTR%0d", i + 1)); \
-  for (int i = 0; i < 4; i++) \
-    cfg_etmcntrldvr_i[32*i +: 32] = reg_value(img, $sformatf("ETMCNTRLDVR%0d", i + 1)); \
-  for (int i = 0; i < 4; i++) \
-    cfg_etmcntenr_i[32*i +: 32] = reg_value(img, $sformatf("ETMCNTENR%0d", i + 1)); \
-  for (int i = 0; i < 4; i++) \
-    cfg_etmcntrldevr_i[32*i +: 32] = reg_value(img, $sformatf("ETMCNTRLDEVR%0d", i + 1)); \
-  for (int i = 0; i < 4; i++) \
-    cfg_etmcntvr_i[32*i +: 32] = reg_value(img, $sformatf("ETMCNTVR%0d", i + 1)); \
-  cfg_etmsyncfr_i = reg_value(img, "ETMSYNCFR"); \
-  cfg_etmidr_i = reg_value(img, "ETMIDR"); \
-  cfg_etmccer_i = reg_value(img, "ETMCCER"); \
-  cfg_etmtesseicr_i = reg_value(img, "ETMTESSEICR"); \
-  cfg_etmtraceidr_i = reg_value(img, "ETMTRACEIDR"); \
-  cfg_fifo_depth_i = reg_value(img, "FIFO_DEPTH"); \
-  cfg_port_bytes_i = reg_value(img, "PORT_BYTES"); \
-  cfg_issue_width_i = reg_value(img, "ISSUE_WIDTH"); \
+  impl_etmccr_i = reg_value(img, "ETMCCR"); \
+  impl_etmidr_i = reg_value(img, "ETMIDR"); \
+  impl_etmccer_i = reg_value(img, "ETMCCER"); \
+  impl_etmscr_i = reg_value(img, "ETMSCR"); \
+  impl_fifo_depth_i = reg_value(img, "FIFO_DEPTH"); \
+  impl_port_bytes_i = reg_value(img, "PORT_BYTES"); \
+  impl_issue_width_i = reg_value(img, "ISSUE_WIDTH"); \
+  impl_pidr_i = reg_value(img, "PIDR"); \
 
 `endif

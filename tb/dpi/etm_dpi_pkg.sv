@@ -30,6 +30,10 @@ package etm_dpi_pkg;
   import "DPI-C" function int     etm_dpi_start(input chandle h);
   import "DPI-C" function int     etm_dpi_reg(input chandle h, input string name, output int unsigned value);
   import "DPI-C" function int     etm_dpi_check_reg(input chandle h, input string name, input int unsigned value);
+  import "DPI-C" function int     etm_dpi_program(input chandle h);
+  import "DPI-C" function int     etm_dpi_program_op(input chandle h, input int i, output int kind,
+                                                     output int unsigned offset, output int unsigned value,
+                                                     output int unsigned mask, output int debugger);
   import "DPI-C" function string  etm_dpi_error(input chandle h);
 
   // ---- Per clock edge ------------------------------------------------------------------------
@@ -42,7 +46,7 @@ package etm_dpi_pkg;
   import "DPI-C" function longint unsigned etm_dpi_expected(input chandle h, input string field);
   // The outputs of etm/signals.def in its order, then VIOLATIONS and the X/Z mask.
   import "DPI-C" function int etm_dpi_compare(input chandle h, `ETM_DPI_OUT_ARGS(input),
-    input int unsigned violations, input int unsigned unknown);
+    input longint unsigned violations, input int unsigned unknown);
 
   // ---- Reports -------------------------------------------------------------------------------
   import "DPI-C" function string           etm_dpi_report(input chandle h);

@@ -1,9 +1,10 @@
 // etm_scoreboard.sv - checks an ETM against the C model, every clock edge.
 //
 // Attach it to the ETM's ports, by bind or by instantiation; its ports carry the
-// names of rtl/etm_top.sv's, so a bind can connect them with .*:
+// names of rtl/etm_core.sv's (etm_top's, and the implementation etm_top ties from
+// its parameters), so a bind can connect them with .*:
 //
-//   bind etm_top etm_scoreboard #(.RuleBits(etm_defs_pkg::NumRules)) u_sb (.*);
+//   bind etm_core etm_scoreboard #(.RuleBits(etm_defs_pkg::NumRules)) u_sb (.*);
 //
 // At every rising edge of clk_i it takes the values of the inputs and of the
 // design's outputs just before the edge, steps the model with the inputs and
@@ -23,9 +24,11 @@
 // Parameters, each overridden by a plusarg +<Plusargs>NAME=VALUE (Plusargs is
 // "etm_" unless set): the register image (Preset or ConfigFile, then
 // Settings; plusargs preset, config, set), Ignore (ignore: output fields not
-// compared), StopAfter (stop_after). The register image must be the one the
-// design is programmed with: with CheckConfig the scoreboard compares the
-// cfg_*_i ports with it at the first edge after each reset.
+// compared), StopAfter (stop_after). The model starts from the architecture's
+// reset values, as the design does, and sees the same debug APB cycles, so the
+// design's programming needs no second copy here; the image gives the
+// implementation, and with CheckConfig the scoreboard compares the impl_*_i
+// ports with it at the first edge after each reset.
 `include "etm_dpi_defs.svh"
 
 module etm_scoreboard #(
@@ -34,17 +37,17 @@ module etm_scoreboard #(
   parameter string       Settings    = "",
   parameter string       Plusargs    = "etm_",
   parameter string       Ignore      = "",
-  parameter int unsigned RuleBits    = 32,    // width of the design's VIOLATIONS
+  parameter int unsigned RuleBits    = 64,    // width of the design's VIOLATIONS (at most 64)
   parameter bit          CheckConfig = 1'b1,
   parameter int unsigned StopAfter   = 0
 ) (
   input logic                clk_i,
   input logic                rst_ni,
   input logic                end_i,
-  // The design's inputs, its configuration (checked when CheckConfig) and its
-  // outputs: etm_top's ports (etm/signals.def, etm/regs.def; etm_dpi_defs.svh).
+  // The design's inputs, its implementation (checked when CheckConfig) and its
+  // outputs: etm_core's ports (etm/signals.def, etm/regs.def; etm_dpi_defs.svh).
   `ETM_SB_IN_PORTS
-  `ETM_SB_CFG_PORTS
+  `ETM_SB_IMPL_PORTS
   `ETM_SB_OUT_PORTS
   input logic [RuleBits-1:0] VIOLATIONS
 );
@@ -123,7 +126,7 @@ module etm_scoreboard #(
 
   function automatic void compare();
     int n;
-    n = etm_dpi_compare(h, `ETM_SB_OUT_VALUES, 32'(VIOLATIONS), unknown_outputs());
+    n = etm_dpi_compare(h, `ETM_SB_OUT_VALUES, 64'(VIOLATIONS), unknown_outputs());
     if (n < 0) $fatal(1, "%s", etm_dpi_error(h));
     if (n > 0) failed();
   endfunction

@@ -23,14 +23,7 @@ static uint64_t v3data_of(const etm_out_t *o)
     return v;
 }
 
-static unsigned rules_of(const etm_ctx_t *m)
-{
-    etm_rule_t r[ETM_RULE_COUNT];
-    unsigned n = etm_last_rules(m, r, ETM_RULE_COUNT), bits = 0;
-    for (unsigned i = 0; i < n; i++)
-        bits |= 1u << r[i];
-    return bits;
-}
+static unsigned long long rules_of(const etm_ctx_t *m) { return etm_last_rule_mask(m); }
 
 /* The DPI calls take one argument per port, in the order of etm/signals.def;
  * the argument lists below come from it too, so a new signal needs no edit here. */
@@ -42,7 +35,7 @@ static int step(void *h, const etm_in_t *in, unsigned unknown)
                         unknown);
 }
 
-static int compare(void *h, const etm_out_t *o, unsigned violations, unsigned unknown)
+static int compare(void *h, const etm_out_t *o, unsigned long long violations, unsigned unknown)
 {
     return etm_dpi_compare(h,
 #define ETM_OUT(field, name, width, ctype, where, doc) o->field,
@@ -96,11 +89,10 @@ static void *started(const char *name, const char *preset, const char *settings)
     return h;
 }
 
-static etm_ctx_t *design_for(void *h)
+/* The scoreboard's register image, register by register. */
+static void image_of(void *h, etm_config_t *cfg)
 {
-    etm_config_t cfg;
-    etm_config_default(&cfg);
-    /* The design is programmed from the scoreboard's image, register by register. */
+    etm_config_default(cfg);
     for (size_t i = 0; i < etm_register_count; i++)
         for (unsigned k = 0; k < etm_registers[i].count; k++) {
             char name[32];
@@ -110,12 +102,46 @@ static etm_ctx_t *design_for(void *h)
             else
                 snprintf(name, sizeof name, "%s", etm_registers[i].name);
             CHECK_EQ(etm_dpi_reg(h, name, &v), 0);
-            *etm_register_ptr(&cfg, &etm_registers[i], k) = v;
+            *etm_register_ptr(cfg, &etm_registers[i], k) = v;
         }
+}
+
+/* The design: a second model with the scoreboard's implementation, out of reset
+ * unprogrammed, as the scoreboard's model is. */
+static etm_ctx_t *design_for(void *h)
+{
+    etm_config_t cfg;
+    image_of(h, &cfg);
     etm_ctx_t *m = NULL;
     etm_diag_t d;
-    CHECK_EQ(etm_create(&m, &cfg, &d), ETM_OK);
+    CHECK_EQ(etm_create_at_reset(&m, &cfg, &d), ETM_OK);
     return m;
+}
+
+/* After a reset: the programming sequence through the APB, into both, compared
+ * cycle by cycle like the trace. Returns the mismatching compares; *cycles gets
+ * the cycles it took. */
+static unsigned program_both(void *h, etm_ctx_t *dut, unsigned *cycles)
+{
+    etm_config_t cfg;
+    image_of(h, &cfg);
+    etm_apb_op_t ops[ETM_PROGRAM_MAX_OPS];
+    etm_apb_driver_t drv;
+    etm_apb_driver_start(&drv, ops, etm_program_ops(&cfg, NULL, ops, ETM_PROGRAM_MAX_OPS));
+    unsigned bad = 0;
+    while (etm_apb_busy(&drv) && drv.cycles < 10000) {
+        etm_in_t in;
+        etm_out_t o;
+        memset(&in, 0, sizeof in);
+        etm_apb_drive(&drv, &in);
+        CHECK_EQ(step(h, &in, 0), 0);
+        etm_step(dut, &in, &o);
+        bad += compare(h, &o, rules_of(dut), 0) != 0;
+        etm_apb_observe(&drv, &o);
+    }
+    CHECK(!etm_apb_busy(&drv));
+    *cycles = (unsigned)drv.cycles;
+    return bad;
 }
 
 static etm_gen_t *generator(uint64_t seed, int data)
@@ -179,7 +205,7 @@ static void test_image_errors(void)
 
     CHECK_EQ(etm_dpi_ignore(h, "VIEWDATA,TRACEPKTS"), -1);
     CHECK_STR_CONTAINS(etm_dpi_error(h), "unknown output field 'TRACEPKTS': one of PIPESTAT, TRACEPKT,");
-    CHECK_EQ(etm_dpi_rule_bits(h, 33), -1);
+    CHECK_EQ(etm_dpi_rule_bits(h, 65), -1);
 
     /* Calls that need a started model. */
     CHECK_EQ(etm_dpi_reset(h), -1);
@@ -246,12 +272,16 @@ static unsigned lockstep(void *h, etm_ctx_t *dut, uint64_t seed, unsigned cycles
     etm_out_t o, prev;
     memset(&prev, 0, sizeof prev);
     unsigned bad = 0;
-    unsigned prev_rules = 0;
-    for (unsigned c = 0; c < cycles; c++) {
+    unsigned long long prev_rules = 0, rules;
+    unsigned off = 0; /* `at` counts the cycles since the reset, programming included */
+    if (etm_get_config(dut)->etmcr & ETM_FIELD_MASK(ETM_CR_PROGRAMMING)) /* out of reset: program both */
+        bad += program_both(h, dut, &off);
+    for (unsigned c = off; c < off + cycles; c++) {
         etm_gen_next(g, &in, NULL);
         CHECK_EQ(step(h, &in, 0), 0);
         etm_step(dut, &in, &o);
-        unsigned rules = rules_of(dut), unknown = 0;
+        unsigned unknown = 0;
+        rules = rules_of(dut);
         etm_out_t shown = o;
         if (c >= at && fault == FAULT_LATE) {
             shown = prev;

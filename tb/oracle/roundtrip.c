@@ -46,6 +46,18 @@
  * TraceEnable (etm_out_t.trace_enable), whose rules tb/unit/test_filter.c
  * checks one by one. The run fails unless trace turned on and off at least
  * 10 times.
+ *
+ * --reprogram N starts the ETM from reset and programs it through its debug
+ * APB (etm/program.h: unlock, programming bit, ETMSR[1], every register,
+ * ETMCR), then reprograms it every N cycles while the program runs: a new
+ * trace ID and, in turn, the first programming and a second one (trace only
+ * the first half of the code where the ETM has an address comparator pair,
+ * else trace nothing); --reprogram-ca also turns cycle-accurate tracing on and
+ * off. Trace stops and restarts with each programming; the decoders are
+ * started afresh where the trace mode changes (all the bytes of the last
+ * session have left the port once ETMSR[1] reads 1), and must give back what
+ * each programming traced. Cycle counts are not compared (each restart counts
+ * from its own start; the lockstep harness holds those).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -75,6 +87,8 @@ typedef struct opts {
     const char *bytes_path, *which;
     int no_cycles, expect_untraceable;
     int required[ETM_PKT_ALL_COUNT];
+    uint64_t reprogram;         /* cycles between reprogrammings (0: programmed once, at create) */
+    int reprogram_ca;           /* ... which also toggle cycle-accurate tracing */
 } opts_t;
 
 static int usage(void)
@@ -82,7 +96,8 @@ static int usage(void)
     fprintf(stderr, "usage: roundtrip [--decoder ocsd|own|both] [--preset NAME] [--set REG=0xV]... [--cycles N]\n"
                     "       [--seed S] [--issue-width 2] [--irq-period N] [--sleep N] [--max-intnum N]\n"
                     "       [--triggers] [--bytes FILE] [--no-cycles] [--expect-untraceable] [--require KIND]...\n"
-                    "       [--data] [--data-mix] [--data-delay N] [--random-filter S]\n");
+                    "       [--data] [--data-mix] [--data-delay N] [--random-filter S]\n"
+                    "       [--reprogram N [--reprogram-ca]]\n");
     return 2;
 }
 
@@ -112,6 +127,11 @@ static int parse_args(opts_t *o, int argc, char **argv)
             i++;
         } else if (!strcmp(a, "--no-cycles")) {
             o->no_cycles = 1;
+        } else if (!strcmp(a, "--reprogram") && v) {
+            o->reprogram = strtoull(argv[++i], NULL, 0);
+            o->no_cycles = 1;
+        } else if (!strcmp(a, "--reprogram-ca")) {
+            o->reprogram_ca = 1;
         } else if (!strcmp(a, "--expect-untraceable")) {
             o->expect_untraceable = 1;
         } else {
@@ -146,6 +166,13 @@ typedef struct run {
     int synced;                 /* an I-sync has been sent */
     int last_traced;            /* the last instruction signalled was traced */
     uint64_t te_rises, te_prev, untraced;
+    /* --reprogram: the debug APB's driver, the programming under way and the
+     * decoders' configuration. */
+    etm_apb_op_t ops[ETM_PROGRAM_MAX_OPS];
+    etm_apb_driver_t drv;
+    etm_config_t now, next, dec_cfg;
+    size_t poll_at;             /* the op index after the ETMSR[1] poll */
+    uint64_t reprogrammings, sessions, restarts;
 } run_t;
 
 static unsigned insn_size(void *user, uint32_t addr)
@@ -215,10 +242,11 @@ static int open_packet_processor(run_t *r)
 }
 
 /* The judges and the decoders that report to them. */
+static int start_decoders(run_t *r);
+
 static int open_decoders(run_t *r)
 {
     const opts_t *o = r->o;
-    etm_diag_t d;
     if (judge_init(&r->oj, "OpenCSD", QCAP) != 0 || judge_init(&r->wj, "own decoder", QCAP) != 0)
         return -1;
     r->oj.on = strcmp(o->which, "own") != 0;
@@ -248,8 +276,18 @@ static int open_decoders(run_t *r)
     r->pk.on = r->data_trace && r->oj.on && !r->addr_only;
     if (r->pk.on && open_packet_processor(r) != 0)
         return -1;
+    r->dec_cfg = o->g.cfg;
+    return start_decoders(r);
+}
+
+/* The decoders for the trace of r->dec_cfg (again after a programming that
+ * changes the trace mode). */
+static int start_decoders(run_t *r)
+{
+    etm_diag_t d;
+    r->sessions++;
     if (r->oj.on) {
-        if (judge_ocsd_open(&r->ocsd, &o->g.cfg, &r->oj) != 0)
+        if (judge_ocsd_open(&r->ocsd, &r->dec_cfg, &r->oj) != 0)
             return -1;
         for (unsigned w = 0; w < 2; w++) {
             uint32_t base, size;
@@ -258,7 +296,7 @@ static int open_decoders(run_t *r)
         }
     }
     if (r->wj.on) {
-        if (etm_v3dec_create(&r->own, &o->g.cfg, ETM_V3DEC_V7M, &d) != ETM_OK) {
+        if (etm_v3dec_create(&r->own, &r->dec_cfg, ETM_V3DEC_V7M, &d) != ETM_OK) {
             fprintf(stderr, "own decoder: %s\n", d.msg);
             return -1;
         }
@@ -283,9 +321,28 @@ static int setup(run_t *r)
         fprintf(stderr, "generator: %s\n", d.msg);
         return -1;
     }
-    if (etm_create(&r->etm, &o->g.cfg, &d) != ETM_OK) {
+    if (o->reprogram && r->data_trace) {
+        fprintf(stderr, "--reprogram: not with data trace\n");
+        return -1;
+    }
+    if ((o->reprogram ? etm_create_at_reset(&r->etm, &o->g.cfg, &d) : etm_create(&r->etm, &o->g.cfg, &d)) != ETM_OK) {
         fprintf(stderr, "model configuration: %s\n", d.msg);
         return -1;
+    }
+    r->now = o->g.cfg;
+    if (o->reprogram) { /* from reset, through the APB, the core idle: no trace */
+        etm_apb_driver_start(&r->drv, r->ops, etm_program_ops(&o->g.cfg, NULL, r->ops, ETM_PROGRAM_MAX_OPS));
+        etm_in_t idle;
+        etm_out_t out;
+        while (etm_apb_busy(&r->drv)) {
+            memset(&idle, 0, sizeof idle);
+            etm_apb_drive(&r->drv, &idle);
+            if (etm_step(r->etm, &idle, &out) != ETM_OK || out.v3_count || r->drv.cycles > 10000) {
+                fprintf(stderr, "--reprogram: the programming from reset failed\n");
+                return -1;
+            }
+            etm_apb_observe(&r->drv, &out);
+        }
     }
     /* The generator writes its program as it runs, and a decoder may read (and
      * keep) code ahead of where the program has got to: the decoders get the
@@ -447,6 +504,56 @@ static void feed(run_t *r, const uint8_t *buf, size_t n)
     r->fed += n;
 }
 
+/* A reprogramming (--reprogram): a new trace ID, and in turn the first
+ * programming and the second (half the code, or nothing). */
+static void start_reprogramming(run_t *r)
+{
+    const etm_config_t *first = &r->o->g.cfg;
+    etm_config_t t = *first;
+    int second = (r->reprogrammings++ & 1) == 0;
+    if (second) {
+        unsigned pairs = ETM_FIELD_GET(ETM_CCR_PAIRS, t.etmccr);
+        if (pairs) { /* include region: the first half of the program's code */
+            uint32_t base, size;
+            etm_gen_image(r->img, 0, &base, &size);
+            t.etmacvr[0] = base;
+            t.etmacvr[1] = base + size / 2;
+            t.etmactr[0] = t.etmactr[1] = 1; /* instruction executed */
+            t.etmtecr1 = 1;                  /* include range 1 */
+            t.etmteevr = 0x6F;               /* always */
+        } else {
+            t.etmteevr = 0x406F;             /* never */
+        }
+        if (r->o->reprogram_ca)
+            t.etmcr ^= ETM_FIELD_MASK(ETM_CR_CYCLE_ACCURATE);
+    }
+    if (ETM_V_MAJOR(r->version) == 3)
+        t.etmtraceidr = 1 + (uint32_t)(r->reprogrammings % 0x6F);
+    size_t n = etm_program_ops(&t, &r->now, r->ops, ETM_PROGRAM_MAX_OPS);
+    r->poll_at = 0;
+    for (size_t k = 0; k < n; k++)
+        if (r->ops[k].kind == ETM_APB_POLL)
+            r->poll_at = k + 1;
+    etm_apb_driver_start(&r->drv, r->ops, n);
+    r->next = t;
+    r->now = t;
+}
+
+/* The decoders of the last session end; new ones start for cfg's trace. */
+static void restart_decoders(run_t *r, const etm_config_t *cfg)
+{
+    if (r->oj.on)
+        judge_ocsd_close(&r->ocsd);
+    if (r->wj.on)
+        judge_v3_close(&r->wj, r->own);
+    r->own = NULL;
+    r->dec_cfg = *cfg;
+    if (start_decoders(r) != 0) {
+        judge_fail(&r->oj, "the decoders could not start again");
+        judge_fail(&r->wj, "the decoders could not start again");
+    }
+}
+
 static void run_cycles(run_t *r)
 {
     const uint64_t cycles = r->o->g.cycles;
@@ -460,11 +567,37 @@ static void run_cycles(run_t *r)
         etm_err_t de = ETM_OK;
         if (more) {
             unsigned n = etm_gen_next(r->gen, &in, ev);
+            if (r->o->reprogram) {
+                if (!etm_apb_busy(&r->drv) && c && c % r->o->reprogram == 0)
+                    start_reprogramming(r);
+                if (etm_apb_busy(&r->drv))
+                    etm_apb_drive(&r->drv, &in);
+            }
             if (etm_step(r->etm, &in, &out) == ETM_ERR_RULE) {
                 judge_fail(&r->oj, "cycle %" PRIu64 ": the generator broke an interface rule", c);
                 judge_fail(&r->wj, "cycle %" PRIu64 ": the generator broke an interface rule", c);
             }
             expect_cycle(r, &in, &out, ev, n);
+            if (etm_get_stats(r->etm)->restarts != r->restarts) {
+                /* Programmed again: trace starts over, A-sync first; a trigger
+                 * before its I-sync is one OpenCSD does not see. */
+                r->restarts = etm_get_stats(r->etm)->restarts;
+                r->synced = 0;
+                r->active = 0;
+            }
+            if (r->o->reprogram && etm_apb_busy(&r->drv)) {
+                etm_apb_observe(&r->drv, &out);
+                if (r->drv.pc == r->poll_at && r->drv.access == 0 && !etm_config_equal(&r->next, &r->dec_cfg) &&
+                    (r->next.etmcr ^ r->dec_cfg.etmcr) & ETM_FIELD_MASK(ETM_CR_CYCLE_ACCURATE)) {
+                    /* ETMSR[1] read 1: the last session's bytes have all left. */
+                    for (unsigned b = 0; b < out.v3_count; b++)
+                        buf[nbuf++] = out.v3_bytes[b];
+                    out.v3_count = 0;
+                    feed(r, buf, nbuf);
+                    nbuf = 0;
+                    restart_decoders(r, &r->next);
+                }
+            }
         } else {
             if (c == cycles) {
                 /* Trace that ends while lost to an overflow (waiting for the FIFO
@@ -551,6 +684,16 @@ static int verdict(run_t *r)
         printf("FAILED: the filter turned trace on only %" PRIu64 " times\n", r->te_rises);
         failed = 1;
     }
+    if (o->reprogram) {
+        printf("programming: %" PRIu64 " reprogrammings through the debug APB, %" PRIu64 " restarts, %" PRIu64
+               " decoder sessions, %" PRIu64 " register writes\n",
+               r->reprogrammings, st->restarts, r->sessions, st->reg_writes);
+        if (!r->reprogrammings || st->restarts < r->reprogrammings + 1 || (o->reprogram_ca && r->sessions < 2) ||
+            st->violations) {
+            printf("FAILED: the reprogramming did not happen as it should (or broke a rule)\n");
+            failed = 1;
+        }
+    }
     for (int k = 0; k < ETM_PKT_ALL_COUNT; k++)
         if (o->required[k] && !st->packets[k]) {
             printf("FAILED: no %s packet was emitted\n", etm_pkt_kind_name((etm_pkt_kind_t)k));
@@ -569,7 +712,7 @@ static int verdict(run_t *r)
                        ETM_V_MINOR(r->version));
         if (!st->untraceable && o->expect_untraceable)
             judge_fail(j, "no untraceable event, though this configuration was expected to have some");
-        judge_finish(j, r->end_lost, o->g.random_filter ? o->g.cycles / 40 : o->g.cycles / 4);
+        judge_finish(j, r->end_lost, o->g.random_filter || o->reprogram ? o->g.cycles / 40 : o->g.cycles / 4);
         failed |= judge_print(j, stdout, "", 0);
     }
     return failed;

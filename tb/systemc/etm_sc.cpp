@@ -107,14 +107,23 @@ void EtmOutBus::read(etm_out_t &o) const
 
 EtmSource::EtmSource(sc_module_name n, etm_stim_t *stim, uint64_t max_cycles)
     : sc_module(n), clk("clk"), rst_n("rst_n"), fifofull("fifofull"), pin("pin", etm_in_signal_count),
-      end("end"), stim_(stim), max_cycles_(max_cycles)
+      end("end"), prdata("prdata"), stim_(stim), max_cycles_(max_cycles)
 {
+    etm_apb_driver_start(&drv_, ops_, 0);
     SC_METHOD(fall);
     sensitive << clk.neg();
     dont_initialize();
 }
 
 EtmSource::~EtmSource() { etm_stim_close(stim_); }
+
+void EtmSource::program_first(const etm_config_t &cfg)
+{
+    size_t n = etm_program_ops(&cfg, nullptr, ops_, ETM_PROGRAM_MAX_OPS);
+    if (!n)
+        throw std::runtime_error(std::string(name()) + ": no programming sequence for the configuration");
+    etm_apb_driver_start(&drv_, ops_, n);
+}
 
 void EtmSource::fall()
 {
@@ -126,6 +135,27 @@ void EtmSource::fall()
         return;
     }
     etm_in_t in;
+    if (driven_) { // the ETM's outputs of the cycle the driver drove: PRDATA for a poll
+        etm_out_t o;
+        std::memset(&o, 0, sizeof o);
+        o.prdata = prdata.size() ? (uint32_t)prdata->read() : 0;
+        etm_apb_observe(&drv_, &o);
+        driven_ = false;
+    }
+    if (etm_apb_busy(&drv_)) {
+        if (drv_.cycles > 100000) {
+            std::fprintf(stderr, "%s: the ETM's programming did not complete in 100000 cycles\n", name());
+            failed_ = true;
+            etm_apb_driver_start(&drv_, ops_, 0);
+        } else {
+            std::memset(&in, 0, sizeof in);
+            etm_apb_drive(&drv_, &in);
+            driven_ = true;
+            for (size_t i = 0; i < pin.size(); i++)
+                pin[i].write(in_pin_value(in, (unsigned)i));
+            return;
+        }
+    }
     etm_diag_t d;
     etm_diag_clear(&d);
     bool hold = fifofull.read() != 0;
@@ -151,13 +181,13 @@ void EtmSource::fall()
 
 // ---- EtmModel ----------------------------------------------------------------------------
 
-EtmModel::EtmModel(sc_module_name n, const etm_config_t &cfg)
+EtmModel::EtmModel(sc_module_name n, const etm_config_t &cfg, bool at_reset)
     : sc_module(n), clk("clk"), rst_n("rst_n"), end("end"), in("in", etm_in_signal_count),
       out("out", PIN_OUT_COUNT), fifo("fifo")
 {
     etm_diag_t d;
     etm_diag_clear(&d);
-    if (etm_create(&ctx_, &cfg, &d) != ETM_OK)
+    if ((at_reset ? etm_create_at_reset(&ctx_, &cfg, &d) : etm_create(&ctx_, &cfg, &d)) != ETM_OK)
         throw std::runtime_error(std::string(name()) + ": configuration: " + diag_text(d));
     fifo.bind(*this);
     SC_METHOD(rise);

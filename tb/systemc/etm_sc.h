@@ -116,10 +116,17 @@ public:
     sc_in<uint64_t> fifofull;            // the ETM's FIFOFULL pin
     sc_vector<sc_out<uint64_t>> pin;     // the ETM's input pins
     sc_out<bool> end;                    // 1 for one cycle after the last one (etm_end)
+    // The ETM's PRDATA pin, for the polls of program_first (may be left unbound:
+    // the polls then read 0 and repeat until the guard gives up).
+    sc_core::sc_port<sc_core::sc_signal_in_if<uint64_t>, 1, sc_core::SC_ZERO_OR_MORE_BOUND> prdata;
 
     // Takes the source; max_cycles (0: all) limits the cycles given, held ones not counted.
     EtmSource(sc_module_name n, etm_stim_t *stim, uint64_t max_cycles = 0);
     ~EtmSource() override;
+    // Before the stimulus, program the ETM through its debug APB pins with the
+    // architecture's sequence for cfg (etm/program.h), the core idle: for ETMs
+    // that come out of reset unprogrammed (EtmRtl, EtmModel with at_reset).
+    void program_first(const etm_config_t &cfg);
     bool finished() const { return state_ == DONE; }
     bool failed() const { return failed_; }
     const etm_stim_stats_t &stats() const { return *etm_stim_get_stats(stim_); }
@@ -129,6 +136,9 @@ private:
     void fall();
     enum { RUN, ENDING, DONE } state_ = RUN;
     etm_stim_t *stim_;
+    etm_apb_op_t ops_[ETM_PROGRAM_MAX_OPS];
+    etm_apb_driver_t drv_;
+    bool driven_ = false;               // the driver drove the cycle that just ended
     uint64_t max_cycles_, given_ = 0;
     bool failed_ = false;
 };
@@ -143,8 +153,11 @@ public:
     sc_vector<sc_out<uint64_t>> out;
     sc_export<EtmFifoIf> fifo;           // the FIFO, for an external port (PORT_BYTES=0)
 
-    // Throws std::runtime_error when etm_create refuses the configuration.
-    EtmModel(sc_module_name n, const etm_config_t &cfg);
+    // Throws std::runtime_error when etm_create refuses the configuration. With
+    // at_reset the ETM comes out of reset unprogrammed, as the RTL does
+    // (etm_create_at_reset): cfg gives its implementation, and the registers are
+    // programmed through the APB pins (EtmSource::program_first).
+    EtmModel(sc_module_name n, const etm_config_t &cfg, bool at_reset = false);
     ~EtmModel() override;
     unsigned take(uint8_t *buf, unsigned max) override;
     unsigned level() const override;

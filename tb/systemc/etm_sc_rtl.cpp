@@ -4,7 +4,7 @@
 #include <cctype>
 #include <stdexcept>
 
-#include "Vetm_top.h"
+#include "Vetm_core.h"
 
 namespace etm_sc {
 
@@ -73,7 +73,7 @@ const char *rtl_out_port(unsigned pin) { return pin == PIN_VALID ? "" : out_pin_
 
 EtmRtl::EtmRtl(sc_module_name n, const etm_config_t &cfg)
     : sc_module(n), clk("clk"), rst_n("rst_n"), end("end"), in("in", etm_in_signal_count),
-      out("out", PIN_OUT_COUNT), top_(new Vetm_top("rtl")), cfg_(cfg)
+      out("out", PIN_OUT_COUNT), top_(new Vetm_core("rtl")), cfg_(cfg)
 {
 #ifdef ETM_SC_MAX_FIFO
     if (cfg.fifo_depth > ETM_SC_MAX_FIFO)
@@ -102,8 +102,8 @@ EtmRtl::EtmRtl(sc_module_name n, const etm_config_t &cfg)
             throw std::runtime_error(std::string(name()) + ": the RTL's port " + port +
                                      " has a type the SystemC adapter does not handle");
     }
-    // Every input pin, every output pin, every register of the image; and
-    // nothing else.
+    // Every input pin, every output pin, every implementation port; and nothing
+    // else.
     std::map<std::string, bool> used;
     for (size_t i = 0; i < etm_in_signal_count; i++) {
         in_pins_.push_back(find(etm_in_signals[i].name));
@@ -116,7 +116,9 @@ EtmRtl::EtmRtl(sc_module_name n, const etm_config_t &cfg)
     }
     used["VIOLATIONS"] = true; // the checker's rule bits: the C model keeps its own count
     for (size_t r = 0; r < etm_register_count; r++) {
-        std::string port = "cfg_" + lower(etm_registers[r].name) + "_i";
+        if (!etm_register_is_impl(&etm_registers[r]))
+            continue;
+        std::string port = "impl_" + lower(etm_registers[r].name) + "_i";
         find(port);
         used[port] = true;
     }
@@ -149,14 +151,8 @@ void EtmRtl::drive_config()
 {
     for (size_t r = 0; r < etm_register_count; r++) {
         const etm_regdesc_t *d = &etm_registers[r];
-        RtlPin *p = pins_["cfg_" + lower(d->name) + "_i"].get();
-        std::vector<uint32_t> w;
-        for (unsigned k = 0; k < d->count; k++)
-            w.push_back(etm_register_get(&cfg_, d, k));
-        if (d->count == 1)
-            p->set(w[0]);
-        else
-            p->set_words(w.data(), d->count);
+        if (etm_register_is_impl(d))
+            pins_["impl_" + lower(d->name) + "_i"]->set(etm_register_get(&cfg_, d, 0));
     }
 }
 

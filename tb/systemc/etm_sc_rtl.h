@@ -1,13 +1,16 @@
-// etm_sc_rtl.h - the RTL twin (rtl/etm_top.sv, Verilated with --sc) behind the same
-// pins as EtmModel, so that either can sit in a system or both in lockstep.
+// etm_sc_rtl.h - the RTL twin (rtl/etm_core.sv: etm_top with its implementation on
+// ports, Verilated with --sc) behind the same pins as EtmModel, so that either can
+// sit in a system or both in lockstep.
 //
-// Verilator makes Vetm_top an sc_module whose ports have types by width (bool,
+// Verilator makes Vetm_core an sc_module whose ports have types by width (bool,
 // uint32_t, uint64_t, sc_bv<N>). EtmRtl finds each port by name, binds it to a
 // signal of its type and copies between those and the uint64_t pins: inputs as
 // they change, outputs at the rising edge of the core clock. Verilated outputs
 // are those of the cycle being clocked until that edge (the C-model cycle of
 // tb/cosim/rtl_io.h); sampled there, they appear on EtmRtl's pins at the edge,
-// as EtmModel's do. Configuration ports (cfg_*_i) get the register image once.
+// as EtmModel's do. The implementation ports (impl_*_i) get the configuration's
+// read-only registers and parameters once; the RTL comes out of reset
+// unprogrammed, and is programmed through its APB pins (EtmSource::program_first).
 // A port the adapter does not know, or a pin the RTL lacks, is an error at
 // elaboration naming it.
 #ifndef ETM_SC_RTL_H
@@ -20,7 +23,7 @@
 
 #include "etm_sc.h"
 
-class Vetm_top;
+class Vetm_core;
 
 namespace etm_sc {
 
@@ -46,7 +49,7 @@ private:
     void drive_inputs();
     void rise();
     RtlPin *find(const std::string &port);
-    std::unique_ptr<Vetm_top> top_;
+    std::unique_ptr<Vetm_core> top_;
     std::map<std::string, std::unique_ptr<RtlPin>> pins_;
     std::vector<RtlPin *> in_pins_, out_pins_;
     etm_config_t cfg_;

@@ -66,8 +66,11 @@ int sc_main(int argc, char **argv)
         EtmInBus core("core");
         EtmOutBus c_pins("c_model"), r_pins("rtl");
         EtmSource src("source", open_source(o), o.records.empty() && o.vectors.empty() && o.vcd.empty() ? 0 : o.cycles);
-        EtmModel c("etm_c", cfg);
+        // Both come out of reset unprogrammed; the source programs them through
+        // the APB pins before its stimulus (the same cycles to both).
+        EtmModel c("etm_c", cfg, true);
         EtmRtl r("etm_rtl", cfg);
+        src.program_first(cfg);
         r.inject_at(inject);
         EtmCompare cmp("compare", "C model", "RTL");
         EtmPortTap tap("tap");
@@ -77,6 +80,7 @@ int sc_main(int argc, char **argv)
         src.clk(clk);
         src.rst_n(rst_n);
         src.fifofull(c_pins.pin[PIN_FIFOFULL]);
+        src.prdata(c_pins.pin[PIN_PRDATA]);
         src.pin.bind(core.pin);
         src.end(end);
         wire_etm(c, clk, rst_n, end, core, c_pins);

@@ -242,18 +242,30 @@ static void test_malformed(void)
 
 /* The parts of the interface (signals.def) against the TRMs' tables: Cortex-M3
  * table 16.1 has 15 input signals, slot 1 mirrors ETMIVALID..ETMICCFAIL and
- * ETMIA, the ARM1176 data slot has ETMDACTL, ETMDA, ETMDDCTL, ETMDD. */
+ * ETMIA, the ARM1176 data slot has ETMDACTL, ETMDA, ETMDDCTL, ETMDD, and the
+ * debug APB has AMBA 3 APB's PSEL, PENABLE, PWRITE, PADDR, PWDATA and
+ * CoreSight's PADDRDBG31. */
 static void test_signal_parts(void)
 {
     static const char *const slot1[] = { "ETMIVALID1", "ETMIBRANCH1", "ETMIINDBR1", "ETMICCFAIL1", "ETMIA1" };
     static const char *const data[] = { "ETMDACTL", "ETMDA", "ETMDDCTL", "ETMDD" };
+    static const char *const apb[] = { "PSEL", "PENABLE", "PWRITE", "PADDR", "PWDATA", "PADDRDBG31" };
     uint64_t core = etm_signal_flag_mask(etm_in_signals, etm_in_signal_count, ETM_SIGF_CORE);
     uint64_t s1 = etm_signal_flag_mask(etm_in_signals, etm_in_signal_count, ETM_SIGF_SLOT1);
     uint64_t d = etm_signal_flag_mask(etm_in_signals, etm_in_signal_count, ETM_SIGF_DATA);
+    uint64_t a = etm_signal_flag_mask(etm_in_signals, etm_in_signal_count, ETM_SIGF_APB);
     CHECK_EQ(__builtin_popcountll(core), 15);
     CHECK_EQ(core & s1, 0);
     CHECK_EQ((core | s1) & d, 0);
-    CHECK_EQ(core | s1 | d, (1ull << etm_in_signal_count) - 1);
+    CHECK_EQ((core | s1 | d) & a, 0);
+    CHECK_EQ(core | s1 | d | a, (1ull << etm_in_signal_count) - 1);
+    uint64_t want_apb = 0;
+    for (size_t i = 0; i < sizeof apb / sizeof apb[0]; i++)
+        want_apb |= 1ull << etm_signal_find(etm_in_signals, etm_in_signal_count, apb[i]);
+    CHECK_EQ(a, want_apb);
+    const etm_signal_t *paddr = &etm_in_signals[etm_signal_find(etm_in_signals, etm_in_signal_count, "PADDR")];
+    CHECK_EQ(paddr->lsb, 2); /* PADDR[11:2]: a word's byte offset */
+    CHECK_EQ(paddr->width, 10);
     uint64_t want = 0;
     for (size_t i = 0; i < sizeof slot1 / sizeof slot1[0]; i++)
         want |= 1ull << etm_signal_find(etm_in_signals, etm_in_signal_count, slot1[i]);

@@ -41,9 +41,40 @@ void etm_config_default(etm_config_t *cfg)
     set_counter_events(cfg);
     cfg->etmsyncfr = 0x400;
     cfg->etmtraceidr = 0x10;
+    cfg->etmscr = 0x00020D09;       /* ETM-M3: 8-bit port, FIFOFULL, no fetch comparisons */
     cfg->fifo_depth = 64;
     cfg->port_bytes = 1;
     cfg->issue_width = 1;
+    cfg->pidr = 0x003BB924;         /* ETM-M3: part 0x924, ARM (JEP106 0x3B), revision 3 */
+}
+
+void etm_config_imply(etm_config_t *cfg, int scr_given, int pidr_given)
+{
+    etm_config_t m3;
+    etm_config_default(&m3);
+    int is_m3 = cfg->etmccr == m3.etmccr && (cfg->etmidr & ~0x1Fu) == (m3.etmidr & ~0x1Fu);
+    unsigned v = 0;
+    if (etm_config_version(cfg, &v, NULL) != ETM_OK)
+        return;
+    if (!scr_given)
+        cfg->etmscr = is_m3 ? m3.etmscr
+                    : v >= ETM_V(3, 0) ? 0x00000D01u | (v >= ETM_V(3, 4) ? 1u << 17 : 0)
+                    : v >= ETM_V(1, 2) ? 0x00000102u : 0;
+    if (!pidr_given)
+        cfg->pidr = is_m3 ? m3.pidr : 0;
+}
+
+static int slot_seen(const uint8_t *seen, const char *name)
+{
+    unsigned idx = 0;
+    const etm_regdesc_t *d = etm_register_find(name, &idx);
+    int slot = d ? etm_register_slot(d, idx) : -1;
+    return slot >= 0 && (seen[slot / 8] >> (slot % 8) & 1);
+}
+
+void etm_config_imply_seen(etm_config_t *cfg, const uint8_t *seen)
+{
+    etm_config_imply(cfg, slot_seen(seen, "ETMSCR"), slot_seen(seen, "PIDR"));
 }
 
 const char *const etm_config_preset_names[] = {
@@ -74,6 +105,7 @@ etm_err_t etm_config_preset(etm_config_t *cfg, const char *name)
         cfg->etmsyncfr = 0;
         cfg->etmtraceidr = 0;
         set_counter_events(cfg);
+        etm_config_imply(cfg, 0, 0); /* ETMSCR: FIFOFULL, 16-bit port (ETMv1.2 on); no part number */
         return ETM_OK;
     }
     if (etm_util_strncaseeq("etmv3.", name, 6) && name[6] >= '0' && name[6] <= '5' && name[7] == '\0') {
@@ -82,6 +114,7 @@ etm_err_t etm_config_preset(etm_config_t *cfg, const char *name)
         cfg->etmidr = 0x4100F200u | (minor << 4) | (minor >= 2 ? 1u << 18 : 0);
         cfg->etmccer = minor >= 1 ? 0x00000800u : 0;
         set_counter_events(cfg);
+        etm_config_imply(cfg, 0, 0); /* ETMSCR: FIFOFULL, 8-bit port; no part number */
         return ETM_OK;
     }
     return ETM_ERR_UNKNOWN_NAME;

@@ -10,11 +10,14 @@
 #define MAX_RULES_KEPT 8
 
 struct etm_ctx {
-    etm_config_t cfg;
+    etm_config_t cfg;  /* the registers as they stand (the programmer's model writes them) */
+    etm_config_t cfg0; /* as at init: etm_reset returns to it */
     etm_mode_t mode;
+    regs_state_t rg;
     etm_check_t chk;
     etm_rule_t last_rules[MAX_RULES_KEPT];
     unsigned nlast;
+    uint64_t last_mask; /* the rules of the last cycle, bit r for etm_rule_t r */
     filter_setup_t fsetup;
     filter_state_t flt;
     packet_state_t pk;
@@ -38,6 +41,12 @@ const char *etm_pkt_kind_name(etm_pkt_kind_t k) { return (unsigned)k < ETM_PKT_A
 
 size_t etm_ctx_size(void) { return sizeof(struct etm_ctx); }
 
+/* Tracing runs: not powered down (ETMCR[0]) and not being programmed (ETMCR[10]). */
+static int cr_enabled(uint32_t etmcr)
+{
+    return !(ETM_FIELD_GET(ETM_CR_POWERDOWN, etmcr) || ETM_FIELD_GET(ETM_CR_PROGRAMMING, etmcr));
+}
+
 static void mode_from_config(const etm_config_t *c, etm_mode_t *m)
 {
     unsigned v = 0;
@@ -51,7 +60,7 @@ static void mode_from_config(const etm_config_t *c, etm_mode_t *m)
     m->format4 = v >= ETM_V(3, 3);
     m->exc_ext = v >= ETM_V(3, 4);
     m->sync_in_bytes = v >= ETM_V(3, 1);
-    m->enabled = !(ETM_FIELD_GET(ETM_CR_POWERDOWN, c->etmcr) || ETM_FIELD_GET(ETM_CR_PROGRAMMING, c->etmcr));
+    m->enabled = cr_enabled(c->etmcr);
     m->sync_period = ETM_FIELD_GET(ETM_SYNCFR_PERIOD, c->etmsyncfr);
     m->fifo_depth = c->fifo_depth;
     m->port_bytes = c->port_bytes;
@@ -168,21 +177,10 @@ etm_err_t etm_model_supports(const etm_config_t *c, etm_diag_t *diag)
     if (e != ETM_OK)
         return e;
     int v1 = ETM_V_MAJOR(v) == 1;
-    static const struct { uint32_t mask; int v1_ok; int v3_ok; const char *what; } cr[] = {
-        { 1u << 1, 0, 0, "ETMCR[1] CPRT monitoring" },
-        { 1u << 9, 0, 0, "ETMCR[9] debug request" },
-        { 1u << 13, 0, 1, "ETMCR[13] half-rate clocking (the model gives one record per core cycle)" },
-        { 3u << 14, 0, 0, "ETMCR[15:14] context ID tracing (the Cortex-M3 interface has no context ID)" },
-        { 3u << 16, 0, 1, "ETMCR[17:16] multiplexed or demultiplexed port modes" },
-        { 1u << 18, 0, 0, "ETMCR[18] data suppression" },
-        { 1u << 20, 0, 0, "ETMCR[20] data-only mode" },
-        { 7u << 25, 0, 0, "ETMCR[27:25] processor select" },
-        { 1u << 28, 0, 0, "ETMCR[28] timestamps" },
-        { 1u << 30, 0, 0, "ETMCR[30] VMID trace" },
-    };
-    for (size_t i = 0; i < sizeof cr / sizeof cr[0]; i++)
-        if ((c->etmcr & cr[i].mask) && !(v1 ? cr[i].v1_ok : cr[i].v3_ok))
-            return etm_util_fail(diag, ETM_ERR_UNSUPPORTED, "the model does not implement %s", cr[i].what);
+    for (size_t i = 0; i < etm_cr_unmodelled_count; i++)
+        if ((c->etmcr & etm_cr_unmodelled[i].mask) && !(v1 ? etm_cr_unmodelled[i].v1_ok : etm_cr_unmodelled[i].v3_ok))
+            return etm_util_fail(diag, ETM_ERR_UNSUPPORTED, "the model does not implement %s",
+                                 etm_cr_unmodelled[i].what);
     e = filter_supports(c, v, diag);
     if (e != ETM_OK)
         return e;
@@ -205,21 +203,37 @@ etm_err_t etm_ctx_init(etm_ctx_t *ctx, const etm_config_t *cfg, etm_diag_t *diag
     e = etm_model_supports(cfg, diag);
     if (e != ETM_OK)
         return e;
-    ctx->cfg = *cfg;
+    ctx->cfg0 = *cfg;
     ctx->owned = 0;
-    mode_from_config(cfg, &ctx->mode);
-    etm_filter_setup(cfg, ctx->mode.version, &ctx->fsetup);
     etm_reset(ctx);
     return ETM_OK;
 }
 
-etm_err_t etm_create(etm_ctx_t **out, const etm_config_t *cfg, etm_diag_t *diag)
+etm_err_t etm_ctx_init_at_reset(etm_ctx_t *ctx, const etm_config_t *impl, etm_diag_t *diag)
+{
+    etm_err_t e = etm_ctx_init(ctx, impl, diag);
+    if (e != ETM_OK)
+        return e;
+    etm_config_at_reset(&ctx->cfg0);
+    etm_reset(ctx);
+    return ETM_OK;
+}
+
+/* The mode and the filter's setup from the registers as they stand. */
+static void refresh(etm_ctx_t *ctx)
+{
+    mode_from_config(&ctx->cfg, &ctx->mode);
+    ctx->mode.enabled = ctx->mode.enabled && !ctx->rg.restart_q;
+    etm_filter_setup(&ctx->cfg, ctx->mode.version, &ctx->fsetup);
+}
+
+static etm_err_t create(etm_ctx_t **out, const etm_config_t *cfg, int at_reset, etm_diag_t *diag)
 {
     *out = NULL;
     etm_ctx_t *ctx = (etm_ctx_t *)malloc(sizeof *ctx);
     if (!ctx)
         return etm_util_fail(diag, ETM_ERR_NOMEM, "out of memory");
-    etm_err_t e = etm_ctx_init(ctx, cfg, diag);
+    etm_err_t e = at_reset ? etm_ctx_init_at_reset(ctx, cfg, diag) : etm_ctx_init(ctx, cfg, diag);
     if (e != ETM_OK) {
         free(ctx);
         return e;
@@ -227,6 +241,13 @@ etm_err_t etm_create(etm_ctx_t **out, const etm_config_t *cfg, etm_diag_t *diag)
     ctx->owned = 1;
     *out = ctx;
     return ETM_OK;
+}
+
+etm_err_t etm_create(etm_ctx_t **out, const etm_config_t *cfg, etm_diag_t *diag) { return create(out, cfg, 0, diag); }
+
+etm_err_t etm_create_at_reset(etm_ctx_t **out, const etm_config_t *impl, etm_diag_t *diag)
+{
+    return create(out, impl, 1, diag);
 }
 
 void etm_destroy(etm_ctx_t *ctx)
@@ -237,6 +258,11 @@ void etm_destroy(etm_ctx_t *ctx)
 
 void etm_reset(etm_ctx_t *ctx)
 {
+    ctx->cfg = ctx->cfg0;
+    ctx->last_mask = 0;
+    etm_regs_reset(&ctx->rg, 0);
+    refresh(ctx);
+    etm_regs_reset(&ctx->rg, ctx->mode.version);
     etm_check_init(&ctx->chk, &ctx->cfg);
     ctx->nlast = 0;
     etm_filter_reset(&ctx->flt, &ctx->fsetup);
@@ -251,6 +277,8 @@ void etm_reset(etm_ctx_t *ctx)
 
 const etm_stats_t *etm_get_stats(const etm_ctx_t *ctx) { return &ctx->st; }
 const etm_config_t *etm_get_config(const etm_ctx_t *ctx) { return &ctx->cfg; }
+
+uint64_t etm_last_rule_mask(const etm_ctx_t *ctx) { return ctx->last_mask; }
 
 unsigned etm_last_rules(const etm_ctx_t *ctx, etm_rule_t *rules, unsigned max)
 {
@@ -318,20 +346,75 @@ static void commit_cycle(etm_ctx_t *ctx, const packet_state_t *before, cycle_buf
     ctx->st.port_bytes += out->v3_count;
 }
 
-etm_err_t etm_step(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
+/* What the status registers and ETMCNTVR read in this cycle. */
+static void live_values(const etm_ctx_t *ctx, regs_live_t *l)
 {
-    clear_out(out);
-    if (ctx->ended)
-        return ETM_ERR_STATE;
-    etm_rule_t rules[ETM_RULE_COUNT];
-    unsigned nr = etm_check_step(&ctx->chk, in, rules, ETM_RULE_COUNT);
-    ctx->nlast = nr < MAX_RULES_KEPT ? nr : MAX_RULES_KEPT;
-    memcpy(ctx->last_rules, rules, ctx->nlast * sizeof *rules);
-    ctx->st.violations = ctx->chk.total;
-    ctx->st.cycles++;
-    if (in->ivalid)
-        ctx->st.instructions += 1u + (in->fold || in->ivalid1);
+    l->overflow = ctx->mode.v3 ? ctx->pk.ovf_q : ctx->ps.ovf_q;
+    l->drained = !ctx->mode.v3 || (!ctx->rg.stop_q && !ctx->end_wait && ctx->fifo.level_q == 0);
+    l->ss = ctx->flt.ss_q;
+    l->triggered = ctx->flt.triggered_q;
+    l->live_cnt = ctx->mode.enabled || ctx->rg.stop_q;
+    for (unsigned i = 0; i < ETM_NUM_COUNTERS; i++)
+        l->cnt[i] = ctx->flt.cnt_q[i];
+}
 
+/* The cycle after tracing was enabled: the trace stages start again from
+ * reset, as after etm_reset; ETMv3 bytes already in the FIFO still leave it,
+ * an ETMv1 FIFO (whose bytes belong to the PIPESTAT sequence) is emptied and
+ * its bytes counted as lost. Trace restarts with A-sync and I-sync (ETMv3) or
+ * TRACESYNC (ETMv1) at the next traced instruction. */
+static void restart_stages(etm_ctx_t *ctx)
+{
+    etm_filter_reset(&ctx->flt, &ctx->fsetup);
+    etm_packet_reset(&ctx->pk);
+    etm_pipestat_reset(&ctx->ps);
+    ctx->end_wait = 0;
+    if (!ctx->mode.v3) {
+        ctx->st.bytes_lost += ctx->fifo.level_q;
+        etm_fifo_reset(&ctx->fifo);
+    }
+}
+
+/* The APB rules of the cycle, after the interface's: counted as the check
+ * stage counts its own. */
+static unsigned add_apb_rules(etm_ctx_t *ctx, etm_rule_t *rules, unsigned nr, uint64_t apb)
+{
+    for (unsigned r = 0; apb; r++, apb >>= 1) {
+        if (!(apb & 1))
+            continue;
+        ctx->chk.counts[r]++;
+        ctx->chk.total++;
+        rules[nr++] = (etm_rule_t)r;
+    }
+    return nr;
+}
+
+/* The edge's register write, and the programming flow it starts: tracing
+ * stops when ETMCR[10] or ETMCR[0] is set, and restarts when both are clear. */
+static void regs_edge(etm_ctx_t *ctx, const regs_access_t *acc)
+{
+    uint8_t restart_was = ctx->rg.restart_q;
+    if (ctx->rg.stop_q) {
+        /* The counters hold their values while tracing is stopped: ETMCNTVR
+         * reads them, and trace starts again from them unless written. */
+        unsigned ncnt = ETM_FIELD_GET(ETM_CCR_COUNTERS, ctx->cfg.etmccr);
+        for (unsigned i = 0; i < ncnt && i < ETM_NUM_COUNTERS; i++)
+            ctx->cfg.etmcntvr[i] = ctx->flt.cnt_q[i];
+    }
+    int was = cr_enabled(ctx->cfg.etmcr);
+    etm_regs_commit(&ctx->rg, &ctx->cfg, acc);
+    int now = cr_enabled(ctx->cfg.etmcr);
+    ctx->rg.stop_q = (uint8_t)(was && !now);
+    ctx->rg.restart_q = (uint8_t)(!was && now);
+    if (acc->write || ctx->rg.stop_q || restart_was != ctx->rg.restart_q)
+        refresh(ctx);
+    ctx->st.reg_writes += acc->write;
+    ctx->st.restarts += ctx->rg.restart_q;
+}
+
+/* The trace stages' cycle: filter, then pheader/packet or pipestat, then the FIFO. */
+static etm_err_t trace_cycle(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
+{
     fe_cycle_t fe;
     filter_out_t fo;
     etm_frontend(&ctx->mode, in, &fe);
@@ -355,7 +438,22 @@ etm_err_t etm_step(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
         etm_pipestat_cycle(&ctx->ps, &ctx->mode, in, &fe, &fo, &ctx->fifo, out, &ctx->st);
         out->trigger = fo.trigger;
         fifofull(ctx, out);
-        return nr ? ETM_ERR_RULE : ETM_OK;
+        return ETM_OK;
+    }
+    if (ctx->rg.restart_q) {
+        /* The trace stages are held in reset for this cycle: the port alone runs. */
+        etm_fifo_cycle(&ctx->fifo, &ctx->mode, NULL, 0, out);
+        ctx->st.port_bytes += out->v3_count;
+        fifofull(ctx, out);
+        return ETM_OK;
+    }
+    if (ctx->rg.stop_q || ctx->end_wait) {
+        /* Tracing stopped: what was gathered goes into the FIFO, as at etm_end,
+         * with the port's cycle; until it fits it waits (ETMSR[1] stays 0). */
+        etm_err_t e = end_try(ctx, out);
+        ctx->st.port_bytes += out->v3_count;
+        fifofull(ctx, out);
+        return e;
     }
     cycle_buf_t c;
     cbuf_init(&c, ctx->pk.single_q);
@@ -364,7 +462,44 @@ etm_err_t etm_step(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
     commit_cycle(ctx, &before, &c, out);
     etm_packet_tick(&ctx->pk, &ctx->mode);
     fifofull(ctx, out);
-    return c.overrun ? ETM_ERR_INTERNAL : nr ? ETM_ERR_RULE : ETM_OK;
+    return c.overrun ? ETM_ERR_INTERNAL : ETM_OK;
+}
+
+etm_err_t etm_step(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
+{
+    clear_out(out);
+    if (ctx->ended)
+        return ETM_ERR_STATE;
+    etm_rule_t rules[ETM_RULE_COUNT];
+    unsigned nr = etm_check_step(&ctx->chk, in, rules, ETM_RULE_COUNT);
+    regs_access_t acc;
+    out->pready = 1;
+    if (in->psel) {
+        regs_live_t live;
+        live_values(ctx, &live);
+        uint64_t apb = etm_regs_cycle(&ctx->rg, &ctx->cfg, &live, in, out, &acc);
+        if (apb)
+            nr = add_apb_rules(ctx, rules, nr < (unsigned)ETM_RULE_COUNT ? nr : (unsigned)ETM_RULE_COUNT, apb);
+    } else {
+        ctx->rg.setup_q = 0;
+        acc.write = 0;
+    }
+    ctx->nlast = nr < MAX_RULES_KEPT ? nr : MAX_RULES_KEPT;
+    memcpy(ctx->last_rules, rules, ctx->nlast * sizeof *rules);
+    ctx->last_mask = 0;
+    for (unsigned i = 0; i < nr && i < ETM_RULE_COUNT; i++)
+        ctx->last_mask |= 1ull << rules[i];
+    ctx->st.violations = ctx->chk.total;
+    ctx->st.cycles++;
+    if (in->ivalid)
+        ctx->st.instructions += 1u + (in->fold || in->ivalid1);
+
+    if (ctx->rg.restart_q)
+        restart_stages(ctx);
+    etm_err_t e = trace_cycle(ctx, in, out);
+    if (acc.write || ctx->rg.stop_q || ctx->rg.restart_q) /* else the registers stay as they are */
+        regs_edge(ctx, &acc);
+    return e != ETM_OK ? e : nr ? ETM_ERR_RULE : ETM_OK;
 }
 
 /* etm_end's bytes (the P-headers still being gathered) into the FIFO: on the
@@ -418,6 +553,7 @@ etm_err_t etm_end(etm_ctx_t *ctx)
 etm_err_t etm_drain(etm_ctx_t *ctx, etm_out_t *out)
 {
     clear_out(out);
+    out->pready = 1;
     if (!ctx->mode.v3) {
         if (ctx->fifo.level_q == 0 && !etm_pipestat_busy(&ctx->ps)) {
             out->pipestat = ETM_V1_PS_TD;
@@ -428,7 +564,9 @@ etm_err_t etm_drain(etm_ctx_t *ctx, etm_out_t *out)
         memset(&fe, 0, sizeof fe);
         memset(&fo, 0, sizeof fo);
         fo.trace_enable = 1;
-        etm_pipestat_cycle(&ctx->ps, &ctx->mode, &ctx->idle_in, &fe, &fo, &ctx->fifo, out, &ctx->st);
+        etm_mode_t m = ctx->mode; /* the drain runs whatever ETMCR says */
+        m.enabled = 1;
+        etm_pipestat_cycle(&ctx->ps, &m, &ctx->idle_in, &fe, &fo, &ctx->fifo, out, &ctx->st);
         fifofull(ctx, out);
         return ETM_OK;
     }
@@ -445,4 +583,22 @@ etm_err_t etm_drain(etm_ctx_t *ctx, etm_out_t *out)
     ctx->st.port_bytes += out->v3_count;
     fifofull(ctx, out);
     return e;
+}
+
+uint32_t etm_reg_peek(const etm_ctx_t *ctx, unsigned offset, int debugger)
+{
+    etm_in_t in;
+    etm_out_t out;
+    regs_state_t rg = ctx->rg;
+    regs_live_t live;
+    regs_access_t acc;
+    memset(&in, 0, sizeof in);
+    memset(&out, 0, sizeof out);
+    in.psel = in.penable = 1;
+    in.paddr = (uint16_t)(offset & 0xFFCu);
+    in.paddrdbg31 = (uint8_t)(debugger != 0);
+    rg.setup_q = 1;
+    live_values(ctx, &live);
+    etm_regs_cycle(&rg, &ctx->cfg, &live, &in, &out, &acc);
+    return out.prdata;
 }

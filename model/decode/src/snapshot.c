@@ -308,6 +308,12 @@ static etm_err_t snap_devices(snapshot_t *s, unsigned id, etm_config_t *cfg, etm
             *diag = chosen_error;
         return chosen_error.code;
     }
+    /* ETMSCR and the peripheral ID, which snapshots do not list: those of the
+     * part the other registers describe (a value that differs from the
+     * default's was given, and stays). */
+    etm_config_t dflt;
+    etm_config_default(&dflt);
+    etm_config_imply(cfg, cfg->etmscr != dflt.etmscr, cfg->pidr != dflt.pidr);
     /* The registers as a whole: a version the decoders speak, fields that exist in it. */
     etm_diag_t v;
     etm_diag_clear(&v);

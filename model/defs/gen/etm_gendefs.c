@@ -95,6 +95,21 @@ static const reg_t regs[] = {
 };
 #define NREGS (sizeof regs / sizeof regs[0])
 
+static const char *const impl_regs[] = {
+#define ETM_IMPL(field, name) #name,
+#include "etm/regs.def"
+};
+
+static int reg_is_impl(const char *name)
+{
+    for (size_t i = 0; i < sizeof impl_regs / sizeof impl_regs[0]; i++)
+        if (strcmp(impl_regs[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+static const char *access_text(unsigned a) { return a == ETM_ACCESS_R ? "R" : a == ETM_ACCESS_W ? "W" : "RW"; }
+
 /* ---- Text buffers ---------------------------------------------------------------- */
 
 typedef struct buf {
@@ -236,6 +251,53 @@ static void sv_registers(buf_t *b)
     for (size_t i = 0; i < NREGS; i++)
         if (regs[i].count > 1)
             put(b, "  localparam int unsigned %s = %u;\n", camel("COUNT", regs[i].name, nm, sizeof nm), regs[i].count);
+    put(b, "\n  // The rest of the programmer's model (regs.def ETM_MGMT): register numbers\n");
+    for (int m = 0; m < ETM_MGMT_COUNT; m++) {
+        const etm_mgmtdesc_t *g = &etm_mgmt_registers[m];
+        put(b, "  localparam logic [9:0] %s = 10'h%03X;", camel("REG", g->name, nm, sizeof nm), g->number);
+        if (g->count > 1)
+            put(b, "  // %u of them\n", g->count);
+        else
+            put(b, "\n");
+    }
+    put(b, "\n  // The first version that has each register (major * 16 + minor)\n");
+    for (size_t i = 0; i < NREGS; i++)
+        if (!regs[i].param)
+            put(b, "  localparam logic [7:0] %s = 8'h%02X;\n", camel("FIRST", regs[i].name, nm, sizeof nm), regs[i].first);
+    for (int m = 0; m < ETM_MGMT_COUNT; m++)
+        put(b, "  localparam logic [7:0] %s = 8'h%02X;\n", camel("FIRST", etm_mgmt_registers[m].name, nm, sizeof nm),
+            etm_mgmt_registers[m].first);
+    put(b, "\n  // Fixed values of the programmer's model (etm/regmap.h)\n");
+    put(b, "  localparam logic [31:0] LarKey = 32'h%08X;\n", ETM_LAR_KEY);
+    put(b, "  localparam logic [31:0] DevtypeValue = 32'h%08X;\n", ETM_DEVTYPE_VALUE);
+    put(b, "  localparam logic [31:0] AuthstatusValue = 32'h%08X;\n", ETM_AUTHSTATUS_VALUE);
+    put(b, "  localparam logic [31:0] CidrValue = 32'h%08X;\n", ETM_CIDR_VALUE);
+    put(b, "  localparam int unsigned ClaimTags = %u;\n", ETM_CLAIM_TAGS);
+    put(b, "  localparam logic [31:0] CrReset = 32'h%08X;\n", ETM_CR_RESET);
+    put(b, "  localparam logic [31:0] SyncfrReset = 32'h%08X;\n", ETM_SYNCFR_RESET);
+    put(b, "  // ETMCR bits the model leaves out (read as zero, writes ignored), ETMv1 and ETMv3\n");
+    put(b, "  localparam logic [31:0] CrUnmodelledV1 = 32'h%08X;\n", etm_cr_unmodelled_mask(ETM_V(1, 0)));
+    put(b, "  localparam logic [31:0] CrUnmodelledV3 = 32'h%08X;\n", etm_cr_unmodelled_mask(ETM_V(3, 0)));
+    put(b, "\n  // The bits of each layout that a version has (version: major * 16 + minor)\n");
+    for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++) {
+        size_t n;
+        const etm_regfield_t *f = etm_layout_fields((unsigned)l, &n);
+        lower("MASK", layouts[l].name, nm, sizeof nm);
+        put(b, "  function automatic logic [31:0] %s(input logic [7:0] v);\n    %s = 32'h0;\n", nm, nm);
+        for (size_t i = 0; i < n; i++, f++) {
+            char lo[24] = "", hi[24] = "";
+            if (f->vmin > ETM_V(1, 0))
+                snprintf(lo, sizeof lo, "v >= 8'h%02X", f->vmin);
+            if (f->vmax != ETM_VMAX)
+                snprintf(hi, sizeof hi, "v <= 8'h%02X", f->vmax);
+            if (lo[0] || hi[0])
+                put(b, "    if (%s%s%s) ", lo, lo[0] && hi[0] ? " && " : "", hi);
+            else
+                put(b, "    ");
+            put(b, "%s = %s | 32'h%08X;\n", nm, nm, etm_regfield_mask(f));
+        }
+        put(b, "  endfunction\n");
+    }
 }
 
 static void sv_fields(buf_t *b)
@@ -307,19 +369,24 @@ static void ports_out(buf_t *b, const char *macro, const char *dir)
     put(b, "\n");
 }
 
-static void ports_cfg(buf_t *b, const char *macro, const char *dir)
+/* The implementation: the read-only registers (ETM_IMPL) and the model parameters. */
+static int reg_is_impl_or_param(const reg_t *r) { return r->param || reg_is_impl(r->name); }
+
+static void ports_impl(buf_t *b, const char *macro, const char *dir)
 {
     put(b, "`define %s%s \\\n", macro, dir ? "" : "(dir)");
     for (size_t i = 0; i < NREGS; i++)
-        put(b, "  %s logic [%u:0] cfg_%s_i, \\\n", dir ? dir : "dir", 32 * regs[i].count - 1, regs[i].field);
+        if (reg_is_impl_or_param(&regs[i]))
+            put(b, "  %s logic [31:0] impl_%s_i, \\\n", dir ? dir : "dir", regs[i].field);
     put(b, "\n");
 }
 
-static void vars_cfg(buf_t *b)
+static void vars_impl(buf_t *b)
 {
-    put(b, "`define ETM_CFG_VARS \\\n");
+    put(b, "`define ETM_IMPL_VARS \\\n");
     for (size_t i = 0; i < NREGS; i++)
-        put(b, "  logic [%u:0] cfg_%s_i; \\\n", 32 * regs[i].count - 1, regs[i].field);
+        if (reg_is_impl_or_param(&regs[i]))
+            put(b, "  logic [31:0] impl_%s_i; \\\n", regs[i].field);
     put(b, "\n");
 }
 
@@ -328,15 +395,15 @@ static void gen_ports(buf_t *b)
     put(b, HEADER_SV);
     put(b, "//\n// etm_ports.svh - the ports of etm_top, as macros, each port followed by a comma:\n"
            "//   ETM_IN_PORTS(dir)   the interface inputs (etm/signals.def)\n"
-           "//   ETM_CFG_PORTS(dir)  the register image, cfg_<register>_i (etm/regs.def; register\n"
-           "//                       arrays flattened, element n at [32*(n-1) +: 32])\n"
+           "//   ETM_IMPL_PORTS(dir) the implementation, impl_<register>_i: the read-only registers\n"
+           "//                       and model parameters of etm/regs.def (fixed in a real part)\n"
            "//   ETM_OUT_PORTS(dir)  the outputs (etm/signals.def)\n"
-           "//   ETM_CFG_VARS        the configuration ports as variables, for a wrapper that ties them\n");
+           "//   ETM_IMPL_VARS       the implementation ports as variables, for a wrapper that ties them\n");
     put(b, "`ifndef ETM_PORTS_SVH\n`define ETM_PORTS_SVH\n\n");
     ports_in(b, "ETM_IN_PORTS", NULL);
-    ports_cfg(b, "ETM_CFG_PORTS", NULL);
+    ports_impl(b, "ETM_IMPL_PORTS", NULL);
     ports_out(b, "ETM_OUT_PORTS", NULL);
-    vars_cfg(b);
+    vars_impl(b);
     put(b, "`endif\n");
 }
 
@@ -423,16 +490,9 @@ static void dpi_fields(buf_t *b)
 static void dpi_check_config(buf_t *b)
 {
     put(b, "`define ETM_SB_CHECK_CONFIG \\\n");
-    for (size_t i = 0; i < NREGS; i++) {
-        const reg_t *r = &regs[i];
-        if (r->count > 1)
-            put(b,
-                "  for (int i = 0; i < %u; i++) \\\n"
-                "    check_reg($sformatf(\"%s%%0d\", i + 1), cfg_%s_i[32*i +: 32]); \\\n",
-                r->count, r->name, r->field);
-        else
-            put(b, "  check_reg(\"%s\", cfg_%s_i); \\\n", r->name, r->field);
-    }
+    for (size_t i = 0; i < NREGS; i++)
+        if (reg_is_impl_or_param(&regs[i]))
+            put(b, "  check_reg(\"%s\", impl_%s_i); \\\n", regs[i].name, regs[i].field);
     put(b, "\n");
 }
 
@@ -471,16 +531,9 @@ static void dpi_tb_helpers(buf_t *b)
             put(b, "  %s = %s[%u:0]; \\\n", sigs[i].name, lower(sigs[i].field, NULL, nm, sizeof nm),
                 sigs[i].width - 1);
     put(b, "\n`define ETM_TB_PROGRAM(img) \\\n");
-    for (size_t i = 0; i < NREGS; i++) {
-        const reg_t *g = &regs[i];
-        if (g->count > 1)
-            put(b,
-                "  for (int i = 0; i < %u; i++) \\\n"
-                "    cfg_%s_i[32*i +: 32] = reg_value(img, $sformatf(\"%s%%0d\", i + 1)); \\\n",
-                g->count, g->field, g->name);
-        else
-            put(b, "  cfg_%s_i = reg_value(img, \"%s\"); \\\n", g->field, g->name);
-    }
+    for (size_t i = 0; i < NREGS; i++)
+        if (reg_is_impl_or_param(&regs[i]))
+            put(b, "  impl_%s_i = reg_value(img, \"%s\"); \\\n", regs[i].field, regs[i].name);
     put(b, "\n");
 }
 
@@ -491,17 +544,17 @@ static void gen_dpi(buf_t *b)
            "// DPI package, the scoreboard and testbenches use them (docs/dpi.md):\n"
            "//   ETM_DPI_IN_ARGS(dir), ETM_DPI_OUT_ARGS(dir)   etm_dpi_step's and etm_dpi_compare's arguments\n"
            "//   ETM_DPI_FIELD_PARAMS                          Field* bit positions of the compare mask\n"
-           "//   ETM_SB_IN_PORTS, ETM_SB_CFG_PORTS, ETM_SB_OUT_PORTS   the scoreboard's ports (all inputs)\n"
+           "//   ETM_SB_IN_PORTS, ETM_SB_IMPL_PORTS, ETM_SB_OUT_PORTS  the scoreboard's ports (all inputs)\n"
            "//   ETM_SB_IN_VALUES, ETM_SB_OUT_VALUES           the ports as DPI arguments\n"
            "//   ETM_SB_IN_UNKNOWN, ETM_SB_OUT_UNKNOWN         their $isunknown bits\n"
-           "//   ETM_SB_CHECK_CONFIG                           check_reg() of every register\n"
+           "//   ETM_SB_CHECK_CONFIG                           check_reg() of every implementation register\n"
            "//   ETM_TB_*                                      variables and helpers for a testbench\n");
     put(b, "`ifndef ETM_DPI_DEFS_SVH\n`define ETM_DPI_DEFS_SVH\n\n");
     dpi_args(b, "ETM_DPI_IN_ARGS", 0);
     dpi_args(b, "ETM_DPI_OUT_ARGS", 1);
     dpi_fields(b);
     ports_in(b, "ETM_SB_IN_PORTS", "input");
-    ports_cfg(b, "ETM_SB_CFG_PORTS", "input");
+    ports_impl(b, "ETM_SB_IMPL_PORTS", "input");
     ports_out(b, "ETM_SB_OUT_PORTS", "input");
     dpi_values(b, "ETM_SB_IN_VALUES", 0);
     dpi_values(b, "ETM_SB_OUT_VALUES", 1);
@@ -554,7 +607,7 @@ static void doc_registers(buf_t *b)
 {
     char v[16], w[48];
     put(b, DOC_NOTE);
-    put(b, "| Register | Number | Offset | From | Fields | Meaning |\n|---|---|---|---|---|---|\n");
+    put(b, "| Register | Number | Offset | From | Fields | Meaning (access) |\n|---|---|---|---|---|---|\n");
     for (size_t i = 0; i < NREGS; i++) {
         const reg_t *r = &regs[i];
         if (r->param) {
@@ -562,12 +615,23 @@ static void doc_registers(buf_t *b)
             continue;
         }
         version_text(r->first, v, sizeof v);
+        const char *acc = reg_is_impl(r->name) ? "R" : "RW";
         if (r->count > 1)
-            put(b, "| %s1..%u | 0x%03X.. | 0x%03X.. | %s | %s | %s |\n", r->name, r->count, r->number, 4 * r->number,
-                v, r->layout, r->doc);
+            put(b, "| %s1..%u | 0x%03X.. | 0x%03X.. | %s | %s | %s (%s) |\n", r->name, r->count, r->number,
+                4 * r->number, v, r->layout, r->doc, acc);
         else
-            put(b, "| %s | 0x%03X | 0x%03X | %s | %s | %s |\n", r->name, r->number, 4 * r->number, v, r->layout,
-                r->doc);
+            put(b, "| %s | 0x%03X | 0x%03X | %s | %s | %s (%s) |\n", r->name, r->number, 4 * r->number, v, r->layout,
+                r->doc, acc);
+    }
+    for (int m = 0; m < ETM_MGMT_COUNT; m++) {
+        const etm_mgmtdesc_t *g = &etm_mgmt_registers[m];
+        version_text(g->first, v, sizeof v);
+        if (g->count > 1)
+            put(b, "| %s (%u) | 0x%03X.. | 0x%03X.. | %s | - | %s (%s) |\n", g->name, g->count, g->number,
+                4 * g->number, v, g->doc, access_text(g->access));
+        else
+            put(b, "| %s | 0x%03X | 0x%03X | %s | - | %s (%s) |\n", g->name, g->number, 4 * g->number, v, g->doc,
+                access_text(g->access));
     }
     put(b, "\n| Layout | Bits | Field | C name | Versions |\n|---|---|---|---|---|\n");
     for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++) {

@@ -15,6 +15,7 @@
 #include "etm/error.h"
 #include "etm/gen.h"
 #include "etm/model.h"
+#include "etm/program.h"
 #include "etm/regmap.h"
 #include "etm/signals.h"
 #include "etm/stim.h"

@@ -6,6 +6,7 @@
 
 #include "util.h"
 
+
 etm_err_t etm_config_read_file(etm_config_t *cfg, const char *path, etm_diag_t *diag)
 {
     etm_diag_clear(diag);
@@ -48,6 +49,7 @@ etm_err_t etm_config_read_stream(etm_config_t *cfg, FILE *f, const char *name, e
         if (slot >= 0)
             slot_line[slot] = lr.line;
     }
+    etm_config_imply_seen(cfg, seen);
     int bad = -1;
     e = etm_config_validate(cfg, diag, &bad);
     if (e != ETM_OK && diag && bad >= 0)

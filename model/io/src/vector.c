@@ -122,6 +122,8 @@ static etm_err_t read_header(etm_vec_reader_t *r, etm_diag_t *diag)
             slot_line[slot] = r->lr.line;
     }
 
+    etm_config_imply_seen(&r->cfg, seen);
+
     /* Columns. */
     n = tokenize(r->lr.buf, tok, ETM_VEC_MAX_COLUMNS + 2, &total);
     if (total > ETM_VEC_MAX_COLUMNS + 1)
@@ -189,6 +191,7 @@ static etm_err_t open_common(etm_vec_reader_t **out, FILE *f, int owns, const ch
     *out = r;
     return ETM_OK;
 }
+
 
 etm_err_t etm_vec_open(etm_vec_reader_t **out, const char *path, etm_diag_t *diag)
 {

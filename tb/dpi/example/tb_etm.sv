@@ -1,10 +1,14 @@
-// tb_etm.sv - a worked example: the RTL twin (rtl/etm_top.sv) under the
-// scoreboard (tb/dpi/etm_scoreboard.sv) on real stimulus. The scoreboard is
-// instantiated beside the design on the same nets; a bind into etm_top does the
-// same job (docs/dpi.md).
+// tb_etm.sv - a worked example: the RTL twin (rtl/etm_core.sv: etm_top with its
+// implementation on ports) under the scoreboard (tb/dpi/etm_scoreboard.sv) on
+// real stimulus. The scoreboard is instantiated beside the design on the same
+// nets; a bind into etm_core does the same job (docs/dpi.md).
 //
 // Register image: +etm_preset=NAME or +etm_config=FILE, then +etm_set=NAME=0xV,...
-// (the scoreboard reads the same plusargs, and checks the configuration ports).
+// (the scoreboard reads the same plusargs, and checks the implementation ports).
+// After reset the testbench programs the design through its APB with the
+// architecture's sequence for the image (etm_dpi_program: unlock, programming
+// bit, wait for ETMSR[1], the registers, ETMCR), the core idle; the scoreboard
+// steps those cycles too.
 // Stimulus: +stim_vectors=FILE (a vector file, e.g. a golden vector's
 // stimulus.vec, with +etm_config= the same file), +stim_vcd=FILE,
 // +stim_records=FILE (executed instructions through the Cortex-M3 timing
@@ -13,8 +17,8 @@
 // timing model hold the core while the design asserts FIFOFULL.
 // After the stimulus the trace is ended and drained, and the
 // scoreboard's final_check() decides: exit status 0 when every cycle matched.
-// +tb_set=NAME=0xV,... programs the design (not the scoreboard) differently,
-// to see the configuration check fail; +tb_reset_at=N resets the design for two
+// +tb_set=NAME=0xV,... gives the design (not the scoreboard) another image,
+// to see the configuration check fail on an implementation register; +tb_reset_at=N resets the design for two
 // cycles before stimulus record N, and the run goes on.
 `include "etm_dpi_defs.svh"
 `include "etm_ports.svh"
@@ -23,13 +27,13 @@ module tb_etm;
   import etm_dpi_pkg::*;
 
   logic clk_i, rst_ni, end_i;
-  // etm_top's ports as variables (etm_dpi_defs.svh, etm_ports.svh: etm/signals.def, etm/regs.def).
+  // etm_core's ports as variables (etm_dpi_defs.svh, etm_ports.svh: etm/signals.def, etm/regs.def).
   `ETM_TB_IN_VARS
-  `ETM_CFG_VARS
+  `ETM_IMPL_VARS
   `ETM_TB_OUT_VARS
   logic [etm_defs_pkg::NumRules-1:0] VIOLATIONS;
 
-  etm_top #(.MaxFifoDepth(256)) dut (.*);
+  etm_core #(.MaxFifoDepth(256)) dut (.*);
 
   // Every port by name.
   etm_scoreboard #(.RuleBits(etm_defs_pkg::NumRules)) u_sb (.*);
@@ -39,10 +43,45 @@ module tb_etm;
     forever #5 clk_i = ~clk_i;
   end
 
-  // ---- Configuration ports: the register image --------------------------------------------
-  function automatic void program_design(input chandle img);
+  // ---- Implementation ports: the register image ------------------------------------------
+  function automatic void tie_implementation(input chandle img);
     `ETM_TB_PROGRAM(img)
   endfunction
+
+  // ---- The debug APB: one transfer (setup, then access) per operation -------------------------
+  task automatic apb_program(input chandle img);
+    int n, kind, dbg;
+    int unsigned offset, value, mask, polls, rd;
+    n = etm_dpi_program(img);
+    if (n < 0) $fatal(1, "%s", etm_dpi_error(img));
+    for (int i = 0; i < n; i++) begin
+      if (etm_dpi_program_op(img, i, kind, offset, value, mask, dbg) != 0) $fatal(1, "%s", etm_dpi_error(img));
+      if (kind == 3) begin  // an idle cycle: the trace stages restart in it
+        @(negedge clk_i);
+        continue;
+      end
+      polls = 0;
+      forever begin
+        PSEL = 1'b1;
+        PENABLE = 1'b0;
+        PWRITE = kind == 0;
+        PADDR = offset[11:2];
+        PWDATA = kind == 0 ? value : 32'd0;
+        PADDRDBG31 = dbg[0];
+        @(negedge clk_i);
+        PENABLE = 1'b1;
+        #1;
+        rd = PRDATA;  // the access phase's read data, before the edge that ends it
+        @(negedge clk_i);
+        if (kind != 2 || (rd & mask) == value) break;
+        polls++;
+        if (polls > 10000) $fatal(1, "tb_etm: the poll of 0x%03X never read 0x%08X", offset, value);
+      end
+      PSEL = 1'b0;
+      PENABLE = 1'b0;
+      PWRITE = 1'b0;
+    end
+  endtask
 
   // ---- Inputs: one stimulus record, or idle ------------------------------------------------
   // FIFOFULL of the cycle that ended at the last rising edge: the core holds.
@@ -66,7 +105,7 @@ module tb_etm;
 
     img = open_image("tb_etm", "etm_", "", "", plusarg("tb_", "set", ""), err);
     if (img == null) $fatal(1, "%s", err);
-    program_design(img);
+    tie_implementation(img);
 
     stim = etm_dpi_stim_new();
     if ($value$plusargs("stim_vectors=%s", path)) begin
@@ -97,6 +136,7 @@ module tb_etm;
     end_i = 1'b0;
     repeat (3) @(negedge clk_i);
     rst_ni = 1'b1;
+    apb_program(img);
     reset_at = 0;
     void'($value$plusargs("tb_reset_at=%d", reset_at));
     for (n = 0; ; n++) begin
@@ -104,6 +144,8 @@ module tb_etm;
         rst_ni = 1'b0;
         repeat (2) @(negedge clk_i);
         rst_ni = 1'b1;
+        void'(drive(idle));
+        apb_program(img);
       end
       rc = drive(stim);
       if (rc < 0) $fatal(1, "%s", etm_dpi_stim_error(stim));

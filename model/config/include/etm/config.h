@@ -33,6 +33,15 @@ void etm_config_default(etm_config_t *cfg);
 etm_err_t etm_config_preset(etm_config_t *cfg, const char *name);
 extern const char *const etm_config_preset_names[]; /* NULL-terminated */
 
+/* ETMSCR and PIDR for a configuration that does not give them (text written
+ * before they were part of the image): the ETM-M3's when ETMCCR and ETMIDR are
+ * the ETM-M3's, else a generic part's (ETMSCR: FIFOFULL and the port the
+ * version's presets have; PIDR 0: no part number). scr_given, pidr_given: the
+ * text gave that register, which is left alone. */
+void etm_config_imply(etm_config_t *cfg, int scr_given, int pidr_given);
+/* The same after etm_config_parse_line has filled `seen`. */
+void etm_config_imply_seen(etm_config_t *cfg, const uint8_t *seen);
+
 /* Check a whole configuration against the architecture: version known, no bit
  * set that the chosen version lacks, no reserved field value, no resource used
  * that ETMCCR/ETMCCER say is absent, model parameters in range. It does not say

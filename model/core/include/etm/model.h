@@ -70,6 +70,8 @@ typedef struct etm_stats {
     uint64_t counter_reloads;  /* counter reloads, all counters */
     uint64_t include_hits;     /* cycles with an instruction in an include region (ETMTECR1[24] clear) */
     uint64_t exclude_hits;     /* cycles with an instruction in an exclude region (ETMTECR1[24] set) */
+    uint64_t reg_writes;       /* register writes that took effect (debug APB) */
+    uint64_t restarts;         /* times tracing was enabled again after programming or power-down */
     uint64_t internal_errors;  /* cycles whose packets broke the cycle buffer's bound (never expected;
                                   the cycle is then an overflow and etm_step returns ETM_ERR_INTERNAL) */
 } etm_stats_t;
@@ -84,13 +86,33 @@ etm_err_t etm_ctx_init(etm_ctx_t *ctx, const etm_config_t *cfg, etm_diag_t *diag
 
 /* The same with memory from malloc. Also returns ETM_ERR_NOMEM. */
 etm_err_t etm_create(etm_ctx_t **out, const etm_config_t *cfg, etm_diag_t *diag);
+
+/* An instance as silicon comes out of reset: the implementation is that of
+ * `impl` (ETMCCR, ETMSCR, ETMIDR, ETMCCER and the model parameters; impl must
+ * pass etm_ctx_init), every other register holds its reset value
+ * (etm_config_at_reset): ETMCR has the programming and power-down bits set,
+ * the lock is set, and nothing is traced until the ETM is programmed through
+ * the debug APB (the PSEL.. inputs of etm_in_t; etm/program.h drives them).
+ * etm_reset returns to this state. */
+etm_err_t etm_ctx_init_at_reset(etm_ctx_t *ctx, const etm_config_t *impl, etm_diag_t *diag);
+etm_err_t etm_create_at_reset(etm_ctx_t **out, const etm_config_t *impl, etm_diag_t *diag);
+
+/* The value a read of the register at byte offset `offset` would return in
+ * the next cycle's access phase (debugger: PADDRDBG31), without a cycle and
+ * without a rule being counted: 0 where there is no register. */
+uint32_t etm_reg_peek(const etm_ctx_t *ctx, unsigned offset, int debugger);
 void etm_destroy(etm_ctx_t *ctx);
 
 /* Does the model implement everything cfg selects? ETM_OK or ETM_ERR_UNSUPPORTED
  * with the feature named in diag. */
 etm_err_t etm_model_supports(const etm_config_t *cfg, etm_diag_t *diag);
 
-/* One rising clock edge. Returns ETM_OK, ETM_ERR_RULE if the inputs broke an
+/* One rising clock edge: the core interface and the debug APB of etm_in_t.
+ * A register read returns its value in the access phase (out->prdata); a
+ * write takes effect at this edge. Setting ETMCR[10] (programming) or ETMCR[0]
+ * (power down) stops tracing: the next cycle closes what was gathered, and
+ * ETMSR[1] reads 1 once the FIFO is empty; clearing both starts tracing again
+ * from reset state one cycle later (docs/registers.md). Returns ETM_OK, ETM_ERR_RULE if the inputs broke an
  * interface rule in this cycle (the cycle is still modelled; the rules are in
  * etm_stats and etm_last_rules), ETM_ERR_STATE after etm_end(), or
  * ETM_ERR_INTERNAL if the cycle's packets broke the cycle buffer's bound (a
@@ -99,6 +121,9 @@ etm_err_t etm_step(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out);
 
 /* Rules broken in the last cycle: writes up to max, returns how many. */
 unsigned etm_last_rules(const etm_ctx_t *ctx, etm_rule_t *rules, unsigned max);
+
+/* The same as a mask, bit r for etm_rule_t r (the RTL's VIOLATIONS). */
+uint64_t etm_last_rule_mask(const etm_ctx_t *ctx);
 
 /* End of trace: close everything still being gathered (pending atoms, a run
  * of W atoms) into the FIFO. After it only etm_drain and etm_reset are allowed.
@@ -122,7 +147,8 @@ unsigned etm_port_take(etm_ctx_t *ctx, uint8_t *buf, unsigned max);
 /* Bytes held in the FIFO now. */
 unsigned etm_fifo_level(const etm_ctx_t *ctx);
 
-/* Back to the state after etm_ctx_init (statistics cleared). */
+/* Back to the state after etm_ctx_init (statistics cleared; the registers as
+ * they were at init, whatever the debug APB wrote since). */
 void etm_reset(etm_ctx_t *ctx);
 
 const etm_stats_t *etm_get_stats(const etm_ctx_t *ctx);

@@ -137,6 +137,82 @@ int etm_register_slot(const etm_regdesc_t *d, unsigned index);
 /* Name of a slot ("ETMACVR3"), written into buf. */
 const char *etm_register_slot_name(int slot, char *buf, size_t size);
 
+/* ---- The programmer's model: what sits at each offset ------------------------------------ */
+
+/* Access through the APB (regs.def ETM_MGMT, and ETM_IMPL for read-only image registers). */
+#define ETM_ACCESS_R 1u
+#define ETM_ACCESS_W 2u
+#define ETM_ACCESS_RW 3u
+
+/* The registers of regs.def ETM_MGMT: ETM_MGMT_SR, ETM_MGMT_LAR, ... */
+typedef enum etm_mgmt {
+#define ETM_MGMT(id, name, number, count, access, first, doc) ETM_MGMT_##id,
+#include "etm/regs.def"
+    ETM_MGMT_COUNT
+} etm_mgmt_t;
+
+typedef struct etm_mgmtdesc {
+    const char *name;  /* "ETMLAR"; a run of count: "ETMPIDR0" numbered on from its digit */
+    uint16_t number;   /* register number of the first (byte offset 4 * number) */
+    uint8_t count;
+    uint8_t access;    /* ETM_ACCESS_* */
+    uint8_t first;     /* first ETM version that has it */
+    const char *doc;
+} etm_mgmtdesc_t;
+extern const etm_mgmtdesc_t etm_mgmt_registers[ETM_MGMT_COUNT];
+
+/* The CoreSight lock key (ETMLAR) and the fixed identification values. */
+#define ETM_LAR_KEY 0xC5ACCE55u
+#define ETM_DEVTYPE_VALUE 0x13u      /* trace source (3), processor (1) */
+#define ETM_AUTHSTATUS_VALUE 0xC0u   /* as the ETM-M3 reports it */
+#define ETM_CIDR_VALUE 0xB105900Du   /* CIDR3..CIDR0: a CoreSight component (class 9) */
+#define ETM_CLAIM_TAGS 4u            /* claim tags implemented */
+#define ETM_CR_RESET 0x00000411u     /* ETMCR after reset: programming, port size 001, power down */
+#define ETM_SYNCFR_RESET 0x00000400u /* ETMSYNCFR after reset (ETMv3.1 and later: every 1024 bytes) */
+
+/* The ETMCR bits the model does not implement in a version: they read as zero
+ * and ignore writes through the programmer's model; a register image that sets
+ * one is refused (etm_model_supports names it from etm_cr_unmodelled). */
+typedef struct etm_cr_unmodelled_bits {
+    uint32_t mask;
+    uint8_t v1_ok, v3_ok; /* modelled in ETMv1 / ETMv3 after all */
+    const char *what;
+} etm_cr_unmodelled_bits_t;
+extern const etm_cr_unmodelled_bits_t etm_cr_unmodelled[];
+extern const size_t etm_cr_unmodelled_count;
+uint32_t etm_cr_unmodelled_mask(unsigned version);
+
+/* Register d is read-only and describes the implementation (regs.def ETM_IMPL), or
+ * is a model parameter: what etm_top fixes by parameters and etm_core takes on
+ * its impl_*_i ports. */
+int etm_register_is_impl(const etm_regdesc_t *d);
+
+/* The bits of a layout that exist in a version (regs.def ETM_FIELD ranges). */
+uint32_t etm_layout_mask(unsigned layout, unsigned version);
+
+/* What sits at register number `number` (byte offset 4 * number, 0..0x3FF) of the
+ * ETM that the implementation registers of `impl` describe (ETMCCR, ETMIDR,
+ * ETMCCER and the model parameters; the rest of impl is not read). */
+typedef struct etm_regloc {
+    const etm_regdesc_t *reg; /* a register of the image (element index), or NULL */
+    unsigned index;
+    int mgmt;                 /* else an etm_mgmt_t (element index), or -1: no register */
+    unsigned access;          /* ETM_ACCESS_*; 0 when there is no register */
+    uint32_t write_mask;      /* the bits a write sets (0 for read-only registers) */
+} etm_regloc_t;
+
+/* Returns 1 and fills *loc when a register is there, else 0 (*loc says none). */
+int etm_reg_locate(const etm_config_t *impl, unsigned number, etm_regloc_t *loc);
+
+/* The registers after reset, in place: the implementation registers (ETMCCR,
+ * ETMSCR, ETMIDR, ETMCCER) and model parameters keep their values; ETMCR is
+ * ETM_CR_RESET (the bits the version has), ETMSYNCFR ETM_SYNCFR_RESET (ETMv3.1
+ * and later; the ETMv3.0 period counts cycles), every other register 0. */
+void etm_config_at_reset(etm_config_t *cfg);
+
+/* Name of the register at `number` ("ETMACVR3", "ETMLAR"), or "0xNNN" (byte offset). */
+const char *etm_reg_name_at(const etm_config_t *impl, unsigned number, char *buf, size_t size);
+
 /* The version a register image selects, as ETM_V(). ETM_ERR_UNSUPPORTED (with a
  * sentence in diag, if given) for ETMv2, PFT or an unknown encoding. */
 etm_err_t etm_config_version(const etm_config_t *cfg, unsigned *version, etm_diag_t *diag);

@@ -54,6 +54,7 @@ typedef struct etm_in {
 #define ETM_SIGF_CORE 4u   /* Cortex-M3 TRM table 16.1: a VCD without it is refused */
 #define ETM_SIGF_SLOT1 8u  /* the second instruction of a dual-issue cycle: absent reads 0 */
 #define ETM_SIGF_DATA 16u  /* the data slot: absent reads 0 */
+#define ETM_SIGF_APB 32u   /* the debug APB (register accesses): absent reads 0 */
 
 /* One core clock of output, a field per output of etm/signals.def: the ETMv1
  * port (pipestat, tracepkt, tracesync), the ETMv3 bytes leaving the port
