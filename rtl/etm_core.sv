@@ -99,6 +99,11 @@ module etm_core #(
   logic hold;    // etm_end or etm_drain: the core interface is not sampled
   assign ended_d = ended_q || end_i;
   assign hold = ended_q || end_i;
+  // ETMv1 while programming (or powered down): the PIPESTAT port drains what
+  // the queue and the FIFO hold, as after etm_end, and the core is not sampled.
+  logic v1_stopped, quiet;
+  assign v1_stopped = !v3 && (etm_defs_pkg::cr_powerdown(reg_etmcr) || etm_defs_pkg::cr_programming(reg_etmcr));
+  assign quiet = hold || v1_stopped;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) ended_q <= 1'b0;
     else         ended_q <= ended_d;
@@ -126,7 +131,8 @@ module etm_core #(
   logic         flt_ss, flt_triggered, v3_ovf_q, ps_ovf_q, drained;
   logic [63:0]  flt_cnt;
   logic [16:0]  fifo_level_q;
-  assign drained = !v3 || (!stop && !end_wait_q && fifo_level_q == 17'd0);
+  logic ps_idle;  // ETMv1: nothing waits in the PIPESTAT queue
+  assign drained = !stop && fifo_level_q == 17'd0 && (v3 ? !end_wait_q : ps_idle);
 
   etm_regs u_regs (
     .clk_i,
@@ -137,6 +143,7 @@ module etm_core #(
     .impl_etmccer_i,
     .impl_etmscr_i,
     .impl_pidr_i,
+    .impl_etmcr_impl_i,
     .psel_i          (PSEL && !hold),  // after etm_end only the port runs
     .penable_i       (PENABLE),
     .pwrite_i        (PWRITE),
@@ -213,7 +220,7 @@ module etm_core #(
   logic        fe_exec0, fe_exec1, fe_target0, fe_target1, fe_entry, fe_ret, fe_cancel, fe_flush;
   logic        fe_fold;
   logic [8:0]  fe_exc;
-  assign fe_ivalid = ETMIVALID && !hold;
+  assign fe_ivalid = ETMIVALID && !quiet;
 
   etm_frontend u_frontend (
     .branch_broadcast_i (bb),
@@ -222,8 +229,8 @@ module etm_core #(
     .iindbr_i   (ETMIINDBR),
     .iccfail_i  (ETMICCFAIL),
     .fold_i     (ETMFOLD),
-    .cancel_i   (ETMCANCEL && !hold),
-    .flush_i    (ETMFLUSH && !hold),
+    .cancel_i   (ETMCANCEL && !quiet),
+    .flush_i    (ETMFLUSH && !quiet),
     .intstat_i  (ETMINTSTAT),
     .intnum_i   (ETMINTNUM),
     .ia_i       (ETMIA),
@@ -409,7 +416,7 @@ module etm_core #(
     etm_pipestat u_pipestat (
       .clk_i,
       .rst_ni          (stage_rst_n),
-      .enabled_i          ((enabled || ended_q) && !v3),  // the drain runs whatever ETMCR says
+      .enabled_i          ((enabled || ended_q || v1_stopped) && !v3),  // the drain runs whatever ETMCR says
       .ca_i               (ca),
       .data_addr_i        (data_addr),
       .data_value_i       (data_value),
@@ -426,15 +433,15 @@ module etm_core #(
       .entry_i            (fe_entry),
       .ret_i              (fe_ret),
       .fold_i             (fe_fold),
-      .trace_enable_i     (flt_te || ended_q),
+      .trace_enable_i     (flt_te || ended_q || v1_stopped),
       .trigger_i          (flt_trigger),
       .view_data_i        (flt_vd),
-      .dactl_i            (hold ? 18'd0 : ETMDACTL),
+      .dactl_i            (quiet ? 18'd0 : ETMDACTL),
       .da_i               (ETMDA),
-      .ddctl_i            (hold ? 4'd0 : ETMDDCTL),
+      .ddctl_i            (quiet ? 4'd0 : ETMDDCTL),
       .dd_i               (ETMDD),
-      .end_i              (end_i && !ended_q && !v3),
-      .drain_i            (ended_q && !v3),
+      .end_i              (((end_i && !ended_q) || stop) && !v3),  // etm_end, or tracing stopped
+      .drain_i            ((ended_q || (v1_stopped && !stop)) && !v3),
       .fifo_level_q_i     (fifo_level_q),
       .fifo_nflags_q_i    (fifo_nflags_q),
       .fifo_head_flag_q_i (fifo_head_flag_q),
@@ -452,7 +459,8 @@ module etm_core #(
       .tracepkt_o         (ps_tracepkt),
       .tracesync_o        (ps_tracesync),
       .overflow_o         (ps_overflow),
-      .ovf_q_o            (ps_ovf_q)
+      .ovf_q_o            (ps_ovf_q),
+      .idle_o             (ps_idle)
     );
   end else begin : gen_no_v1
     assign ps_push_n = 8'd0;
@@ -464,6 +472,7 @@ module etm_core #(
     assign ps_tracesync = 1'b0;
     assign ps_overflow = 1'b0;
     assign ps_ovf_q = 1'b0;
+    assign ps_idle = 1'b1;
     logic unused_v1;
     assign unused_v1 = ^{fifo_nflags_q, fifo_level_w, fifo_head_flag_q, fifo_head0_flag, fifo_head1_flag,
                          fifo_head0, fifo_head1, data_addr, data_value, v1_port, flt_vd, ETMDA, ETMDD,
@@ -538,9 +547,17 @@ module etm_core #(
       PIPESTAT = ps_pipestat;
       TRACEPKT = ps_tracepkt;
       TRACESYNC = ps_tracesync;
-      OVERFLOW = ps_overflow && (enabled || ended_q);
-      if (!(enabled || ended_q)) FIFOLEVEL = 16'd0;
+      // A restart empties the FIFO: bytes left there are lost, as to an overflow.
+      OVERFLOW = (ps_overflow && (enabled || ended_q || v1_stopped)) || (restart && v1_level_nz_q);
+      if (!(enabled || ended_q || v1_stopped)) FIFOLEVEL = 16'd0;
     end
+  end
+
+  // The FIFO held bytes after the last cycle (ETMv1: a restart drops them).
+  logic v1_level_nz_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) v1_level_nz_q <= 1'b0;
+    else         v1_level_nz_q <= !v3 && fifo_level != 17'd0;
   end
 
   logic unused_level;

@@ -65,7 +65,8 @@ module etm_pipestat (
   output logic [15:0] tracepkt_o,
   output logic        tracesync_o,
   output logic        overflow_o,
-  output logic        ovf_q_o         // an overflow whose restart is not yet traced (ETMSR[0])
+  output logic        ovf_q_o,        // an overflow whose restart is not yet traced (ETMSR[0])
+  output logic        idle_o          // nothing waits in the queue (etm_pipestat_busy() is 0)
 );
   localparam int unsigned Q = etm_defs_pkg::V1Queue;
   localparam int unsigned X = etm_defs_pkg::V1MaxXfer;
@@ -702,6 +703,7 @@ module etm_pipestat (
     end
   end
 
+  assign idle_o = len_q == 4'd0 && apo_cnt_q == 2'd0;
   assign ovf_q_o = ovf_q;
 
 endmodule

@@ -51,6 +51,7 @@
   dir logic [31:0] impl_port_bytes_i, \
   dir logic [31:0] impl_issue_width_i, \
   dir logic [31:0] impl_pidr_i, \
+  dir logic [31:0] impl_etmcr_impl_i, \
 
 `define ETM_OUT_PORTS(dir) \
   dir logic [2:0]   PIPESTAT, \
@@ -77,5 +78,6 @@
   logic [31:0] impl_port_bytes_i; \
   logic [31:0] impl_issue_width_i; \
   logic [31:0] impl_pidr_i; \
+  logic [31:0] impl_etmcr_impl_i; \
 
 `endif

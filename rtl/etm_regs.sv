@@ -25,6 +25,7 @@ module etm_regs (
   input  logic [31:0]   impl_etmccer_i,
   input  logic [31:0]   impl_etmscr_i,
   input  logic [31:0]   impl_pidr_i,
+  input  logic [31:0]   impl_etmcr_impl_i,   // the ETMCR bits the part implements
   // The debug APB.
   input  logic          psel_i,
   input  logic          penable_i,
@@ -105,7 +106,8 @@ module etm_regs (
     const_val = 32'd0;
     if (num == etm_defs_pkg::RegEtmcr) begin
       kind = KCr;
-      wmask = etm_defs_pkg::mask_cr(version_i) & ~(is_v1 ? etm_defs_pkg::CrUnmodelledV1 : etm_defs_pkg::CrUnmodelledV3);
+      wmask = etm_defs_pkg::mask_cr(version_i) & ~(is_v1 ? etm_defs_pkg::CrUnmodelledV1 : etm_defs_pkg::CrUnmodelledV3)
+              & impl_etmcr_impl_i;
     end else if (num == etm_defs_pkg::RegEtmtrigger) begin
       kind = KTrigger; wmask = etm_defs_pkg::mask_event(version_i);
     end else if (num == etm_defs_pkg::RegEtmtsscr && version_i >= etm_defs_pkg::FirstEtmtsscr &&

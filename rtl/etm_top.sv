@@ -13,8 +13,9 @@ module etm_top #(
   parameter logic [31:0] Etmccer    = 32'h0014_1800,  // 4 DWT inputs, start/stop by them
   parameter logic [31:0] Etmscr     = 32'h0002_0D09,  // 8-bit port, FIFOFULL, no fetch comparisons
   parameter logic [31:0] Pidr       = 32'h003B_B924,  // PIDR3..PIDR0: ARM part 0x924, revision 3
+  parameter logic [31:0] EtmcrImpl  = 32'h1063_2FF1,  // the ETMCR bits it implements: no cycle-accurate mode
   // Sizes a real part fixes (etm/regs.def model parameters).
-  parameter int unsigned FifoDepth  = 64,             // bytes of trace FIFO
+  parameter int unsigned FifoDepth  = 24,             // bytes of trace FIFO
   parameter int unsigned PortBytes  = 1,              // ETMv3 bytes leaving the port per cycle
   parameter int unsigned IssueWidth = 1,              // instructions per cycle (1 or 2)
   parameter bit          Assertions = 1'b1,
@@ -50,6 +51,7 @@ module etm_top #(
     .impl_port_bytes_i  (32'(PortBytes)),
     .impl_issue_width_i (32'(IssueWidth)),
     .impl_pidr_i        (Pidr),
+    .impl_etmcr_impl_i  (EtmcrImpl),
     .PIPESTAT, .TRACEPKT, .TRACESYNC, .V3COUNT, .V3DATA, .FIFOLEVEL, .OVERFLOW, .TRIGGER, .FIFOFULL,
     .TRACEENABLE, .VIEWDATA, .PRDATA, .PREADY, .PSLVERR,
     .VIOLATIONS

@@ -13,11 +13,11 @@ for stall in 0 24; do
     args="" ; for p in $ports; do args="$args --port $p"; done
     [ "$stall" = 0 ] || args="$args --stall $stall"
     # shellcheck disable=SC2086
-    SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 "$sc" --records "$rec" --set ETMCR=0x1810 --set FIFO_DEPTH=0x20 $args --quiet |
+    SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 "$sc" --records "$rec" --preset cm3-ca-whatif --set ETMCR=0x1810 --set FIFO_DEPTH=0x20 $args --quiet |
         sed -n 's/^summary sys[0-9]* /summary /p' > "$out/systemc-$stall.txt"
     : > "$out/whatif-$stall.txt"
     for p in $ports; do
-        "$whatif" run "$prog" ETMCR=0x1810 FIFO_DEPTH=32 port="$p" stall="$stall" | grep '^summary ' >> "$out/whatif-$stall.txt"
+        "$whatif" run "$prog" preset=cm3-ca-whatif ETMCR=0x1810 FIFO_DEPTH=32 port="$p" stall="$stall" | grep '^summary ' >> "$out/whatif-$stall.txt"
     done
     if ! diff "$out/systemc-$stall.txt" "$out/whatif-$stall.txt"; then
         echo "matches-systemc.sh: sc_system (<) and etm-whatif (>) differ, stall=$stall"

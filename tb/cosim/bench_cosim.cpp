@@ -92,7 +92,7 @@ int main(int argc, char **argv)
     };
     static const Cfg cfgs[] = {
         { "ETMv3.4, not cycle-accurate", "etm-m3", 0x810, 0, 0 },
-        { "ETMv3.4, cycle-accurate", "etm-m3", 0x1810, 0, 0 },
+        { "ETMv3.4, cycle-accurate (what-if)", "cm3-ca-whatif", 0x1810, 0, 0 },
         { "ETMv3.5, cycle-accurate, dual issue", "etmv3.5", 0x1810, 0, 1 },
         { "ETMv1.3, 8-bit port, data trace", "etmv1.3", 0x81C, 1, 0 },
     };

@@ -119,6 +119,7 @@
   input logic [31:0] impl_port_bytes_i, \
   input logic [31:0] impl_issue_width_i, \
   input logic [31:0] impl_pidr_i, \
+  input logic [31:0] impl_etmcr_impl_i, \
 
 `define ETM_SB_OUT_PORTS \
   input logic [2:0]   PIPESTAT, \
@@ -241,6 +242,7 @@
   check_reg("PORT_BYTES", impl_port_bytes_i); \
   check_reg("ISSUE_WIDTH", impl_issue_width_i); \
   check_reg("PIDR", impl_pidr_i); \
+  check_reg("ETMCR_IMPL", impl_etmcr_impl_i); \
 
 `define ETM_TB_IN_VARS \
   logic ETMIVALID; \
@@ -395,5 +397,6 @@
   impl_port_bytes_i = reg_value(img, "PORT_BYTES"); \
   impl_issue_width_i = reg_value(img, "ISSUE_WIDTH"); \
   impl_pidr_i = reg_value(img, "PIDR"); \
+  impl_etmcr_impl_i = reg_value(img, "ETMCR_IMPL"); \
 
 `endif

@@ -328,7 +328,7 @@ static void test_lockstep(void)
 
     /* The same model on both sides: no mismatch, ETMv3 and ETMv1. */
     static const char *const setups[][2] = {
-        { "etm-m3", "ETMCR=0x1810" },
+        { "cm3-ca-whatif", "ETMCR=0x1810" },
         { "etmv3.5", "ETMCR=0x1910,PORT_BYTES=0x2,FIFO_DEPTH=0x18" },
         { "etmv1.3", "ETMCR=0x81C,FIFO_DEPTH=0x18" },
     };
@@ -364,7 +364,7 @@ static void test_lockstep(void)
 
     /* A design one cycle late: every compare from there on can fail; the report
      * says what it looks like. */
-    h = started("late", "etm-m3", "ETMCR=0x1810");
+    h = started("late", "cm3-ca-whatif", "ETMCR=0x1810");
     dut = design_for(h);
     CHECK(lockstep(h, dut, 5, 3000, FAULT_LATE, 100, rep, sizeof rep, "one cycle late") > 0);
     CHECK_STR_CONTAINS(rep, "the design's outputs are the model's of cycle ");

@@ -8,6 +8,7 @@
  *   - at most the port's width of bytes leaves per cycle;
  *   - ETMv3: every byte that leaves the port parses (the project's decoder, no
  *     code image): no reserved header, no broken packet, ever.
+ * The debug APB is fuzzed too, short of writes to ETMCR (full_record).
  * Records cost few bytes: per cycle one byte chooses an idle run, a run of
  * sequential instructions, or a full record built signal by signal from the
  * signal table (etm/signals.def). */
@@ -43,6 +44,13 @@ static void full_record(fuzz_in_t *f, etm_in_t *in)
         }
         etm_signal_set(s, in, v & etm_signal_mask(s));
     }
+    /* The debug APB: any access but a write to ETMCR, which could set the
+     * programming bit and with it a trace mode the decoder, configured once,
+     * does not follow (programming is fuzzed through the other registers, whose
+     * writes are then ignored and flagged; the reprogramming itself is held by
+     * the lockstep harness and the round trips). */
+    if (in->pwrite && (in->paddr & 0xFFCu) == 0)
+        in->pwrite = 0;
 }
 
 typedef struct run {

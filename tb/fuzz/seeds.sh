@@ -73,7 +73,7 @@ trace() { # NAME STIMULUS [--set ...]: the ETMv3 bytes of a run
     $etm run --quiet --trace "$tmp/$name.bin" "$@" "$stim"
 }
 trace m3 "$tmp/long.vec"
-trace ca "$tmp/long.vec" --set ETMCR=0x1810
+trace ca "$tmp/long.vec" --preset cm3-ca-whatif --set ETMCR=0x1810
 trace dual "$tmp/dual.vec"
 { bytes 0 $((1 | 63 << 2)) 0; cut_to 8192 <"$tmp/m3.bin"; } >"$c/decode_v3/m3.bin"
 { bytes 0 $((1 | 4 << 2)) 0; cut_to 8192 <"$tmp/ca.bin"; } >"$c/decode_v3/ca.bin"

@@ -1,5 +1,5 @@
 # etm snapshot decoded by OpenCSD's own command-line lister.
-#   cmake -DETM=<etm> -DLISTER=<trc_pkt_lister> -DWORK=<dir> -DSET=<REG=0xV> -P snapshot_lister.cmake
+#   cmake -DETM=<etm> -DLISTER=<trc_pkt_lister> -DWORK=<dir> -DSET=<REG=0xV> [-DIMPL=<ETMCR_IMPL>] -P snapshot_lister.cmake
 # The generator's log says how many instructions ran (minus cancelled ones);
 # trc_pkt_lister must decode exactly that many, with no error, no inaccessible
 # and no unknown address.
@@ -13,7 +13,11 @@ function(run)
   set(OUT "${out}" PARENT_SCOPE)
 endfunction()
 run(${ETM} gen --cycles 200000 --seed 7 --events events.txt --image img stim.vec)
-run(${ETM} snapshot --set ${SET} --image 0:img.thread.bin --image 20000000:img.handler.bin stim.vec snap)
+set(impl "")
+if(IMPL)
+  set(impl --set ETMCR_IMPL=${IMPL})
+endif()
+run(${ETM} snapshot ${impl} --set ${SET} --image 0:img.thread.bin --image 20000000:img.handler.bin stim.vec snap)
 run(${LISTER} -ss_dir snap -decode -logstdout -logfilename lister.log)
 file(WRITE ${WORK}/lister.txt "${OUT}")
 string(REGEX MATCHALL "OCSD_GEN_TRC_ELEM_INSTR_RANGE" ranges "${OUT}")

@@ -203,6 +203,44 @@ static void test_version_bits(void)
     CHECK_EQ(try_cfg("etmv3.2", LINES("ETMTRIGGER=0x0004406F"), &d), ETM_ERR_RESERVED_BITS);
 }
 
+/* What the part implements (ETMCR_IMPL), beyond what its version has: the
+ * ETM-M3 has no cycle-accurate mode and no data trace (docs/registers.md 3.3);
+ * the what-if preset adds the mode and still reads as the ETM-M3. */
+static void test_part_bits(void)
+{
+    etm_diag_t d;
+    CHECK_EQ(try_cfg("etm-m3", LINES("ETMCR=0x1810"), &d), ETM_ERR_RESERVED_BITS);
+    CHECK_STR_CONTAINS(d.msg, "ETMCR[12] (cycle accurate) is set, but this part does not implement it");
+    CHECK_STR_CONTAINS(d.msg, "cm3-ca-whatif");
+    CHECK_EQ(try_cfg("etm-m3", LINES("ETMCR=0x81C"), &d), ETM_ERR_RESERVED_BITS);
+    CHECK_STR_CONTAINS(d.msg, "ETMCR[3:2]");
+    CHECK_EQ(try_cfg("cm3-ca-whatif", LINES("ETMCR=0x1910"), &d), ETM_OK);
+    CHECK_EQ(try_cfg("etmv3.4", LINES("ETMCR=0x1810"), &d), ETM_OK);
+    CHECK_EQ(try_cfg("etm-m3", LINES("ETMCR_IMPL=0xFFFFFFFF", "ETMCR=0x1810"), &d), ETM_OK);
+    etm_config_t m3, w, r2;
+    etm_config_preset(&m3, "etm-m3");
+    etm_config_preset(&w, "cm3-ca-whatif");
+    etm_config_preset(&r2, "etm-m3-r2");
+    CHECK_EQ(w.etmidr, m3.etmidr);
+    CHECK_EQ(w.etmccr, m3.etmccr);
+    CHECK_EQ(w.pidr, m3.pidr);
+    CHECK_EQ(w.etmcr_impl, m3.etmcr_impl | 0x1000);
+    CHECK_EQ(m3.etmcr_impl, 0x10632FF1);
+    CHECK_EQ(m3.fifo_depth, 24);
+    CHECK_EQ(r2.etmidr, 0x4114F253);
+    CHECK_EQ(r2.etmccer, 0x18541800);
+    /* A text without ETMCR_IMPL (written before it existed): the ETM-M3's for
+     * the ETM-M3's IDs, every bit for another part. */
+    etm_config_t c = m3;
+    c.etmcr_impl = 0;
+    etm_config_imply(&c, 1, 1, 0);
+    CHECK_EQ(c.etmcr_impl, 0x10632FF1);
+    etm_config_preset(&c, "etmv1.3");
+    c.etmcr_impl = 0;
+    etm_config_imply(&c, 1, 1, 0);
+    CHECK_EQ(c.etmcr_impl, 0xFFFFFFFF);
+}
+
 static void test_resources(void)
 {
     etm_diag_t d;
@@ -238,7 +276,7 @@ static void test_resources(void)
     CHECK_EQ(try_cfg("etm-m3", LINES("ETMCCR=0x8C002000", "ETMCR=0x00000890"), &d), ETM_ERR_RESERVED_BITS);
     CHECK_EQ(try_cfg("etm-m3", LINES("ETMTRACEIDR=0x70"), &d), ETM_ERR_RESERVED_BITS);
     CHECK_EQ(try_cfg("etm-m3", LINES("ETMTRACEIDR=0x6F"), &d), ETM_OK);
-    CHECK_EQ(try_cfg("etm-m3", LINES("ETMSYNCFR=0x40"), &d), ETM_ERR_RESERVED_BITS); /* = FIFO_DEPTH */
+    CHECK_EQ(try_cfg("etm-m3", LINES("ETMSYNCFR=0x18"), &d), ETM_ERR_RESERVED_BITS); /* = FIFO_DEPTH */
     CHECK_EQ(try_cfg("etm-m3", LINES("ETMSYNCFR=0x0"), &d), ETM_ERR_RESERVED_BITS);  /* 0 only in v3.5 */
     CHECK_EQ(try_cfg("etm-m3-r2", LINES("ETMSYNCFR=0x0"), &d), ETM_OK);
     /* Model parameters. */
@@ -313,6 +351,7 @@ int main(void)
     test_names();
     test_parse();
     test_versions();
+    test_part_bits();
     test_presets();
     test_version_bits();
     test_resources();

@@ -155,7 +155,7 @@ static void test_pheaders_cycle(void)
 {
     run_t r;
     /* Example 7.2: b11001000 = W E W E W N, one instruction per cycle. */
-    start(&r, "etm-m3", 0x1810);
+    start(&r, "cm3-ca-whatif", 0x1810);
     etm_in_t a = insn(0x100, 1), b = insn(0x102, 1), c = insn(0x104, 0);
     step(&r, &a);
     step(&r, &b);
@@ -165,7 +165,7 @@ static void test_pheaders_cycle(void)
     etm_destroy(r.etm);
     /* Example 7.2: b10001010 = W N E, two instructions in one cycle: a failed
      * instruction folding the IT after it. */
-    start(&r, "etm-m3", 0x1810);
+    start(&r, "cm3-ca-whatif", 0x1810);
     a = insn(0x100, 0);
     a.fold = 1;
     step(&r, &a);
@@ -173,7 +173,7 @@ static void test_pheaders_cycle(void)
     expect(&r, ASYNC ISYNC_CC0_100 "8a", "example 7.2, WNE");
     etm_destroy(r.etm);
     /* Example 7.2: b11101000 = W W W E: two idle cycles then an instruction. */
-    start(&r, "etm-m3", 0x1810);
+    start(&r, "cm3-ca-whatif", 0x1810);
     etm_in_t i0 = idle();
     a = insn(0x100, 1);
     b = insn(0x102, 1);
@@ -190,7 +190,7 @@ static void test_pheaders_cycle(void)
     {
         etm_config_t cfg;
         etm_diag_t d;
-        etm_config_preset(&cfg, "etm-m3");
+        etm_config_preset(&cfg, "cm3-ca-whatif");
         cfg.etmcr = 0x1810;
         cfg.issue_width = 2;
         memset(&r, 0, sizeof r);
@@ -208,7 +208,7 @@ static void test_pheaders_cycle(void)
         etm_destroy(r.etm);
     }
     /* A run of 484 idle cycles: cycle count packet 04 e4 03 (OpenCSD: 484). */
-    start(&r, "etm-m3", 0x1810);
+    start(&r, "cm3-ca-whatif", 0x1810);
     a = insn(0x100, 1);
     step(&r, &a);
     for (int k = 0; k < 484; k++)
@@ -219,7 +219,7 @@ static void test_pheaders_cycle(void)
     expect(&r, ASYNC ISYNC_CC0_100 "84 04 e4 03 84", "long gap as a cycle count");
     etm_destroy(r.etm);
     /* 9 idle cycles, then an instruction: 8 W (0xbc), then W W E (0xe4). */
-    start(&r, "etm-m3", 0x1810);
+    start(&r, "cm3-ca-whatif", 0x1810);
     a = insn(0x100, 1);
     step(&r, &a);
     for (int k = 0; k < 9; k++)
@@ -229,7 +229,7 @@ static void test_pheaders_cycle(void)
     expect(&r, ASYNC ISYNC_CC0_100 "84 bc e4", "format 3 runs");
     etm_destroy(r.etm);
     /* First instruction at cycle 133: I-sync count 133 = 85 01 (OpenCSD: 133). */
-    start(&r, "etm-m3", 0x1810);
+    start(&r, "cm3-ca-whatif", 0x1810);
     for (int k = 0; k < 133; k++)
         step(&r, &i0);
     step(&r, &a);
@@ -371,7 +371,7 @@ static void test_exceptions(void)
     etm_destroy(r.etm);
 
     /* Cycle-accurate cancel: the stacking cycles' W go after the exception packet. */
-    start(&r, "etm-m3", 0x1810);
+    start(&r, "cm3-ca-whatif", 0x1810);
     step(&r, &a);
     step(&r, &b);
     step(&r, &c);
@@ -509,10 +509,17 @@ static void test_api(void)
     CHECK_EQ(rules[0], ETM_RULE_IINDBR_WITHOUT_IBRANCH);
     CHECK_EQ(etm_get_stats(e2)->violations, 1);
     etm_destroy(e2);
-    /* Unsupported features are refused with a reason. */
+    /* Unsupported features are refused with a reason: data trace, which an
+     * ETMv3.4 part may have (the ETM-M3 does not), needs a larger FIFO. */
+    etm_config_preset(&cfg, "etmv3.4");
     cfg.etmcr |= ETM_FIELD_PUT(ETM_CR_DATA_ACCESS, ETM_DATA_ACCESS_VALUE);
+    cfg.fifo_depth = 64;
     CHECK_EQ(etm_create(&e2, &cfg, &d), ETM_ERR_UNSUPPORTED);
     CHECK_STR_CONTAINS(d.msg, "data trace");
+    etm_config_default(&cfg);
+    cfg.etmcr |= ETM_FIELD_PUT(ETM_CR_DATA_ACCESS, ETM_DATA_ACCESS_VALUE);
+    CHECK_EQ(etm_create(&e2, &cfg, &d), ETM_ERR_RESERVED_BITS); /* the ETM-M3 has none */
+    CHECK_STR_CONTAINS(d.msg, "ETMCR[3:2] (data access) is set, but this part does not implement it");
     etm_config_default(&cfg);
     cfg.fifo_depth = 16;
     cfg.etmsyncfr = 0x400;

@@ -91,7 +91,7 @@ static void trial(test_rng_t *rng, int ca, unsigned n, int *mismatches)
 {
     etm_config_t cfg;
     etm_diag_t d;
-    etm_config_default(&cfg);
+    etm_config_preset(&cfg, "cm3-ca-whatif"); /* the ETM-M3 with cycle-accurate tracing */
     cfg.etmcr = ca ? 0x1810 : 0x810;
     cfg.etmsyncfr = 0xFFF; /* no periodic sync inside the run */
     cfg.fifo_depth = 0x800;

@@ -78,8 +78,9 @@ static void test_fifofull(void)
  * the caller's port clock says. */
 static void test_external_port(void)
 {
-    const char *in1[] = { "PORT_BYTES=0x1", "FIFO_DEPTH=0x200", "ETMCR=0x1810", NULL };
-    const char *ext[] = { "PORT_BYTES=0x0", "FIFO_DEPTH=0x200", "ETMCR=0x1810", NULL };
+    /* Cycle-accurate: the ETM-M3 with the mode added (the cm3-ca-whatif preset's ETMCR_IMPL). */
+    const char *in1[] = { "PORT_BYTES=0x1", "FIFO_DEPTH=0x200", "ETMCR_IMPL=0x10633FF1", "ETMCR=0x1810", NULL };
+    const char *ext[] = { "PORT_BYTES=0x0", "FIFO_DEPTH=0x200", "ETMCR_IMPL=0x10633FF1", "ETMCR=0x1810", NULL };
     etm_ctx_t *a = make(in1, ETM_OK, NULL), *b = make(ext, ETM_OK, NULL);
     etm_gen_params_t gp;
     etm_gen_params_default(&gp);

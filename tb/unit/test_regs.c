@@ -33,11 +33,10 @@ typedef struct row {
  * start/stop block, FIFOFULL, four DWT inputs). */
 static const row_t m3[] = {
     /* ETMCR: IHI 0014 3.4.2. Reset 0x411: power down [0], port size 001 [6:4],
-     * programming [10]. ETMv3.4 fields: [0], [1], [3:2], [6:4], [7], [8], [9],
-     * [10], [11], [12], [13], [15:14], [17:16], [18], [19], [20], [21], [22],
-     * [23], [24], [27:25]; the model leaves out [1], [9], [15:14], [18], [20],
-     * [23:22], [24], [27:25]. */
-    { 0x000, "ETMCR", 'W', 0x00000411, 0x002B3DFD },
+     * programming [10]. The ETM-M3 implements [0], [7:4], [11:8], [13], [17:16],
+     * [22:21], [28] (0x10632FF1; [28] is ETMv3.5, this is ETMv3.4); the model
+     * leaves out [9] (debug request) and [22] (debugger write disable). */
+    { 0x000, "ETMCR", 'W', 0x00000411, 0x00232DF1 },
     { 0x004, "ETMCCR", 'R', 0x8C802000, 0 },
     { 0x008, "ETMTRIGGER", 'W', 0, 0x0001FFFF },      /* event: [16:0] */
     /* ETMSR (3.4.4): programming bit set after reset, the FIFO empty. */
@@ -175,7 +174,7 @@ static void walk(void)
     apb(etm, 1, 0x200, 0x33, 0, &r);
     CHECK_EQ(r, RULE(APB_NOT_PROGRAMMING));
     CHECK_EQ(apb(etm, 0, 0x200, 0, 0, NULL), 0);
-    apb(etm, 1, 0x000, 0x1810, 0, &r);
+    apb(etm, 1, 0x000, 0x910, 0, &r);
     CHECK_EQ(r, RULE(APB_NOT_PROGRAMMING));
     CHECK_EQ(apb(etm, 0, 0x000, 0, 0, NULL), 0x810);
     apb(etm, 1, 0x000, 0xC10, 0, &r); /* the programming bit: allowed */
@@ -202,7 +201,7 @@ static void prog_waits_for_fifo(void)
     etm_diag_t d;
     etm_ctx_t *etm;
     etm_config_preset(&cfg, "etm-m3");
-    cfg.etmcr |= 0x1100; /* cycle-accurate, branch broadcast: the FIFO fills */
+    cfg.etmcr |= 0x100; /* branch broadcast: the FIFO fills */
     CHECK_EQ(etm_create(&etm, &cfg, &d), ETM_OK); /* programmed, tracing */
     etm_gen_params_t gp;
     etm_gen_params_default(&gp);

@@ -208,7 +208,7 @@ static void fifofull_case(void)
     uint64_t ovf[2], held[2];
     for (int stall = 0; stall < 2; stall++) {
         etm_config_t cfg;
-        etm_config_default(&cfg);
+        etm_config_preset(&cfg, "cm3-ca-whatif");
         cfg.etmcr = 0x1810 | (stall ? ETM_FIELD_MASK(ETM_CR_STALL) : 0);
         cfg.etmfflr = 24;
         cfg.fifo_depth = 24;

@@ -21,6 +21,7 @@ static void test_handwritten(void)
 {
     FILE *f = text_file("etm-vectors 1 stimulus\n"
                         "# a comment\n"
+                        "ETMCR_IMPL=0x10633FF1   # the ETM-M3 with cycle-accurate tracing added\n"
                         "ETMCR=0x00001810   # cycle-accurate\n"
                         "columns CYCLE ETMIVALID ETMIA ETMINTSTAT ETMINTNUM ETMDD\n"
                         "0 1 00000100 0 000 0\n"
@@ -41,13 +42,13 @@ static void test_handwritten(void)
     CHECK_EQ(etm_vec_read_in(r, &in, &d), ETM_OK);
     CHECK_EQ(in.ivalid, 1);
     CHECK_EQ(in.ia, 0x100);
-    CHECK_EQ(etm_vec_line(r), 5);
+    CHECK_EQ(etm_vec_line(r), 6);
     CHECK_EQ(etm_vec_read_in(r, &in, &d), ETM_OK);
     CHECK_EQ(in.ia, 0xfffffffe);
     CHECK_EQ(in.intstat, 1);
     CHECK_EQ(in.intnum, 0x1ff);
     CHECK_EQ(in.dd, 0x0123456789abcdefull);
-    CHECK_EQ(etm_vec_line(r), 8);
+    CHECK_EQ(etm_vec_line(r), 9);
     CHECK_EQ(etm_vec_cycle(r), 1);
     CHECK_EQ(etm_vec_read_in(r, &in, &d), ETM_OK);
     CHECK_EQ(in.ivalid, 0);

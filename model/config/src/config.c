@@ -12,6 +12,11 @@
 
 /* ---- Defaults ----------------------------------------------------------- */
 
+/* The ETMCR bits the ETM-M3 implements: [0], [7:4], [11:8], [13], [17:16],
+ * [22:21], [28] (docs/registers.md 3.3: no cycle-accurate mode [12], no data
+ * trace [3:2], no CPRT, no context ID). */
+#define ETM_M3_CR_IMPL 0x10632FF1u
+
 #define EVENT_ALWAYS 0x6Fu   /* resource 0b110 index 15: hard-wired TRUE, function A */
 #define EVENT_NEVER 0x406Fu  /* function NOT A on TRUE */
 
@@ -42,13 +47,14 @@ void etm_config_default(etm_config_t *cfg)
     cfg->etmsyncfr = 0x400;
     cfg->etmtraceidr = 0x10;
     cfg->etmscr = 0x00020D09;       /* ETM-M3: 8-bit port, FIFOFULL, no fetch comparisons */
-    cfg->fifo_depth = 64;
+    cfg->fifo_depth = 24;           /* the one public figure (docs/registers.md 15) */
     cfg->port_bytes = 1;
     cfg->issue_width = 1;
     cfg->pidr = 0x003BB924;         /* ETM-M3: part 0x924, ARM (JEP106 0x3B), revision 3 */
+    cfg->etmcr_impl = ETM_M3_CR_IMPL; /* ETM-M3: no cycle-accurate mode, no data trace */
 }
 
-void etm_config_imply(etm_config_t *cfg, int scr_given, int pidr_given)
+void etm_config_imply(etm_config_t *cfg, int scr_given, int pidr_given, int cr_impl_given)
 {
     etm_config_t m3;
     etm_config_default(&m3);
@@ -62,6 +68,8 @@ void etm_config_imply(etm_config_t *cfg, int scr_given, int pidr_given)
                     : v >= ETM_V(1, 2) ? 0x00000102u : 0;
     if (!pidr_given)
         cfg->pidr = is_m3 ? m3.pidr : 0;
+    if (!cr_impl_given)
+        cfg->etmcr_impl = is_m3 ? m3.etmcr_impl : 0xFFFFFFFFu;
 }
 
 static int slot_seen(const uint8_t *seen, const char *name)
@@ -74,11 +82,11 @@ static int slot_seen(const uint8_t *seen, const char *name)
 
 void etm_config_imply_seen(etm_config_t *cfg, const uint8_t *seen)
 {
-    etm_config_imply(cfg, slot_seen(seen, "ETMSCR"), slot_seen(seen, "PIDR"));
+    etm_config_imply(cfg, slot_seen(seen, "ETMSCR"), slot_seen(seen, "PIDR"), slot_seen(seen, "ETMCR_IMPL"));
 }
 
 const char *const etm_config_preset_names[] = {
-    "etm-m3", "etm-m3-r2", "etmv1.0", "etmv1.1", "etmv1.2", "etmv1.3",
+    "etm-m3", "etm-m3-r2", "cm3-ca-whatif", "etmv1.0", "etmv1.1", "etmv1.2", "etmv1.3",
     "etmv3.0", "etmv3.1", "etmv3.2", "etmv3.3", "etmv3.4", "etmv3.5", NULL,
 };
 
@@ -87,9 +95,15 @@ etm_err_t etm_config_preset(etm_config_t *cfg, const char *name)
     etm_config_default(cfg);
     if (etm_util_strcaseeq(name, "etm-m3"))
         return ETM_OK;
-    if (etm_util_strcaseeq(name, "etm-m3-r2")) { /* Cortex-M3 r2: ETMv3.5, timestamps */
-        cfg->etmidr = 0x4114F250;
+    if (etm_util_strcaseeq(name, "etm-m3-r2")) { /* Cortex-M3 r2p1: ETMv3.5 */
+        cfg->etmidr = 0x4114F253;
         cfg->etmccer = 0x18541800;
+        return ETM_OK;
+    }
+    if (etm_util_strcaseeq(name, "cm3-ca-whatif")) {
+        /* Not a part: the ETM-M3 with cycle-accurate tracing, which it lacks (a
+         * what-if; it reads as the ETM-M3, ETMCR_IMPL says what is extra). */
+        cfg->etmcr_impl |= ETM_FIELD_MASK(ETM_CR_CYCLE_ACCURATE);
         return ETM_OK;
     }
     /* Generic parts: 4 address comparator pairs, 2 counters, FIFOFULL; ViewData
@@ -105,7 +119,8 @@ etm_err_t etm_config_preset(etm_config_t *cfg, const char *name)
         cfg->etmsyncfr = 0;
         cfg->etmtraceidr = 0;
         set_counter_events(cfg);
-        etm_config_imply(cfg, 0, 0); /* ETMSCR: FIFOFULL, 16-bit port (ETMv1.2 on); no part number */
+        etm_config_imply(cfg, 0, 0, 0); /* ETMSCR: FIFOFULL, 16-bit port (ETMv1.2 on); no part number;
+                                           every ETMCR bit of the version */
         return ETM_OK;
     }
     if (etm_util_strncaseeq("etmv3.", name, 6) && name[6] >= '0' && name[6] <= '5' && name[7] == '\0') {
@@ -114,7 +129,7 @@ etm_err_t etm_config_preset(etm_config_t *cfg, const char *name)
         cfg->etmidr = 0x4100F200u | (minor << 4) | (minor >= 2 ? 1u << 18 : 0);
         cfg->etmccer = minor >= 1 ? 0x00000800u : 0;
         set_counter_events(cfg);
-        etm_config_imply(cfg, 0, 0); /* ETMSCR: FIFOFULL, 8-bit port; no part number */
+        etm_config_imply(cfg, 0, 0, 0); /* ETMSCR: FIFOFULL, 8-bit port; no part number; every ETMCR bit */
         return ETM_OK;
     }
     return ETM_ERR_UNKNOWN_NAME;
@@ -460,6 +475,24 @@ static etm_err_t validate_control(const etm_config_t *c, unsigned ver, etm_diag_
         return fail_at(bad_slot, "ETMCR", 0,
                        etm_util_fail(diag, ETM_ERR_RESERVED_BITS,
                                      "ETMCR[30] enables VMID trace, but ETMCCER[26] says there is no virtualization"));
+    uint32_t absent = c->etmcr & ~c->etmcr_impl;
+    if (absent) {
+        size_t n;
+        const etm_regfield_t *f = etm_layout_fields(ETM_LAYOUT_CR, &n);
+        char rb[16];
+        for (size_t i = 0; i < n; i++)
+            if (absent & etm_regfield_mask(&f[i]))
+                return fail_at(bad_slot, "ETMCR", 0,
+                               etm_util_fail(diag, ETM_ERR_RESERVED_BITS,
+                                             "ETMCR%s (%s) is set, but this part does not implement it "
+                                             "(ETMCR_IMPL=0x%08X)%s",
+                                             etm_regfield_bits(&f[i], rb, sizeof rb), f[i].name,
+                                             (unsigned)c->etmcr_impl,
+                                             absent & ETM_FIELD_MASK(ETM_CR_CYCLE_ACCURATE)
+                                                 ? "; the what-if preset cm3-ca-whatif adds cycle-accurate "
+                                                   "tracing to the ETM-M3"
+                                                 : ""));
+    }
     if (ver >= ETM_V(2, 0) && GET(ETM_IDR_IMPLEMENTER, c->etmidr) == 0)
         return fail_at(bad_slot, "ETMIDR", 0,
                        etm_util_fail(diag, ETM_ERR_RESERVED_BITS,

@@ -350,7 +350,8 @@ static void commit_cycle(etm_ctx_t *ctx, const packet_state_t *before, cycle_buf
 static void live_values(const etm_ctx_t *ctx, regs_live_t *l)
 {
     l->overflow = ctx->mode.v3 ? ctx->pk.ovf_q : ctx->ps.ovf_q;
-    l->drained = !ctx->mode.v3 || (!ctx->rg.stop_q && !ctx->end_wait && ctx->fifo.level_q == 0);
+    l->drained = !ctx->rg.stop_q && ctx->fifo.level_q == 0 &&
+                 (ctx->mode.v3 ? !ctx->end_wait : !etm_pipestat_busy(&ctx->ps));
     l->ss = ctx->flt.ss_q;
     l->triggered = ctx->flt.triggered_q;
     l->live_cnt = ctx->mode.enabled || ctx->rg.stop_q;
@@ -360,19 +361,26 @@ static void live_values(const etm_ctx_t *ctx, regs_live_t *l)
 
 /* The cycle after tracing was enabled: the trace stages start again from
  * reset, as after etm_reset; ETMv3 bytes already in the FIFO still leave it,
- * an ETMv1 FIFO (whose bytes belong to the PIPESTAT sequence) is emptied and
- * its bytes counted as lost. Trace restarts with A-sync and I-sync (ETMv3) or
- * TRACESYNC (ETMv1) at the next traced instruction. */
-static void restart_stages(etm_ctx_t *ctx)
+ * an ETMv1 FIFO (whose bytes belong to the PIPESTAT sequence) is emptied: its
+ * bytes are lost, counted and signalled (OVERFLOW) as an overflow's; returns 1
+ * then. Trace restarts with A-sync and I-sync (ETMv3) or TRACESYNC (ETMv1) at
+ * the next traced instruction. */
+static int restart_stages(etm_ctx_t *ctx)
 {
     etm_filter_reset(&ctx->flt, &ctx->fsetup);
     etm_packet_reset(&ctx->pk);
     etm_pipestat_reset(&ctx->ps);
     ctx->end_wait = 0;
+    int dropped = 0;
     if (!ctx->mode.v3) {
+        /* Bytes still there (programmed again before ETMSR[1] said the port had
+         * drained) are lost, as to an overflow. */
+        dropped = ctx->fifo.level_q != 0;
         ctx->st.bytes_lost += ctx->fifo.level_q;
+        ctx->st.overflows += (unsigned)dropped;
         etm_fifo_reset(&ctx->fifo);
     }
+    return dropped;
 }
 
 /* The APB rules of the cycle, after the interface's: counted as the check
@@ -412,6 +420,26 @@ static void regs_edge(etm_ctx_t *ctx, const regs_access_t *acc)
     ctx->st.restarts += ctx->rg.restart_q;
 }
 
+/* ETMv1 with nothing more to trace (after etm_end, or while programming): the
+ * PIPESTAT port gives out what the queue and the FIFO hold, whatever ETMCR
+ * says. Returns 0, with out an idle TD cycle, when nothing is left. */
+static int v1_drain_cycle(etm_ctx_t *ctx, etm_out_t *out)
+{
+    if (ctx->fifo.level_q == 0 && !etm_pipestat_busy(&ctx->ps)) {
+        out->pipestat = ETM_V1_PS_TD;
+        return 0;
+    }
+    fe_cycle_t fe;
+    filter_out_t fo;
+    memset(&fe, 0, sizeof fe);
+    memset(&fo, 0, sizeof fo);
+    fo.trace_enable = 1;
+    etm_mode_t m = ctx->mode;
+    m.enabled = 1;
+    etm_pipestat_cycle(&ctx->ps, &m, &ctx->idle_in, &fe, &fo, &ctx->fifo, out, &ctx->st);
+    return 1;
+}
+
 /* The trace stages' cycle: filter, then pheader/packet or pipestat, then the FIFO. */
 static etm_err_t trace_cycle(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
 {
@@ -435,8 +463,18 @@ static etm_err_t trace_cycle(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
     ctx->st.exclude_hits += (fo.ie_hit >> 1) & 1;
 
     if (!ctx->mode.v3) {
-        etm_pipestat_cycle(&ctx->ps, &ctx->mode, in, &fe, &fo, &ctx->fifo, out, &ctx->st);
-        out->trigger = fo.trigger;
+        if (ctx->rg.stop_q) {
+            /* Tracing stopped: the last instruction is resolved (as at
+             * etm_end); this edge has no port cycle. */
+            etm_pipestat_end(&ctx->ps);
+            out->pipestat = ETM_V1_PS_TD;
+            out->fifo_level = (uint16_t)ctx->fifo.level_q;
+        } else if (!ctx->mode.enabled && !ctx->rg.restart_q) {
+            v1_drain_cycle(ctx, out); /* while programming, the port drains */
+        } else {
+            etm_pipestat_cycle(&ctx->ps, &ctx->mode, in, &fe, &fo, &ctx->fifo, out, &ctx->st);
+            out->trigger = fo.trigger;
+        }
         fifofull(ctx, out);
         return ETM_OK;
     }
@@ -494,9 +532,9 @@ etm_err_t etm_step(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
     if (in->ivalid)
         ctx->st.instructions += 1u + (in->fold || in->ivalid1);
 
-    if (ctx->rg.restart_q)
-        restart_stages(ctx);
+    int dropped = ctx->rg.restart_q ? restart_stages(ctx) : 0;
     etm_err_t e = trace_cycle(ctx, in, out);
+    out->overflow |= (uint8_t)dropped;
     if (acc.write || ctx->rg.stop_q || ctx->rg.restart_q) /* else the registers stay as they are */
         regs_edge(ctx, &acc);
     return e != ETM_OK ? e : nr ? ETM_ERR_RULE : ETM_OK;
@@ -555,18 +593,8 @@ etm_err_t etm_drain(etm_ctx_t *ctx, etm_out_t *out)
     clear_out(out);
     out->pready = 1;
     if (!ctx->mode.v3) {
-        if (ctx->fifo.level_q == 0 && !etm_pipestat_busy(&ctx->ps)) {
-            out->pipestat = ETM_V1_PS_TD;
+        if (!v1_drain_cycle(ctx, out))
             return ETM_END;
-        }
-        fe_cycle_t fe;
-        filter_out_t fo;
-        memset(&fe, 0, sizeof fe);
-        memset(&fo, 0, sizeof fo);
-        fo.trace_enable = 1;
-        etm_mode_t m = ctx->mode; /* the drain runs whatever ETMCR says */
-        m.enabled = 1;
-        etm_pipestat_cycle(&ctx->ps, &m, &ctx->idle_in, &fe, &fo, &ctx->fifo, out, &ctx->st);
         fifofull(ctx, out);
         return ETM_OK;
     }

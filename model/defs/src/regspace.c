@@ -108,7 +108,7 @@ int etm_reg_locate(const etm_config_t *impl, unsigned number, etm_regloc_t *loc)
             loc->access = ETM_ACCESS_RW;
             loc->write_mask = etm_layout_mask(d->layout, version);
             if (d->offset == offsetof(etm_config_t, etmcr))
-                loc->write_mask &= ~etm_cr_unmodelled_mask(version);
+                loc->write_mask &= ~etm_cr_unmodelled_mask(version) & impl->etmcr_impl;
         }
         return 1;
     }

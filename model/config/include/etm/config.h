@@ -22,23 +22,27 @@ extern "C" {
 #endif
 
 /* The default configuration: the ETM of a Cortex-M3 r1 (ETM-M3, ETMv3.4 with the
- * alternative branch encoding; ETMIDR 0x4114F240, ETMCCR 0x8C802000), programmed
- * to trace everything: not cycle-accurate, 1 byte per cycle, 64-byte FIFO. */
+ * alternative branch encoding; ETMIDR 0x4114F240, ETMCCR 0x8C802000, ETMSCR
+ * 0x00020D09), programmed to trace everything: 1 byte per cycle, a 24-byte FIFO,
+ * and, as on the part, no cycle-accurate mode and no data trace (ETMCR_IMPL
+ * 0x10632FF1). */
 void etm_config_default(etm_config_t *cfg);
 
-/* Named starting points: "etm-m3" (the default), "etm-m3-r2" (ETMv3.5), and
- * generic ETMs "etmv1.0".."etmv1.3", "etmv3.0".."etmv3.5" with 4 address
- * comparator pairs, 2 counters and FIFOFULL. Configuration text may begin with
+/* Named starting points: "etm-m3" (the default), "etm-m3-r2" (ETMv3.5, the r2p1
+ * part's ETMIDR and ETMCCER), "cm3-ca-whatif" (not a part: the ETM-M3 with
+ * cycle-accurate tracing added, a what-if), and generic ETMs "etmv1.0"..
+ * "etmv1.3", "etmv3.0".."etmv3.5" with 4 address comparator pairs, 2 counters
+ * and FIFOFULL. Configuration text may begin with
  * a line "preset NAME". Returns ETM_OK or ETM_ERR_UNKNOWN_NAME. */
 etm_err_t etm_config_preset(etm_config_t *cfg, const char *name);
 extern const char *const etm_config_preset_names[]; /* NULL-terminated */
 
-/* ETMSCR and PIDR for a configuration that does not give them (text written
- * before they were part of the image): the ETM-M3's when ETMCCR and ETMIDR are
- * the ETM-M3's, else a generic part's (ETMSCR: FIFOFULL and the port the
- * version's presets have; PIDR 0: no part number). scr_given, pidr_given: the
- * text gave that register, which is left alone. */
-void etm_config_imply(etm_config_t *cfg, int scr_given, int pidr_given);
+/* ETMSCR, PIDR and ETMCR_IMPL for a configuration that does not give them
+ * (text written before they were part of the image): the ETM-M3's when ETMCCR
+ * and ETMIDR are the ETM-M3's, else a generic part's (ETMSCR: FIFOFULL and the
+ * port the version's presets have; PIDR 0: no part number; ETMCR_IMPL: every
+ * bit of the version). *_given: the text gave that one, which is left alone. */
+void etm_config_imply(etm_config_t *cfg, int scr_given, int pidr_given, int cr_impl_given);
 /* The same after etm_config_parse_line has filled `seen`. */
 void etm_config_imply_seen(etm_config_t *cfg, const uint8_t *seen);
 

@@ -192,7 +192,8 @@ uint32_t etm_layout_mask(unsigned layout, unsigned version);
 
 /* What sits at register number `number` (byte offset 4 * number, 0..0x3FF) of the
  * ETM that the implementation registers of `impl` describe (ETMCCR, ETMIDR,
- * ETMCCER and the model parameters; the rest of impl is not read). */
+ * ETMCCER and the model parameters, ETMCR_IMPL among them: ETMCR's write mask;
+ * the rest of impl is not read). */
 typedef struct etm_regloc {
     const etm_regdesc_t *reg; /* a register of the image (element index), or NULL */
     unsigned index;
