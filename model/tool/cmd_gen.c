@@ -28,6 +28,12 @@ static void help(FILE *f)
                "                    STREX, imprecise aborts and POP {pc} loading the PC first\n"
                "  --data-delay N    values 2 to 2+N cycles after their addresses (default 0)\n"
                "  --triggers        drive ETMTRIGGER / ETMTRIGINOTD\n"
+               "  --reprogram N     every N cycles, reprogram the ETM through the debug APB columns\n"
+               "                    while the core runs: first illegal accesses (a write with the\n"
+               "                    programming bit clear, one to a read-only register, one where\n"
+               "                    nothing is, one while locked), then the architecture's sequence\n"
+               "                    for the header's configuration with a new trace ID (ETMSR read\n"
+               "                    for as long as the FIFO takes to drain, instead of a poll)\n"
                "  --image PREFIX    write the code image as PREFIX.thread.bin and PREFIX.handler.bin\n"
                "  --events FILE     write what executed, one line per instruction or exception\n");
 }
@@ -50,7 +56,7 @@ static int num_arg(int argc, char **argv, int *i, unsigned long long *v)
 
 typedef struct gen_opts {
     etm_gen_params_t gp;
-    unsigned long long cycles;
+    unsigned long long cycles, reprogram;
     const char *out, *config, *preset, *image, *events_path;
 } gen_opts_t;
 
@@ -66,6 +72,8 @@ static int gen_numeric(gen_opts_t *o, int argc, char **argv, int *i)
     unsigned long long v;
     if (!strcmp(a, "--cycles"))
         return num_arg(argc, argv, i, &o->cycles) ? -1 : 1;
+    if (!strcmp(a, "--reprogram"))
+        return num_arg(argc, argv, i, &o->reprogram) ? -1 : 1;
     if (!strcmp(a, "--seed")) {
         if (num_arg(argc, argv, i, &v))
             return -1;
@@ -158,11 +166,48 @@ static int gen_config(const gen_opts_t *o, etm_config_t *cfg)
     return 0;
 }
 
-/* Columns: table 16.1 always, slot 1 and the data slot when used. */
-static uint64_t gen_columns(const etm_gen_params_t *gp)
+/* Columns: table 16.1 always, slot 1, the data slot and the debug APB when used. */
+static uint64_t gen_columns(const gen_opts_t *o)
 {
-    unsigned parts = ETM_SIGF_CORE | (gp->issue_width > 1 ? ETM_SIGF_SLOT1 : 0u) | (gp->data ? ETM_SIGF_DATA : 0u);
+    const etm_gen_params_t *gp = &o->gp;
+    unsigned parts = ETM_SIGF_CORE | (gp->issue_width > 1 ? ETM_SIGF_SLOT1 : 0u) | (gp->data ? ETM_SIGF_DATA : 0u) |
+                     (o->reprogram ? ETM_SIGF_APB : 0u);
     return etm_signal_flag_mask(etm_in_signals, etm_in_signal_count, parts);
+}
+
+/* --reprogram: one reprogramming as fixed cycles (a file replays as written, so
+ * the poll of ETMSR[1] becomes as many reads as the FIFO takes to drain). */
+static size_t reprogram_ops(const etm_config_t *cfg, unsigned k, etm_apb_op_t *ops, size_t max)
+{
+    etm_apb_op_t seq[ETM_PROGRAM_MAX_OPS];
+    etm_config_t t = *cfg;
+    unsigned version = 0;
+    etm_config_version(cfg, &version, NULL);
+    if (version >= ETM_V(3, 0))
+        t.etmtraceidr = 1 + k % 0x6F;
+    size_t n = 0, m = etm_program_ops(&t, cfg, seq, ETM_PROGRAM_MAX_OPS);
+    const etm_apb_op_t illegal[] = {
+        { ETM_APB_WRITE, 0, 4u * 0x008u, 0x6F, 0 },     /* ETMTEEVR, programming bit clear */
+        { ETM_APB_WRITE, 0, 4u * 0x001u, 0x1234, 0 },   /* ETMCCR: read-only */
+        { ETM_APB_READ, 0, 0xE00u, 0, 0 },              /* nothing there */
+        { ETM_APB_WRITE, 0, 4u * 0x3ECu, 0, 0 },        /* ETMLAR: lock (ETMv3) */
+        { ETM_APB_WRITE, 0, 4u * 0x080u, 0x33, 0 },     /* ... then a write while locked */
+    };
+    for (size_t i = 0; i < sizeof illegal / sizeof illegal[0] && n < max; i++)
+        ops[n++] = illegal[i];
+    unsigned drain = cfg->fifo_depth / (cfg->port_bytes ? cfg->port_bytes : 1) + 16;
+    for (size_t i = 0; i < m; i++) {
+        if (seq[i].kind != ETM_APB_POLL) {
+            if (n < max)
+                ops[n++] = seq[i];
+            continue;
+        }
+        for (unsigned r = 0; r < drain / 2 + 1 && n < max; r++) { /* two cycles a read */
+            ops[n] = seq[i];
+            ops[n++].kind = ETM_APB_READ;
+        }
+    }
+    return n;
 }
 
 /* Every cycle into the vector file or VCD f (and what executed into ef). */
@@ -170,7 +215,7 @@ static etm_err_t gen_write(const gen_opts_t *o, const etm_config_t *cfg, etm_gen
 {
     size_t olen = strlen(o->out);
     int vcd = olen > 4 && !strcmp(o->out + olen - 4, ".vcd");
-    uint64_t mask = gen_columns(&o->gp);
+    uint64_t mask = gen_columns(o);
     char comment[160];
     snprintf(comment, sizeof comment, "etm gen --seed %llu --cycles %llu", (unsigned long long)o->gp.seed, o->cycles);
     etm_vec_writer_t *vw = NULL;
@@ -180,9 +225,21 @@ static etm_err_t gen_write(const gen_opts_t *o, const etm_config_t *cfg, etm_gen
     etm_in_t in;
     etm_gen_event_t ev[ETM_GEN_MAX_EVENTS];
     static const char *const kinds[] = { "insn", "cancel", "entry", "return" };
+    static etm_apb_op_t ops[4 * ETM_PROGRAM_MAX_OPS];
+    etm_apb_driver_t drv;
+    unsigned nprog = 0;
+    etm_apb_driver_start(&drv, ops, 0);
     for (unsigned long long c = 0; c < o->cycles && e == ETM_OK; c++) {
         progress("gen", c);
         unsigned n = etm_gen_next(g, &in, ev);
+        if (o->reprogram) {
+            if (!etm_apb_busy(&drv) && c && c % o->reprogram == 0)
+                etm_apb_driver_start(&drv, ops, reprogram_ops(cfg, nprog++, ops, sizeof ops / sizeof ops[0]));
+            etm_apb_drive(&drv, &in);
+            etm_out_t none;
+            memset(&none, 0, sizeof none);
+            etm_apb_observe(&drv, &none);
+        }
         e = vcd ? etm_vcd_write(cw, &in, NULL) : etm_vec_write_in(vw, &in);
         for (unsigned k = 0; ef && k < n; k++)
             fprintf(ef, "%llu %s %08x %u %u %u %u\n", c, kinds[ev[k].kind], (unsigned)ev[k].addr, ev[k].size,

@@ -148,8 +148,13 @@ int run_stimulus(const char *path, const source_opts_t *so, const char *const *s
                 char where[64] = "";
                 if (!strncmp(etm_rule_name(r[k]), "APB_", 4)) { /* the register it names */
                     char reg[24];
-                    snprintf(where, sizeof where, " (%s %s at 0x%03X)", in.pwrite ? "write to" : "read of",
-                             etm_reg_name_at(&cfg, (in.paddr >> 2) & 0x3FFu, reg, sizeof reg), (unsigned)in.paddr);
+                    etm_reg_name_at(&cfg, (in.paddr >> 2) & 0x3FFu, reg, sizeof reg);
+                    if (reg[0] == '0') /* no register there */
+                        snprintf(where, sizeof where, " (%s at 0x%03X)", in.pwrite ? "write" : "read",
+                                 (unsigned)in.paddr);
+                    else
+                        snprintf(where, sizeof where, " (%s %s at 0x%03X)", in.pwrite ? "write to" : "read of", reg,
+                                 (unsigned)in.paddr);
                 }
                 progress_done();
                 fprintf(stderr, "%s:%lu: cycle %llu: %s%s: %s\n", path, programming ? 0ul : source_line(&src),

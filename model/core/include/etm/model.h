@@ -8,8 +8,9 @@
  *         ...
  *     etm_destroy(etm);
  *
- * Stages (one C file and one RTL module each): check -> frontend -> filter ->
- * pheader + packet (ETMv3) or pipestat (ETMv1) -> fifo. docs/etmv3-encoder.md
+ * Stages (one C file and one RTL module each): regs (the programmer's model
+ * on the debug APB) beside check -> frontend -> filter -> pheader + packet
+ * (ETMv3) or pipestat (ETMv1) -> fifo. docs/etmv3-encoder.md
  * gives the packing policy and the cycle timing the RTL twin matches.
  * No global state: any number of instances.
  */
