@@ -23,6 +23,9 @@ set linetype 14 lc rgb '#98df8a'
 set linetype 15 lc rgb '#ff9896'
 set linetype 16 lc rgb '#c5b0d5'
 set linetype cycle 16
+set rmargin 20
+set bmargin 8
+set xtics rotate by -30 left
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
@@ -31,7 +34,6 @@ set title 'Cells and flip-flops of the RTL twin'
 set logscale y 10
 set yrange [100:*]
 set ylabel 'Yosys generic cells, flip-flops'
-set xtics rotate by -25
 plot for [i=2:3] 'area-area.dat' using i:xtic(1) title columnheader(i)
 set terminal svg size 1100,560 dynamic font 'sans,10' background '#ffffff' noenhanced
 set output 'area-area.svg'

@@ -23,6 +23,9 @@ set linetype 14 lc rgb '#98df8a'
 set linetype 15 lc rgb '#ff9896'
 set linetype 16 lc rgb '#c5b0d5'
 set linetype cycle 16
+set rmargin 30
+set bmargin 5
+set xtics rotate by -30 left
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1

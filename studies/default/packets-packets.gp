@@ -23,6 +23,9 @@ set linetype 14 lc rgb '#98df8a'
 set linetype 15 lc rgb '#ff9896'
 set linetype 16 lc rgb '#c5b0d5'
 set linetype cycle 16
+set rmargin 39
+set bmargin 8
+set xtics rotate by -45 left
 set style data histograms
 set style histogram rowstacked
 set style fill solid 0.85 border -1
@@ -30,7 +33,6 @@ set boxwidth 0.75
 set title 'The mix of P-header formats and packet types'
 set yrange [0:100]
 set ylabel 'packets (%)'
-set xtics rotate by -40
 plot for [i=2:11] 'packets-packets.dat' using i:xtic(1) title columnheader(i)
 set terminal svg size 1100,560 dynamic font 'sans,10' background '#ffffff' noenhanced
 set output 'packets-packets.svg'

@@ -23,6 +23,7 @@ set linetype 14 lc rgb '#98df8a'
 set linetype 15 lc rgb '#ff9896'
 set linetype 16 lc rgb '#c5b0d5'
 set linetype cycle 16
+set rmargin 20
 set xlabel 'port capacity (bytes per core cycle)'
 set ylabel 'port bytes used (% of the port''s capacity)'
 set title 'Overflows against the trace port''s clock'

@@ -23,15 +23,15 @@ set linetype 14 lc rgb '#98df8a'
 set linetype 15 lc rgb '#ff9896'
 set linetype 16 lc rgb '#c5b0d5'
 set linetype cycle 16
+set rmargin 22
+set key outside top center horizontal
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
 set title 'Trace bytes per cycle against port capacity'
 set ylabel 'trace bytes per core cycle'
-set key outside top center horizontal
 set yrange [0:1.08]
-set rmargin 20
 set arrow from graph 0, first 0.25 to graph 1, first 0.25 nohead dt 2 lw 1.5 lc rgb '#444444'
 set label '1:quarter port (0.25)' at graph 1.01, first 0.25 left textcolor rgb '#444444'
 set arrow from graph 0, first 0.5 to graph 1, first 0.5 nohead dt 2 lw 1.5 lc rgb '#444444'
