@@ -18,6 +18,14 @@
  * No decoder may report an error; the program itself must exit with status 0.
  * The decoders report to the testbenches' one judge (tb/common/judge.h).
  *
+ * --reprogram N (ETMv3): the ETM comes out of reset and is programmed through
+ * its debug APB before the program's first cycle, then reprogrammed every N
+ * cycles while the program runs, alternately to trace part of it (the first
+ * half of the code by an address range; nothing, by ETMTEEVR, on a part
+ * without comparators) and everything again, with a new trace ID each time. What the decoders must
+ * give back is what each programming traced: the instructions and exceptions
+ * of the cycles the model reports with TraceEnable.
+ *
  *   etm-e2e [options] PROGRAM...      (etm-e2e --help)
  */
 #include <inttypes.h>
@@ -137,6 +145,7 @@ typedef struct opts {
     etm_cm3_params_t params;
     qrec_source_opts_t so;
     int use_ocsd, use_own, use_v1, no_cycles, quiet, table;
+    uint64_t reprogram;             /* --reprogram N: cycles between reprogrammings */
     uint64_t win_start, win_cycles; /* win_cycles 0: the whole program */
     const char *stimulus, *trace, *events, *config_out;
     char require[16][16];
@@ -188,6 +197,12 @@ typedef struct prun {
     uint64_t cycle, traced_cycles;
     int prev_ovf, in_window, window_done, ended, recs_done;
     unsigned version;         /* ETM_V() of the configuration */
+    /* --reprogram: the debug APB's driver and what trace the current programming lets through. */
+    etm_apb_op_t ops[ETM_PROGRAM_MAX_OPS];
+    etm_apb_driver_t drv;
+    etm_config_t now;
+    uint64_t reprogrammings;
+    int te_prev, last_traced;
     uint64_t version_limited; /* exceptions and returns this ETMv3 version cannot express (judge.h) */
 } prun_t;
 
@@ -269,13 +284,34 @@ static int open_run(prun_t *p)
     etm_config_version(&p->o->cfg, &ver, NULL);
     p->v1 = ETM_V_MAJOR(ver) == 1;
     p->in_window = p->o->win_cycles == 0;
+    if (p->v1 && p->o->reprogram) {
+        fprintf(stderr, "etm-e2e: --reprogram is for ETMv3 (its decoders follow TraceEnable)\n");
+        return -1;
+    }
     if (qrec_source_open(&p->src, &p->o->so, p->program, err, sizeof err) != 0) {
         fprintf(stderr, "etm-e2e: %s\n", err);
         return -1;
     }
-    if (etm_cm3_create(&p->cm3, &p->o->params, &d) != ETM_OK || etm_create(&p->etm, &p->o->cfg, &d) != ETM_OK) {
+    if (etm_cm3_create(&p->cm3, &p->o->params, &d) != ETM_OK ||
+        (p->o->reprogram ? etm_create_at_reset(&p->etm, &p->o->cfg, &d) : etm_create(&p->etm, &p->o->cfg, &d)) != ETM_OK) {
         fprintf(stderr, "etm-e2e: %s\n", d.msg);
         return -1;
+    }
+    p->now = p->o->cfg;
+    p->te_prev = 1;
+    if (p->o->reprogram) { /* from reset, through the APB, before the program runs: no trace */
+        etm_apb_driver_start(&p->drv, p->ops, etm_program_ops(&p->o->cfg, NULL, p->ops, ETM_PROGRAM_MAX_OPS));
+        while (etm_apb_busy(&p->drv) && p->drv.cycles < 10000) {
+            etm_in_t idle;
+            etm_out_t out;
+            memset(&idle, 0, sizeof idle);
+            etm_apb_drive(&p->drv, &idle);
+            if (etm_step(p->etm, &idle, &out) != ETM_OK || out.v3_count) {
+                fprintf(stderr, "etm-e2e: the programming from reset failed\n");
+                return -1;
+            }
+            etm_apb_observe(&p->drv, &out);
+        }
     }
     return open_judges(p) != 0 || open_files(p) != 0 ? -1 : 0;
 }
@@ -337,13 +373,27 @@ static void update_window(prun_t *p, const etm_in_t *in, const etm_gen_event_t *
     }
 }
 
-/* What a traced cycle executed, for the judges. */
-static void expect_events(prun_t *p, const etm_gen_event_t *ev, unsigned nev)
+/* What a traced cycle executed, for the judges: with --reprogram, what the
+ * programming let through (TraceEnable), trace that restarts giving its
+ * address by I-sync (no exception return packet). */
+static void expect_events(prun_t *p, const etm_gen_event_t *ev, unsigned nev, int te)
 {
     judge_t *js[3] = { &p->oj, &p->wj, &p->vj };
+    int restart = te && !p->te_prev;
+    p->te_prev = te;
     for (unsigned k = 0; k < nev; k++) {
         judge_item_t x;
         memset(&x, 0, sizeof x);
+        if (!te && ev[k].kind != ETM_GEN_EV_CANCEL) {
+            p->last_traced = 0;
+            continue;
+        }
+        if (ev[k].kind == ETM_GEN_EV_CANCEL && !p->last_traced)
+            continue; /* the cancelled instruction was not traced */
+        if (ev[k].kind == ETM_GEN_EV_EXC_RETURN && restart)
+            continue; /* the restart's I-sync gives the address */
+        if (ev[k].kind == ETM_GEN_EV_INSN)
+            p->last_traced = 1;
         switch (ev[k].kind) {
         case ETM_GEN_EV_INSN:
             x.kind = JX_INSN;
@@ -393,10 +443,23 @@ static void expect_events(prun_t *p, const etm_gen_event_t *ev, unsigned nev)
     }
 }
 
+static void start_reprogramming(prun_t *p);
+
 /* One traced cycle through the model. */
-static void step_cycle(prun_t *p, const etm_in_t *in, const etm_gen_event_t *ev, unsigned nev, etm_out_t *out)
+static void step_cycle(prun_t *p, const etm_in_t *core, const etm_gen_event_t *ev, unsigned nev, etm_out_t *out)
 {
-    if (etm_step(p->etm, in, out) == ETM_ERR_RULE) {
+    etm_in_t apb = *core;
+    const etm_in_t *in = core;
+    if (p->o->reprogram) { /* the debugger reprograms the ETM while the program runs */
+        if (!etm_apb_busy(&p->drv) && p->traced_cycles && p->traced_cycles % p->o->reprogram == 0)
+            start_reprogramming(p);
+        etm_apb_drive(&p->drv, &apb);
+        in = &apb;
+    }
+    etm_err_t se = etm_step(p->etm, in, out);
+    if (p->o->reprogram)
+        etm_apb_observe(&p->drv, out);
+    if (se == ETM_ERR_RULE) {
         etm_rule_t rules[4];
         unsigned n = etm_last_rules(p->etm, rules, 4);
         fprintf(stderr, "etm-e2e: %s: cycle %" PRIu64 ": the timing model broke interface rule %s\n", p->program,
@@ -412,7 +475,34 @@ static void step_cycle(prun_t *p, const etm_in_t *in, const etm_gen_event_t *ev,
         judge_resync(&p->vj);
     }
     p->prev_ovf = out->overflow;
-    expect_events(p, ev, nev);
+    expect_events(p, ev, nev, !p->o->reprogram || out->trace_enable);
+}
+
+/* --reprogram: a new trace ID, and in turn trace a part (the first half of the
+ * program's code, where the ETM has an address comparator pair; else nothing)
+ * or everything. */
+static void start_reprogramming(prun_t *p)
+{
+    etm_config_t t = p->o->cfg;
+    if (!(p->reprogrammings & 1)) {
+        const qrec_image_t *img = &p->src.img;
+        unsigned s = 0;
+        while (s < img->nseg && !img->seg[s].exec)
+            s++;
+        if (ETM_FIELD_GET(ETM_CCR_PAIRS, t.etmccr) && s < img->nseg) {
+            t.etmacvr[0] = img->seg[s].addr;
+            t.etmacvr[1] = img->seg[s].addr + img->seg[s].size / 2;
+            t.etmactr[0] = t.etmactr[1] = 1; /* instruction executed */
+            t.etmtecr1 = 1;                  /* include range 1 */
+            t.etmteevr = 0x6F;               /* always */
+        } else {
+            t.etmteevr = 0x406F; /* never */
+        }
+    }
+    t.etmtraceidr = 1 + (uint32_t)(p->reprogrammings % 0x6F);
+    p->reprogrammings++;
+    etm_apb_driver_start(&p->drv, p->ops, etm_program_ops(&t, &p->now, p->ops, ETM_PROGRAM_MAX_OPS));
+    p->now = t;
 }
 
 static void feed(prun_t *p, const uint8_t *buf, size_t n)
@@ -618,6 +708,9 @@ static void help(FILE *f)
             "  --param NAME=N     a timing parameter (etm-qemu params), repeatable\n"
             "  --decoders LIST    ocsd,own,v1 (default: all that apply)\n"
             "  --no-cycles        do not compare cycle counts\n"
+            "  --reprogram N      program the ETM from reset through its debug APB, then every N\n"
+            "                     cycles again: trace half the code (or nothing without address\n"
+            "                     comparators), then everything (ETMv3; no cycles)\n"
             "  --require WHAT     fail unless the run has WHAT: entry svc tail nest return cancel\n"
             "                     fold itfail tb div blx mull ldm overflow (repeatable)\n"
             "  --window S:N       trace only N cycles, from the first plain instruction at or\n"
@@ -675,6 +768,13 @@ static int valued_option(opts_t *o, const char *a, const char *v)
             return 2;
         }
         strcpy(o->require[o->nrequire++], v);
+    } else if (!strcmp(a, "--reprogram")) {
+        o->reprogram = strtoull(v, NULL, 0);
+        o->no_cycles = 1;
+        if (!o->reprogram) {
+            fprintf(stderr, "etm-e2e: --reprogram wants a number of cycles above 0\n");
+            return 2;
+        }
     } else if (!strcmp(a, "--window")) {
         unsigned long long s, n;
         if (sscanf(v, "%llu:%llu", &s, &n) != 2 || n == 0) {
