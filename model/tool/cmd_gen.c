@@ -29,9 +29,9 @@ static void help(FILE *f)
                "  --data-delay N    values 2 to 2+N cycles after their addresses (default 0)\n"
                "  --triggers        drive ETMTRIGGER / ETMTRIGINOTD\n"
                "  --reprogram N     every N cycles, reprogram the ETM through the debug APB columns\n"
-               "                    while the core runs: first illegal accesses (a write with the\n"
-               "                    programming bit clear, one to a read-only register, one where\n"
-               "                    nothing is, one while locked), then the architecture's sequence\n"
+               "                    while the core runs: first illegal accesses (a write while locked,\n"
+               "                    one to a read-only register, one where nothing is, one with the\n"
+               "                    programming bit clear), then the architecture's sequence\n"
                "                    for the header's configuration with a new trace ID (ETMSR read\n"
                "                    for as long as the FIFO takes to drain, instead of a poll)\n"
                "  --image PREFIX    write the code image as PREFIX.thread.bin and PREFIX.handler.bin\n"
@@ -187,11 +187,11 @@ static size_t reprogram_ops(const etm_config_t *cfg, unsigned k, etm_apb_op_t *o
         t.etmtraceidr = 1 + k % 0x6F;
     size_t n = 0, m = etm_program_ops(&t, cfg, seq, ETM_PROGRAM_MAX_OPS);
     const etm_apb_op_t illegal[] = {
-        { ETM_APB_WRITE, 0, 4u * 0x008u, 0x6F, 0 },     /* ETMTEEVR, programming bit clear */
-        { ETM_APB_WRITE, 0, 4u * 0x001u, 0x1234, 0 },   /* ETMCCR: read-only */
-        { ETM_APB_READ, 0, 0xE00u, 0, 0 },              /* nothing there */
-        { ETM_APB_WRITE, 0, 4u * 0x3ECu, 0, 0 },        /* ETMLAR: lock (ETMv3) */
-        { ETM_APB_WRITE, 0, 4u * 0x080u, 0x33, 0 },     /* ... then a write while locked */
+        { ETM_APB_WRITE, 0, 4u * 0x080u, 0x33, 0 },         /* ETMTRACEIDR while locked (ETMv3) */
+        { ETM_APB_WRITE, 0, 4u * 0x001u, 0x1234, 0 },       /* ETMCCR: read-only */
+        { ETM_APB_READ, 0, 0xE00u, 0, 0 },                  /* nothing there */
+        { ETM_APB_WRITE, 0, 4u * 0x3ECu, ETM_LAR_KEY, 0 },  /* unlock */
+        { ETM_APB_WRITE, 0, 4u * 0x008u, 0x6F, 0 },         /* ETMTEEVR, programming bit clear */
     };
     for (size_t i = 0; i < sizeof illegal / sizeof illegal[0] && n < max; i++)
         ops[n++] = illegal[i];

@@ -263,7 +263,9 @@ public:
         const unsigned lar = 4u * etm_mgmt_registers[ETM_MGMT_LAR].number;
         static const uint16_t reads[] = { 0x010, 0x000, 0x004, 0x1E4, 0x170, 0x200, 0xFB4, 0xFE0, 0xFF4, 0xFA4,
                                           0xFCC, 0x314, 0x014, 0x1E8 };
-        op(ETM_APB_WRITE, 4u * 0x008u, 0x55, 0); /* ETMTEEVR with the programming bit clear: ignored */
+        op(ETM_APB_WRITE, 4u * 0x008u, 0x55, 0);  /* ETMTEEVR while locked (ETMv3) */
+        op(ETM_APB_WRITE, lar, ETM_LAR_KEY, 0);    /* unlock */
+        op(ETM_APB_WRITE, 4u * 0x008u, 0x55, 0);  /* ETMTEEVR with the programming bit clear: ignored */
         op(ETM_APB_WRITE, 4u * 0x001u, 0x1234, (uint8_t)draw(2)); /* ETMCCR: read-only */
         op(draw(2) ? ETM_APB_WRITE : ETM_APB_READ, 0xE00 + 4 * (unsigned)draw(64), 0xA5A5A5A5u, 0); /* nothing */
         for (unsigned k = (unsigned)draw(4); k; k--)

@@ -273,6 +273,28 @@ static void program_sequence(void)
             fprintf(stderr, "preset %s: the programmed registers differ from the image\n", presets[p]);
         CHECK(etm_config_equal(etm_get_config(etm), &cfg));
         CHECK_EQ(etm_get_stats(etm)->violations, 0);
+        /* ... and it traces as the instance etm_create makes from the image:
+         * every output of every cycle of a random program. */
+        etm_ctx_t *direct;
+        CHECK_EQ(etm_create(&direct, &cfg, &d), ETM_OK);
+        etm_gen_params_t gp;
+        etm_gen_params_default(&gp);
+        gp.seed = 40 + p;
+        etm_gen_t *g;
+        CHECK_EQ(etm_gen_create(&g, &gp, &d), ETM_OK);
+        unsigned differ = 0;
+        for (int c = 0; c < 20000; c++) {
+            etm_out_t o2;
+            etm_gen_next(g, &in, NULL);
+            etm_step(etm, &in, &out);
+            etm_step(direct, &in, &o2);
+            differ += etm_out_diff(&out, &o2, ~(uint64_t)0) != 0;
+        }
+        CHECK_EQ(differ, 0);
+        CHECK(etm_get_stats(direct)->bytes > 0);
+        CHECK_EQ(etm_reg_peek(etm, 0xFB4, 0), etm_reg_peek(direct, 0xFB4, 0)); /* locked again, as at create */
+        etm_gen_free(g);
+        etm_destroy(direct);
         etm_destroy(etm);
     }
 }

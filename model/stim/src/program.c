@@ -37,6 +37,8 @@ size_t etm_program_ops(const etm_config_t *target, const etm_config_t *from, etm
         ok &= put(ops, max, &n, ETM_APB_WRITE, 4u * number, etm_register_get(target, loc.reg, loc.index), 0);
     }
     ok &= put(ops, max, &n, ETM_APB_WRITE, 0, target->etmcr, 0);
+    if (version >= etm_mgmt_registers[ETM_MGMT_LAR].first) /* lock again, as drivers do */
+        ok &= put(ops, max, &n, ETM_APB_WRITE, 4u * etm_mgmt_registers[ETM_MGMT_LAR].number, 0, 0);
     ok &= put(ops, max, &n, ETM_APB_IDLE, 0, 0, 0);
     return ok ? n : 0;
 }

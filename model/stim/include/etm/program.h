@@ -54,8 +54,9 @@ typedef struct etm_apb_op {
  * the ETM's registers now, NULL for an ETM just out of reset, whose ETMCR[10]
  * is set already), wait for ETMSR[1], write every register the implementation
  * of `target` has (etm_reg_locate; the read-only ones are skipped), then ETMCR
- * as `target` has it, then one idle cycle: the one in which the trace stages
- * restart, so that the core's next cycle is traced. Returns the number of operations written (at most max;
+ * as `target` has it, locks again (ETMLAR, ETMv3), then one idle cycle: the one
+ * in which the trace stages restart, so that the core's next cycle is traced.
+ * The ETM is then as etm_create makes it from `target`. Returns the number of operations written (at most max;
  * 0 when max is too small). */
 size_t etm_program_ops(const etm_config_t *target, const etm_config_t *from, etm_apb_op_t *ops, size_t max);
 
