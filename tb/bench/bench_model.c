@@ -52,7 +52,7 @@ int main(int argc, char **argv)
     static const struct { const char *name; const char *preset; uint32_t etmcr; } cfgs[] = {
         { "ETMv3.4, not cycle-accurate", "etm-m3", 0x810 },
         { "ETMv3.4, cycle-accurate (what-if)", "cm3-ca-whatif", 0x1810 },
-        { "ETMv3.4, cycle-accurate, branch broadcast (what-if)", "cm3-ca-whatif", 0x1910 },
+        { "ETMv3.4, CA + branch broadcast (what-if)", "cm3-ca-whatif", 0x1910 },
         { "ETMv3.0, cycle-accurate", "etmv3.0", 0x1810 },
     };
     etm_in_t *block = (etm_in_t *)malloc(BLOCK * sizeof *block);

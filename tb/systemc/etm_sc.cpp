@@ -107,15 +107,46 @@ void EtmOutBus::read(etm_out_t &o) const
 
 EtmSource::EtmSource(sc_module_name n, etm_stim_t *stim, uint64_t max_cycles)
     : sc_module(n), clk("clk"), rst_n("rst_n"), fifofull("fifofull"), pin("pin", etm_in_signal_count),
-      end("end"), prdata("prdata"), stim_(stim), max_cycles_(max_cycles)
+      end("end"), prdata("prdata"), apb("apb"), stim_(stim), max_cycles_(max_cycles)
 {
     etm_apb_driver_start(&drv_, ops_, 0);
+    etm_apb_driver_start(&tlm_drv_, &tlm_op_, 0);
+    apb.register_b_transport(this, &EtmSource::b_transport);
     SC_METHOD(fall);
     sensitive << clk.neg();
     dont_initialize();
 }
 
 EtmSource::~EtmSource() { etm_stim_close(stim_); }
+
+void EtmSource::b_transport(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay)
+{
+    const uint64_t a = gp.get_address();
+    if (gp.get_data_length() != 4 || gp.get_byte_enable_ptr() || (a & 3) || (a & 0x7FFFF000ull)) {
+        gp.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
+        return;
+    }
+    if (!gp.is_read() && !gp.is_write()) {
+        gp.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+        return;
+    }
+    sc_core::wait(delay); /* the initiator's time, then the bus's */
+    delay = sc_core::SC_ZERO_TIME;
+    while (tlm_busy_)
+        sc_core::wait(tlm_done_);
+    std::memset(&tlm_op_, 0, sizeof tlm_op_);
+    tlm_op_.kind = gp.is_write() ? ETM_APB_WRITE : ETM_APB_READ;
+    tlm_op_.offset = (uint16_t)(a & 0xFFCu);
+    tlm_op_.debugger = (uint8_t)((a >> 31) & 1);
+    if (gp.is_write())
+        std::memcpy(&tlm_op_.value, gp.get_data_ptr(), 4);
+    etm_apb_driver_start(&tlm_drv_, &tlm_op_, 1);
+    tlm_busy_ = true;
+    sc_core::wait(tlm_done_);
+    if (gp.is_read())
+        std::memcpy(gp.get_data_ptr(), &tlm_read_, 4);
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
 
 void EtmSource::program_first(const etm_config_t &cfg)
 {
@@ -135,6 +166,18 @@ void EtmSource::fall()
         return;
     }
     etm_in_t in;
+    if (tlm_driven_) { // a TLM access's cycle ended: PRDATA of its access phase
+        etm_out_t o;
+        std::memset(&o, 0, sizeof o);
+        o.prdata = prdata.size() ? (uint32_t)prdata->read() : 0;
+        etm_apb_observe(&tlm_drv_, &o);
+        tlm_driven_ = false;
+        if (!etm_apb_busy(&tlm_drv_)) {
+            tlm_read_ = tlm_drv_.last_read;
+            tlm_busy_ = false;
+            tlm_done_.notify(sc_core::SC_ZERO_TIME);
+        }
+    }
     if (driven_) { // the ETM's outputs of the cycle the driver drove: PRDATA for a poll
         etm_out_t o;
         std::memset(&o, 0, sizeof o);
@@ -165,6 +208,10 @@ void EtmSource::fall()
     if (e == ETM_OK) {
         if (!hold || !etm_stim_can_hold(stim_))
             given_++;
+        if (tlm_busy_ && etm_apb_busy(&tlm_drv_)) { /* a TLM access on the APB pins, the core running */
+            etm_apb_drive(&tlm_drv_, &in);
+            tlm_driven_ = true;
+        }
         for (size_t i = 0; i < pin.size(); i++)
             pin[i].write(in_pin_value(in, (unsigned)i));
         return;

@@ -7,7 +7,9 @@
 //   EtmSource            a core: drives the input pins on the falling edge of
 //                        the core clock from a vector file, a VCD, the generator
 //                        or the Cortex-M3 timing model (etm/stim.h), and holds
-//                        the core while FIFOFULL is 1 where the source can
+//                        the core while FIFOFULL is 1 where the source can; its
+//                        TLM-2.0 target socket `apb` turns register reads and
+//                        writes into transfers on the ETM's debug APB pins
 //   EtmModel             the C model (libetm), one instance per module, no
 //                        globals: one etm_step per rising edge of the core clock;
 //                        with PORT_BYTES=0 its FIFO is read through EtmFifoIf
@@ -35,6 +37,8 @@
 #include <vector>
 
 #include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_target_socket.h>
 
 #include "etm/decode_v3.h"
 #include "etm/etm.h"
@@ -123,6 +127,15 @@ public:
     // Takes the source; max_cycles (0: all) limits the cycles given, held ones not counted.
     EtmSource(sc_module_name n, etm_stim_t *stim, uint64_t max_cycles = 0);
     ~EtmSource() override;
+    // Register accesses from a TLM-2.0 initiator (a debugger or CPU model): each
+    // 4-byte read or write (address bits [11:2] the register's offset, bit 31
+    // PADDRDBG31: a debugger's access) becomes one APB transfer on the pins, a
+    // setup and an access cycle, while the core runs; b_transport returns when
+    // it has completed (a read with PRDATA, which needs the prdata port bound).
+    // Other commands, lengths or byte enables: TLM_COMMAND_ERROR_RESPONSE and the
+    // like, with nothing driven.
+    tlm_utils::simple_target_socket_optional<EtmSource> apb; // may be left unbound
+
     // Before the stimulus, program the ETM through its debug APB pins with the
     // architecture's sequence for cfg (etm/program.h), the core idle: for ETMs
     // that come out of reset unprogrammed (EtmRtl, EtmModel with at_reset).
@@ -134,11 +147,18 @@ public:
 
 private:
     void fall();
+    void b_transport(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay);
     enum { RUN, ENDING, DONE } state_ = RUN;
     etm_stim_t *stim_;
     etm_apb_op_t ops_[ETM_PROGRAM_MAX_OPS];
     etm_apb_driver_t drv_;
     bool driven_ = false;               // the driver drove the cycle that just ended
+    // The TLM access under way: one operation, its driver and its completion.
+    etm_apb_op_t tlm_op_;
+    etm_apb_driver_t tlm_drv_;
+    bool tlm_busy_ = false, tlm_driven_ = false;
+    uint32_t tlm_read_ = 0;
+    sc_core::sc_event tlm_done_;
     uint64_t max_cycles_, given_ = 0;
     bool failed_ = false;
 };

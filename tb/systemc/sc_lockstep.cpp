@@ -10,6 +10,13 @@
 // RTL's); EtmPortTap feeds its bytes to the project's ETMv3 decoder.
 //
 //   sc_lockstep [source and configuration options] [--trace FILE] [--inject CYCLE]
+//               [--tlm-reprogram N]
+//
+// Both ETMs come out of reset unprogrammed. The source programs them through
+// their APB pins before its stimulus; with --tlm-reprogram N a TLM-2.0
+// initiator (a debugger's model) does it instead, through the source's target
+// socket while the core runs, and reprograms them every N cycles (a new trace
+// ID), polling ETMSR[1] as software does.
 //
 // Exit status 0: they agreed on every cycle; 1: a mismatch (printed with the
 // cycle, the pins and the inputs) or a trace the decoder rejects; 2: bad usage,
@@ -19,18 +26,86 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include <tlm_utils/simple_initiator_socket.h>
+
 #include "etm_sc.h"
 #include "etm_sc_rtl.h"
 
 using namespace sc_core;
 using namespace etm_sc;
 
+// A debugger's model: programs the ETM through a TLM-2.0 socket (etm/program.h's
+// sequence, its polls done here), then again every `every` cycles.
+struct ApbInitiator : sc_module {
+    SC_HAS_PROCESS(ApbInitiator);
+    tlm_utils::simple_initiator_socket<ApbInitiator> socket;
+    ApbInitiator(sc_module_name n, const etm_config_t &cfg, uint64_t every)
+        : sc_module(n), socket("socket"), cfg_(cfg), now_(cfg), every_(every)
+    {
+        SC_THREAD(run);
+    }
+    uint64_t programmings = 0, accesses = 0;
+    bool failed = false;
+
+private:
+    uint32_t access(bool write, unsigned offset, uint32_t value)
+    {
+        tlm::tlm_generic_payload gp;
+        sc_time delay = SC_ZERO_TIME;
+        gp.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+        gp.set_address(offset);
+        gp.set_data_ptr(reinterpret_cast<unsigned char *>(&value));
+        gp.set_data_length(4);
+        gp.set_streaming_width(4);
+        gp.set_byte_enable_ptr(nullptr);
+        gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+        socket->b_transport(gp, delay);
+        failed |= !gp.is_response_ok();
+        accesses++;
+        return value;
+    }
+    void program(const etm_config_t &t, const etm_config_t *from)
+    {
+        etm_apb_op_t ops[ETM_PROGRAM_MAX_OPS];
+        size_t n = etm_program_ops(&t, from, ops, ETM_PROGRAM_MAX_OPS);
+        for (size_t i = 0; i < n && !failed; i++) {
+            const etm_apb_op_t &op = ops[i];
+            if (op.kind == ETM_APB_IDLE) {
+                wait(sc_time(10, SC_NS));
+            } else if (op.kind == ETM_APB_POLL) {
+                unsigned guard = 0;
+                while ((access(false, op.offset, 0) & op.mask) != op.value && ++guard < 100000) {
+                }
+                failed |= guard == 100000;
+            } else {
+                access(op.kind == ETM_APB_WRITE, op.offset, op.value);
+            }
+        }
+        programmings++;
+    }
+    void run()
+    {
+        program(cfg_, nullptr);
+        for (uint64_t k = 1; every_; k++) {
+            wait(sc_time(10.0 * (double)every_, SC_NS));
+            etm_config_t t = cfg_;
+            t.etmtraceidr = 1 + (uint32_t)(k % 0x6F);
+            program(t, &now_);
+            now_ = t;
+        }
+    }
+    etm_config_t cfg_, now_;
+    uint64_t every_;
+};
+
 static int usage()
 {
     std::fprintf(stderr,
                  "usage: sc_lockstep [options]\n%s"
                  "  --trace FILE    the ETMv3 bytes that left the C model's port\n"
-                 "  --inject CYCLE  self-test: the RTL alone gets a corrupted input in that cycle\n",
+                 "  --inject CYCLE  self-test: the RTL alone gets a corrupted input in that cycle\n"
+                 "  --tlm-reprogram N  program both ETMs through the source's TLM-2.0 socket while the\n"
+                 "                  core runs, and again every N cycles (a new trace ID)\n",
                  common_usage());
     return 2;
 }
@@ -39,7 +114,8 @@ int sc_main(int argc, char **argv)
 {
     Options o;
     std::string trace;
-    uint64_t inject = UINT64_MAX;
+    uint64_t inject = UINT64_MAX, tlm_every = 0;
+    bool tlm = false;
     for (int i = 1; i < argc; i++) {
         int k = parse_option(o, argc, argv, i);
         if (k < 0)
@@ -51,6 +127,10 @@ int sc_main(int argc, char **argv)
             trace = argv[++i];
         else if (a == "--inject" && i + 1 < argc)
             inject = std::strtoull(argv[++i], nullptr, 0);
+        else if (a == "--tlm-reprogram" && i + 1 < argc) {
+            tlm = true;
+            tlm_every = std::strtoull(argv[++i], nullptr, 0);
+        }
         else
             return usage();
     }
@@ -70,7 +150,13 @@ int sc_main(int argc, char **argv)
         // the APB pins before its stimulus (the same cycles to both).
         EtmModel c("etm_c", cfg, true);
         EtmRtl r("etm_rtl", cfg);
-        src.program_first(cfg);
+        std::unique_ptr<ApbInitiator> dbg;
+        if (tlm) {
+            dbg.reset(new ApbInitiator("debugger", cfg, tlm_every));
+            dbg->socket.bind(src.apb);
+        } else {
+            src.program_first(cfg);
+        }
         r.inject_at(inject);
         EtmCompare cmp("compare", "C model", "RTL");
         EtmPortTap tap("tap");
@@ -118,9 +204,14 @@ int sc_main(int argc, char **argv)
                 std::printf("note: a replayed source cannot stall: FIFOFULL was 1 before %" PRIu64
                             " cycles it could not hold\n", ss.holds_ignored);
         }
+        if (dbg && (!o.quiet || dbg->failed || !dbg->programmings))
+            std::printf("debugger (TLM-2.0): %" PRIu64 " programmings, %" PRIu64 " register accesses%s\n",
+                        dbg->programmings, dbg->accesses, dbg->failed ? ", FAILED" : "");
         if (src.failed())
             return 2;
         if (cmp.mismatch())
+            return 1;
+        if (dbg && (dbg->failed || !dbg->programmings))
             return 1;
         if (!cmp.compared()) {
             std::fprintf(stderr, "sc_lockstep: no cycle was compared\n");
