@@ -269,16 +269,16 @@ package etm_defs_pkg;
   localparam logic [7:0] FirstEtmscr = 8'h12;
   localparam logic [7:0] FirstEtmsr = 8'h11;
   localparam logic [7:0] FirstEtmpdsr = 8'h33;
-  localparam logic [7:0] FirstEtmclaimset = 8'h30;
-  localparam logic [7:0] FirstEtmclaimclr = 8'h30;
-  localparam logic [7:0] FirstEtmlar = 8'h30;
-  localparam logic [7:0] FirstEtmlsr = 8'h30;
-  localparam logic [7:0] FirstEtmauthstatus = 8'h30;
-  localparam logic [7:0] FirstEtmdevtype = 8'h30;
-  localparam logic [7:0] FirstEtmpidr4 = 8'h30;
-  localparam logic [7:0] FirstEtmpidr5 = 8'h30;
-  localparam logic [7:0] FirstEtmpidr0 = 8'h30;
-  localparam logic [7:0] FirstEtmcidr0 = 8'h30;
+  localparam logic [7:0] FirstEtmclaimset = 8'h32;
+  localparam logic [7:0] FirstEtmclaimclr = 8'h32;
+  localparam logic [7:0] FirstEtmlar = 8'h32;
+  localparam logic [7:0] FirstEtmlsr = 8'h32;
+  localparam logic [7:0] FirstEtmauthstatus = 8'h32;
+  localparam logic [7:0] FirstEtmdevtype = 8'h32;
+  localparam logic [7:0] FirstEtmpidr4 = 8'h32;
+  localparam logic [7:0] FirstEtmpidr5 = 8'h32;
+  localparam logic [7:0] FirstEtmpidr0 = 8'h32;
+  localparam logic [7:0] FirstEtmcidr0 = 8'h32;
 
   // Fixed values of the programmer's model (etm/regmap.h)
   localparam logic [31:0] LarKey = 32'hC5ACCE55;

@@ -93,7 +93,7 @@ module etm_regs (
   logic [4:0]  ncmp;     // address comparators: two per pair
   logic [2:0]  ncnt;
   assign num = paddr_i;
-  logic has_lock;     // the lock registers exist (ETMv3)
+  logic has_lock;     // the lock registers exist (ETMv3.2 on)
   assign has_lock = version_i >= etm_defs_pkg::FirstEtmlar;
   assign is_v1 = version_i[7:4] == 4'd1;
   assign ncmp = {etm_defs_pkg::ccr_pairs(impl_etmccr_i), 1'b0};
@@ -157,8 +157,8 @@ module etm_regs (
       kind = KSr;
     end else if (num == etm_defs_pkg::RegEtmpdsr && version_i >= etm_defs_pkg::FirstEtmpdsr) begin
       kind = KConst; const_val = 32'd1;
-    end else if (version_i >= 8'h30) begin
-      // The CoreSight management registers (all from ETMv3.0).
+    end else if (version_i >= etm_defs_pkg::FirstEtmlar) begin
+      // The CoreSight management registers (all from ETMv3.2, with memory-mapped access).
       if (num == etm_defs_pkg::RegEtmclaimset) begin
         kind = KClaimset; wmask = {{(32 - etm_defs_pkg::ClaimTags){1'b0}}, {etm_defs_pkg::ClaimTags{1'b1}}};
         const_val = wmask;
@@ -216,7 +216,7 @@ module etm_regs (
         KTraceidr:  prdata_o = traceidr_q;
         KSr:        prdata_o = {28'd0, triggered_i, ss_i, prog && drained_i, overflow_i};
         KClaimclr:  prdata_o = {{(32 - etm_defs_pkg::ClaimTags){1'b0}}, claim_q};
-        KLsr:       prdata_o = paddrdbg31_i ? 32'd0 : {30'd0, locked_q, 1'b1};  // ETMv3: the lock exists
+        KLsr:       prdata_o = paddrdbg31_i ? 32'd0 : {30'd0, locked_q, 1'b1};  // the lock exists (ETMv3.2 on)
         KImpl, KConst, KClaimset: prdata_o = const_val;
         default:    prdata_o = 32'd0;  // nothing there, or ETMLAR (write-only)
       endcase

@@ -709,7 +709,9 @@ std::vector<std::string> targeted_bins(const Options &o, const Coverage &cov)
     {
         t.insert(t.end(), { "reprogram", "restart", "rule-apb-not-programming", "rule-apb-read-only",
                             "rule-apb-unmapped" });
-        if (v3) /* the lock registers came with ETMv3 */
+        unsigned version = 0;
+        etm_config_version(&c, &version, nullptr);
+        if (version >= etm_mgmt_registers[ETM_MGMT_LAR].first) /* the lock came with ETMv3.2 */
             t.push_back("rule-apb-locked");
     }
     if (o.random_filter) { /* the filter may keep trace off most of the time */

@@ -356,7 +356,7 @@ int etm_pipestat_busy(const pipestat_state_t *s);
 /* ---- regs: the programmer's model on the debug APB (regs.c) ------------------------ */
 
 typedef struct regs_state {
-    uint8_t has_lock;   /* the lock registers exist (ETMv3) */
+    uint8_t has_lock;   /* the lock registers exist (ETMv3.2 on) */
     uint8_t locked_q;   /* ETMLSR[1]: software writes are locked out (set at reset) */
     uint8_t claim_q;    /* the claim tags */
     uint8_t setup_q;    /* the last cycle was an APB setup phase (PSEL, no PENABLE) */

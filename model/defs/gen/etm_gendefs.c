@@ -108,6 +108,24 @@ static int reg_is_impl(const char *name)
     return 0;
 }
 
+typedef struct source {
+    const char *name, *where;
+} source_t;
+
+static const source_t sources[] = {
+#define ETM_SOURCE(name, where) { #name, where },
+#include "etm/regs.def"
+};
+
+/* Where register `name` is described (regs.def ETM_SOURCE), or "". */
+static const char *source_of(const char *name)
+{
+    for (size_t i = 0; i < sizeof sources / sizeof sources[0]; i++)
+        if (strcmp(sources[i].name, name) == 0)
+            return sources[i].where;
+    return "";
+}
+
 static const char *access_text(unsigned a) { return a == ETM_ACCESS_R ? "R" : a == ETM_ACCESS_W ? "W" : "RW"; }
 
 /* ---- Text buffers ---------------------------------------------------------------- */
@@ -607,31 +625,32 @@ static void doc_registers(buf_t *b)
 {
     char v[16], w[48];
     put(b, DOC_NOTE);
-    put(b, "| Register | Number | Offset | From | Fields | Meaning (access) |\n|---|---|---|---|---|---|\n");
+    put(b, "| Register | Number | Offset | From | Fields | Meaning (access) | Described in |\n"
+           "|---|---|---|---|---|---|---|\n");
     for (size_t i = 0; i < NREGS; i++) {
         const reg_t *r = &regs[i];
         if (r->param) {
-            put(b, "| %s | - | - | - | | %s |\n", r->name, r->doc);
+            put(b, "| %s | - | - | - | | %s | model parameter |\n", r->name, r->doc);
             continue;
         }
         version_text(r->first, v, sizeof v);
         const char *acc = reg_is_impl(r->name) ? "R" : "RW";
         if (r->count > 1)
-            put(b, "| %s1..%u | 0x%03X.. | 0x%03X.. | %s | %s | %s (%s) |\n", r->name, r->count, r->number,
-                4 * r->number, v, r->layout, r->doc, acc);
+            put(b, "| %s1..%u | 0x%03X.. | 0x%03X.. | %s | %s | %s (%s) | %s |\n", r->name, r->count, r->number,
+                4 * r->number, v, r->layout, r->doc, acc, source_of(r->name));
         else
-            put(b, "| %s | 0x%03X | 0x%03X | %s | %s | %s (%s) |\n", r->name, r->number, 4 * r->number, v, r->layout,
-                r->doc, acc);
+            put(b, "| %s | 0x%03X | 0x%03X | %s | %s | %s (%s) | %s |\n", r->name, r->number, 4 * r->number, v,
+                r->layout, r->doc, acc, source_of(r->name));
     }
     for (int m = 0; m < ETM_MGMT_COUNT; m++) {
         const etm_mgmtdesc_t *g = &etm_mgmt_registers[m];
         version_text(g->first, v, sizeof v);
         if (g->count > 1)
-            put(b, "| %s (%u) | 0x%03X.. | 0x%03X.. | %s | - | %s (%s) |\n", g->name, g->count, g->number,
-                4 * g->number, v, g->doc, access_text(g->access));
+            put(b, "| %s (%u) | 0x%03X.. | 0x%03X.. | %s | - | %s (%s) | %s |\n", g->name, g->count, g->number,
+                4 * g->number, v, g->doc, access_text(g->access), source_of(g->name));
         else
-            put(b, "| %s | 0x%03X | 0x%03X | %s | - | %s (%s) |\n", g->name, g->number, 4 * g->number, v, g->doc,
-                access_text(g->access));
+            put(b, "| %s | 0x%03X | 0x%03X | %s | - | %s (%s) | %s |\n", g->name, g->number, 4 * g->number, v,
+                g->doc, access_text(g->access), source_of(g->name));
     }
     put(b, "\n| Layout | Bits | Field | C name | Versions |\n|---|---|---|---|---|\n");
     for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++) {
