@@ -41,6 +41,7 @@
 #include "judge.h"
 #include "judge_ocsd.h"
 #include "qrec.h"
+#include "reprog.h"
 
 #define QCAP (1u << 18)
 
@@ -299,19 +300,9 @@ static int open_run(prun_t *p)
     }
     p->now = p->o->cfg;
     p->te_prev = 1;
-    if (p->o->reprogram) { /* from reset, through the APB, before the program runs: no trace */
-        etm_apb_driver_start(&p->drv, p->ops, etm_program_ops(&p->o->cfg, NULL, p->ops, ETM_PROGRAM_MAX_OPS));
-        while (etm_apb_busy(&p->drv) && p->drv.cycles < 10000) {
-            etm_in_t idle;
-            etm_out_t out;
-            memset(&idle, 0, sizeof idle);
-            etm_apb_drive(&p->drv, &idle);
-            if (etm_step(p->etm, &idle, &out) != ETM_OK || out.v3_count) {
-                fprintf(stderr, "etm-e2e: the programming from reset failed\n");
-                return -1;
-            }
-            etm_apb_observe(&p->drv, &out);
-        }
+    if (p->o->reprogram && reprog_from_reset(p->etm, &p->o->cfg) != 0) { /* before the program runs: no trace */
+        fprintf(stderr, "etm-e2e: the programming from reset failed\n");
+        return -1;
     }
     return open_judges(p) != 0 || open_files(p) != 0 ? -1 : 0;
 }
@@ -483,23 +474,13 @@ static void step_cycle(prun_t *p, const etm_in_t *core, const etm_gen_event_t *e
  * or everything. */
 static void start_reprogramming(prun_t *p)
 {
-    etm_config_t t = p->o->cfg;
-    if (!(p->reprogrammings & 1)) {
-        const qrec_image_t *img = &p->src.img;
-        unsigned s = 0;
-        while (s < img->nseg && !img->seg[s].exec)
-            s++;
-        if (ETM_FIELD_GET(ETM_CCR_PAIRS, t.etmccr) && s < img->nseg) {
-            t.etmacvr[0] = img->seg[s].addr;
-            t.etmacvr[1] = img->seg[s].addr + img->seg[s].size / 2;
-            t.etmactr[0] = t.etmactr[1] = 1; /* instruction executed */
-            t.etmtecr1 = 1;                  /* include range 1 */
-            t.etmteevr = 0x6F;               /* always */
-        } else {
-            t.etmteevr = 0x406F; /* never */
-        }
-    }
-    t.etmtraceidr = 1 + (uint32_t)(p->reprogrammings % 0x6F);
+    const qrec_image_t *img = &p->src.img;
+    unsigned s = 0;
+    while (s < img->nseg && !img->seg[s].exec)
+        s++;
+    etm_config_t t;
+    reprog_target(&t, &p->o->cfg, 1 + (unsigned)(p->reprogrammings % 0x6F), !(p->reprogrammings & 1),
+                  s < img->nseg ? img->seg[s].addr : 0, s < img->nseg ? img->seg[s].size : 0);
     p->reprogrammings++;
     etm_apb_driver_start(&p->drv, p->ops, etm_program_ops(&t, &p->now, p->ops, ETM_PROGRAM_MAX_OPS));
     p->now = t;

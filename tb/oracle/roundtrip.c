@@ -72,6 +72,7 @@
 #include "judge.h"
 #include "judge_ocsd.h"
 #include "genopts.h"
+#include "reprog.h"
 #include "roundtrip_data.h"
 
 #define QCAP (1u << 20)
@@ -330,19 +331,9 @@ static int setup(run_t *r)
         return -1;
     }
     r->now = o->g.cfg;
-    if (o->reprogram) { /* from reset, through the APB, the core idle: no trace */
-        etm_apb_driver_start(&r->drv, r->ops, etm_program_ops(&o->g.cfg, NULL, r->ops, ETM_PROGRAM_MAX_OPS));
-        etm_in_t idle;
-        etm_out_t out;
-        while (etm_apb_busy(&r->drv)) {
-            memset(&idle, 0, sizeof idle);
-            etm_apb_drive(&r->drv, &idle);
-            if (etm_step(r->etm, &idle, &out) != ETM_OK || out.v3_count || r->drv.cycles > 10000) {
-                fprintf(stderr, "--reprogram: the programming from reset failed\n");
-                return -1;
-            }
-            etm_apb_observe(&r->drv, &out);
-        }
+    if (o->reprogram && reprog_from_reset(r->etm, &o->g.cfg) != 0) { /* the core idle: no trace */
+        fprintf(stderr, "--reprogram: the programming from reset failed\n");
+        return -1;
     }
     /* The generator writes its program as it runs, and a decoder may read (and
      * keep) code ahead of where the program has got to: the decoders get the
@@ -508,27 +499,15 @@ static void feed(run_t *r, const uint8_t *buf, size_t n)
  * programming and the second (half the code, or nothing). */
 static void start_reprogramming(run_t *r)
 {
-    const etm_config_t *first = &r->o->g.cfg;
-    etm_config_t t = *first;
     int second = (r->reprogrammings++ & 1) == 0;
-    if (second) {
-        unsigned pairs = ETM_FIELD_GET(ETM_CCR_PAIRS, t.etmccr);
-        if (pairs) { /* include region: the first half of the program's code */
-            uint32_t base, size;
-            etm_gen_image(r->img, 0, &base, &size);
-            t.etmacvr[0] = base;
-            t.etmacvr[1] = base + size / 2;
-            t.etmactr[0] = t.etmactr[1] = 1; /* instruction executed */
-            t.etmtecr1 = 1;                  /* include range 1 */
-            t.etmteevr = 0x6F;               /* always */
-        } else {
-            t.etmteevr = 0x406F;             /* never */
-        }
-        if (r->o->reprogram_ca)
-            t.etmcr ^= ETM_FIELD_MASK(ETM_CR_CYCLE_ACCURATE);
-    }
-    if (ETM_V_MAJOR(r->version) == 3)
-        t.etmtraceidr = 1 + (uint32_t)(r->reprogrammings % 0x6F);
+    uint32_t base = 0, size = 0;
+    if (second)
+        etm_gen_image(r->img, 0, &base, &size);
+    unsigned id = ETM_V_MAJOR(r->version) == 3 ? 1 + (unsigned)(r->reprogrammings % 0x6F) : 0;
+    etm_config_t t;
+    reprog_target(&t, &r->o->g.cfg, id, second, base, size);
+    if (second && r->o->reprogram_ca)
+        t.etmcr ^= ETM_FIELD_MASK(ETM_CR_CYCLE_ACCURATE);
     size_t n = etm_program_ops(&t, &r->now, r->ops, ETM_PROGRAM_MAX_OPS);
     r->poll_at = 0;
     for (size_t k = 0; k < n; k++)

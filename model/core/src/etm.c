@@ -260,9 +260,10 @@ void etm_reset(etm_ctx_t *ctx)
 {
     ctx->cfg = ctx->cfg0;
     ctx->last_mask = 0;
-    etm_regs_reset(&ctx->rg, 0);
+    unsigned version = 0;
+    etm_config_version(&ctx->cfg, &version, NULL);
+    etm_regs_reset(&ctx->rg, version);
     refresh(ctx);
-    etm_regs_reset(&ctx->rg, ctx->mode.version);
     etm_check_init(&ctx->chk, &ctx->cfg);
     ctx->nlast = 0;
     etm_filter_reset(&ctx->flt, &ctx->fsetup);

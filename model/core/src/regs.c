@@ -86,7 +86,7 @@ uint64_t etm_regs_cycle(regs_state_t *r, const etm_config_t *cfg, const regs_liv
         mask &= flow;
     }
     acc->write = 1;
-    acc->number = (uint16_t)number;
+    acc->loc = loc;
     acc->value = in->pwdata & mask;
     acc->mask = mask;
     return rules;
@@ -96,14 +96,13 @@ void etm_regs_commit(regs_state_t *r, etm_config_t *cfg, const regs_access_t *ac
 {
     if (!acc->write)
         return;
-    etm_regloc_t loc;
-    etm_reg_locate(cfg, acc->number, &loc);
-    if (loc.reg) {
-        uint32_t *v = etm_register_ptr(cfg, loc.reg, loc.index);
+    const etm_regloc_t *loc = &acc->loc;
+    if (loc->reg) {
+        uint32_t *v = etm_register_ptr(cfg, loc->reg, loc->index);
         *v = (*v & ~acc->mask) | acc->value;
         return;
     }
-    switch ((etm_mgmt_t)loc.mgmt) {
+    switch ((etm_mgmt_t)loc->mgmt) {
     case ETM_MGMT_LAR: r->locked_q = acc->value != ETM_LAR_KEY; break;
     case ETM_MGMT_CLAIMSET: r->claim_q |= (uint8_t)acc->value; break;
     case ETM_MGMT_CLAIMCLR: r->claim_q &= (uint8_t)~acc->value; break;

@@ -14,6 +14,7 @@
 #include "etm/config.h"
 #include "etm/consts.h"
 #include "etm/model.h"
+#include "etm/regmap.h"
 #include "etm/signals.h"
 
 /* Header codes, reasons, PIPESTAT codes and sizes: etm/consts.h (etm/consts.def). */
@@ -379,7 +380,7 @@ typedef struct regs_live {
 /* One APB transfer phase: what the cycle's access is, before the edge. */
 typedef struct regs_access {
     uint8_t write;      /* a write lands at this edge */
-    uint16_t number;    /* its register number */
+    etm_regloc_t loc;   /* the register it writes */
     uint32_t value;     /* the bits it writes (the write mask applied) */
     uint32_t mask;      /* the bits it changes */
 } regs_access_t;
