@@ -38,7 +38,7 @@ module etm_core #(
   // The implementation (read-only registers and model parameters), impl_<register>_i:
   // constant in a real part (etm_top ties them from its parameters).
   `ETM_IMPL_PORTS(input)
-  // The outputs of etm_out_t: PIPESTAT, TRACEPKT, TRACESYNC, V3COUNT, V3DATA,
+  // The outputs of etm_out_t: PIPESTAT, TRACEPKT, TRACESYNC, V3COUNT, ATDATA,
   // FIFOLEVEL, OVERFLOW, TRIGGER, FIFOFULL (ETMCR[7]: fewer than ETMFFLR bytes free
   // after the cycle), TRACEENABLE and VIEWDATA (the filter's decisions).
   `ETM_OUT_PORTS(output)
@@ -485,6 +485,7 @@ module etm_core #(
   logic [etm_defs_pkg::FifoWriteMax-1:0]   wr_flag;
   logic [3:0]  v3_count;
   logic [63:0] v3_data;
+  logic        atvalid, afready;
   logic [16:0] fifo_level;
   always_comb begin
     if (v3) begin
@@ -507,12 +508,17 @@ module etm_core #(
     .depth_i         (impl_fifo_depth_i),
     .port_bytes_i    (impl_port_bytes_i[3:0]),
     .v3_port_i       (v3 && !end_edge),
+    .atready_i       (ATREADY),
+    .afvalid_i       (AFVALID),
+    .flush_cap_i     (impl_port_bytes_i > 32'd1),
     .wr_n_i          (wr_n),
     .wr_data_i       (wr_data),
     .wr_flag_i       (wr_flag),
     .fit_o           (fifo_fit),
     .v3_count_o      (v3_count),
     .v3_data_o       (v3_data),
+    .atvalid_o       (atvalid),
+    .afready_o       (afready),
     .level_q_o       (fifo_level_q),
     .nflags_q_o      (fifo_nflags_q),
     .head_flag_q_o   (fifo_head_flag_q),
@@ -531,7 +537,10 @@ module etm_core #(
     TRACEPKT = 16'd0;
     TRACESYNC = 1'b0;
     V3COUNT = 4'd0;
-    V3DATA = 64'd0;
+    ATDATA = 64'd0;
+    ATVALID = 1'b0;
+    ATID = 7'd0;
+    AFREADY = 1'b0;
     FIFOLEVEL = fifo_level[15:0];
     OVERFLOW = 1'b0;
     TRIGGER = flt_trigger;
@@ -541,7 +550,10 @@ module etm_core #(
     VIEWDATA = flt_vd;
     if (v3) begin
       V3COUNT = v3_count;
-      V3DATA = v3_data;
+      ATDATA = v3_data;
+      ATVALID = atvalid;
+      ATID = atvalid ? etm_defs_pkg::traceidr_id(reg_etmtraceidr) : 7'd0;
+      AFREADY = afready;
       OVERFLOW = v3_overflow;
     end else begin
       PIPESTAT = ps_pipestat;

@@ -1,8 +1,12 @@
 // etm_fifo.sv - stage `fifo` (model/core/src/fifo.c): the trace FIFO and the ETMv3 port.
 //
-// ETMv3 (etm_fifo_cycle): the port takes up to PORT_BYTES bytes that were in the
-// FIFO at the start of the cycle, padding an incomplete group with Ignore (0x66);
-// then the cycle's bytes go in, all of them or none (fit_o = 0: an overflow).
+// ETMv3 (etm_fifo_cycle): the ATB master shows up to PORT_BYTES bytes that were
+// in the FIFO at the start of the cycle, padding an incomplete word with Ignore
+// (0x66), or the word ATREADY has not yet taken (held_q: its bytes stay at the
+// head, so ATDATA cannot change while ATVALID waits); ATREADY takes it. With the
+// flush handshake (flush_cap_i), AFREADY rises once the bytes the FIFO held when
+// AFVALID rose have left. Then the cycle's bytes go in, all of them or none
+// (fit_o = 0: an overflow).
 // ETMv1 (etm_fifo_push, peek, pop as etm_pipestat uses them): a status's bytes go
 // in first, all or none; then the port pops up to two bytes, which it chooses
 // from the head as it stands after that write (head0/head1). Each byte carries a
@@ -20,6 +24,9 @@ module etm_fifo #(
   input  logic [31:0] depth_i,        // FIFO_DEPTH
   input  logic [3:0]  port_bytes_i,   // PORT_BYTES: 1, 2, 4 or 8
   input  logic        v3_port_i,      // ETMv3 port read in this cycle
+  input  logic        atready_i,      // ATREADY
+  input  logic        afvalid_i,      // AFVALID
+  input  logic        flush_cap_i,    // the part has the flush handshake
   // Write: n bytes, all or none.
   input  logic [7:0]  wr_n_i,
   input  logic [etm_defs_pkg::FifoWriteMax*8-1:0] wr_data_i,
@@ -27,7 +34,9 @@ module etm_fifo #(
   output logic        fit_o,
   // ETMv3 port.
   output logic [3:0]  v3_count_o,
-  output logic [63:0] v3_data_o,
+  output logic [63:0] v3_data_o,      // ATDATA
+  output logic        atvalid_o,
+  output logic        afready_o,
   // ETMv1 port: the state before the write, the head after it, and the pops.
   output logic [16:0] level_q_o,
   output logic [16:0] nflags_q_o,
@@ -51,6 +60,9 @@ module etm_fifo #(
   logic [RingBits-1:0] rd_q, rd_d;
   logic [16:0]         level_q, level_d;
   logic [16:0]         nflags_q, nflags_d;
+  logic [3:0]          held_q, held_d;
+  logic                flush_q, flush_d;
+  logic [16:0]         flush_rem_q, flush_rem_d;
 
   logic [3:0]          n_rd;
   logic [16:0]         level_mid, level_w;
@@ -59,22 +71,35 @@ module etm_fifo #(
   logic [16:0]         nflags_w;
 
   always_comb begin : port_read
-    logic [16:0] pb;
+    logic [16:0] pb, rem;
+    logic [3:0]  k;
     pb = {13'd0, port_bytes_i};
-    n_rd = 4'd0;
-    if (v3_port_i) n_rd = (level_q < pb) ? level_q[3:0] : port_bytes_i;
+    k = 4'd0;
+    if (v3_port_i) k = (held_q != 4'd0) ? held_q : (level_q < pb) ? level_q[3:0] : port_bytes_i;
     v3_data_o = '0;
     for (int i = 0; i < 8; i++) begin
-      if (4'(i) < n_rd) begin
+      if (4'(i) < k) begin
         v3_data_o[i*8 +: 8] = mem_q[rd_q + RingBits'(i)];
       end else if (4'(i) < port_bytes_i) begin
         v3_data_o[i*8 +: 8] = etm_defs_pkg::HdrIgnore;
       end
     end
     // Padding only goes out with at least one byte.
-    if (n_rd == 4'd0) v3_data_o = '0;
+    if (k == 4'd0) v3_data_o = '0;
+    atvalid_o = k != 4'd0;
+    n_rd = atready_i ? k : 4'd0;
     v3_count_o = (n_rd != 4'd0) ? port_bytes_i : 4'd0;
     level_mid = level_q - {13'd0, n_rd};
+    held_d = v3_port_i ? ((n_rd != 4'd0) ? 4'd0 : k) : held_q;
+    // The flush handshake.
+    rem = flush_q ? flush_rem_q : level_q;
+    afready_o = v3_port_i && (!flush_cap_i || (afvalid_i && rem == 17'd0));
+    flush_d = flush_q;
+    flush_rem_d = flush_rem_q;
+    if (v3_port_i && flush_cap_i) begin
+      flush_rem_d = (rem > {13'd0, n_rd}) ? rem - {13'd0, n_rd} : 17'd0;
+      flush_d = afvalid_i && !afready_o;
+    end
   end
 
   always_comb begin : write
@@ -153,13 +178,19 @@ module etm_fifo #(
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      rd_q     <= '0;
-      level_q  <= '0;
-      nflags_q <= '0;
+      rd_q        <= '0;
+      level_q     <= '0;
+      nflags_q    <= '0;
+      held_q      <= '0;
+      flush_q     <= 1'b0;
+      flush_rem_q <= '0;
     end else begin
-      rd_q     <= rd_d;
-      level_q  <= level_d;
-      nflags_q <= nflags_d;
+      rd_q        <= rd_d;
+      level_q     <= level_d;
+      nflags_q    <= nflags_d;
+      held_q      <= held_d;
+      flush_q     <= flush_d;
+      flush_rem_q <= flush_rem_d;
     end
   end
 

@@ -41,6 +41,8 @@
   dir logic [11:2]  PADDR, \
   dir logic [31:0]  PWDATA, \
   dir logic         PADDRDBG31, \
+  dir logic         ATREADY, \
+  dir logic         AFVALID, \
 
 `define ETM_IMPL_PORTS(dir) \
   dir logic [31:0] impl_etmccr_i, \
@@ -58,7 +60,10 @@
   dir logic [15:0]  TRACEPKT, \
   dir logic         TRACESYNC, \
   dir logic [3:0]   V3COUNT, \
-  dir logic [63:0]  V3DATA, \
+  dir logic [63:0]  ATDATA, \
+  dir logic         ATVALID, \
+  dir logic [6:0]   ATID, \
+  dir logic         AFREADY, \
   dir logic [15:0]  FIFOLEVEL, \
   dir logic         OVERFLOW, \
   dir logic         TRIGGER, \

@@ -4,6 +4,9 @@
 // any other preset or configuration. Everything else is programmed through the
 // debug APB (PSEL, PENABLE, PWRITE, PADDR[11:2], PWDATA, PADDRDBG31; PRDATA,
 // PREADY, PSLVERR) from the reset values of the architecture (docs/registers.md).
+// ETMv3 trace leaves as an AMBA ATB master (ATDATA, ATVALID, ATREADY, ATID; AFVALID
+// and AFREADY where PortBytes > 1, else AFREADY is tied high); ETMv1 trace on
+// PIPESTAT, TRACEPKT and TRACESYNC.
 `include "etm_ports.svh"
 
 module etm_top #(
@@ -43,6 +46,7 @@ module etm_top #(
     .ETMIVALID1, .ETMIBRANCH1, .ETMIINDBR1, .ETMICCFAIL1, .ETMIA1,
     .ETMDACTL, .ETMDA, .ETMDDCTL, .ETMDD,
     .PSEL, .PENABLE, .PWRITE, .PADDR, .PWDATA, .PADDRDBG31,
+    .ATREADY, .AFVALID,
     .impl_etmccr_i      (Etmccr),
     .impl_etmidr_i      (Etmidr),
     .impl_etmccer_i     (Etmccer),
@@ -52,7 +56,7 @@ module etm_top #(
     .impl_issue_width_i (32'(IssueWidth)),
     .impl_pidr_i        (Pidr),
     .impl_etmcr_impl_i  (EtmcrImpl),
-    .PIPESTAT, .TRACEPKT, .TRACESYNC, .V3COUNT, .V3DATA, .FIFOLEVEL, .OVERFLOW, .TRIGGER, .FIFOFULL,
+    .PIPESTAT, .TRACEPKT, .TRACESYNC, .V3COUNT, .ATDATA, .ATVALID, .ATID, .AFREADY, .FIFOLEVEL, .OVERFLOW, .TRIGGER, .FIFOFULL,
     .TRACEENABLE, .VIEWDATA, .PRDATA, .PREADY, .PSLVERR,
     .VIOLATIONS
   );

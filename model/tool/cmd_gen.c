@@ -28,6 +28,8 @@ static void help(FILE *f)
                "                    STREX, imprecise aborts and POP {pc} loading the PC first\n"
                "  --data-delay N    values 2 to 2+N cycles after their addresses (default 0)\n"
                "  --triggers        drive ETMTRIGGER / ETMTRIGINOTD\n"
+               "  --atb-stall P     the trace sink holds ATREADY low P percent of the cycles (0-99)\n"
+               "  --atb-burst N     ... in bursts of N cycles on average (default 1)\n"
                "  --reprogram N     every N cycles, reprogram the ETM through the debug APB columns\n"
                "                    while the core runs: first illegal accesses (a write while locked,\n"
                "                    one to a read-only register, one where nothing is, one with the\n"
@@ -67,6 +69,7 @@ static int gen_numeric(gen_opts_t *o, int argc, char **argv, int *i)
         { "--issue-width", &o->gp.issue_width }, { "--irq-period", &o->gp.irq_period },
         { "--max-intnum", &o->gp.max_intnum },   { "--stall-pct", &o->gp.stall_pct },
         { "--sleep", &o->gp.sleep_pct },         { "--data-delay", &o->gp.data_delay },
+        { "--atb-stall", &o->gp.atb_stall_pct }, { "--atb-burst", &o->gp.atb_burst },
     };
     const char *a = argv[*i];
     unsigned long long v;
@@ -166,12 +169,12 @@ static int gen_config(const gen_opts_t *o, etm_config_t *cfg)
     return 0;
 }
 
-/* Columns: table 16.1 always, slot 1, the data slot and the debug APB when used. */
+/* Columns: table 16.1 always, slot 1, the data slot, the debug APB and ATB when used. */
 static uint64_t gen_columns(const gen_opts_t *o)
 {
     const etm_gen_params_t *gp = &o->gp;
     unsigned parts = ETM_SIGF_CORE | (gp->issue_width > 1 ? ETM_SIGF_SLOT1 : 0u) | (gp->data ? ETM_SIGF_DATA : 0u) |
-                     (o->reprogram ? ETM_SIGF_APB : 0u);
+                     (o->reprogram ? ETM_SIGF_APB : 0u) | (gp->atb_stall_pct ? ETM_SIGF_ATB : 0u);
     return etm_signal_flag_mask(etm_in_signals, etm_in_signal_count, parts);
 }
 

@@ -7,6 +7,8 @@
  *             [--seed S] [--cycles N] [--shard I/N] [--long]
  *             [--issue-width 2] [--irq-period N] [--max-intnum N] [--stall PCT]
  *             [--fold PCT] [--sleep PERMILLE] [--data] [--triggers]
+ *             [--atb-stall PCT] [--atb-burst N] (ATREADY low PCT percent of the cycles, in bursts)
+ *             [--flush N] (an ATB flush request, AFVALID until AFREADY, every N cycles on average)
  *             [--vectors FILE] [--vcd FILE] [--allow-violations]
  *             [--require BIN]... [--waves FILE | +trace] [--fail-waves FILE] [--window N] [--quiet]
  *             [--random-filter SEED] [--inject CYCLE]
@@ -61,6 +63,7 @@ struct Options {
     bool reprogram_modes = false; /* reprogramming also changes ETMCR's trace modes */
     bool walk = false;            /* first every offset of the register space read and written */
     uint64_t inject = UINT64_MAX; /* self-test: the RTL gets a corrupted input in this cycle */
+    unsigned flush = 0;           /* mean cycles between ATB flush requests (AFVALID; 0: none) */
     unsigned window = 32;
     std::vector<std::string> require;
 };
@@ -71,6 +74,7 @@ int usage()
                  "usage: etm_cosim [--preset NAME] [--config FILE] [--set REG=0xV]... [--seed S] [--cycles N]\n"
                  "                 [--shard I/N] [--long] [--issue-width 2] [--irq-period N] [--max-intnum N]\n"
                  "                 [--stall PCT] [--fold PCT] [--sleep PERMILLE] [--data] [--triggers]\n"
+                 "                 [--atb-stall PCT] [--atb-burst N] [--flush N]\n"
                  "                 [--vectors FILE] [--vcd FILE] [--allow-violations] [--require BIN]...\n"
                  "                 [--waves FILE | +trace] [--fail-waves FILE] [--window N] [--quiet]\n"
                  "                 [--random-filter SEED] [--reprogram N [--reprogram-modes]] [--walk]\n"
@@ -392,6 +396,8 @@ public:
         Programmer prog(o_);
         prog.start_initial();
         uint8_t prev_intstat = 0;
+        bool flush_req = false;
+        uint64_t flush_rng = o_.seed ^ 0xF1u;
 
         auto trace_on = [&](uint64_t c) { return trace_to != 0 && c >= trace_from && c <= trace_to; };
         auto edge = [&](uint64_t c) {
@@ -470,6 +476,12 @@ public:
                 prog.maybe_start(cycle);
             }
             prog.drive(&in);
+            /* The trace sink's flush requests: AFVALID held until AFREADY, as ATB asks. */
+            if (o_.flush && !flush_req) {
+                flush_rng = flush_rng * 6364136223846793005ull + 1442695040888963407ull;
+                flush_req = (flush_rng >> 33) % o_.flush == 0;
+            }
+            in.afvalid = flush_req;
             hist[cycle % kHistory] = in;
             if (cycle == o_.inject) {
                 etm_in_t bad = in;
@@ -482,6 +494,8 @@ public:
             top->eval();
             etm_step(model, &in, &c_out);
             prog.observe(&c_out);
+            if (flush_req && c_out.afready)
+                flush_req = false;
             uint64_t c_viol = etm_last_rule_mask(model);
             if (!compare(cycle, c_viol, "step")) {
                 rc = 1;
@@ -587,6 +601,10 @@ private:
             cov_->hit("tracesync");
         if (o.overflow)
             cov_->hit("overflow-cycles");
+        if (o.atvalid && in.atstall)
+            cov_->hit("atb-wait");
+        if (in.afvalid && o.afready)
+            cov_->hit("atb-flush");
         if (o.trigger)
             cov_->hit("trigger");
         cov_->hit(o.trace_enable ? "te-on-cycles" : "te-off-cycles");
@@ -714,6 +732,10 @@ std::vector<std::string> targeted_bins(const Options &o, const Coverage &cov)
         if (version >= etm_mgmt_registers[ETM_MGMT_LAR].first) /* the lock came with ETMv3.2 */
             t.push_back("rule-apb-locked");
     }
+    if (v3 && o.gen.atb_stall_pct && c.port_bytes)
+        t.push_back("atb-wait");
+    if (v3 && o.flush && c.port_bytes)
+        t.push_back("atb-flush");
     if (o.random_filter) { /* the filter may keep trace off most of the time */
         t.push_back("te-on-cycles");
         return t;
@@ -783,7 +805,8 @@ bool gen_option(Options &o, const std::string &a, const char *v)
         { "--issue-width", &o.gen.issue_width }, { "--irq-period", &o.gen.irq_period },
         { "--max-intnum", &o.gen.max_intnum },   { "--stall", &o.gen.stall_pct },
         { "--fold", &o.gen.fold_pct },           { "--sleep", &o.gen.sleep_pct },
-        { "--data-delay", &o.gen.data_delay },
+        { "--data-delay", &o.gen.data_delay },   { "--atb-stall", &o.gen.atb_stall_pct },
+        { "--atb-burst", &o.gen.atb_burst },
     };
     for (const auto &opt : opts)
         if (a == opt.name) {
@@ -827,6 +850,8 @@ bool valued_option(Options &o, Args &g, const std::string &a, const char *v)
         g.filter_seed = std::strtoull(v, nullptr, 0);
     else if (a == "--inject")
         o.inject = std::strtoull(v, nullptr, 0);
+    else if (a == "--flush")
+        o.flush = (unsigned)std::strtoul(v, nullptr, 0);
     else if (a == "--reprogram")
         o.reprogram = std::strtoull(v, nullptr, 0);
     else
@@ -839,8 +864,9 @@ int parse_args(Options &o, Args &g, int argc, char **argv)
 {
     static const char *const valued[] = { "--preset", "--config", "--set", "--seed", "--cycles", "--shard",
                                           "--vectors", "--vcd", "--require", "--waves", "--fail-waves", "--window",
-                                          "--random-filter", "--inject", "--reprogram", "--issue-width", "--irq-period",
-                                          "--max-intnum", "--stall", "--fold", "--sleep", "--data-delay" };
+                                          "--random-filter", "--inject", "--flush", "--reprogram", "--issue-width", "--irq-period",
+                                          "--max-intnum", "--stall", "--fold", "--sleep", "--data-delay",
+                                          "--atb-stall", "--atb-burst" };
     for (int i = 1; i < argc; i++) {
         std::string a = argv[i];
         bool takes = false;

@@ -40,10 +40,10 @@ static inline void rtl_drive_impl(Vetm_core *t, const etm_config_t *c)
 }
 
 /* Every input of etm_in_t onto the port of the same name (etm/signals.def;
- * ETMIA[31:1] takes the address without bit 0). */
+ * ETMIA[31:1] takes the address without bit 0, ATREADY the complement of atstall). */
 static inline void rtl_drive_inputs(Vetm_core *t, const etm_in_t *in)
 {
-#define ETM_IN(field, name, width, lsb, ctype, part, doc) t->name = in->field >> (lsb);
+#define ETM_IN(field, name, width, lsb, ctype, part, doc) t->name = (in->field >> (lsb)) ^ ETM_SIG_PORT_XOR(part);
 #include "etm/signals.def"
 }
 

@@ -47,7 +47,7 @@ static const uint8_t field_widths[ETM_DPI_FIELD_COUNT] = {
 #define ETM_DPI_STATIC_ASSERT _Static_assert
 #endif
 ETM_DPI_STATIC_ASSERT(ETM_RULE_COUNT <= 64, "VIOLATIONS (a longint unsigned) has one bit per etm_rule_t");
-ETM_DPI_STATIC_ASSERT(ETM_MAX_PORT_BYTES == 8, "V3DATA (a longint unsigned) holds the port's bytes");
+ETM_DPI_STATIC_ASSERT(ETM_MAX_PORT_BYTES == 8, "ATDATA (a longint unsigned) holds the port's bytes");
 
 /* VIOLATIONS bits of every rule the model knows. */
 static uint64_t all_rules(void)
@@ -69,11 +69,11 @@ static int field_find(const char *name)
     return -1;
 }
 
-/* Do two values of field f differ? V3DATA is compared on its first nbytes lanes. */
+/* Do two values of field f differ? ATDATA is compared on its first nbytes lanes. */
 static int field_differs(int f, uint64_t a, uint64_t b, unsigned nbytes)
 {
     uint64_t m = ~(uint64_t)0;
-    if (f == ETM_DPI_FIELD_V3DATA)
+    if (f == ETM_DPI_FIELD_ATDATA)
         m = nbytes >= 8 ? ~(uint64_t)0 : (((uint64_t)1 << (8 * nbytes)) - 1);
     return ((a ^ b) & m) != 0;
 }
@@ -500,7 +500,7 @@ int etm_dpi_step(void *h,
     if (d->ended)
         return fail(d, "step at cycle %llu: after the end of trace only drain is allowed (reset to start again)",
                     (unsigned long long)d->edges);
-    if (unknown >> A_COUNT)
+    if ((uint64_t)unknown >> A_COUNT)
         return fail(d, "step: unknown-input mask 0x%X has bits above the %d inputs", unknown, A_COUNT);
     const uint64_t v[A_COUNT] = {
 #define ETM_IN(field, name, width, lsb, ctype, part, doc) field,
@@ -601,10 +601,10 @@ unsigned long long etm_dpi_expected(void *h, const char *field)
     return d->exp[f];
 }
 
-/* One field's value as text; V3DATA as the bytes of the valid lanes, oldest first. */
+/* One field's value as text; ATDATA as the bytes of the valid lanes, oldest first. */
 static void format_field(char *buf, size_t size, int f, uint64_t v, unsigned nbytes)
 {
-    if (f == ETM_DPI_FIELD_V3DATA) {
+    if (f == ETM_DPI_FIELD_ATDATA) {
         size_t n = 0;
         buf[0] = '\0';
         for (unsigned i = 0; i < nbytes && n < size; i++) {
@@ -653,7 +653,7 @@ int etm_dpi_compare(void *h,
 #include "etm/signals.def"
         violations & d->rule_mask
     };
-    /* V3DATA: the lanes either side's V3COUNT makes valid (extra bytes are a
+    /* ATDATA: the lanes either side's V3COUNT makes valid (extra bytes are a
      * difference too); the model's lanes alone if V3COUNT is not compared. */
     const unsigned got_v3count = (unsigned)got[ETM_DPI_FIELD_V3COUNT];
     const unsigned got_n = (d->ignore >> ETM_DPI_FIELD_V3COUNT & 1) ? 0
@@ -895,7 +895,7 @@ int etm_dpi_stim_next(void *h, unsigned int hold
     }
 #define ETM_IN(field, name, width, lsb, ctype, part, doc) \
     if (field)                                     \
-        *field = (ETM_DPI_T_##ctype)(in.field >> (lsb));
+        *field = (ETM_DPI_T_##ctype)((in.field >> (lsb)) ^ ETM_SIG_PORT_XOR(part));
 #include "etm/signals.def"
     return rc;
 }

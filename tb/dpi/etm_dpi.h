@@ -171,7 +171,7 @@ enum {
 unsigned long long etm_dpi_expected(void *h, const char *field);
 
 /* The design's outputs for the edge just stepped or drained, against the
- * model's. v3_bytes (V3DATA) holds the V3COUNT bytes oldest in bits [7:0]; only the byte
+ * model's. v3_bytes (ATDATA) holds the V3COUNT bytes oldest in bits [7:0]; only the byte
  * lanes that the model's or the design's V3COUNT makes valid are compared (the
  * others carry no trace). violations: bit r set when
  * the design's checker found interface rule r (etm_rule_t) broken; see

@@ -43,7 +43,9 @@
   dir int unsigned pwrite, \
   dir int unsigned paddr, \
   dir int unsigned pwdata, \
-  dir int unsigned paddrdbg31
+  dir int unsigned paddrdbg31, \
+  dir int unsigned atstall, \
+  dir int unsigned afvalid
 
 `define ETM_DPI_OUT_ARGS(dir) \
   dir int unsigned pipestat, \
@@ -51,6 +53,9 @@
   dir int unsigned tracesync, \
   dir int unsigned v3_count, \
   dir longint unsigned v3_bytes, \
+  dir int unsigned atvalid, \
+  dir int unsigned atid, \
+  dir int unsigned afready, \
   dir int unsigned fifo_level, \
   dir int unsigned overflow, \
   dir int unsigned trigger, \
@@ -66,17 +71,20 @@
   localparam int FieldTracepkt = 1; \
   localparam int FieldTracesync = 2; \
   localparam int FieldV3count = 3; \
-  localparam int FieldV3data = 4; \
-  localparam int FieldFifolevel = 5; \
-  localparam int FieldOverflow = 6; \
-  localparam int FieldTrigger = 7; \
-  localparam int FieldFifofull = 8; \
-  localparam int FieldTraceenable = 9; \
-  localparam int FieldViewdata = 10; \
-  localparam int FieldPrdata = 11; \
-  localparam int FieldPready = 12; \
-  localparam int FieldPslverr = 13; \
-  localparam int FieldViolations = 14;
+  localparam int FieldAtdata = 4; \
+  localparam int FieldAtvalid = 5; \
+  localparam int FieldAtid = 6; \
+  localparam int FieldAfready = 7; \
+  localparam int FieldFifolevel = 8; \
+  localparam int FieldOverflow = 9; \
+  localparam int FieldTrigger = 10; \
+  localparam int FieldFifofull = 11; \
+  localparam int FieldTraceenable = 12; \
+  localparam int FieldViewdata = 13; \
+  localparam int FieldPrdata = 14; \
+  localparam int FieldPready = 15; \
+  localparam int FieldPslverr = 16; \
+  localparam int FieldViolations = 17;
 
 `define ETM_SB_IN_PORTS \
   input logic         ETMIVALID, \
@@ -109,6 +117,8 @@
   input logic [11:2]  PADDR, \
   input logic [31:0]  PWDATA, \
   input logic         PADDRDBG31, \
+  input logic         ATREADY, \
+  input logic         AFVALID, \
 
 `define ETM_SB_IMPL_PORTS \
   input logic [31:0] impl_etmccr_i, \
@@ -126,7 +136,10 @@
   input logic [15:0]  TRACEPKT, \
   input logic         TRACESYNC, \
   input logic [3:0]   V3COUNT, \
-  input logic [63:0]  V3DATA, \
+  input logic [63:0]  ATDATA, \
+  input logic         ATVALID, \
+  input logic [6:0]   ATID, \
+  input logic         AFREADY, \
   input logic [15:0]  FIFOLEVEL, \
   input logic         OVERFLOW, \
   input logic         TRIGGER, \
@@ -167,14 +180,19 @@
   32'(PWRITE), \
   32'(PADDR), \
   PWDATA, \
-  32'(PADDRDBG31)
+  32'(PADDRDBG31), \
+  32'(ATREADY), \
+  32'(AFVALID)
 
 `define ETM_SB_OUT_VALUES \
   32'(PIPESTAT), \
   32'(TRACEPKT), \
   32'(TRACESYNC), \
   32'(V3COUNT), \
-  V3DATA, \
+  ATDATA, \
+  32'(ATVALID), \
+  32'(ATID), \
+  32'(AFREADY), \
   32'(FIFOLEVEL), \
   32'(OVERFLOW), \
   32'(TRIGGER), \
@@ -186,6 +204,8 @@
   32'(PSLVERR)
 
 `define ETM_SB_IN_UNKNOWN { \
+  $isunknown(AFVALID), \
+  $isunknown(ATREADY), \
   $isunknown(PADDRDBG31), \
   $isunknown(PWDATA), \
   $isunknown(PADDR), \
@@ -227,7 +247,10 @@
   $isunknown(TRIGGER), \
   $isunknown(OVERFLOW), \
   $isunknown(FIFOLEVEL), \
-  $isunknown(V3DATA), \
+  $isunknown(AFREADY), \
+  $isunknown(ATID), \
+  $isunknown(ATVALID), \
+  $isunknown(ATDATA), \
   $isunknown(V3COUNT), \
   $isunknown(TRACESYNC), \
   $isunknown(TRACEPKT), \
@@ -275,13 +298,18 @@
   logic [11:2] PADDR; \
   logic [31:0] PWDATA; \
   logic PADDRDBG31; \
+  logic ATREADY; \
+  logic AFVALID; \
 
 `define ETM_TB_OUT_VARS \
   logic [2:0] PIPESTAT; \
   logic [15:0] TRACEPKT; \
   logic TRACESYNC; \
   logic [3:0] V3COUNT; \
-  logic [63:0] V3DATA; \
+  logic [63:0] ATDATA; \
+  logic ATVALID; \
+  logic [6:0] ATID; \
+  logic AFREADY; \
   logic [15:0] FIFOLEVEL; \
   logic OVERFLOW; \
   logic TRIGGER; \
@@ -323,6 +351,8 @@
   int unsigned paddr; \
   int unsigned pwdata; \
   int unsigned paddrdbg31; \
+  int unsigned atstall; \
+  int unsigned afvalid; \
 
 `define ETM_TB_STIM_REFS \
   ivalid, \
@@ -354,7 +384,9 @@
   pwrite, \
   paddr, \
   pwdata, \
-  paddrdbg31
+  paddrdbg31, \
+  atstall, \
+  afvalid
 
 `define ETM_TB_STIM_DRIVE \
   ETMIVALID = ivalid[0:0]; \
@@ -387,6 +419,8 @@
   PADDR = paddr[9:0]; \
   PWDATA = pwdata[31:0]; \
   PADDRDBG31 = paddrdbg31[0:0]; \
+  ATREADY = atstall[0:0]; \
+  AFVALID = afvalid[0:0]; \
 
 `define ETM_TB_PROGRAM(img) \
   impl_etmccr_i = reg_value(img, "ETMCCR"); \

@@ -30,7 +30,7 @@ static unsigned long long rules_of(const etm_ctx_t *m) { return etm_last_rule_ma
 static int step(void *h, const etm_in_t *in, unsigned unknown)
 {
     return etm_dpi_step(h,
-#define ETM_IN(field, name, width, lsb, ctype, part, doc) (ETM_DPI_T_##ctype)(in->field >> (lsb)),
+#define ETM_IN(field, name, width, lsb, ctype, part, doc) (ETM_DPI_T_##ctype)((in->field >> (lsb)) ^ ETM_SIG_PORT_XOR(part)),
 #include "etm/signals.def"
                         unknown);
 }
@@ -422,7 +422,8 @@ static void test_cycles(void)
     CHECK_STR_CONTAINS(etm_dpi_report(h), "sb: cycle 1: input ETMIA is X or Z while it is qualified");
     CHECK_EQ(etm_dpi_failures(h), 1);
     CHECK_EQ(etm_dpi_cycle(h), 1);
-    CHECK_EQ(step(h, &in, 1u << IN_COUNT), -1);
+    if (IN_COUNT < 32) /* a bit above the inputs, while the 32-bit mask has one */
+        CHECK_EQ(step(h, &in, (unsigned)(1ull << IN_COUNT)), -1);
 
     /* An interface rule broken: noted, and the rule's bit is expected on VIOLATIONS. */
     memset(&in, 0, sizeof in);

@@ -220,8 +220,10 @@ void EtmSource::fall()
         std::fprintf(stderr, "%s: %s\n", name(), diag_text(d).c_str());
         failed_ = true;
     }
+    /* The drain edges: an idle core and a ready trace sink (ATREADY 1). */
+    std::memset(&in, 0, sizeof in);
     for (size_t i = 0; i < pin.size(); i++)
-        pin[i].write(0);
+        pin[i].write(in_pin_value(in, (unsigned)i));
     end.write(true);
     state_ = ENDING;
 }
@@ -377,7 +379,7 @@ void EtmPortTap::fall()
     if (!out[PIN_VALID].read())
         return;
     unsigned n = (unsigned)out[PIN_V3COUNT].read();
-    uint64_t data = out[PIN_V3DATA].read();
+    uint64_t data = out[PIN_ATDATA].read();
     uint8_t b[ETM_MAX_PORT_BYTES];
     for (unsigned i = 0; i < n && i < ETM_MAX_PORT_BYTES; i++)
         b[i] = (uint8_t)(data >> (8 * i));

@@ -3,7 +3,7 @@
 //
 //   EtmInBus, EtmOutBus  the ETM interface as signals, one per pin, named as in
 //                        etm_in_signals / etm_out_signals (ETMIVALID, ETMIA,
-//                        ..., PIPESTAT, V3COUNT, V3DATA, FIFOLEVEL, FIFOFULL)
+//                        ..., PIPESTAT, V3COUNT, ATDATA, FIFOLEVEL, FIFOFULL)
 //   EtmSource            a core: drives the input pins on the falling edge of
 //                        the core clock from a vector file, a VCD, the generator
 //                        or the Cortex-M3 timing model (etm/stim.h), and holds
@@ -60,7 +60,7 @@ using sc_core::sc_vector;
 // ---- Pins -------------------------------------------------------------------------
 
 // Output pins of an ETM module: the RTL top level's output ports, in the order
-// of etm/signals.def (PIN_PIPESTAT, ..., PIN_V3COUNT, PIN_V3DATA, ...), then VALID.
+// of etm/signals.def (PIN_PIPESTAT, ..., PIN_V3COUNT, PIN_ATDATA, ...), then VALID.
 enum OutPin {
 #define ETM_OUT(field, name, width, ctype, where, doc) PIN_##name,
 #define ETM_OUT_BYTES(count, bytes, countname, dataname, column, n, doc) PIN_##countname, PIN_##dataname,

@@ -1,5 +1,6 @@
-/* test_port.c - the FIFO's edges: FIFOFULL (ETMCR[7] with ETMFFLR) and the
- * external port (PORT_BYTES=0, etm_port_take). Expected values are worked out
+/* test_port.c - the FIFO's edges: FIFOFULL (ETMCR[7] with ETMFFLR), the
+ * external port (PORT_BYTES=0, etm_port_take) and the ATB master (ATREADY
+ * back-pressure, ATID, the AFVALID/AFREADY flush). Expected values are worked out
  * by hand from the FIFO rules of docs/etmv3-encoder.md: bytes a cycle writes
  * leave the port from the next cycle on; FIFOFULL is asserted after a cycle
  * when fewer than ETMFFLR bytes are free. */
@@ -140,9 +141,198 @@ static void test_external_port(void)
     make(v1, ETM_ERR_FIELD_WIDTH, "ETMv3 only");
 }
 
+/* ATB by hand: a 4-byte ATB (PORT_BYTES=4), trace ID 0x15. Cycle 0 writes
+ * A-sync (00 00 00 00 00 80) and I-sync (6 bytes): 12 bytes. */
+static void test_atb_hold(void)
+{
+    const char *sets[] = { "PORT_BYTES=0x4", "FIFO_DEPTH=0x40", "ETMCR=0x810", "ETMTRACEIDR=0x15", NULL };
+    etm_ctx_t *e = make(sets, ETM_OK, NULL);
+    if (!e)
+        return;
+    etm_in_t i0 = insn(0x100), idle, stall;
+    memset(&idle, 0, sizeof idle);
+    stall = idle;
+    stall.atstall = 1; /* ATREADY low */
+    etm_out_t o;
+    etm_step(e, &i0, &o);
+    CHECK_EQ(o.atvalid, 0); /* the bytes of a cycle leave from the next one on */
+    CHECK_EQ(o.fifo_level, 12);
+    CHECK_EQ(o.afready, 0); /* a part with the flush: AFREADY answers AFVALID only */
+    etm_step(e, &stall, &o);
+    CHECK_EQ(o.atvalid, 1);
+    CHECK_EQ(o.atid, 0x15);
+    CHECK_EQ(o.v3_count, 0); /* shown, not taken */
+    CHECK_EQ(o.fifo_level, 12);
+    etm_step(e, &idle, &o);
+    CHECK_EQ(o.v3_count, 4);
+    CHECK_EQ(o.fifo_level, 8);
+    CHECK_EQ(o.v3_bytes[0] | o.v3_bytes[1] | o.v3_bytes[2] | o.v3_bytes[3], 0);
+    etm_step(e, &idle, &o);
+    CHECK_EQ(o.v3_bytes[0], 0x00);
+    CHECK_EQ(o.v3_bytes[1], 0x80);
+    CHECK_EQ(o.fifo_level, 4);
+    etm_step(e, &idle, &o);
+    CHECK_EQ(o.fifo_level, 0);
+    CHECK_EQ(etm_get_stats(e)->port_bytes, 12);
+    /* A word with padding waits: two bytes at the start of the cycle, more
+     * written behind them while ATREADY is low; the word does not change. */
+    etm_in_t b1 = insn(0x2000), b2 = insn(0x3000);
+    b1.ibranch = b2.ibranch = b1.iindbr = b2.iindbr = 1;
+    for (unsigned k = 0; k < 16 && !(o.fifo_level >= 1 && o.fifo_level < 4); k++) {
+        b1.ia = 0x2000 + 0x1230 * k;
+        etm_step(e, &b1, &o);
+        while (o.fifo_level >= 4)
+            etm_step(e, &idle, &o);
+    }
+    unsigned lvl = o.fifo_level;
+    CHECK(lvl >= 1 && lvl < 4);
+    etm_step(e, &stall, &o);
+    uint8_t word[8];
+    memcpy(word, o.v3_bytes, 8);
+    CHECK_EQ(o.atvalid, 1);
+    CHECK_EQ(word[3], 0x66); /* Ignore */
+    b2.atstall = 1;
+    etm_step(e, &b2, &o); /* stalled, with new bytes written */
+    CHECK(memcmp(word, o.v3_bytes, 8) == 0);
+    etm_step(e, &stall, &o);
+    CHECK(memcmp(word, o.v3_bytes, 8) == 0);
+    CHECK_EQ(o.v3_count, 0);
+    etm_step(e, &idle, &o);
+    CHECK(memcmp(word, o.v3_bytes, 8) == 0);
+    CHECK_EQ(o.v3_count, 4);
+    CHECK_EQ(o.fifo_level, (uint16_t)(etm_fifo_level(e)));
+    etm_destroy(e);
+}
+
+/* The flush handshake on a 4-byte ATB: AFREADY once the bytes held when
+ * AFVALID rose have left (none: at once); an 8-bit ATB (the ETM-M3) has no
+ * flush and ties AFREADY high. */
+static void test_atb_flush(void)
+{
+    const char *sets[] = { "PORT_BYTES=0x4", "FIFO_DEPTH=0x40", "ETMCR=0x810", NULL };
+    etm_ctx_t *e = make(sets, ETM_OK, NULL);
+    if (!e)
+        return;
+    etm_in_t i0 = insn(0x100), idle, fl;
+    memset(&idle, 0, sizeof idle);
+    fl = idle;
+    fl.afvalid = 1;
+    etm_out_t o;
+    etm_step(e, &idle, &o);
+    CHECK_EQ(o.afready, 0); /* a flush-capable part: AFREADY only answers AFVALID */
+    etm_step(e, &fl, &o);
+    CHECK_EQ(o.afready, 1); /* nothing held */
+    etm_step(e, &i0, &o);   /* 12 bytes */
+    fl.atstall = 1;
+    etm_step(e, &fl, &o); /* AFVALID rises with 12 held; ATREADY low */
+    CHECK_EQ(o.afready, 0);
+    fl.atstall = 0;
+    etm_step(e, &fl, &o); /* 4 leave: 8 to go */
+    CHECK_EQ(o.afready, 0);
+    etm_step(e, &fl, &o); /* 4 to go */
+    CHECK_EQ(o.afready, 0);
+    etm_step(e, &fl, &o); /* the last 4 */
+    CHECK_EQ(o.afready, 0);
+    etm_step(e, &fl, &o);
+    CHECK_EQ(o.afready, 1);
+    etm_destroy(e);
+
+    const char *m3[] = { "preset etm-m3", "ETMCR=0x810", NULL };
+    e = make(m3, ETM_OK, NULL);
+    if (!e)
+        return;
+    etm_step(e, &i0, &o);
+    fl = idle;
+    fl.afvalid = 1;
+    for (int c = 0; c < 3; c++) {
+        etm_step(e, c ? &fl : &idle, &o);
+        CHECK_EQ(o.afready, 1);
+        CHECK_EQ(o.atvalid, 1);
+    }
+    etm_destroy(e);
+}
+
+/* Random back-pressure (bursts, 40% of the cycles) on every ATB width: what
+ * ATREADY takes, the Ignore padding set aside, is the byte stream of the same
+ * ETM without back-pressure; a word not taken stays on ATDATA with ATID. */
+static void test_atb_random(void)
+{
+    static const char *const widths[] = { "PORT_BYTES=0x1", "PORT_BYTES=0x2", "PORT_BYTES=0x4", "PORT_BYTES=0x8" };
+    for (unsigned w = 0; w < 4; w++) {
+        const char *sets[] = { widths[w], "FIFO_DEPTH=0x400", "ETMSYNCFR=0x800", "ETMCR=0x810",
+                               "ETMTRACEIDR=0x2A", NULL };
+        etm_ctx_t *a = make(sets, ETM_OK, NULL), *b = make(sets, ETM_OK, NULL);
+        etm_gen_params_t gp;
+        etm_gen_params_default(&gp);
+        gp.seed = 11 + w;
+        etm_gen_t *ga = NULL, *gb = NULL;
+        etm_diag_t d;
+        CHECK_EQ(etm_gen_create(&ga, &gp, &d), ETM_OK);
+        gp.atb_stall_pct = 40;
+        gp.atb_burst = 8;
+        CHECK_EQ(etm_gen_create(&gb, &gp, &d), ETM_OK);
+        size_t cap = 1u << 20, na = 0, nb = 0;
+        uint8_t *ba = (uint8_t *)malloc(cap), *bb = (uint8_t *)malloc(cap);
+        if (!a || !b || !ga || !gb || !ba || !bb)
+            return;
+        etm_in_t ia, ib;
+        etm_out_t oa, ob, prev;
+        memset(&prev, 0, sizeof prev);
+        int prev_wait = 0, held_ok = 1, id_ok = 1;
+        unsigned waits = 0;
+        for (unsigned c = 0; c < 40000; c++) {
+            etm_gen_next(ga, &ia, NULL);
+            etm_gen_next(gb, &ib, NULL);
+            etm_step(a, &ia, &oa);
+            etm_step(b, &ib, &ob);
+            if (prev_wait && (!ob.atvalid || memcmp(prev.v3_bytes, ob.v3_bytes, sizeof ob.v3_bytes) ||
+                              prev.atid != ob.atid))
+                held_ok = 0;
+            if (ob.atvalid && ob.atid != 0x2A)
+                id_ok = 0;
+            prev_wait = ob.atvalid && ib.atstall;
+            waits += (unsigned)prev_wait;
+            prev = ob;
+            for (unsigned k = 0; k < oa.v3_count && na < cap; k++)
+                if (oa.v3_bytes[k] != 0x66)
+                    ba[na++] = oa.v3_bytes[k];
+            for (unsigned k = 0; k < ob.v3_count && nb < cap; k++)
+                if (ob.v3_bytes[k] != 0x66)
+                    bb[nb++] = ob.v3_bytes[k];
+        }
+        etm_end(a);
+        etm_end(b);
+        while (etm_drain(a, &oa) == ETM_OK)
+            for (unsigned k = 0; k < oa.v3_count && na < cap; k++)
+                if (oa.v3_bytes[k] != 0x66)
+                    ba[na++] = oa.v3_bytes[k];
+        while (etm_drain(b, &ob) == ETM_OK)
+            for (unsigned k = 0; k < ob.v3_count && nb < cap; k++)
+                if (ob.v3_bytes[k] != 0x66)
+                    bb[nb++] = ob.v3_bytes[k];
+        CHECK(held_ok);
+        CHECK(id_ok);
+        CHECK(waits > 1000);
+        CHECK_EQ(etm_get_stats(b)->overflows, 0);
+        CHECK(etm_get_stats(b)->fifofull_cycles == 0);
+        CHECK(na > 1000);
+        CHECK_EQ(na, nb);
+        CHECK(na == nb && memcmp(ba, bb, na) == 0);
+        free(ba);
+        free(bb);
+        etm_gen_free(ga);
+        etm_gen_free(gb);
+        etm_destroy(a);
+        etm_destroy(b);
+    }
+}
+
 int main(void)
 {
     test_fifofull();
     test_external_port();
+    test_atb_hold();
+    test_atb_flush();
+    test_atb_random();
     return test_report("test_port");
 }

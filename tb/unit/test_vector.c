@@ -116,8 +116,9 @@ static void test_roundtrip(void)
             CHECK_EQ(etm_vec_read_in(r, &got, &d), ETM_OK);
             if (mask)
                 for (size_t s = 0; s < etm_in_signal_count; s++)
-                    if (!(mask & (1ull << s)))
-                        etm_signal_set(&etm_in_signals[s], &want, 0);
+                    if (!(mask & (1ull << s))) /* absent: the field reads 0 (ATREADY 1) */
+                        etm_signal_set(&etm_in_signals[s], &want,
+                                       ETM_SIG_PORT_XOR(etm_in_signals[s].flags) << etm_in_signals[s].lsb);
             for (size_t s = 0; s < etm_in_signal_count; s++)
                 if (etm_signal_get(&etm_in_signals[s], &got) != etm_signal_get(&etm_in_signals[s], &want))
                     diffs++;
@@ -255,11 +256,27 @@ static void test_signal_parts(void)
     uint64_t s1 = etm_signal_flag_mask(etm_in_signals, etm_in_signal_count, ETM_SIGF_SLOT1);
     uint64_t d = etm_signal_flag_mask(etm_in_signals, etm_in_signal_count, ETM_SIGF_DATA);
     uint64_t a = etm_signal_flag_mask(etm_in_signals, etm_in_signal_count, ETM_SIGF_APB);
+    uint64_t atb = etm_signal_flag_mask(etm_in_signals, etm_in_signal_count, ETM_SIGF_ATB);
     CHECK_EQ(__builtin_popcountll(core), 15);
     CHECK_EQ(core & s1, 0);
     CHECK_EQ((core | s1) & d, 0);
     CHECK_EQ((core | s1 | d) & a, 0);
-    CHECK_EQ(core | s1 | d | a, (1ull << etm_in_signal_count) - 1);
+    CHECK_EQ((core | s1 | d | a) & atb, 0);
+    CHECK_EQ(core | s1 | d | a | atb, (1ull << etm_in_signal_count) - 1);
+    /* The trace sink's side of ATB: ATREADY and AFVALID; ATREADY is the only
+     * input whose field is its complement, so that a zero record is idle. */
+    CHECK_EQ(atb, (1ull << etm_signal_find(etm_in_signals, etm_in_signal_count, "ATREADY")) |
+                      (1ull << etm_signal_find(etm_in_signals, etm_in_signal_count, "AFVALID")));
+    CHECK_EQ(etm_signal_flag_mask(etm_in_signals, etm_in_signal_count, ETM_SIGF_INV),
+             1ull << etm_signal_find(etm_in_signals, etm_in_signal_count, "ATREADY"));
+    {
+        etm_in_t idle;
+        memset(&idle, 0, sizeof idle);
+        const etm_signal_t *rdy = &etm_in_signals[etm_signal_find(etm_in_signals, etm_in_signal_count, "ATREADY")];
+        CHECK_EQ(etm_signal_get(rdy, &idle), 1);
+        etm_signal_set(rdy, &idle, 0);
+        CHECK_EQ(idle.atstall, 1);
+    }
     uint64_t want_apb = 0;
     for (size_t i = 0; i < sizeof apb / sizeof apb[0]; i++)
         want_apb |= 1ull << etm_signal_find(etm_in_signals, etm_in_signal_count, apb[i]);

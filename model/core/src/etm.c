@@ -64,6 +64,8 @@ static void mode_from_config(const etm_config_t *c, etm_mode_t *m)
     m->sync_period = ETM_FIELD_GET(ETM_SYNCFR_PERIOD, c->etmsyncfr);
     m->fifo_depth = c->fifo_depth;
     m->port_bytes = c->port_bytes;
+    m->trace_id = (uint8_t)(m->v3 && v >= ETM_V(3, 0) ? ETM_FIELD_GET(ETM_TRACEIDR_ID, c->etmtraceidr) : 0);
+    m->atb_flush = m->v3 && c->port_bytes > 1;
     unsigned psize = ETM_FIELD_GET(ETM_CR_PORTSIZE, c->etmcr);
     m->v1_port_bits = psize == 0 ? 4 : psize == 1 ? 8 : 16;
     m->data_addr = (ETM_FIELD_GET(ETM_CR_DATA_ACCESS, c->etmcr) & ETM_DATA_ACCESS_ADDR) != 0;
@@ -299,7 +301,7 @@ static void fifofull(etm_ctx_t *ctx, etm_out_t *out)
 
 unsigned etm_fifo_level(const etm_ctx_t *ctx) { return ctx->fifo.level_q; }
 
-static etm_err_t end_try(etm_ctx_t *ctx, etm_out_t *out);
+static etm_err_t end_try(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out);
 
 unsigned etm_port_take(etm_ctx_t *ctx, uint8_t *buf, unsigned max)
 {
@@ -308,7 +310,7 @@ unsigned etm_port_take(etm_ctx_t *ctx, uint8_t *buf, unsigned max)
     unsigned n = etm_fifo_take(&ctx->fifo, buf, max);
     ctx->st.port_bytes += n;
     if (ctx->end_wait && n)
-        end_try(ctx, NULL);
+        end_try(ctx, NULL, NULL);
     return n;
 }
 
@@ -323,9 +325,10 @@ static void count_accepted(etm_ctx_t *ctx, const cycle_buf_t *c)
 
 /* The port, then the cycle's bytes into the FIFO, or an overflow when they do
  * not fit (or, never expected, did not fit the cycle buffer). */
-static void commit_cycle(etm_ctx_t *ctx, const packet_state_t *before, cycle_buf_t *c, etm_out_t *out)
+static void commit_cycle(etm_ctx_t *ctx, const etm_in_t *in, const packet_state_t *before, cycle_buf_t *c,
+                         etm_out_t *out)
 {
-    int fit = etm_fifo_cycle(&ctx->fifo, &ctx->mode, c->b, c->overrun ? 0 : c->n, out) && !c->overrun;
+    int fit = etm_fifo_cycle(&ctx->fifo, &ctx->mode, in, c->b, c->overrun ? 0 : c->n, out) && !c->overrun;
     if (fit) {
         count_accepted(ctx, c);
         ctx->pk.single_q = c->last_single;
@@ -481,7 +484,7 @@ static etm_err_t trace_cycle(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
     }
     if (ctx->rg.restart_q) {
         /* The trace stages are held in reset for this cycle: the port alone runs. */
-        etm_fifo_cycle(&ctx->fifo, &ctx->mode, NULL, 0, out);
+        etm_fifo_cycle(&ctx->fifo, &ctx->mode, in, NULL, 0, out);
         ctx->st.port_bytes += out->v3_count;
         fifofull(ctx, out);
         return ETM_OK;
@@ -489,7 +492,7 @@ static etm_err_t trace_cycle(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
     if (ctx->rg.stop_q || ctx->end_wait) {
         /* Tracing stopped: what was gathered goes into the FIFO, as at etm_end,
          * with the port's cycle; until it fits it waits (ETMSR[1] stays 0). */
-        etm_err_t e = end_try(ctx, out);
+        etm_err_t e = end_try(ctx, in, out);
         ctx->st.port_bytes += out->v3_count;
         fifofull(ctx, out);
         return e;
@@ -498,7 +501,7 @@ static etm_err_t trace_cycle(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
     cbuf_init(&c, ctx->pk.single_q);
     packet_state_t before = ctx->pk;
     etm_packet_cycle(&ctx->pk, &ctx->mode, &fe, &fo, ctx->fifo.level_q == 0, &c, &ctx->st);
-    commit_cycle(ctx, &before, &c, out);
+    commit_cycle(ctx, in, &before, &c, out);
     etm_packet_tick(&ctx->pk, &ctx->mode);
     fifofull(ctx, out);
     return c.overrun ? ETM_ERR_INTERNAL : ETM_OK;
@@ -544,8 +547,9 @@ etm_err_t etm_step(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
 /* etm_end's bytes (the P-headers still being gathered) into the FIFO: on the
  * end's own edge (out NULL, no port cycle), then on each drain edge with the
  * port's cycle until they fit. Until then they wait, as in an ETM that holds
- * its last packet until the FIFO has room: no trace is lost at the end. */
-static etm_err_t end_try(etm_ctx_t *ctx, etm_out_t *out)
+ * its last packet until the FIFO has room: no trace is lost at the end. in: the
+ * cycle's ATB inputs (NULL: a drain edge, the sink ready). */
+static etm_err_t end_try(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
 {
     packet_state_t before = ctx->pk;
     cycle_buf_t c;
@@ -555,7 +559,7 @@ static etm_err_t end_try(etm_ctx_t *ctx, etm_out_t *out)
     if (c.overrun)
         fit = 0;
     else if (out)
-        fit = etm_fifo_cycle(&ctx->fifo, &ctx->mode, c.b, c.n, out);
+        fit = etm_fifo_cycle(&ctx->fifo, &ctx->mode, in, c.b, c.n, out);
     else
         fit = etm_fifo_push(&ctx->fifo, ctx->mode.fifo_depth, c.b, NULL, c.n);
     ctx->st.internal_errors += c.overrun != 0;
@@ -584,7 +588,7 @@ etm_err_t etm_end(etm_ctx_t *ctx)
         ctx->ended = 1;
         return ETM_OK;
     }
-    etm_err_t e = end_try(ctx, NULL);
+    etm_err_t e = end_try(ctx, NULL, NULL);
     ctx->ended = 1;
     return e;
 }
@@ -606,9 +610,9 @@ etm_err_t etm_drain(etm_ctx_t *ctx, etm_out_t *out)
     }
     etm_err_t e = ETM_OK;
     if (ctx->end_wait)
-        e = end_try(ctx, out); /* the port's cycle, and the end's bytes if they fit now */
+        e = end_try(ctx, NULL, out); /* the port's cycle, and the end's bytes if they fit now */
     else
-        etm_fifo_cycle(&ctx->fifo, &ctx->mode, NULL, 0, out);
+        etm_fifo_cycle(&ctx->fifo, &ctx->mode, NULL, NULL, 0, out);
     ctx->st.port_bytes += out->v3_count;
     fifofull(ctx, out);
     return e;

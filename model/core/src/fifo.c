@@ -1,11 +1,19 @@
-/* fifo.c - stage `fifo`: the trace FIFO and the port.
+/* fifo.c - stage `fifo`: the trace FIFO and the ATB master.
  *
- * Each cycle the port takes up to PORT_BYTES bytes that were in the FIFO at the
- * start of the cycle (bytes written in a cycle leave from the next one on); when
- * it takes fewer than PORT_BYTES but at least one, the rest of the port's width
- * is filled with Ignore packets (0x66), which always fall between packets since
- * the FIFO is then empty. Then the cycle's new bytes go in, all of them or, when
- * they do not fit in FIFO_DEPTH, none (an overflow).
+ * Each cycle the ATB master shows on ATDATA up to PORT_BYTES bytes that were in
+ * the FIFO at the start of the cycle (bytes written in a cycle leave from the
+ * next one on), with ATVALID and ATID; when it shows fewer than PORT_BYTES but at
+ * least one, the rest of the word is filled with Ignore packets (0x66), which
+ * always fall between packets since the FIFO is then empty. ATREADY takes the
+ * word at the edge; without it the same word (the same bytes, the same padding)
+ * stays on ATDATA, the bytes staying at the head of the FIFO, until it does.
+ * Then the cycle's new bytes go in, all of them or, when they do not fit in
+ * FIFO_DEPTH, none (an overflow).
+ *
+ * The flush handshake (AFVALID/AFREADY) exists on parts with a wider ATB
+ * (PORT_BYTES > 1): AFREADY rises once the bytes the FIFO held when AFVALID
+ * rose have all been taken. A part with an 8-bit ATB, like the ETM-M3, has no
+ * flush (Cortex-M3 TRM 14.4: its FIFO always drains) and ties AFREADY high.
  *
  * Every byte enters through etm_fifo_push and leaves through etm_fifo_take
  * (or etm_fifo_pop, one byte): the ETMv3 cycle (etm_fifo_cycle), the end of
@@ -24,6 +32,9 @@ void etm_fifo_reset(fifo_state_t *f)
     f->rd_q = 0;
     f->level_q = 0;
     f->nflags_q = 0;
+    f->held_q = 0;
+    f->flush_q = 0;
+    f->flush_rem_q = 0;
     memset(f->flag, 0, sizeof f->flag);
 }
 
@@ -88,18 +99,41 @@ void etm_fifo_pop(fifo_state_t *f)
     etm_fifo_take(f, &b, 1);
 }
 
-int etm_fifo_cycle(fifo_state_t *f, const etm_mode_t *m, const uint8_t *b, unsigned n, etm_out_t *out)
+int etm_fifo_cycle(fifo_state_t *f, const etm_mode_t *m, const etm_in_t *in, const uint8_t *b, unsigned n,
+                   etm_out_t *out)
 {
     /* Validation keeps PORT_BYTES within the port; the bound says so to the compiler too. */
     unsigned width = m->port_bytes < sizeof out->v3_bytes ? m->port_bytes : (unsigned)sizeof out->v3_bytes;
+    int ready = !in || !in->atstall;
+    int afvalid = in && in->afvalid;
     memset(out->v3_bytes, 0, sizeof out->v3_bytes);
-    unsigned np = etm_fifo_take(f, out->v3_bytes, width);
+    unsigned k = f->held_q ? f->held_q : f->level_q < width ? f->level_q : width;
     out->v3_count = 0;
-    if (np) {
-        for (unsigned i = np; i < width; i++)
+    out->atvalid = k != 0;
+    out->atid = 0;
+    if (k) {
+        uint8_t flag;
+        for (unsigned i = 0; i < k; i++)
+            etm_fifo_peek(f, i, &out->v3_bytes[i], &flag);
+        for (unsigned i = k; i < width; i++)
             out->v3_bytes[i] = ETMV3_HDR_IGNORE;
+        out->atid = m->trace_id;
+    }
+    unsigned taken = ready ? k : 0;
+    if (m->atb_flush) {
+        uint32_t rem = f->flush_q ? f->flush_rem_q : f->level_q;
+        out->afready = (uint8_t)(afvalid && rem == 0);
+        f->flush_rem_q = rem > taken ? rem - taken : 0;
+        f->flush_q = (uint8_t)(afvalid && !out->afready);
+    } else {
+        out->afready = 1;
+    }
+    if (taken) {
+        uint8_t tmp[sizeof out->v3_bytes];
+        etm_fifo_take(f, tmp, taken);
         out->v3_count = (uint8_t)width;
     }
+    f->held_q = (uint8_t)(taken ? 0 : k);
     int fit = etm_fifo_push(f, m->fifo_depth, b, NULL, n);
     out->fifo_level = (uint16_t)f->level_q;
     return fit;

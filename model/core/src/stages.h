@@ -34,6 +34,8 @@ typedef struct etm_mode {
     int enabled;           /* not powered down and not being programmed */
     uint32_t sync_period;  /* ETMSYNCFR; 0 means no periodic sync */
     unsigned fifo_depth, port_bytes;
+    uint8_t trace_id;      /* ETMTRACEIDR[6:0]: ATID */
+    uint8_t atb_flush;     /* the ATB master has the flush handshake (PORT_BYTES > 1) */
     unsigned v1_port_bits; /* ETMv1: 4, 8 or 16 (ETMCR port size) */
     int data_addr;         /* ETMCR[3]: data addresses traced */
     int data_value;        /* ETMCR[2]: data values traced */
@@ -284,6 +286,10 @@ void etm_packet_end(packet_state_t *s, const etm_mode_t *m, cycle_buf_t *c);
 typedef struct fifo_state {
     uint32_t rd_q, level_q;
     uint32_t nflags_q;            /* bytes with their flag set (ETMv1: branch address starts) */
+    uint8_t held_q;               /* ATB: bytes of the word on ATDATA that ATREADY has not
+                                     taken yet (0: no word waits); they stay at the head */
+    uint8_t flush_q;              /* ATB flush under way: AFVALID seen, AFREADY not yet given */
+    uint32_t flush_rem_q;         /*   bytes of the FIFO still to leave before AFREADY */
     uint8_t mem[ETM_FIFO_MAX];
     uint8_t flag[ETM_FIFO_MAX / 8];
 } fifo_state_t;
@@ -296,10 +302,13 @@ unsigned etm_fifo_take(fifo_state_t *f, uint8_t *out, unsigned max);
 /* Byte i from the head and its flag; 0 when there is no such byte. */
 int etm_fifo_peek(const fifo_state_t *f, unsigned i, uint8_t *b, uint8_t *flag);
 void etm_fifo_pop(fifo_state_t *f);
-/* One port cycle: pop up to m->port_bytes bytes present at the start of the
- * cycle into out (padding an incomplete group with Ignore packets), then push
- * the n bytes at b if they all fit. Returns 1 when they fitted (or n is 0). */
-int etm_fifo_cycle(fifo_state_t *f, const etm_mode_t *m, const uint8_t *b, unsigned n, etm_out_t *out);
+/* One port cycle: the ATB master shows up to m->port_bytes bytes present at
+ * the start of the cycle on ATDATA (padding an incomplete word with Ignore
+ * packets), or the word still waiting for ATREADY; ATREADY (in->atstall clear;
+ * in NULL: a drain edge, ready, no flush) takes it. Then the n bytes at b go in
+ * if they all fit. Returns 1 when they fitted (or n is 0). */
+int etm_fifo_cycle(fifo_state_t *f, const etm_mode_t *m, const etm_in_t *in, const uint8_t *b, unsigned n,
+                   etm_out_t *out);
 
 /* ---- pipestat (ETMv1) --------------------------------------------------------------------------- */
 

@@ -102,20 +102,28 @@ uint64_t etm_signal_mask(const etm_signal_t *s)
     return m << s->lsb;
 }
 
+/* The port's value of a field (ETM_SIGF_INV: its complement). */
+static uint64_t port_xor(const etm_signal_t *s)
+{
+    return s->kind == ETM_SIG_SCALAR && (s->flags & ETM_SIGF_INV) ? etm_signal_mask(s) : 0;
+}
+
 uint64_t etm_signal_get(const etm_signal_t *s, const void *record)
 {
     const unsigned char *p = (const unsigned char *)record + s->offset;
+    uint64_t x = port_xor(s);
     switch (s->size) {
-    case 1: { uint8_t v; memcpy(&v, p, 1); return v; }
-    case 2: { uint16_t v; memcpy(&v, p, 2); return v; }
-    case 4: { uint32_t v; memcpy(&v, p, 4); return v; }
-    default: { uint64_t v; memcpy(&v, p, 8); return v; }
+    case 1: { uint8_t v; memcpy(&v, p, 1); return v ^ x; }
+    case 2: { uint16_t v; memcpy(&v, p, 2); return v ^ x; }
+    case 4: { uint32_t v; memcpy(&v, p, 4); return v ^ x; }
+    default: { uint64_t v; memcpy(&v, p, 8); return v ^ x; }
     }
 }
 
 void etm_signal_set(const etm_signal_t *s, void *record, uint64_t value)
 {
     unsigned char *p = (unsigned char *)record + s->offset;
+    value ^= port_xor(s);
     switch (s->size) {
     case 1: { uint8_t v = (uint8_t)value; memcpy(p, &v, 1); break; }
     case 2: { uint16_t v = (uint16_t)value; memcpy(p, &v, 2); break; }

@@ -52,6 +52,8 @@ void etm_gen_params_default(etm_gen_params_t *p)
     p->sleep_pct = 0;
     p->thread_base = 0x00000000;
     p->handler_base = 0x20000000;
+    p->atb_stall_pct = 0;
+    p->atb_burst = 1;
 }
 
 etm_err_t etm_gen_create(etm_gen_t **out, const etm_gen_params_t *p, etm_diag_t *diag)
@@ -65,6 +67,12 @@ etm_err_t etm_gen_create(etm_gen_t **out, const etm_gen_params_t *p, etm_diag_t 
         return etm_util_fail(diag, ETM_ERR_ARG, "a percentage is above 100");
     if (p->data_delay > 16)
         return etm_util_fail(diag, ETM_ERR_ARG, "data value delay %u: at most 16 extra cycles", p->data_delay);
+    if (p->atb_stall_pct > 99)
+        return etm_util_fail(diag, ETM_ERR_ARG,
+                             "ATB stall share %u%%: at most 99 (a sink that never takes trace drains nothing)",
+                             p->atb_stall_pct);
+    if (p->atb_stall_pct && (p->atb_burst < 1 || p->atb_burst > 1000000))
+        return etm_util_fail(diag, ETM_ERR_ARG, "ATB stall burst %u: 1 to 1000000 cycles", p->atb_burst);
     if ((p->thread_base | p->handler_base) & (WIN - 1))
         return etm_util_fail(diag, ETM_ERR_ARG, "code windows must start on a 64 KiB boundary");
     if (p->thread_base == p->handler_base)
@@ -76,6 +84,8 @@ etm_err_t etm_gen_create(etm_gen_t **out, const etm_gen_params_t *p, etm_diag_t 
     g->rng = p->seed * 0x9E3779B97F4A7C15ull + 0x1234567ull;
     if (!g->rng)
         g->rng = 1;
+    g->atb_rng = (p->seed ^ 0xA7B0A7B0ull) * 0xD1342543DE82EF95ull + 1;
+    g->atb_stalled = 0;
     g->pc = p->thread_base + 0x100;
     schedule_irq(g, 0);
     /* Handler entries hold an instruction from the start, so that code running
@@ -536,6 +546,23 @@ static void step(etm_gen_t *g)
 
 void etm_gen_last_xfer(const etm_gen_t *g, etm_gen_xfer_t *x) { *x = g->last_x; }
 
+/* ATB back-pressure: a two-state chain. A burst ends with probability 1/burst
+ * each cycle; one starts with the probability that keeps the long-run share
+ * of not-ready cycles at atb_stall_pct percent. Returns 1 when ATREADY is low. */
+static int atb_next(etm_gen_t *g)
+{
+    if (!g->p.atb_stall_pct)
+        return 0;
+    g->atb_rng ^= g->atb_rng << 13;
+    g->atb_rng ^= g->atb_rng >> 7;
+    g->atb_rng ^= g->atb_rng << 17;
+    double u = (double)(g->atb_rng >> 11) / 9007199254740992.0; /* [0, 1) */
+    double f = g->p.atb_stall_pct / 100.0, leave = 1.0 / g->p.atb_burst;
+    double enter = f >= 1.0 ? 1.0 : f * leave / (1.0 - f);
+    g->atb_stalled = g->atb_stalled ? u >= leave : u < enter;
+    return g->atb_stalled;
+}
+
 unsigned etm_gen_next(etm_gen_t *g, etm_in_t *in, etm_gen_event_t *events)
 {
     qent_t idle;
@@ -568,6 +595,7 @@ unsigned etm_gen_next(etm_gen_t *g, etm_in_t *in, etm_gen_event_t *events)
         in->trigger = (uint8_t)(1u << gen_below(g, 4));
         in->triginotd = (uint8_t)gen_below(g, 16);
     }
+    in->atstall = (uint8_t)atb_next(g);
     unsigned n = e->nev;
     if (events)
         memcpy(events, e->ev, n * sizeof *events);

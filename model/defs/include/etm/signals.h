@@ -55,6 +55,10 @@ typedef struct etm_in {
 #define ETM_SIGF_SLOT1 8u  /* the second instruction of a dual-issue cycle: absent reads 0 */
 #define ETM_SIGF_DATA 16u  /* the data slot: absent reads 0 */
 #define ETM_SIGF_APB 32u   /* the debug APB (register accesses): absent reads 0 */
+#define ETM_SIGF_ATB 64u   /* the trace sink's side of ATB (ATREADY, AFVALID): absent reads 0 */
+#define ETM_SIGF_INV 128u  /* with a part: the field holds the port's complement (ATREADY) */
+/* What to XOR a field with to get its port's value (and back). */
+#define ETM_SIG_PORT_XOR(part) (((part) & ETM_SIGF_INV) ? 1u : 0u)
 
 /* One core clock of output, a field per output of etm/signals.def: the ETMv1
  * port (pipestat, tracepkt, tracesync), the ETMv3 bytes leaving the port
@@ -93,8 +97,9 @@ extern const size_t etm_out_signal_count;
 /* Index of a signal by name (case-insensitive), or -1. */
 int etm_signal_find(const etm_signal_t *table, size_t count, const char *name);
 
-/* Read or write a scalar signal's value in a record. The value is the field as
- * stored, i.e. with the signal's bits at [lsb+width-1:lsb]. */
+/* Read or write a scalar signal's value in a record. The value is the port's,
+ * placed as the field is, i.e. with the signal's bits at [lsb+width-1:lsb]
+ * (the field as stored, complemented for ETM_SIGF_INV). */
 uint64_t etm_signal_get(const etm_signal_t *s, const void *record);
 void etm_signal_set(const etm_signal_t *s, void *record, uint64_t value);
 

@@ -42,11 +42,17 @@ typedef struct etm_gen_params {
     unsigned sleep_pct;    /* per mille of instructions followed by a long idle gap (WFI) */
     uint32_t thread_base;  /* start of the 64 KiB window for thread code */
     uint32_t handler_base; /* start of the 64 KiB window for handlers */
+    /* ATB back-pressure: the trace sink holds ATREADY low for about atb_stall_pct
+     * percent of the cycles, in bursts of atb_burst cycles on average (1: each
+     * cycle on its own). Drawn from a random stream of its own, so that the
+     * core's side of the stimulus does not change with it. */
+    unsigned atb_stall_pct;
+    unsigned atb_burst;
 } etm_gen_params_t;
 
 /* Defaults: seed 1, single issue, an exception every ~300 cycles up to IRQ 79,
  * 10% stalls, 50% folds, no data or triggers, thread code at 0x00000000,
- * handlers at 0x20000000. */
+ * handlers at 0x20000000, ATREADY always high (bursts of 1 when set). */
 void etm_gen_params_default(etm_gen_params_t *p);
 
 typedef enum etm_gen_evkind {
