@@ -16,3 +16,4 @@ etm_pipestat.sv
 etm_regs.sv
 etm_core.sv
 etm_top.sv
+etm_tpiu.sv

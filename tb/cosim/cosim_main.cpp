@@ -9,6 +9,7 @@
  *             [--fold PCT] [--sleep PERMILLE] [--data] [--triggers]
  *             [--atb-stall PCT] [--atb-burst N] (ATREADY low PCT percent of the cycles, in bursts)
  *             [--flush N] (an ATB flush request, AFVALID until AFREADY, every N cycles on average)
+ *             [--tpiu PINS[:DIV] | --tpiu etb:BYTES [--atb2 PCT]] (the TPIU in the loop: tpiu_loop.h)
  *             [--vectors FILE] [--vcd FILE] [--allow-violations]
  *             [--require BIN]... [--waves FILE | +trace] [--fail-waves FILE] [--window N] [--quiet]
  *             [--random-filter SEED] [--inject CYCLE]
@@ -41,6 +42,7 @@
 #include "etm/etm.h"
 #include "cosim_filter.h"
 #include "rtl_io.h"
+#include "tpiu_loop.h"
 
 namespace {
 
@@ -64,6 +66,9 @@ struct Options {
     bool walk = false;            /* first every offset of the register space read and written */
     uint64_t inject = UINT64_MAX; /* self-test: the RTL gets a corrupted input in this cycle */
     unsigned flush = 0;           /* mean cycles between ATB flush requests (AFVALID; 0: none) */
+    bool tpiu = false;            /* --tpiu: the TPIU in the loop (tpiu_loop.h) */
+    etm_tpiu_params_t tpiu_p{};
+    unsigned atb2 = 0;            /* --atb2: the second ATB source's share of cycles */
     unsigned window = 32;
     std::vector<std::string> require;
 };
@@ -75,6 +80,7 @@ int usage()
                  "                 [--shard I/N] [--long] [--issue-width 2] [--irq-period N] [--max-intnum N]\n"
                  "                 [--stall PCT] [--fold PCT] [--sleep PERMILLE] [--data] [--triggers]\n"
                  "                 [--atb-stall PCT] [--atb-burst N] [--flush N]\n"
+                 "                 [--tpiu PINS[:DIV] | --tpiu etb:BYTES [--atb2 PCT]]\n"
                  "                 [--vectors FILE] [--vcd FILE] [--allow-violations] [--require BIN]...\n"
                  "                 [--waves FILE | +trace] [--fail-waves FILE] [--window N] [--quiet]\n"
                  "                 [--random-filter SEED] [--reprogram N [--reprogram-modes]] [--walk]\n"
@@ -248,7 +254,7 @@ public:
         unsigned version = 0;
         etm_config_version(&t, &version, nullptr);
         if (version >= ETM_V(3, 0))
-            t.etmtraceidr = 1 + (uint32_t)draw(0x6F);
+            t.etmtraceidr = 1 + (uint32_t)draw(0x6E); /* 0x6F: the TPIU's second source */
         if (o_.reprogram_modes) {
             if (o_.random_filter)
                 cosim::random_filter(&t, rng(), o_.hot);
@@ -379,6 +385,20 @@ public:
             etm_v3dec_on_packet(dec, on_packet, cov_);
         bool dec_ok = true;
 
+        std::unique_ptr<cosim::TpiuLoop> tp;
+        if (o_.tpiu) {
+            etm_tpiu_params_t tpp = o_.tpiu_p;
+            tpp.src_bytes[0] = o_.cfg.port_bytes;
+            tpp.src_bytes[1] = o_.atb2 ? 1 : 0;
+            tpp.queue_bytes = 32;
+            std::string err;
+            tp.reset(new cosim::TpiuLoop);
+            if (!tp->open(vctx.get(), tpp, o_.atb2, o_.seed, &err)) {
+                std::fprintf(stderr, "etm_cosim: --tpiu: %s\n", err.c_str());
+                etm_destroy(model);
+                return 2;
+            }
+        }
         rtl_drive_impl(top.get(), &o_.cfg);
         etm_in_t zero;
         std::memset(&zero, 0, sizeof zero);
@@ -413,6 +433,8 @@ public:
             if (tfp)
                 tfp->dump(10 * c + 5);
             top->clk_i = 0;
+            if (tp)
+                tp->clock();
             if (tfp && !trace_on(c + 1)) {
                 tfp->close();
                 tfp.reset();
@@ -476,6 +498,11 @@ public:
                 prog.maybe_start(cycle);
             }
             prog.drive(&in);
+            /* With the TPIU in the loop, ATREADY is the TPIU's, held low too where
+             * the stimulus says (a busy interconnect in between). */
+            const bool ic_stall = in.atstall != 0;
+            if (tp)
+                in.atstall = (uint8_t)(ic_stall || !tp->ready());
             /* The trace sink's flush requests: AFVALID held until AFREADY, as ATB asks. */
             if (o_.flush && !flush_req) {
                 flush_rng = flush_rng * 6364136223846793005ull + 1442695040888963407ull;
@@ -510,6 +537,14 @@ public:
                     edge(cycle);
                 break;
             }
+            if (tp) {
+                std::string why;
+                if (!tp->step(c_out, top.get(), ic_stall, &why)) {
+                    std::printf("mismatch at cycle %" PRIu64 " (TPIU):\n%s", cycle, why.c_str());
+                    rc = 1;
+                    break;
+                }
+            }
             if (cov_)
                 count(in, c_out, c_viol, prev_intstat, v3);
             prev_intstat = in.intstat;
@@ -529,12 +564,25 @@ public:
             rtl_drive_inputs(top.get(), &zero);
             top->end_i = 1;
             top->eval();
+            if (tp) { /* the end's edge has no port cycle: nothing on ATB */
+                etm_out_t none;
+                std::memset(&none, 0, sizeof none);
+                std::string why;
+                if (!tp->step(none, top.get(), true, &why)) {
+                    std::printf("mismatch at cycle %" PRIu64 " (TPIU, end of trace):\n%s", cycle, why.c_str());
+                    rc = 1;
+                }
+            }
             edge(cycle);
             top->end_i = 0;
             cycle++;
-            for (uint64_t guard = 0; guard < 1000000; guard++) {
+            for (uint64_t guard = 0; rc == 0 && guard < 1000000; guard++) {
+                etm_in_t din = zero;
+                if (tp)
+                    din.atstall = (uint8_t)!tp->ready();
+                rtl_drive_inputs(top.get(), &din);
                 top->eval();
-                etm_err_t e = etm_drain(model, &c_out);
+                etm_err_t e = etm_drain_in(model, &din, &c_out);
                 if (e == ETM_END) /* nothing was left: no cycle modelled */
                     break;
                 if (!compare(cycle, 0, "drain")) {
@@ -547,8 +595,32 @@ public:
                 }
                 if (dec && c_out.v3_count && dec_ok)
                     etm_v3dec_feed(dec, c_out.v3_bytes, c_out.v3_count, nullptr, &d);
+                if (tp) {
+                    std::string why;
+                    if (!tp->step(c_out, top.get(), false, &why)) {
+                        std::printf("mismatch at cycle %" PRIu64 " (TPIU, drain):\n%s", cycle, why.c_str());
+                        rc = 1;
+                        break;
+                    }
+                }
                 edge(cycle);
                 cycle++;
+            }
+            if (tp && rc == 0) {
+                std::string why;
+                if (!tp->finish(&why) || !tp->check(&why)) {
+                    std::printf("TPIU: %s", why.c_str());
+                    rc = 1;
+                } else if (cov_) {
+                    const etm_tpiu_stats_t *ts = tp->stats();
+                    cov_->hit("tpiu-frames", ts->frames);
+                    cov_->hit("tpiu-fsync", ts->fsyncs);
+                    cov_->hit("tpiu-hsync", ts->hsyncs);
+                    cov_->hit("tpiu-etm-bytes", tp->etm_bytes());
+                    cov_->hit("tpiu-second-bytes", tp->second_bytes());
+                    cov_->hit("tpiu-etb-wraps", ts->etb_wraps);
+                    cov_->hit("tpiu-stall-cycles", ts->stall_cycles[0]);
+                }
             }
             /* The end's last packets found the FIFO full and entered while it drained. */
             if (cov_ && etm_get_stats(model)->bytes > end_bytes)
@@ -736,6 +808,12 @@ std::vector<std::string> targeted_bins(const Options &o, const Coverage &cov)
         t.push_back("atb-wait");
     if (v3 && o.flush && c.port_bytes)
         t.push_back("atb-flush");
+    if (o.tpiu) {
+        t.insert(t.end(), { "tpiu-frames", "tpiu-etm-bytes" });
+        t.push_back(o.tpiu_p.port_bits ? "tpiu-fsync" : "tpiu-etb-wraps");
+        if (o.atb2)
+            t.push_back("tpiu-second-bytes");
+    }
     if (o.random_filter) { /* the filter may keep trace off most of the time */
         t.push_back("te-on-cycles");
         return t;
@@ -852,6 +930,14 @@ bool valued_option(Options &o, Args &g, const std::string &a, const char *v)
         o.inject = std::strtoull(v, nullptr, 0);
     else if (a == "--flush")
         o.flush = (unsigned)std::strtoul(v, nullptr, 0);
+    else if (a == "--tpiu") {
+        if (!cosim::parse_tpiu(v, &o.tpiu_p)) {
+            std::fprintf(stderr, "etm_cosim: --tpiu %s: PINS[:DIV] or etb:BYTES\n", v);
+            std::exit(2);
+        }
+        o.tpiu = true;
+    } else if (a == "--atb2")
+        o.atb2 = (unsigned)std::strtoul(v, nullptr, 0);
     else if (a == "--reprogram")
         o.reprogram = std::strtoull(v, nullptr, 0);
     else
@@ -864,7 +950,7 @@ int parse_args(Options &o, Args &g, int argc, char **argv)
 {
     static const char *const valued[] = { "--preset", "--config", "--set", "--seed", "--cycles", "--shard",
                                           "--vectors", "--vcd", "--require", "--waves", "--fail-waves", "--window",
-                                          "--random-filter", "--inject", "--flush", "--reprogram", "--issue-width", "--irq-period",
+                                          "--random-filter", "--inject", "--flush", "--tpiu", "--atb2", "--reprogram", "--issue-width", "--irq-period",
                                           "--max-intnum", "--stall", "--fold", "--sleep", "--data-delay",
                                           "--atb-stall", "--atb-burst" };
     for (int i = 1; i < argc; i++) {
@@ -958,6 +1044,12 @@ int configure(Options &o, const Args &g)
             std::printf("filter programming (--random-filter %" PRIu64 "):\n", g.filter_seed);
             etm_config_write(&o.cfg, stdout, "  ");
         }
+    }
+    if (o.tpiu && (o.cfg.etmtraceidr < 1 || o.cfg.etmtraceidr > 0x6E || o.cfg.port_bytes == 0)) {
+        std::fprintf(stderr, "--tpiu: the ETM needs an ATB (PORT_BYTES 1 to 8, here %u) and a trace ID of 0x01 to "
+                             "0x6E (ETMTRACEIDR=0x%X; 0x6F is the second source's)\n",
+                     (unsigned)o.cfg.port_bytes, (unsigned)o.cfg.etmtraceidr);
+        return 2;
     }
     if (o.cfg.fifo_depth > ETM_COSIM_MAX_FIFO) {
         std::fprintf(stderr, "FIFO_DEPTH=%u is above the RTL's MaxFifoDepth (%u): rebuild with a larger "

@@ -593,7 +593,7 @@ etm_err_t etm_end(etm_ctx_t *ctx)
     return e;
 }
 
-etm_err_t etm_drain(etm_ctx_t *ctx, etm_out_t *out)
+etm_err_t etm_drain_in(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
 {
     clear_out(out);
     out->pready = 1;
@@ -610,13 +610,15 @@ etm_err_t etm_drain(etm_ctx_t *ctx, etm_out_t *out)
     }
     etm_err_t e = ETM_OK;
     if (ctx->end_wait)
-        e = end_try(ctx, NULL, out); /* the port's cycle, and the end's bytes if they fit now */
+        e = end_try(ctx, in, out); /* the port's cycle, and the end's bytes if they fit now */
     else
-        etm_fifo_cycle(&ctx->fifo, &ctx->mode, NULL, NULL, 0, out);
+        etm_fifo_cycle(&ctx->fifo, &ctx->mode, in, NULL, 0, out);
     ctx->st.port_bytes += out->v3_count;
     fifofull(ctx, out);
     return e;
 }
+
+etm_err_t etm_drain(etm_ctx_t *ctx, etm_out_t *out) { return etm_drain_in(ctx, NULL, out); }
 
 uint32_t etm_reg_peek(const etm_ctx_t *ctx, unsigned offset, int debugger)
 {

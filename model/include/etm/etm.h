@@ -19,6 +19,7 @@
 #include "etm/regmap.h"
 #include "etm/signals.h"
 #include "etm/stim.h"
+#include "etm/tpiu.h"
 #include "etm/vcd.h"
 #include "etm/vector.h"
 #include "etm/snapshot.h"

@@ -138,6 +138,12 @@ etm_err_t etm_end(etm_ctx_t *ctx);
  * once; take the bytes with etm_port_take. */
 etm_err_t etm_drain(etm_ctx_t *ctx, etm_out_t *out);
 
+/* The same, with the trace sink's ATB inputs of the edge from in (ATREADY as
+ * in->atstall, AFVALID; the other fields are ignored): a sink that applies
+ * back-pressure while the FIFO drains. etm_drain is etm_drain_in with in NULL:
+ * the sink ready, no flush. */
+etm_err_t etm_drain_in(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out);
+
 /* External port (ETMv3 with PORT_BYTES=0): etm_step puts bytes into the FIFO but
  * nothing leaves it; the caller's port takes up to max bytes, oldest first, at
  * its own clock (between two etm_step calls, or after etm_end). Bytes a cycle

@@ -1,0 +1,337 @@
+// etm_tpiu.sv - the TPIU and its CoreSight formatter (model/tpiu/src/tpiu.c,
+// docs/tpiu.md): two ATB slave ports, an input queue, the formatter (one
+// half-word of a 16-byte frame per clock at most), four half-words waiting for
+// the output side, and either TRACEDATA (continuous mode: frame syncs, half-word
+// syncs when idle) or half-word writes into an ETB-style buffer (a RAM outside,
+// etb_addr_o wrapping at etb_bytes_i).
+//
+// One clock, as the C: ATREADY from the state; the output side takes pairs
+// present at the start of the cycle; the formatter makes at most one pair from
+// the queue as it stood at the start of the cycle, if the pair buffer has room
+// after the output side; then the words ATREADY took go in, source 0 first.
+//
+// The configuration is on ports (one Verilated model serves every TPIU); a part
+// ties them. QueueMax bounds queue_bytes_i (a power of two, 8 to QueueMax).
+module etm_tpiu #(
+  parameter int unsigned QueueMax   = 256,
+  parameter bit          Assertions = 1'b1
+) (
+  input  logic        clk_i,
+  input  logic        rst_ni,
+  // Configuration (etm_tpiu_params_t).
+  input  logic [5:0]  port_bits_i,     // 1, 2, 4, 8, 16, 32; 0: ETB
+  input  logic [4:0]  clk_div_i,       // 1 to 16
+  input  logic [15:0] fsync_frames_i,  // 0: a frame sync only before the first frame
+  input  logic [8:0]  queue_bytes_i,
+  input  logic [3:0]  src0_bytes_i,    // ATB width of each source in bytes (0: none)
+  input  logic [3:0]  src1_bytes_i,
+  input  logic [24:0] etb_bytes_i,
+  input  logic        end_i,           // the sources have ended (held from here)
+  // ATB slave ports.
+  input  logic        atvalid0_i,
+  input  logic [6:0]  atid0_i,
+  input  logic [63:0] atdata0_i,
+  output logic        atready0_o,
+  input  logic        atvalid1_i,
+  input  logic [6:0]  atid1_i,
+  input  logic [63:0] atdata1_i,
+  output logic        atready1_o,
+  // Output side.
+  output logic        traceclk_o,      // a TRACECLK edge in this cycle
+  output logic [31:0] tracedata_o,
+  output logic        etb_wr_o,
+  output logic [23:0] etb_addr_o,
+  output logic [15:0] pair_o,          // the half-word formatted in this cycle
+  output logic        paired_o
+);
+  localparam int unsigned QBits = $clog2(QueueMax);
+  localparam logic [15:0] Hsync = 16'h7FFF;
+  localparam logic [15:0] Fsync0 = 16'hFFFF;
+
+  // ---- State ------------------------------------------------------------------------------------
+  logic [6:0]       qid_q [QueueMax];
+  logic [7:0]       qb_q [QueueMax];
+  logic [6:0]       qid_d [QueueMax];
+  logic [7:0]       qb_d [QueueMax];
+  logic [QBits-1:0] q_rd_q, q_rd_d;
+  logic [QBits:0]   q_level_q, q_level_d;
+  logic [6:0]       cur_id_q, cur_id_d;
+  logic             id_valid_q, id_valid_d;
+  logic [2:0]       pk_q, pk_d;
+  logic [7:0]       aux_q, aux_d;
+  logic [15:0]      fcount_q, fcount_d;
+  logic [1:0]       fs_left_q, fs_left_d;
+  logic             ending_q, ending_d;
+  logic [15:0]      pair_q [4];
+  logic [15:0]      pair_d [4];
+  logic [1:0]       pr_rd_q, pr_rd_d;
+  logic [2:0]       pr_n_q, pr_n_d;
+  logic [47:0]      sh_q, sh_d;
+  logic [5:0]       nbits_q, nbits_d;
+  logic [4:0]       div_q, div_d;
+  logic [23:0]      etb_wr_q, etb_wr_d;
+
+  logic [QBits-1:0] qmask;
+  logic [QBits:0]   words;
+  assign qmask = queue_bytes_i[QBits-1:0] - 1'b1;
+  assign words = (QBits + 1)'(src0_bytes_i) + (QBits + 1)'(src1_bytes_i);
+
+  // ---- 1. ATREADY ----------------------------------------------------------------------------------
+  logic room;
+  assign room = ((QBits + 1)'(queue_bytes_i) - q_level_q) >= words;
+  assign atready0_o = room && src0_bytes_i != 4'd0;
+  assign atready1_o = room && src1_bytes_i != 4'd0;
+
+  // ---- 2. The output side --------------------------------------------------------------------------
+  logic [1:0] pops;
+  always_comb begin : output_side
+    logic [5:0]  nb;
+    logic [47:0] sh;
+    logic [1:0]  rd;
+    logic [2:0]  avail;
+    logic [31:0] mask;
+    pops = 2'd0;
+    traceclk_o = 1'b0;
+    tracedata_o = 32'd0;
+    etb_wr_o = 1'b0;
+    etb_addr_o = etb_wr_q;
+    div_d = div_q;
+    sh_d = sh_q;
+    nbits_d = nbits_q;
+    etb_wr_d = etb_wr_q;
+    nb = nbits_q;
+    sh = sh_q;
+    rd = pr_rd_q;
+    avail = pr_n_q;
+    mask = (port_bits_i == 6'd32) ? 32'hFFFF_FFFF : ((32'd1 << port_bits_i) - 32'd1);
+    if (port_bits_i == 6'd0) begin
+      if (pr_n_q != 3'd0) begin
+        pops = 2'd1;
+        etb_wr_o = 1'b1;
+        etb_wr_d = (etb_wr_q + 24'd2 == etb_bytes_i[23:0] && !etb_bytes_i[24]) ? 24'd0 : etb_wr_q + 24'd2;
+      end
+    end else if (div_q + 5'd1 < clk_div_i) begin
+      div_d = div_q + 5'd1;
+    end else begin
+      div_d = 5'd0;
+      traceclk_o = 1'b1;
+      for (int i = 0; i < 2; i++) begin
+        if (nb < port_bits_i) begin
+          if (avail != 3'd0) begin
+            sh = sh | (48'(pair_q[rd]) << nb);
+            rd = rd + 2'd1;
+            avail = avail - 3'd1;
+            pops = pops + 2'd1;
+          end else begin
+            sh = sh | (48'(Hsync) << nb);
+          end
+          nb = nb + 6'd16;
+        end
+      end
+      tracedata_o = sh[31:0] & mask;
+      sh_d = sh >> port_bits_i;
+      nbits_d = nb - port_bits_i;
+    end
+  end
+
+  // ---- 3. The formatter ------------------------------------------------------------------------------
+  logic        fmt_do;
+  logic [15:0] fmt_v;
+  logic [1:0]  fmt_used;
+  always_comb begin : formatter
+    logic [QBits:0]   n;
+    logic [6:0]       id0, id1;
+    logic [7:0]       b0, b1;
+    logic [7:0]       even, odd;
+    logic             change0, idle;
+    logic [2:0]       pr_after;
+    n = q_level_q;
+    id0 = qid_q[q_rd_q];
+    b0 = qb_q[q_rd_q];
+    id1 = qid_q[(q_rd_q + 1'b1) & qmask];
+    b1 = qb_q[(q_rd_q + 1'b1) & qmask];
+    pr_after = pr_n_q - 3'(pops);
+    idle = port_bits_i != 6'd0 && pr_after == 3'd0;
+    change0 = n != '0 && (!id_valid_q || id0 != cur_id_q);
+    even = 8'd0;
+    odd = 8'd0;
+    fmt_do = 1'b0;
+    fmt_used = 2'd0;
+    fmt_v = 16'd0;
+    cur_id_d = cur_id_q;
+    id_valid_d = id_valid_q;
+    pk_d = pk_q;
+    aux_d = aux_q;
+    fcount_d = fcount_q;
+    fs_left_d = fs_left_q;
+    if (pr_after != 3'd4) begin
+      if (fs_left_q != 2'd0 && port_bits_i != 6'd0) begin
+        fmt_do = 1'b1;
+        fmt_v = (fs_left_q == 2'd2) ? Fsync0 : Hsync;
+        fs_left_d = fs_left_q - 2'd1;
+      end else begin
+        if (n == '0) begin
+          if (ending_q && pk_q != 3'd0) begin
+            fmt_do = 1'b1;
+            if (!id_valid_q || cur_id_q != 7'd0) begin
+              even = 8'h01;
+              cur_id_d = 7'd0;
+              id_valid_d = 1'b1;
+            end
+          end
+        end else if (change0) begin
+          fmt_do = 1'b1;
+          even = {id0, 1'b1};
+          cur_id_d = id0;
+          id_valid_d = 1'b1;
+          odd = b0;
+          fmt_used = (pk_q != 3'd7) ? 2'd1 : 2'd0;
+        end else if (pk_q == 3'd7) begin
+          fmt_do = 1'b1;
+          even = {b0[7:1], 1'b0};
+          aux_d[7] = b0[0];
+          fmt_used = 2'd1;
+        end else if (n >= 2 && id1 == cur_id_q) begin
+          fmt_do = 1'b1;
+          even = {b0[7:1], 1'b0};
+          aux_d[pk_q] = b0[0];
+          odd = b1;
+          fmt_used = 2'd2;
+        end else if (n >= 2 || idle || ending_q) begin
+          fmt_do = 1'b1;
+          even = {(n >= 2) ? id1 : cur_id_q, 1'b1};
+          cur_id_d = (n >= 2) ? id1 : cur_id_q;
+          aux_d[pk_q] = 1'b1;
+          odd = b0;
+          fmt_used = 2'd1;
+        end
+        if (fmt_do) begin
+          if (pk_q == 3'd7) begin
+            fmt_v = {aux_d, even};
+            aux_d = 8'd0;
+            pk_d = 3'd0;
+            if (port_bits_i != 6'd0 && fsync_frames_i != 16'd0) begin
+              fcount_d = fcount_q + 16'd1;
+              if (fcount_q + 16'd1 == fsync_frames_i) begin
+                fcount_d = 16'd0;
+                fs_left_d = 2'd2;
+              end
+            end
+          end else begin
+            fmt_v = {odd, even};
+            pk_d = pk_q + 3'd1;
+          end
+        end
+      end
+    end
+    paired_o = fmt_do;
+    pair_o = fmt_v;
+  end
+
+  // The pair buffer: pops, then the new pair.
+  always_comb begin : pairs
+    logic [2:0] n_after;
+    for (int i = 0; i < 4; i++) pair_d[i] = pair_q[i];
+    pr_rd_d = pr_rd_q + 2'(pops);
+    n_after = pr_n_q - 3'(pops);
+    if (fmt_do) pair_d[2'(pr_rd_d + n_after[1:0])] = fmt_v;
+    pr_n_d = n_after + 3'(fmt_do);
+  end
+
+  // ---- 4. The queue: the formatter's bytes out, the words ATREADY took in -----------------------------
+  always_comb begin : queue
+    logic [QBits:0]   lvl;
+    logic [QBits-1:0] wp, off;
+    logic [4:0]       n0, n1;
+    logic [QBits:0]   nin;
+    for (int i = 0; i < QueueMax; i++) begin
+      qid_d[i] = qid_q[i];
+      qb_d[i] = qb_q[i];
+    end
+    q_rd_d = (q_rd_q + QBits'(fmt_used)) & qmask;
+    lvl = q_level_q - (QBits + 1)'(fmt_used);
+    wp = (q_rd_q + q_level_q[QBits-1:0]) & qmask;
+    n0 = (atvalid0_i && atready0_o) ? 5'(src0_bytes_i) : 5'd0;
+    n1 = (atvalid1_i && atready1_o) ? 5'(src1_bytes_i) : 5'd0;
+    // Each storage byte takes its byte of the write when it falls in the run.
+    for (int j = 0; j < QueueMax; j++) begin
+      off = (QBits'(j) - wp) & qmask;
+      if (32'(j) < 32'(queue_bytes_i)) begin
+        if ((QBits + 1)'(off) < (QBits + 1)'(n0)) begin
+          qid_d[j] = atid0_i;
+          qb_d[j] = atdata0_i[32'(off[2:0])*8 +: 8];
+        end else if ((QBits + 1)'(off) >= (QBits + 1)'(n0) &&
+                     (QBits + 1)'(off) < (QBits + 1)'(n0) + (QBits + 1)'(n1)) begin
+          qid_d[j] = atid1_i;
+          qb_d[j] = atdata1_i[32'(3'((QBits + 1)'(off) - (QBits + 1)'(n0)))*8 +: 8];
+        end
+      end
+    end
+    nin = (QBits + 1)'(n0) + (QBits + 1)'(n1);
+    q_level_d = lvl + nin;
+  end
+
+  assign ending_d = ending_q || end_i;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      q_rd_q     <= '0;
+      q_level_q  <= '0;
+      cur_id_q   <= '0;
+      id_valid_q <= 1'b0;
+      pk_q       <= '0;
+      aux_q      <= '0;
+      fcount_q   <= '0;
+      fs_left_q  <= 2'd2;  // the pins start with a frame sync (not used by an ETB)
+      ending_q   <= 1'b0;
+      pr_rd_q    <= '0;
+      pr_n_q     <= '0;
+      sh_q       <= '0;
+      nbits_q    <= '0;
+      div_q      <= '0;
+      etb_wr_q   <= '0;
+    end else begin
+      q_rd_q     <= q_rd_d;
+      q_level_q  <= q_level_d;
+      cur_id_q   <= cur_id_d;
+      id_valid_q <= id_valid_d;
+      pk_q       <= pk_d;
+      aux_q      <= aux_d;
+      fcount_q   <= fcount_d;
+      fs_left_q  <= (port_bits_i == 6'd0) ? 2'd0 : fs_left_d;
+      ending_q   <= ending_d;
+      pr_rd_q    <= pr_rd_d;
+      pr_n_q     <= pr_n_d;
+      sh_q       <= sh_d;
+      nbits_q    <= nbits_d;
+      div_q      <= div_d;
+      etb_wr_q   <= etb_wr_d;
+    end
+  end
+
+  // Storage without reset: a byte or pair is read only after it was written.
+  for (genvar g = 0; g < QueueMax; g++) begin : gen_queue
+    always_ff @(posedge clk_i) begin
+      qid_q[g] <= qid_d[g];
+      qb_q[g] <= qb_d[g];
+    end
+  end
+  for (genvar g = 0; g < 4; g++) begin : gen_pairs
+    always_ff @(posedge clk_i) pair_q[g] <= pair_d[g];
+  end
+
+  // ---- Assertions (simulation; scripts/formal proves them by induction) -----------------------------
+`ifndef SYNTHESIS
+  if (Assertions) begin : gen_assert
+    QueueWithinSize_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
+        q_level_q <= (QBits + 1)'(queue_bytes_i))
+      else $error("etm_tpiu: queue level %0d above its %0d bytes", q_level_q, queue_bytes_i);
+    PairsWithinBuffer_A: assert property (@(posedge clk_i) disable iff (!rst_ni) pr_n_q <= 3'd4)
+      else $error("etm_tpiu: pair buffer holds %0d", pr_n_q);
+    SyncBetweenFrames_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
+        fs_left_q == 2'd0 || pk_q == 3'd0 || port_bits_i == 6'd0)
+      else $error("etm_tpiu: a frame sync inside a frame (half-word %0d)", pk_q);
+  end
+`endif
+
+endmodule
