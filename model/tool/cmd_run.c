@@ -23,6 +23,9 @@ static void help(FILE *f)
                "                   idle, before the stimulus; those cycles are part of the outputs\n"
                "  --at-reset       start from reset, unprogrammed: the stimulus programs the ETM through\n"
                "                   its APB columns (the configuration gives the implementation)\n"
+               "  --tpiu PINS[:DIV] the ETM's ATB drives a TPIU (PINS of 1 to 32 at the core clock / DIV,\n"
+               "                   docs/tpiu.md) whose ATREADY holds it back; --trace then writes the\n"
+               "                   TPIU's pins: CoreSight-formatted frames, frame and half-word syncs\n"
                "  --strict         stop at the first interface rule violation (exit 1)\n"
                "  --quiet          no summary\n\n%s",
             source_opts_help);
@@ -51,7 +54,55 @@ static void summary(const etm_ctx_t *etm, FILE *f)
     fprintf(f, "\n");
 }
 
-/* One cycle's outputs into the files asked for. */
+int tpiu_opt_parse(const char *cmd, const char *v, etm_tpiu_params_t *p)
+{
+    unsigned pins = 0, div = 1;
+    char extra;
+    etm_tpiu_params_default(p);
+    int n = sscanf(v, "%u:%u%c", &pins, &div, &extra);
+    if (n < 1 || n > 2 || !pins) {
+        fprintf(stderr, "etm %s: --tpiu %s: want PINS[:DIV], e.g. 4 or 2:2\n", cmd, v);
+        return -1;
+    }
+    p->port_bits = pins;
+    p->clk_div = div;
+    return 0;
+}
+
+/* The TPIU of --tpiu and the bytes its pins complete. */
+typedef struct tpiu_run {
+    etm_tpiu_t *t;
+    etm_tpiu_cap_t cap;
+} tpiu_run_t;
+
+/* One cycle of the TPIU after the ETM's (out NULL: nothing on ATB); its pins'
+ * bytes into the trace file. stall: the stimulus held ATREADY low itself. */
+static void tpiu_cycle(tpiu_run_t *tr, FILE *tf, const etm_out_t *out, int stall)
+{
+    etm_tpiu_in_t tin;
+    etm_tpiu_out_t to;
+    memset(&tin, 0, sizeof tin);
+    if (out) {
+        tin.src[0].valid = (uint8_t)(out->atvalid && !stall);
+        tin.src[0].id = out->atid;
+        memcpy(tin.src[0].data, out->v3_bytes, sizeof tin.src[0].data);
+    }
+    etm_tpiu_step(tr->t, &tin, &to);
+    uint8_t b[4];
+    unsigned n = etm_tpiu_cap_step(&tr->cap, &to, b);
+    if (tf && n)
+        fwrite(b, 1, n, tf);
+}
+
+static int tpiu_ready(const tpiu_run_t *tr)
+{
+    uint8_t r[ETM_TPIU_SOURCES];
+    etm_tpiu_ready(tr->t, r);
+    return r[0];
+}
+
+/* One cycle's outputs into the files asked for (the trace file: the ETM's
+ * bytes, unless a TPIU writes it). */
 static void emit(FILE *tf, etm_vec_writer_t *ow, etm_vcd_writer_t *vw, const etm_in_t *in, const etm_out_t *out)
 {
     for (unsigned b = 0; tf && b < out->v3_count; b++)
@@ -91,6 +142,28 @@ int run_stimulus(const char *path, const source_opts_t *so, const char *const *s
         fprintf(stderr, "etm: %s: configuration: %s\n", path, d.msg);
         source_close(&src);
         return 2;
+    }
+    tpiu_run_t tr;
+    memset(&tr, 0, sizeof tr);
+    if (o->tpiu) {
+        etm_tpiu_params_t tp = *o->tpiu;
+        tp.src_bytes[0] = cfg.port_bytes;
+        unsigned v0 = 0;
+        etm_config_version(&cfg, &v0, NULL);
+        if (ETM_V_MAJOR(v0) != 3) {
+            fprintf(stderr, "etm: %s: --tpiu: an ETMv1 has no ATB (its trace leaves on PIPESTAT and TRACEPKT)\n",
+                    path);
+            etm_destroy(etm);
+            source_close(&src);
+            return 2;
+        }
+        if (etm_tpiu_create(&tr.t, &tp, &d) != ETM_OK) {
+            fprintf(stderr, "etm: --tpiu: %s\n", d.msg);
+            etm_destroy(etm);
+            source_close(&src);
+            return 2;
+        }
+        etm_tpiu_cap_init(&tr.cap, tp.port_bits);
     }
     FILE *tf = NULL, *of = NULL, *vf = NULL;
     etm_vec_writer_t *ow = NULL;
@@ -141,6 +214,9 @@ int run_stimulus(const char *path, const source_opts_t *so, const char *const *s
             break;
         }
         progress("run", cycle);
+        int stall = in.atstall; /* the stimulus's own ATREADY: an interconnect before the TPIU */
+        if (tr.t)
+            in.atstall = (uint8_t)(stall || !tpiu_ready(&tr));
         if (etm_step(etm, &in, &out) == ETM_ERR_RULE) {
             etm_rule_t r[4];
             unsigned n = etm_last_rules(etm, r, 4);
@@ -167,7 +243,9 @@ int run_stimulus(const char *path, const source_opts_t *so, const char *const *s
         }
         if (programming)
             etm_apb_observe(&drv, &out);
-        emit(tf, ow, vw, &in, &out);
+        emit(tr.t ? NULL : tf, ow, vw, &in, &out);
+        if (tr.t)
+            tpiu_cycle(&tr, tf, &out, stall);
         cycle++;
     }
     if (rc == 0 && e != ETM_END)
@@ -175,8 +253,21 @@ int run_stimulus(const char *path, const source_opts_t *so, const char *const *s
     if (rc == 0) {
         etm_end(etm);
         memset(&in, 0, sizeof in);
-        while (etm_drain(etm, &out) == ETM_OK)
-            emit(tf, ow, vw, &in, &out);
+        if (tr.t)
+            tpiu_cycle(&tr, tf, NULL, 0); /* the end's edge: no port cycle */
+        for (;;) {
+            in.atstall = (uint8_t)(tr.t && !tpiu_ready(&tr));
+            if (etm_drain_in(etm, &in, &out) != ETM_OK)
+                break;
+            emit(tr.t ? NULL : tf, ow, vw, &in, &out);
+            if (tr.t)
+                tpiu_cycle(&tr, tf, &out, 0);
+        }
+        if (tr.t) { /* the TPIU completes its frame and empties its pins */
+            etm_tpiu_end(tr.t);
+            for (unsigned k = 0; k < 1000000 && !etm_tpiu_done(tr.t); k++)
+                tpiu_cycle(&tr, tf, NULL, 0);
+        }
     }
     progress_done();
     if (rc == 0 && o->at_end)
@@ -185,9 +276,20 @@ int run_stimulus(const char *path, const source_opts_t *so, const char *const *s
         rc = 2;
     if (vw && etm_vcd_writer_close(vw) != ETM_OK)
         rc = 2;
-    if (rc == 0 && !o->quiet)
+    if (rc == 0 && !o->quiet) {
         summary(etm, stdout);
+        if (tr.t) {
+            const etm_tpiu_stats_t *ts = etm_tpiu_get_stats(tr.t);
+            printf("TPIU: %u pins at the core clock / %u: %llu frames (%llu ID bytes, %llu padding), %llu frame "
+                   "syncs, %llu half-word syncs; ATREADY low while the ETM waited in %llu cycles\n",
+                   o->tpiu->port_bits, o->tpiu->clk_div, (unsigned long long)ts->frames,
+                   (unsigned long long)ts->id_bytes, (unsigned long long)ts->pad_bytes,
+                   (unsigned long long)ts->fsyncs, (unsigned long long)ts->hsyncs,
+                   (unsigned long long)ts->stall_cycles[0]);
+        }
+    }
 out:
+    etm_tpiu_destroy(tr.t);
     if (tf && fclose(tf) != 0)
         rc = 2;
     if (of && fclose(of) != 0)
@@ -205,6 +307,7 @@ int cmd_run(int argc, char **argv)
     source_opts_init(&so);
     run_outputs_t o;
     memset(&o, 0, sizeof o);
+    etm_tpiu_params_t tp;
     const char *path = NULL;
     const char *sets[32];
     int nsets = 0;
@@ -234,6 +337,10 @@ int cmd_run(int argc, char **argv)
             o.program = 1;
         } else if (!strcmp(a, "--at-reset")) {
             o.at_reset = 1;
+        } else if (!strcmp(a, "--tpiu") && i + 1 < argc) {
+            if (tpiu_opt_parse("run", argv[++i], &tp))
+                return 2;
+            o.tpiu = &tp;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "etm run: unknown option or missing value '%s' (try --help)\n", a);
             return 2;

@@ -20,6 +20,9 @@ static void help(FILE *f)
                "debug APB at the end of the run), trace.bin (the ETMv3 bytes) and the\n"
                "image files. Decode it with:  trc_pkt_lister -ss_dir DIR -decode\n\n"
                "  --image ADDR:FILE  code image FILE loaded at ADDR (hex), repeatable\n"
+               "  --tpiu PINS[:DIV]  the trace goes through a TPIU (docs/tpiu.md): trace.bin holds its pins,\n"
+               "                     CoreSight-formatted (format=coresight; decode with trc_pkt_lister\n"
+               "                     -tpiu_hsync)\n"
                "  --set NAME=0xV     override a register or parameter\n\n%s",
             source_opts_help);
 }
@@ -79,6 +82,8 @@ int cmd_snapshot(int argc, char **argv)
     int npaths = 0, nimg = 0, nsets = 0;
     const char *sets[32];
     struct { unsigned long addr; const char *file; } img[MAX_IMAGES];
+    etm_tpiu_params_t tp;
+    const etm_tpiu_params_t *tpiu = NULL;
     for (int i = 1; i < argc; i++) {
         int k = source_opts_parse(&so, argc, argv, &i);
         if (k < 0)
@@ -104,6 +109,10 @@ int cmd_snapshot(int argc, char **argv)
             img[nimg++].file = colon + 1;
         } else if (!strcmp(a, "--set") && i + 1 < argc && nsets < 32) {
             sets[nsets++] = argv[++i];
+        } else if (!strcmp(a, "--tpiu") && i + 1 < argc) {
+            if (tpiu_opt_parse("snapshot", argv[++i], &tp))
+                return 2;
+            tpiu = &tp;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "etm snapshot: unknown option or missing value '%s' (try --help)\n", a);
             return 2;
@@ -127,6 +136,7 @@ int cmd_snapshot(int argc, char **argv)
     memset(&ro, 0, sizeof ro);
     ro.trace = tracepath;
     ro.quiet = 1;
+    ro.tpiu = tpiu;
     readback_t rb;
     memset(&rb, 0, sizeof rb);
     ro.at_end = read_back;
@@ -149,8 +159,9 @@ int cmd_snapshot(int argc, char **argv)
     f = open_in(dir, "trace.ini");
     ok &= f != NULL;
     if (f) {
-        fprintf(f, "[trace_buffers]\nbuffers=buffer0\n\n[buffer0]\nname=ETB_0\nfile=trace.bin\nformat=source_data\n\n"
-                   "[source_buffers]\nETM_0=ETB_0\n\n[core_trace_sources]\ncpu_0=ETM_0\n");
+        fprintf(f, "[trace_buffers]\nbuffers=buffer0\n\n[buffer0]\nname=%s\nfile=trace.bin\nformat=%s\n\n"
+                   "[source_buffers]\nETM_0=%s\n\n[core_trace_sources]\ncpu_0=ETM_0\n",
+                tpiu ? "TPIU_0" : "ETB_0", tpiu ? "coresight" : "source_data", tpiu ? "TPIU_0" : "ETB_0");
         ok &= fclose(f) == 0;
     }
     f = open_in(dir, "etm_0.ini");
@@ -187,6 +198,7 @@ int cmd_snapshot(int argc, char **argv)
         fprintf(stderr, "etm snapshot: cannot write %s\n", dir);
         return 2;
     }
-    printf("snapshot in %s: decode with  trc_pkt_lister -ss_dir %s -decode\n", dir, dir);
+    printf("snapshot in %s: decode with  trc_pkt_lister -ss_dir %s -decode%s\n", dir, dir,
+           tpiu ? " -tpiu_hsync" : "");
     return 0;
 }

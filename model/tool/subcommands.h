@@ -13,6 +13,7 @@ int cmd_snapshot(int argc, char **argv);
 
 #include "etm/config.h"
 #include "etm/model.h"
+#include "etm/tpiu.h"
 #include "source.h"
 
 /* What a model run writes (any may be NULL). */
@@ -24,11 +25,17 @@ typedef struct run_outputs {
     int quiet;         /* no summary */
     int program;       /* from reset, programmed through the debug APB before the stimulus */
     int at_reset;      /* from reset, unprogrammed: the stimulus programs it */
+    /* The ETM's ATB into a TPIU (ATREADY from it); the trace file then holds the
+     * TPIU's pins, CoreSight-formatted. NULL: the ETM's bytes as they leave. */
+    const etm_tpiu_params_t *tpiu;
     /* Called at the end of a successful run with the instance (e.g. to read its
      * registers back); returns an exit status. May be NULL. */
     int (*at_end)(void *user, const etm_ctx_t *etm);
     void *user;
 } run_outputs_t;
+
+/* "PINS[:DIV]" into a TPIU's parameters; returns 0, or -1 with a message. */
+int tpiu_opt_parse(const char *cmd, const char *v, etm_tpiu_params_t *p);
 
 /* Run the model over a stimulus file with optional register overrides; the
  * configuration used goes to *cfg_out (may be NULL). Returns an exit status. */

@@ -78,10 +78,16 @@ static void on_packet(const void *ctx, const ocsd_datapath_op_t op, const ocsd_t
 
 int judge_ocsd_open(judge_ocsd_t *o, const etm_config_t *cfg, judge_t *j)
 {
+    return judge_ocsd_open_formatted(o, cfg, j, 0);
+}
+
+int judge_ocsd_open_formatted(judge_ocsd_t *o, const etm_config_t *cfg, judge_t *j, uint32_t dfrmtr_flags)
+{
     memset(o, 0, sizeof *o);
     o->j = j;
     ocsd_def_errlog_init(OCSD_ERR_SEV_ERROR, 0);
-    o->tree = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
+    o->tree = dfrmtr_flags ? ocsd_create_dcd_tree(OCSD_TRC_SRC_FRAME_FORMATTED, dfrmtr_flags)
+                           : ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, 0);
     ocsd_etmv3_cfg oc;
     memset(&oc, 0, sizeof oc);
     oc.reg_idr = cfg->etmidr;

@@ -30,6 +30,11 @@ typedef struct judge_ocsd {
  * reports to j; the code image is added with judge_ocsd_add_memory. Returns 0,
  * or -1 (OpenCSD refused) with a message on stderr. */
 int judge_ocsd_open(judge_ocsd_t *o, const etm_config_t *cfg, judge_t *j);
+/* The same for CoreSight-formatted input (a TPIU's pins or an ETB): OpenCSD's
+ * own frame deformatter, configured by dfrmtr_flags (OCSD_DFRMTR_HAS_FSYNCS,
+ * OCSD_DFRMTR_HAS_HSYNCS, OCSD_DFRMTR_FRAME_MEM_ALIGN), hands the decoder the
+ * bytes of the configuration's trace ID (ETMTRACEIDR). 0: unformatted. */
+int judge_ocsd_open_formatted(judge_ocsd_t *o, const etm_config_t *cfg, judge_t *j, uint32_t dfrmtr_flags);
 void judge_ocsd_add_memory(judge_ocsd_t *o, uint32_t base, const uint8_t *bytes, uint32_t size);
 /* The next n bytes of the stream (a fatal response is a difference). */
 void judge_ocsd_feed(judge_ocsd_t *o, const uint8_t *bytes, size_t n);

@@ -26,6 +26,12 @@
  * give back is what each programming traced: the instructions and exceptions
  * of the cycles the model reports with TraceEnable.
  *
+ * --tpiu PINS[:DIV] (ETMv3): the ETM's ATB goes into a TPIU (etm/tpiu.h) whose
+ * ATREADY holds it back; the decoders get the TPIU's pins, CoreSight-formatted:
+ * OpenCSD through its own frame deformatter (frame and half-word syncs), the
+ * project's decoder through etm/coresight.h. Too few pins overflow the ETM's
+ * FIFO; the judges then accept the gaps the model signals (OVERFLOW).
+ *
  *   etm-e2e [options] PROGRAM...      (etm-e2e --help)
  */
 #include <inttypes.h>
@@ -147,6 +153,8 @@ typedef struct opts {
     qrec_source_opts_t so;
     int use_ocsd, use_own, use_v1, no_cycles, quiet, table;
     uint64_t reprogram;             /* --reprogram N: cycles between reprogrammings */
+    int tpiu;                       /* --tpiu: the trace leaves through a TPIU's pins */
+    etm_tpiu_params_t tpiu_p;
     uint64_t win_start, win_cycles; /* win_cycles 0: the whole program */
     const char *stimulus, *trace, *events, *config_out;
     char require[16][16];
@@ -205,7 +213,16 @@ typedef struct prun {
     uint64_t reprogrammings;
     int te_prev, last_traced;
     uint64_t version_limited; /* exceptions and returns this ETMv3 version cannot express (judge.h) */
+    /* --tpiu: the TPIU, the pins' capture, the deformatter for the own decoder. */
+    etm_tpiu_t *tp;
+    etm_tpiu_cap_t cap;
+    etm_cs_deformatter_t *cs;
+    uint8_t fbuf[4096];
+    size_t nf;
+    uint64_t cs_bytes;
 } prun_t;
+
+static void on_formatted(void *user, unsigned id, const uint8_t *data, size_t n, uint64_t offset);
 
 static int open_judges(prun_t *p)
 {
@@ -227,7 +244,8 @@ static int open_judges(prun_t *p)
         js[k]->hooks.user = &p->src.img;
     }
     if (p->oj.on) {
-        if (judge_ocsd_open(&p->ocsd, &o->cfg, &p->oj) != 0)
+        uint32_t fl = o->tpiu ? OCSD_DFRMTR_HAS_FSYNCS | OCSD_DFRMTR_HAS_HSYNCS : 0;
+        if (judge_ocsd_open_formatted(&p->ocsd, &o->cfg, &p->oj, fl) != 0)
             return -1;
         for (unsigned s = 0; s < p->src.img.nseg; s++)
             if (p->src.img.seg[s].exec)
@@ -288,6 +306,23 @@ static int open_run(prun_t *p)
     if (p->v1 && p->o->reprogram) {
         fprintf(stderr, "etm-e2e: --reprogram is for ETMv3 (its decoders follow TraceEnable)\n");
         return -1;
+    }
+    if (p->o->tpiu) {
+        const etm_config_t *c = &p->o->cfg;
+        if (p->v1 || p->o->reprogram || c->port_bytes == 0 || c->etmtraceidr < 1 || c->etmtraceidr > 0x6F) {
+            fprintf(stderr, "etm-e2e: --tpiu wants an ETMv3 with an ATB (PORT_BYTES 1 to 8) and a trace ID of "
+                            "0x01 to 0x6F (ETMTRACEIDR=0x%X), not --reprogram (whose IDs change)\n",
+                    (unsigned)c->etmtraceidr);
+            return -1;
+        }
+        etm_tpiu_params_t tpp = p->o->tpiu_p;
+        tpp.src_bytes[0] = c->port_bytes;
+        if (etm_tpiu_create(&p->tp, &tpp, &d) != ETM_OK ||
+            etm_cs_create(&p->cs, ETM_CS_WAIT_FSYNC, on_formatted, p) != ETM_OK) {
+            fprintf(stderr, "etm-e2e: --tpiu: %s\n", d.msg);
+            return -1;
+        }
+        etm_tpiu_cap_init(&p->cap, tpp.port_bits);
     }
     if (qrec_source_open(&p->src, &p->o->so, p->program, err, sizeof err) != 0) {
         fprintf(stderr, "etm-e2e: %s\n", err);
@@ -436,11 +471,63 @@ static void expect_events(prun_t *p, const etm_gen_event_t *ev, unsigned nev, in
 
 static void start_reprogramming(prun_t *p);
 
+/* ---- --tpiu ---------------------------------------------------------------------------------- */
+
+static int tpiu_ready(const prun_t *p)
+{
+    uint8_t r[ETM_TPIU_SOURCES];
+    etm_tpiu_ready(p->tp, r);
+    return r[0];
+}
+
+static void feed(prun_t *p, const uint8_t *buf, size_t n);
+
+/* The TPIU's cycle after the ETM's (out NULL: the ETM has ended): the bytes
+ * its pins complete go to the decoders. */
+static void tpiu_cycle(prun_t *p, const etm_out_t *out)
+{
+    if (!p->tp)
+        return;
+    etm_tpiu_in_t tin;
+    etm_tpiu_out_t to;
+    memset(&tin, 0, sizeof tin);
+    if (out) {
+        tin.src[0].valid = out->atvalid;
+        tin.src[0].id = out->atid;
+        memcpy(tin.src[0].data, out->v3_bytes, sizeof tin.src[0].data);
+    }
+    etm_tpiu_step(p->tp, &tin, &to);
+    uint8_t b[4];
+    unsigned n = etm_tpiu_cap_step(&p->cap, &to, b);
+    for (unsigned i = 0; i < n; i++) {
+        p->fbuf[p->nf++] = b[i];
+        if (p->nf == sizeof p->fbuf) {
+            feed(p, p->fbuf, p->nf);
+            p->nf = 0;
+        }
+    }
+}
+
+/* The deformatter's output for the project's decoder: the ETM's ID only. */
+static void on_formatted(void *user, unsigned id, const uint8_t *data, size_t n, uint64_t offset)
+{
+    (void)offset;
+    prun_t *p = (prun_t *)user;
+    if (id != p->o->cfg.etmtraceidr || !p->wj.on)
+        return;
+    p->cs_bytes += n;
+    judge_v3_feed(&p->wj, p->own, data, n);
+}
+
 /* One traced cycle through the model. */
 static void step_cycle(prun_t *p, const etm_in_t *core, const etm_gen_event_t *ev, unsigned nev, etm_out_t *out)
 {
     etm_in_t apb = *core;
     const etm_in_t *in = core;
+    if (p->tp) {
+        apb.atstall = (uint8_t)!tpiu_ready(p);
+        in = &apb;
+    }
     if (p->o->reprogram) { /* the debugger reprograms the ETM while the program runs */
         if (!etm_apb_busy(&p->drv) && p->traced_cycles && p->traced_cycles % p->o->reprogram == 0)
             start_reprogramming(p);
@@ -450,6 +537,7 @@ static void step_cycle(prun_t *p, const etm_in_t *core, const etm_gen_event_t *e
     etm_err_t se = etm_step(p->etm, in, out);
     if (p->o->reprogram)
         etm_apb_observe(&p->drv, out);
+    tpiu_cycle(p, out);
     if (se == ETM_ERR_RULE) {
         etm_rule_t rules[4];
         unsigned n = etm_last_rules(p->etm, rules, 4);
@@ -492,8 +580,13 @@ static void feed(prun_t *p, const uint8_t *buf, size_t n)
         fwrite(buf, 1, n, p->tf);
     if (p->oj.on)
         judge_ocsd_feed(&p->ocsd, buf, n);
-    if (p->wj.on)
+    if (p->tp) {
+        etm_diag_t d;
+        if (etm_cs_feed(p->cs, buf, n, &d) != ETM_OK)
+            judge_fail(&p->wj, "deformatter at byte %" PRIu64 ": %s", d.offset, d.msg);
+    } else if (p->wj.on) {
         judge_v3_feed(&p->wj, p->own, buf, n);
+    }
 }
 
 static void run_cycles(prun_t *p)
@@ -526,10 +619,16 @@ static void run_cycles(prun_t *p)
                 etm_end(p->etm);
                 p->ended = 1;
             }
-            de = etm_drain(p->etm, &out);
+            etm_in_t din;
+            memset(&din, 0, sizeof din);
+            if (p->tp)
+                din.atstall = (uint8_t)!tpiu_ready(p);
+            de = etm_drain_in(p->etm, &din, &out);
             p->prev_ovf |= out.overflow;
+            if (de == ETM_OK)
+                tpiu_cycle(p, &out);
         }
-        if (step || !more) {
+        if ((step || !more) && !p->tp) {
             for (unsigned b = 0; b < out.v3_count; b++)
                 buf[nbuf++] = out.v3_bytes[b];
             if (p->v1d && etm_v1dec_step(p->v1d, &out, &d) != ETM_OK)
@@ -544,11 +643,26 @@ static void run_cycles(prun_t *p)
         if (!more && de == ETM_END)
             break;
     }
+    if (p->tp) { /* the TPIU empties its frame and pins */
+        etm_tpiu_end(p->tp);
+        for (unsigned k = 0; k < 1000000 && !etm_tpiu_done(p->tp); k++)
+            tpiu_cycle(p, NULL);
+        feed(p, p->fbuf, p->nf);
+        p->nf = 0;
+        if (!etm_tpiu_done(p->tp))
+            judge_fail(&p->wj, "the TPIU did not empty within 10^6 cycles");
+    }
 }
 
 static void close_decoders(prun_t *p)
 {
     etm_diag_t d;
+    if (p->cs) {
+        if (etm_cs_end(p->cs, &d) != ETM_OK)
+            judge_fail(&p->wj, "deformatter at the end: %s", d.msg);
+        etm_cs_destroy(p->cs);
+        p->cs = NULL;
+    }
     if (p->oj.on)
         judge_ocsd_close(&p->ocsd);
     if (p->own)
@@ -629,6 +743,7 @@ static void close_run(prun_t *p)
     judge_free(&p->vj);
     etm_cm3_free(p->cm3);
     etm_destroy(p->etm);
+    etm_tpiu_destroy(p->tp);
     int st_q = qrec_source_close(&p->src, err, sizeof err);
     if (st_q < 0) {
         fprintf(stderr, "etm-e2e: %s: %s\n", p->program, err);
@@ -689,6 +804,8 @@ static void help(FILE *f)
             "  --param NAME=N     a timing parameter (etm-qemu params), repeatable\n"
             "  --decoders LIST    ocsd,own,v1 (default: all that apply)\n"
             "  --no-cycles        do not compare cycle counts\n"
+            "  --tpiu PINS[:DIV]  the trace leaves through a TPIU: PINS pins at the core clock / DIV,\n"
+            "                     CoreSight-formatted, with back-pressure on the ETM (ETMv3)\n"
             "  --reprogram N      program the ETM from reset through its debug APB, then every N\n"
             "                     cycles again: trace half the code (or nothing without address\n"
             "                     comparators), then everything (ETMv3; no cycles)\n"
@@ -756,6 +873,16 @@ static int valued_option(opts_t *o, const char *a, const char *v)
             fprintf(stderr, "etm-e2e: --reprogram wants a number of cycles above 0\n");
             return 2;
         }
+    } else if (!strcmp(a, "--tpiu")) {
+        unsigned pins = 0, div = 1;
+        etm_tpiu_params_default(&o->tpiu_p);
+        if (sscanf(v, "%u:%u", &pins, &div) < 1 || !pins) {
+            fprintf(stderr, "etm-e2e: --tpiu wants PINS[:DIV]\n");
+            return 2;
+        }
+        o->tpiu = 1;
+        o->tpiu_p.port_bits = pins;
+        o->tpiu_p.clk_div = div;
     } else if (!strcmp(a, "--window")) {
         unsigned long long s, n;
         if (sscanf(v, "%llu:%llu", &s, &n) != 2 || n == 0) {

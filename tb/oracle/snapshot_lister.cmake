@@ -1,5 +1,9 @@
 # etm snapshot decoded by OpenCSD's own command-line lister.
-#   cmake -DETM=<etm> -DLISTER=<trc_pkt_lister> -DWORK=<dir> -DSET=<REG=0xV> [-DIMPL=<ETMCR_IMPL>] -P snapshot_lister.cmake
+#   cmake -DETM=<etm> -DLISTER=<trc_pkt_lister> -DWORK=<dir> -DSET=<REG=0xV> [-DIMPL=<ETMCR_IMPL>]
+#         [-DTPIU=<PINS[:DIV]>] -P snapshot_lister.cmake
+# With TPIU the trace goes through a TPIU (etm snapshot --tpiu): trace.bin holds
+# its CoreSight-formatted pins, which trc_pkt_lister takes apart itself
+# (-tpiu_hsync: frame and half-word syncs).
 # The generator's log says how many instructions ran (minus cancelled ones);
 # trc_pkt_lister must decode exactly that many, with no error, no inaccessible
 # and no unknown address.
@@ -17,8 +21,14 @@ set(impl "")
 if(IMPL)
   set(impl --set ETMCR_IMPL=${IMPL})
 endif()
-run(${ETM} snapshot ${impl} --set ${SET} --image 0:img.thread.bin --image 20000000:img.handler.bin stim.vec snap)
-run(${LISTER} -ss_dir snap -decode -logstdout -logfilename lister.log)
+set(tpiu "")
+set(lister_tpiu "")
+if(TPIU)
+  set(tpiu --tpiu ${TPIU} --set ETMTRACEIDR=0x2B)
+  set(lister_tpiu -tpiu_hsync)
+endif()
+run(${ETM} snapshot ${impl} --set ${SET} ${tpiu} --image 0:img.thread.bin --image 20000000:img.handler.bin stim.vec snap)
+run(${LISTER} -ss_dir snap -decode ${lister_tpiu} -logstdout -logfilename lister.log)
 file(WRITE ${WORK}/lister.txt "${OUT}")
 string(REGEX MATCHALL "OCSD_GEN_TRC_ELEM_INSTR_RANGE" ranges "${OUT}")
 list(LENGTH ranges nranges)
