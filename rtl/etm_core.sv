@@ -486,6 +486,7 @@ module etm_core #(
   logic [3:0]  v3_count;
   logic [63:0] v3_data;
   logic        atvalid, afready;
+  logic [6:0]  atid;
   logic [16:0] fifo_level;
   always_comb begin
     if (v3) begin
@@ -511,6 +512,7 @@ module etm_core #(
     .atready_i       (ATREADY),
     .afvalid_i       (AFVALID),
     .flush_cap_i     (impl_port_bytes_i > 32'd1),
+    .trace_id_i      (etm_defs_pkg::traceidr_id(reg_etmtraceidr)),
     .wr_n_i          (wr_n),
     .wr_data_i       (wr_data),
     .wr_flag_i       (wr_flag),
@@ -518,6 +520,7 @@ module etm_core #(
     .v3_count_o      (v3_count),
     .v3_data_o       (v3_data),
     .atvalid_o       (atvalid),
+    .atid_o          (atid),
     .afready_o       (afready),
     .level_q_o       (fifo_level_q),
     .nflags_q_o      (fifo_nflags_q),
@@ -552,7 +555,7 @@ module etm_core #(
       V3COUNT = v3_count;
       ATDATA = v3_data;
       ATVALID = atvalid;
-      ATID = atvalid ? etm_defs_pkg::traceidr_id(reg_etmtraceidr) : 7'd0;
+      ATID = atid;
       AFREADY = afready;
       OVERFLOW = v3_overflow;
     end else begin

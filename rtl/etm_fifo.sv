@@ -27,6 +27,7 @@ module etm_fifo #(
   input  logic        atready_i,      // ATREADY
   input  logic        afvalid_i,      // AFVALID
   input  logic        flush_cap_i,    // the part has the flush handshake
+  input  logic [6:0]  trace_id_i,     // ETMTRACEIDR[6:0]
   // Write: n bytes, all or none.
   input  logic [7:0]  wr_n_i,
   input  logic [etm_defs_pkg::FifoWriteMax*8-1:0] wr_data_i,
@@ -36,6 +37,7 @@ module etm_fifo #(
   output logic [3:0]  v3_count_o,
   output logic [63:0] v3_data_o,      // ATDATA
   output logic        atvalid_o,
+  output logic [6:0]  atid_o,
   output logic        afready_o,
   // ETMv1 port: the state before the write, the head after it, and the pops.
   output logic [16:0] level_q_o,
@@ -61,6 +63,7 @@ module etm_fifo #(
   logic [16:0]         level_q, level_d;
   logic [16:0]         nflags_q, nflags_d;
   logic [3:0]          held_q, held_d;
+  logic [6:0]          held_id_q, held_id_d;
   logic                flush_q, flush_d;
   logic [16:0]         flush_rem_q, flush_rem_d;
 
@@ -87,10 +90,13 @@ module etm_fifo #(
     // Padding only goes out with at least one byte.
     if (k == 4'd0) v3_data_o = '0;
     atvalid_o = k != 4'd0;
+    // A waiting word keeps the ID it was first shown with.
+    atid_o = (k == 4'd0) ? 7'd0 : (held_q != 4'd0) ? held_id_q : trace_id_i;
     n_rd = atready_i ? k : 4'd0;
     v3_count_o = (n_rd != 4'd0) ? port_bytes_i : 4'd0;
     level_mid = level_q - {13'd0, n_rd};
     held_d = v3_port_i ? ((n_rd != 4'd0) ? 4'd0 : k) : held_q;
+    held_id_d = v3_port_i ? ((held_d != 4'd0) ? atid_o : 7'd0) : held_id_q;
     // The flush handshake.
     rem = flush_q ? flush_rem_q : level_q;
     afready_o = v3_port_i && (!flush_cap_i || (afvalid_i && rem == 17'd0));
@@ -182,6 +188,7 @@ module etm_fifo #(
       level_q     <= '0;
       nflags_q    <= '0;
       held_q      <= '0;
+      held_id_q   <= '0;
       flush_q     <= 1'b0;
       flush_rem_q <= '0;
     end else begin
@@ -189,10 +196,57 @@ module etm_fifo #(
       level_q     <= level_d;
       nflags_q    <= nflags_d;
       held_q      <= held_d;
+      held_id_q   <= held_id_d;
       flush_q     <= flush_d;
       flush_rem_q <= flush_rem_d;
     end
   end
+
+`ifdef FORMAL
+  // ---- Local invariants, proven by induction (scripts/formal) -------------------------------------
+  // Assumed: the ETMv3 port runs every cycle (pop_i 0; the end edge, which has
+  // no port cycle, is outside) and the implementation is constant; ATREADY,
+  // AFVALID, the trace ID and the writes are free.
+  logic        f_past = 1'b0;
+  logic [31:0] f_depth_q;
+  logic [3:0]  f_pb_q;
+  logic        f_fc_q;
+  always @(posedge clk_i) begin
+    f_past <= 1'b1;
+    f_depth_q <= depth_i;
+    f_pb_q <= port_bytes_i;
+    f_fc_q <= flush_cap_i;
+  end
+  always @* begin
+    assume (v3_port_i && pop_i == 2'd0);
+    assume (depth_i >= 32'd1 && depth_i <= 32'(Ring));
+    assume (port_bytes_i == 4'd1 || port_bytes_i == 4'd2 || port_bytes_i == 4'd4 || port_bytes_i == 4'd8);
+    if (f_past) assume (depth_i == f_depth_q && port_bytes_i == f_pb_q && flush_cap_i == f_fc_q);
+  end
+  // What ATREADY did not take stays: the same ATVALID, ATDATA (padding too) and ATID.
+  logic        f_wait_q;
+  logic [63:0] f_data_q;
+  logic [6:0]  f_id_q;
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      f_wait_q <= 1'b0;
+      f_data_q <= '0;
+      f_id_q <= '0;
+    end else begin
+      f_wait_q <= atvalid_o && !atready_i;
+      f_data_q <= v3_data_o;
+      f_id_q <= atid_o;
+    end
+  end
+  always @* begin
+    if (rst_ni) begin
+      LevelWithinDepth_P: assert (level_q <= depth_i[16:0]);
+      HeldAtHead_P: assert (17'(held_q) <= level_q && held_q <= port_bytes_i && level_q <= 17'(Ring));
+      AtbHoldsWord_P: assert (!f_wait_q || (atvalid_o && v3_data_o == f_data_q && atid_o == f_id_q));
+      NoWriteBeyondDepth_P: assert (!fit_o || level_w <= depth_i[16:0]);
+    end
+  end
+`endif
 
   // The store has no reset: a byte is read only after it was written.
   for (genvar g = 0; g < Ring; g++) begin : gen_store

@@ -320,6 +320,56 @@ module etm_tpiu #(
     always_ff @(posedge clk_i) pair_q[g] <= pair_d[g];
   end
 
+`ifdef FORMAL
+  // ---- Local invariants, proven by induction (scripts/formal) -------------------------------------
+  // Assumed: a legal, constant configuration (etm_tpiu_create's rules); the
+  // sources and end_i are free.
+  logic        f_past = 1'b0;
+  logic [5:0]  f_pb_q;
+  logic [4:0]  f_div_q;
+  logic [15:0] f_fs_q;
+  logic [8:0]  f_qb_q;
+  logic [3:0]  f_s0_q, f_s1_q;
+  logic [24:0] f_etb_q;
+  always @(posedge clk_i) begin
+    f_past <= 1'b1;
+    f_pb_q <= port_bits_i;
+    f_div_q <= clk_div_i;
+    f_fs_q <= fsync_frames_i;
+    f_qb_q <= queue_bytes_i;
+    f_s0_q <= src0_bytes_i;
+    f_s1_q <= src1_bytes_i;
+    f_etb_q <= etb_bytes_i;
+  end
+  function automatic logic width_ok(input logic [3:0] w);
+    width_ok = w == 4'd1 || w == 4'd2 || w == 4'd4 || w == 4'd8;
+  endfunction
+  always @* begin
+    assume (port_bits_i == 6'd0 || port_bits_i == 6'd1 || port_bits_i == 6'd2 || port_bits_i == 6'd4 ||
+            port_bits_i == 6'd8 || port_bits_i == 6'd16 || port_bits_i == 6'd32);
+    assume (clk_div_i >= 5'd1 && clk_div_i <= 5'd16 && 11'(port_bits_i) <= 11'd16 * 11'(clk_div_i));
+    assume (queue_bytes_i == 9'd8 || queue_bytes_i == 9'd16 || queue_bytes_i == 9'd32 || queue_bytes_i == 9'd64 ||
+            queue_bytes_i == 9'd128 || queue_bytes_i == 9'd256);
+    assume (32'(queue_bytes_i) <= QueueMax);
+    assume (width_ok(src0_bytes_i) && (src1_bytes_i == 4'd0 || width_ok(src1_bytes_i)));
+    assume (9'(src0_bytes_i) + 9'(src1_bytes_i) <= queue_bytes_i);
+    assume (port_bits_i != 6'd0 || (etb_bytes_i >= 25'd16 && etb_bytes_i[3:0] == 4'd0));
+    if (f_past)
+      assume (port_bits_i == f_pb_q && clk_div_i == f_div_q && fsync_frames_i == f_fs_q && queue_bytes_i == f_qb_q &&
+              src0_bytes_i == f_s0_q && src1_bytes_i == f_s1_q && etb_bytes_i == f_etb_q);
+  end
+  always @* begin
+    if (rst_ni && f_past) begin
+      QueueWithinSize_P: assert (q_level_q <= (QBits + 1)'(queue_bytes_i));
+      PairsWithinBuffer_P: assert (pr_n_q <= 3'd4);
+      SyncBetweenFrames_P: assert (fs_left_q == 2'd0 || pk_q == 3'd0 || port_bits_i == 6'd0);
+      SerializerBelowPair_P: assert (port_bits_i == 6'd0 || (nbits_q < 6'd16 && div_q < clk_div_i));
+      AuxOnlyInFrame_P: assert (pk_q != 3'd0 || aux_q == 8'd0);
+      EtbAddressEven_P: assert (!etb_wr_o || (etb_addr_o[0] == 1'b0 && {1'b0, etb_addr_o} < etb_bytes_i));
+    end
+  end
+`endif
+
   // ---- Assertions (simulation; scripts/formal proves them by induction) -----------------------------
 `ifndef SYNTHESIS
   if (Assertions) begin : gen_assert

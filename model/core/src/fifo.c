@@ -6,7 +6,8 @@
  * least one, the rest of the word is filled with Ignore packets (0x66), which
  * always fall between packets since the FIFO is then empty. ATREADY takes the
  * word at the edge; without it the same word (the same bytes, the same padding)
- * stays on ATDATA, the bytes staying at the head of the FIFO, until it does.
+ * stays on ATDATA, the bytes staying at the head of the FIFO, with the same
+ * ATID (even if ETMTRACEIDR is written meanwhile), until it does.
  * Then the cycle's new bytes go in, all of them or, when they do not fit in
  * FIFO_DEPTH, none (an overflow).
  *
@@ -33,6 +34,7 @@ void etm_fifo_reset(fifo_state_t *f)
     f->level_q = 0;
     f->nflags_q = 0;
     f->held_q = 0;
+    f->held_id_q = 0;
     f->flush_q = 0;
     f->flush_rem_q = 0;
     memset(f->flag, 0, sizeof f->flag);
@@ -117,7 +119,7 @@ int etm_fifo_cycle(fifo_state_t *f, const etm_mode_t *m, const etm_in_t *in, con
             etm_fifo_peek(f, i, &out->v3_bytes[i], &flag);
         for (unsigned i = k; i < width; i++)
             out->v3_bytes[i] = ETMV3_HDR_IGNORE;
-        out->atid = m->trace_id;
+        out->atid = f->held_q ? f->held_id_q : m->trace_id; /* a waiting word keeps its ID */
     }
     unsigned taken = ready ? k : 0;
     if (m->atb_flush) {
@@ -134,6 +136,7 @@ int etm_fifo_cycle(fifo_state_t *f, const etm_mode_t *m, const etm_in_t *in, con
         out->v3_count = (uint8_t)width;
     }
     f->held_q = (uint8_t)(taken ? 0 : k);
+    f->held_id_q = f->held_q ? out->atid : 0;
     int fit = etm_fifo_push(f, m->fifo_depth, b, NULL, n);
     out->fifo_level = (uint16_t)f->level_q;
     return fit;

@@ -288,6 +288,7 @@ typedef struct fifo_state {
     uint32_t nflags_q;            /* bytes with their flag set (ETMv1: branch address starts) */
     uint8_t held_q;               /* ATB: bytes of the word on ATDATA that ATREADY has not
                                      taken yet (0: no word waits); they stay at the head */
+    uint8_t held_id_q;            /*   and the ATID it was first shown with */
     uint8_t flush_q;              /* ATB flush under way: AFVALID seen, AFREADY not yet given */
     uint32_t flush_rem_q;         /*   bytes of the FIFO still to leave before AFREADY */
     uint8_t mem[ETM_FIFO_MAX];
