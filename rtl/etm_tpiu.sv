@@ -143,7 +143,7 @@ module etm_tpiu #(
     logic [6:0]       id0, id1;
     logic [7:0]       b0, b1;
     logic [7:0]       even, odd;
-    logic             change0, idle;
+    logic             change0;
     logic [2:0]       pr_after;
     n = q_level_q;
     id0 = qid_q[q_rd_q];
@@ -151,7 +151,6 @@ module etm_tpiu #(
     id1 = qid_q[(q_rd_q + 1'b1) & qmask];
     b1 = qb_q[(q_rd_q + 1'b1) & qmask];
     pr_after = pr_n_q - 3'(pops);
-    idle = port_bits_i != 6'd0 && pr_after == 3'd0;
     change0 = n != '0 && (!id_valid_q || id0 != cur_id_q);
     even = 8'd0;
     odd = 8'd0;
@@ -197,7 +196,7 @@ module etm_tpiu #(
           aux_d[pk_q] = b0[0];
           odd = b1;
           fmt_used = 2'd2;
-        end else if (n >= 2 || idle || ending_q) begin
+        end else if (n >= 2 || ending_q) begin
           fmt_do = 1'b1;
           even = {(n >= 2) ? id1 : cur_id_q, 1'b1};
           cur_id_d = (n >= 2) ? id1 : cur_id_q;

@@ -9,6 +9,7 @@
 # only in the one setting named):
 #   fifo-monotonic     overflows never increase as FIFO_DEPTH grows
 #   port-monotonic     a port with less capacity never has fewer overflows
+#   pins-monotonic     a TPIU with fewer pins (same TRACECLK) never has fewer overflows
 #   ca-costs           bits per instruction with cycle accuracy >= without
 #                      (both runs free of overflows)
 #   port-capacity      bytes that left the port <= its capacity x the cycles it ran
@@ -20,7 +21,8 @@
 BEGIN {
     FS = "\n"
     need = "sweep config workload version ca bb etmcr fifo_depth port capacity stall issue_width timing " \
-           "cycles held instructions bytes port_bytes port_cycles overflows fifofull_cycles bits_per_insn"
+           "cycles held instructions bytes port_bytes port_cycles overflows fifofull_cycles bits_per_insn " \
+           "tpiu atb_stall"
     bad = 0
 }
 
@@ -107,10 +109,15 @@ FNR == 1 {
     } else {
         insns[core] = v["instructions"]; unheld[core] = v["cycles"] - v["held"]; first[core] = where
     }
-    base = v["sweep"] SUBSEP v["workload"] SUBSEP v["version"] SUBSEP v["etmcr"] SUBSEP v["stall"] SUBSEP \
-           v["issue_width"] SUBSEP v["timing"]
+    base0 = v["sweep"] SUBSEP v["workload"] SUBSEP v["version"] SUBSEP v["etmcr"] SUBSEP v["stall"] SUBSEP \
+            v["issue_width"] SUBSEP v["timing"] SUBSEP v["atb_stall"]
+    base = base0 SUBSEP v["tpiu"]
     r_fifo[rows] = base SUBSEP v["port"]
     r_port[rows] = base SUBSEP v["fifo_depth"]
+    # TPIUs of other pin counts at the same TRACECLK divider ("PINS:DIV").
+    tdiv = v["tpiu"]; sub(/^[0-9]+:/, "", tdiv)
+    r_pinkey[rows] = v["tpiu"] == "none" ? "none" SUBSEP rows : base0 SUBSEP v["fifo_depth"] SUBSEP v["port"] SUBSEP tdiv
+    r_pins[rows] = v["tpiu"] + 0
     ca_off = hex(v["etmcr"]) - (v["ca"] ? 4096 : 0)
     r_ca[rows] = v["sweep"] SUBSEP v["workload"] SUBSEP v["version"] SUBSEP ca_off SUBSEP v["fifo_depth"] SUBSEP \
                  v["port"] SUBSEP v["stall"] SUBSEP v["issue_width"] SUBSEP v["timing"]
@@ -131,6 +138,7 @@ END {
     if (missing) exit 2
     monotonic("fifo-monotonic", r_fifo, r_depth, "FIFO_DEPTH")
     monotonic("port-monotonic", r_port, r_cap, "capacity")
+    monotonic("pins-monotonic", r_pinkey, r_pins, "TPIU pins")
     for (i = 1; i <= rows; i++)
         for (j = 1; j <= rows; j++)
             if (r_ca[i] == r_ca[j] && !r_isca[i] && r_isca[j] && r_ovf[i] == 0 && r_ovf[j] == 0 &&

@@ -42,11 +42,17 @@ typedef struct conf {
     char label[96];
     double x;               /* the varied value (lines plots) */
     int has_x;
+    double y;               /* the grid's value (knee plots) */
+    int has_y;
     etm_config_t cfg;       /* PORT_BYTES=0 with an external port */
     port_t port;
     unsigned stall;         /* ETMFFLR with ETMCR[7]; 0: no stall */
     unsigned issue;         /* generator issue width */
     etm_cm3_params_t params;
+    unsigned tpiu_pins;     /* the ETM's ATB into a TPIU of this many pins (0: none) */
+    unsigned tpiu_div;      /*   at TRACECLK = core clock / tpiu_div */
+    unsigned atb_stall;     /* ATREADY held low this percent of the cycles (an interconnect) */
+    unsigned atb_burst;     /*   in bursts of this many cycles on average */
 } conf_t;
 
 typedef struct workload {
@@ -85,6 +91,9 @@ typedef struct metrics {
     uint64_t packets[ETM_PKT_KIND_COUNT];
     unsigned peak_level;
     uint64_t peak_window; /* most bytes that entered the FIFO in WINDOW consecutive cycles */
+    uint64_t atb_wait;    /* cycles with ATVALID and ATREADY low */
+    uint64_t fmt_bytes;   /* TPIU: frames and frame syncs (the formatted trace, idle syncs aside) */
+    uint64_t pin_bytes;   /* TPIU: everything the pins carried, half-word syncs too */
 } metrics_t;
 
 #define WINDOW 1024u
@@ -92,6 +101,8 @@ typedef struct metrics {
 typedef struct lane {
     const conf_t *c;
     etm_ctx_t *etm;
+    etm_tpiu_t *tp;   /* tpiu=: the ETM's ATB sink */
+    etm_atb_stall_t stall; /* atb_stall=: an interconnect's back-pressure */
     etm_cm3_t *cm3;   /* a program: its own timing model */
     etm_stim_t *stim; /* random stimulus */
     etm_out_t out;
@@ -125,7 +136,7 @@ double metric_value(const char *name, const metrics_t *m, const conf_t *c);
 
 /* ---- Study files (whatif_study.c) ------------------------------------------------------ */
 
-typedef enum plot_kind { PLOT_BARS, PLOT_LINES, PLOT_PACKETS, PLOT_RATE, PLOT_AREA } plot_kind_t;
+typedef enum plot_kind { PLOT_BARS, PLOT_LINES, PLOT_PACKETS, PLOT_RATE, PLOT_AREA, PLOT_KNEE } plot_kind_t;
 
 typedef struct plot {
     plot_kind_t kind;
@@ -144,6 +155,7 @@ typedef struct sweep {
     conf_t *confs;
     size_t nconfs;
     char vary[64];           /* the varied key, "" for none */
+    char grid[64];           /* a second varied key across the first (knee plots), "" for none */
     plot_t plots[MAX_PLOTS];
     int nplots;
     size_t *wl;              /* workloads (indices into the study's) */
@@ -259,6 +271,9 @@ int write_report(out_t *o, const char *study_arg, int area_rerun, double seconds
 /* whatif_plot_metric.c: one metric, as bars per workload or as lines against the varied key. */
 void plot_bars(out_t *o, size_t s, const plot_t *p);
 void plot_lines(out_t *o, size_t s, const plot_t *p);
+/* A grid sweep (vary x grid): for each grid value and workload, the smallest
+ * varied value from which the metric stays 0 (the knee), as lines and a table. */
+void plot_knee(out_t *o, size_t s, const plot_t *p);
 /* whatif_plot_trace.c: the packet mix, and the trace rate against port capacities. */
 void plot_packets(out_t *o, size_t s);
 void plot_rate(out_t *o, size_t s);

@@ -118,7 +118,8 @@ void conf_key(const conf_t *c, char *buf, size_t size)
     char t[256], pt[32];
     timing_text(&c->params, t, sizeof t);
     port_text(&c->port, pt, sizeof pt);
-    size_t n = (size_t)snprintf(buf, size, "%s|%u|%u|%s|", pt, c->stall, c->issue, t);
+    size_t n = (size_t)snprintf(buf, size, "%s|%u|%u|%s|%u:%u|%u:%u|", pt, c->stall, c->issue, t, c->tpiu_pins,
+                                c->tpiu_div, c->atb_stall, c->atb_burst);
     for (size_t r = 0; r < etm_register_count && n < size; r++)
         for (unsigned k = 0; k < etm_registers[r].count && n < size; k++)
             n += (size_t)snprintf(buf + n, size - n, "%x,", etm_register_get(&c->cfg, &etm_registers[r], k));
@@ -171,6 +172,30 @@ int apply_setting(conf_t *c, const char *kv, char *err, size_t errlen)
             return -1;
         }
         c->stall = (unsigned)num;
+    } else if (!strcmp(key, "tpiu")) {
+        unsigned pins = 0, div = 1;
+        char extra;
+        int k = sscanf(val, "%u:%u%c", &pins, &div, &extra);
+        if (!strcmp(val, "none")) {
+            c->tpiu_pins = 0;
+        } else if (k < 1 || k > 2 || !pins) {
+            snprintf(err, errlen, "tpiu=%s: want none or PINS[:DIV] (PINS 1, 2, 4, 8, 16, 32; TRACECLK = core clock / "
+                     "DIV)", val);
+            return -1;
+        } else {
+            c->tpiu_pins = pins;
+            c->tpiu_div = div;
+        }
+    } else if (!strcmp(key, "atb_stall")) {
+        unsigned pct = 0, burst = 1;
+        char extra;
+        int k = sscanf(val, "%u:%u%c", &pct, &burst, &extra);
+        if (k < 1 || k > 2 || pct > 99 || !burst) {
+            snprintf(err, errlen, "atb_stall=%s: want PCT[:BURST], PCT 0 to 99, BURST at least 1", val);
+            return -1;
+        }
+        c->atb_stall = pct;
+        c->atb_burst = burst;
     } else if (!strcmp(key, "issue")) {
         if (!is_num || num < 1 || num > 2) {
             snprintf(err, errlen, "issue wants 1 or 2");
@@ -203,6 +228,8 @@ void conf_default(conf_t *c)
     etm_config_default(&c->cfg);
     etm_cm3_params_default(&c->params);
     c->issue = 1;
+    c->tpiu_div = 1;
+    c->atb_burst = 1;
 }
 
 /* The configuration as the model runs it: an external port means PORT_BYTES=0,
@@ -229,6 +256,23 @@ int conf_finish(conf_t *c, char *err, size_t errlen)
         snprintf(err, errlen, "an external port (port=%u:...) needs ETMv3; ETMv1's port runs at the core clock",
                  c->port.width);
         return -1;
+    }
+    if ((c->tpiu_pins || c->atb_stall) && (ETM_V_MAJOR(version_of(&c->cfg)) != 3 || c->port.width)) {
+        snprintf(err, errlen, "a TPIU or ATB back-pressure needs an ETMv3 with its own ATB (port=internal)");
+        return -1;
+    }
+    if (c->tpiu_pins) {
+        etm_tpiu_params_t tp;
+        etm_tpiu_params_default(&tp);
+        tp.port_bits = c->tpiu_pins;
+        tp.clk_div = c->tpiu_div;
+        tp.src_bytes[0] = c->cfg.port_bytes;
+        etm_tpiu_t *t;
+        if (etm_tpiu_create(&t, &tp, &d) != ETM_OK) {
+            snprintf(err, errlen, "tpiu=%u:%u: %s", c->tpiu_pins, c->tpiu_div, d.msg);
+            return -1;
+        }
+        etm_tpiu_destroy(t);
     }
     return 0;
 }

@@ -119,7 +119,7 @@ static int run_item(const study_t *st, const plan_t *pl, const item_t *it, FILE 
                 m->untraceable, m->peak_level, m->peak_window);
         for (int k = 0; k < ETM_PKT_KIND_COUNT; k++)
             fprintf(f, " %" PRIu64, m->packets[k]);
-        fprintf(f, "\n");
+        fprintf(f, " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", m->atb_wait, m->fmt_bytes, m->pin_bytes);
     }
     for (size_t i = 0; i < it->n; i++)
         lane_close(&lanes[i]);
@@ -151,6 +151,9 @@ static int read_item_results(plan_t *pl, const char *path)
         m.peak_window = strtoull(s = end, &end, 10);
         for (int k = 0; k < ETM_PKT_KIND_COUNT; k++)
             m.packets[k] = strtoull(s = end, &end, 10);
+        m.atb_wait = strtoull(s = end, &end, 10);
+        m.fmt_bytes = strtoull(s = end, &end, 10);
+        m.pin_bytes = strtoull(s = end, &end, 10);
         if (r >= pl->nruns) {
             rc = -1;
             break;

@@ -43,6 +43,18 @@ int lane_open(lane_t *L, const conf_t *c, const workload_t *w)
         snprintf(L->err, sizeof L->err, "%s: configuration: %s", c->label, d.msg);
         return -1;
     }
+    if (c->tpiu_pins) {
+        etm_tpiu_params_t tp;
+        etm_tpiu_params_default(&tp);
+        tp.port_bits = c->tpiu_pins;
+        tp.clk_div = c->tpiu_div;
+        tp.src_bytes[0] = c->cfg.port_bytes;
+        if (etm_tpiu_create(&L->tp, &tp, &d) != ETM_OK) {
+            snprintf(L->err, sizeof L->err, "%s: TPIU: %s", c->label, d.msg);
+            return -1;
+        }
+    }
+    etm_atb_stall_init(&L->stall, c->atb_stall, c->atb_burst, w->seed ^ 0x5157u);
     if (w->random) {
         etm_gen_params_t gp;
         etm_gen_params_default(&gp);
@@ -65,6 +77,8 @@ void lane_close(lane_t *L)
         etm_destroy(L->etm);
     if (L->cm3)
         etm_cm3_free(L->cm3);
+    etm_tpiu_destroy(L->tp);
+    L->tp = NULL;
     if (L->stim)
         etm_stim_close(L->stim);
     L->etm = NULL;
@@ -72,17 +86,49 @@ void lane_close(lane_t *L)
     L->stim = NULL;
 }
 
+/* ATREADY of the coming cycle: the TPIU's, and the interconnect's (1: stalled). */
+static int lane_atstall(lane_t *L, int *ic)
+{
+    *ic = etm_atb_stall_next(&L->stall);
+    uint8_t r[ETM_TPIU_SOURCES] = { 1, 0 };
+    if (L->tp)
+        etm_tpiu_ready(L->tp, r);
+    return *ic || !r[0];
+}
+
+/* The TPIU's cycle after the ETM's (out NULL: nothing on ATB). */
+static void lane_tpiu(lane_t *L, const etm_out_t *out, int ic)
+{
+    if (!L->tp)
+        return;
+    etm_tpiu_in_t tin;
+    etm_tpiu_out_t to;
+    memset(&tin, 0, sizeof tin);
+    if (out) {
+        tin.src[0].valid = (uint8_t)(out->atvalid && !ic);
+        tin.src[0].id = out->atid;
+        memcpy(tin.src[0].data, out->v3_bytes, sizeof tin.src[0].data);
+    }
+    etm_tpiu_step(L->tp, &tin, &to);
+}
+
 /* One core cycle. */
-static void lane_step(lane_t *L, const etm_in_t *in)
+static void lane_step(lane_t *L, const etm_in_t *core)
 {
     if (L->c->port.width)
         port_edges(L, L->n);
+    etm_in_t in1 = *core;
+    const etm_in_t *in = &in1;
+    int ic = 0;
+    in1.atstall = (uint8_t)lane_atstall(L, &ic);
     if (etm_step(L->etm, in, &L->out) == ETM_ERR_RULE && !L->err[0]) {
         etm_rule_t r;
         etm_last_rules(L->etm, &r, 1);
         snprintf(L->err, sizeof L->err, "cycle %" PRIu64 ": the stimulus broke interface rule %s", L->n,
                  etm_rule_name(r));
     }
+    L->m.atb_wait += L->out.atvalid && in1.atstall;
+    lane_tpiu(L, &L->out, ic);
     if (L->out.fifo_level > L->m.peak_level)
         L->m.peak_level = L->out.fifo_level;
     uint64_t b = etm_get_stats(L->etm)->bytes, now = b - L->last_bytes;
@@ -129,8 +175,26 @@ static void lane_end(lane_t *L)
         while (etm_fifo_level(L->etm))
             port_edges(L, t++);
     } else {
-        while (etm_drain(L->etm, &o) == ETM_OK)
+        lane_tpiu(L, NULL, 0); /* the end's edge: no port cycle */
+        for (;;) {
+            etm_in_t din;
+            int ic = 0;
+            memset(&din, 0, sizeof din);
+            din.atstall = (uint8_t)lane_atstall(L, &ic);
+            if (etm_drain_in(L->etm, &din, &o) != ETM_OK)
+                break;
+            L->m.atb_wait += o.atvalid && din.atstall;
+            lane_tpiu(L, &o, ic);
             t++;
+        }
+    }
+    if (L->tp) {
+        etm_tpiu_end(L->tp);
+        for (unsigned k = 0; k < 10000000 && !etm_tpiu_done(L->tp); k++)
+            lane_tpiu(L, NULL, 0);
+        const etm_tpiu_stats_t *ts = etm_tpiu_get_stats(L->tp);
+        L->m.fmt_bytes = 16 * ts->frames + 4 * ts->fsyncs;
+        L->m.pin_bytes = L->m.fmt_bytes + 2 * ts->hsyncs;
     }
     const etm_stats_t *st = etm_get_stats(L->etm);
     metrics_t *m = &L->m;

@@ -83,6 +83,17 @@ void plot_bars(out_t *o, size_t s, const plot_t *p)
     }
 }
 
+static const char *key_axis(const char *key)
+{
+    if (!strcmp(key, "FIFO_DEPTH"))
+        return "FIFO depth (bytes)";
+    if (!strcmp(key, "tpiu"))
+        return "TPIU trace pins (TRACEDATA width)";
+    if (!strcmp(key, "atb_stall"))
+        return "ATREADY low (% of the cycles)";
+    return key;
+}
+
 static const char *x_axis(const sweep_t *sw)
 {
     if (!strcmp(sw->vary, "port"))
@@ -91,7 +102,7 @@ static const char *x_axis(const sweep_t *sw)
         return "FIFO depth (bytes)";
     if (!strcmp(sw->vary, "stall"))
         return "ETMFFLR (bytes free below which FIFOFULL holds the core)";
-    return sw->vary;
+    return key_axis(sw->vary);
 }
 
 /* Lines: the varied value on x, one line per workload. */
@@ -188,4 +199,135 @@ void plot_lines(out_t *o, size_t s, const plot_t *p)
         fprintf(o->md, ".\n\n");
     }
     free(ord);
+}
+
+/* Knee over a grid: for grid value g and workload j, the smallest varied value
+ * from which the metric stays 0 (the configurations of a grid sweep are the
+ * vary values for each grid value in turn). */
+void plot_knee(out_t *o, size_t s, const plot_t *p)
+{
+    const sweep_t *sw = &o->st->sw[s];
+    const metric_t *mt = find_metric(p->metric);
+    /* The distinct x and y values, ascending. */
+    double xs[64], ys[64];
+    size_t nx = 0, ny = 0;
+    for (size_t i = 0; i < sw->nconfs; i++) {
+        const conf_t *c = &sw->confs[i];
+        size_t k;
+        for (k = 0; k < nx && xs[k] != c->x; k++) {
+        }
+        if (k == nx && nx < 64)
+            xs[nx++] = c->x;
+        for (k = 0; k < ny && ys[k] != c->y; k++) {
+        }
+        if (k == ny && ny < 64)
+            ys[ny++] = c->y;
+    }
+    for (size_t a = 1; a < nx; a++)
+        for (size_t b = a; b > 0 && xs[b] < xs[b - 1]; b--) {
+            double t = xs[b]; xs[b] = xs[b - 1]; xs[b - 1] = t;
+        }
+    for (size_t a = 1; a < ny; a++)
+        for (size_t b = a; b > 0 && ys[b] < ys[b - 1]; b--) {
+            double t = ys[b]; ys[b] = ys[b - 1]; ys[b - 1] = t;
+        }
+    /* conf index of (x, y), or nconfs. */
+#define KNEE_AT(xv, yv, out) do { (out) = sw->nconfs; for (size_t i_ = 0; i_ < sw->nconfs; i_++) \
+        if (sw->confs[i_].x == (xv) && sw->confs[i_].y == (yv)) (out) = i_; } while (0)
+    double *knee = (double *)xcalloc(ny * sw->nwl, sizeof *knee); /* 0: none within the range */
+    for (size_t g = 0; g < ny; g++)
+        for (size_t j = 0; j < sw->nwl; j++) {
+            size_t k = nx;
+            while (k > 0) {
+                size_t ci;
+                KNEE_AT(xs[k - 1], ys[g], ci);
+                if (ci == sw->nconfs || value_of(o, s, ci, j, p->metric) != 0)
+                    break;
+                k--;
+            }
+            knee[g * sw->nwl + j] = k < nx ? xs[k] : 0;
+        }
+#undef KNEE_AT
+    char name[128];
+    snprintf(name, sizeof name, "%s-%s-knee", sw->name, p->metric);
+    FILE *f = open_dat(o, name);
+    if (!f) {
+        free(knee);
+        return;
+    }
+    fprintf(f, "\"y\"");
+    for (size_t j = 0; j < sw->nwl; j++)
+        fprintf(f, " \"%s\"", wl_name(o, s, j));
+    fprintf(f, "\n");
+    for (size_t g = 0; g < ny; g++) {
+        fprintf(f, "%g", ys[g]);
+        for (size_t j = 0; j < sw->nwl; j++) {
+            double v = knee[g * sw->nwl + j];
+            if (v > 0)
+                fprintf(f, " %g", v);
+            else
+                fprintf(f, " NaN");
+        }
+        fprintf(f, "\n");
+    }
+    fclose(f);
+    char ylab[200];
+    snprintf(ylab, sizeof ylab, "smallest %s with no %s", key_axis(sw->vary), mt->axis);
+    char settings[1400], plot[256], q1[300], q2[300], q3[300];
+    snprintf(settings, sizeof settings,
+             "set xlabel '%s'\nset ylabel '%s'\nset title '%s'\nset logscale x 2\nset logscale y 2\nset datafile "
+             "missing 'NaN'",
+             gpq(key_axis(sw->grid), q1, sizeof q1), gpq(ylab, q2, sizeof q2), gpq(sw->title, q3, sizeof q3));
+    snprintf(plot, sizeof plot, "plot for [i=2:%zu] '%s.dat' using 1:i with linespoints lw 1.5 pt 7 ps 0.6 "
+             "title columnheader(i)", sw->nwl + 1, name);
+    layout_t lay = { 0 };
+    for (size_t j = 0; j < sw->nwl; j++)
+        layout_key(&lay, wl_name(o, s, j));
+    layout_fit(&lay);
+    gnuplot(o, name, &lay, settings, plot);
+
+    fprintf(o->md, "### The smallest %s with no %s, by %s\n\n", key_axis(sw->vary), mt->axis, key_axis(sw->grid));
+    md_image(o, name, ylab);
+    fprintf(o->md, "| workload");
+    for (size_t g = 0; g < ny; g++)
+        fprintf(o->md, " | %s=%g", sw->grid, ys[g]);
+    fprintf(o->md, " |\n|---");
+    for (size_t g = 0; g < ny; g++)
+        fprintf(o->md, "|---:");
+    fprintf(o->md, "|\n");
+    for (size_t j = 0; j < sw->nwl; j++) {
+        fprintf(o->md, "| %s", wl_name(o, s, j));
+        for (size_t g = 0; g < ny; g++) {
+            double v = knee[g * sw->nwl + j];
+            if (v > 0)
+                fprintf(o->md, " | %g", v);
+            else
+                fprintf(o->md, " | > %g", xs[nx - 1]);
+        }
+        fprintf(o->md, " |\n");
+    }
+    fprintf(o->md, "\nThe fewest %s with no %s, at the smallest and the largest %s:", sw->grid, mt->axis, sw->vary);
+    for (size_t j = 0; j < sw->nwl; j++) {
+        double at_min = 0, at_max = 0;
+        for (size_t g = ny; g-- > 0;) {
+            double v = knee[g * sw->nwl + j];
+            if (v > 0 && v <= xs[0])
+                at_min = ys[g];
+            if (v > 0)
+                at_max = ys[g];
+        }
+        fprintf(o->md, "%s %s: ", j ? ";" : "", wl_name(o, s, j));
+        if (at_min > 0)
+            fprintf(o->md, "%g", at_min);
+        else
+            fprintf(o->md, "more than %g", ys[ny - 1]);
+        fprintf(o->md, " at %s=%g, ", sw->vary, xs[0]);
+        if (at_max > 0)
+            fprintf(o->md, "%g", at_max);
+        else
+            fprintf(o->md, "more than %g", ys[ny - 1]);
+        fprintf(o->md, " at %g", xs[nx - 1]);
+    }
+    fprintf(o->md, ".\n\n");
+    free(knee);
 }

@@ -170,16 +170,25 @@ int write_report(out_t *o, const char *study_arg, int area_rerun, double seconds
                 char ver[16], pt[32], t[256], stall[32];
                 version_text(&c->cfg, ver, sizeof ver);
                 port_text(&c->port, pt, sizeof pt);
+                char pt2[160];
                 if (!c->port.width)
                     snprintf(pt, sizeof pt, "ETM's own, %u byte%s", (unsigned)c->cfg.port_bytes,
                              c->cfg.port_bytes == 1 ? "" : "s");
+                copy(pt2, sizeof pt2, pt);
+                if (c->tpiu_pins)
+                    snprintf(pt2, sizeof pt2, "ATB %u byte%s into a TPIU of %u pin%s, TRACECLK /%u",
+                             (unsigned)c->cfg.port_bytes, c->cfg.port_bytes == 1 ? "" : "s", c->tpiu_pins,
+                             c->tpiu_pins == 1 ? "" : "s", c->tpiu_div);
+                if (c->atb_stall)
+                    snprintf(pt2 + strlen(pt2), sizeof pt2 - strlen(pt2), "; ATREADY low %u%% (bursts of %u)",
+                             c->atb_stall, c->atb_burst);
                 timing_text(&c->params, t, sizeof t);
                 if (c->stall)
                     snprintf(stall, sizeof stall, "ETMFFLR=%u", c->stall);
                 else
                     copy(stall, sizeof stall, "no");
                 fprintf(md, "| %s | v%s | 0x%x | %u | %s | %g | %s | %u | %s |\n", c->label, ver, (unsigned)c->cfg.etmcr,
-                        (unsigned)c->cfg.fifo_depth, pt, capacity(c), stall, c->issue, t);
+                        (unsigned)c->cfg.fifo_depth, pt2, capacity(c), stall, c->issue, t);
             }
             fprintf(md, "\n");
         }
@@ -191,6 +200,7 @@ int write_report(out_t *o, const char *study_arg, int area_rerun, double seconds
             case PLOT_PACKETS: plot_packets(o, s); break;
             case PLOT_RATE: plot_rate(o, s); break;
             case PLOT_AREA: plot_area(o, s, area_rerun); break;
+            case PLOT_KNEE: plot_knee(o, s, p); break;
             }
         }
     }

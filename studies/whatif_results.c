@@ -23,6 +23,10 @@ const metric_t kMetrics[] = {
     { "cpi", "core cycles per instruction", 3, 1 },
     { "peak_level", "FIFO peak (bytes)", 0, 0 },
     { "utilisation", "port bytes used (% of the port's capacity)", 1, 0 },
+    { "fmt_bits_per_insn", "formatted bits per instruction (TPIU frames and frame syncs)", 3, 1 },
+    { "fmt_overhead_pct", "formatter overhead (% of the ETM's bytes)", 1, 0 },
+    { "pin_util", "TPIU pins carrying trace (% of their bandwidth)", 1, 0 },
+    { "atb_wait_pct", "cycles ATVALID waited for ATREADY (% of core cycles)", 2, 0 },
     { NULL, NULL, 0, 0 },
 };
 
@@ -55,6 +59,16 @@ double metric_value(const char *name, const metrics_t *m, const conf_t *c)
         return (double)m->cycles / insn;
     if (!strcmp(name, "peak_level"))
         return m->peak_level;
+    if (!strcmp(name, "fmt_bits_per_insn"))
+        return 8.0 * (double)m->fmt_bytes / insn;
+    if (!strcmp(name, "fmt_overhead_pct"))
+        return m->port_bytes && m->fmt_bytes ? 100.0 * ((double)m->fmt_bytes - (double)m->port_bytes) /
+                                                   (double)m->port_bytes
+                                             : 0;
+    if (!strcmp(name, "pin_util"))
+        return m->pin_bytes ? 100.0 * (double)m->fmt_bytes / (double)m->pin_bytes : 0;
+    if (!strcmp(name, "atb_wait_pct"))
+        return 100.0 * (double)m->atb_wait / cyc;
     if (!strcmp(name, "utilisation")) {
         double cap = capacity(c) * (double)(m->port_cycles ? m->port_cycles : 1);
         return cap > 0 ? 100.0 * (double)m->port_bytes / cap : 0;
@@ -88,6 +102,9 @@ static void csv_field(FILE *f, const char *s)
 
 static const char *const kCsvMetrics[] = { "bits_per_insn", "bytes_per_cycle", "peak_rate", "lost_pct", "held_pct",
                                            "cpi", "utilisation", NULL };
+/* The trace path after the ETM (TPIU, ATB back-pressure): columns after the packets. */
+static const char *const kCsvPathMetrics[] = { "fmt_bits_per_insn", "fmt_overhead_pct", "pin_util", "atb_wait_pct",
+                                               NULL };
 
 int write_csv(const study_t *st, const plan_t *pl, const char *path)
 {
@@ -101,6 +118,9 @@ int write_csv(const study_t *st, const plan_t *pl, const char *path)
         fprintf(f, ",%s", kCsvMetrics[k]);
     for (int k = 0; k < ETM_PKT_KIND_COUNT; k++)
         fprintf(f, ",pkt_%s", kPktShort[k]);
+    fprintf(f, ",tpiu,atb_stall,atb_wait,fmt_bytes,pin_bytes");
+    for (int k = 0; kCsvPathMetrics[k]; k++)
+        fprintf(f, ",%s", kCsvPathMetrics[k]);
     fprintf(f, "\n");
     for (size_t s = 0; s < st->nsw; s++) {
         const sweep_t *sw = &st->sw[s];
@@ -135,6 +155,14 @@ int write_csv(const study_t *st, const plan_t *pl, const char *path)
                     fprintf(f, ",%.6g", metric_value(kCsvMetrics[k], m, c));
                 for (int k = 0; k < ETM_PKT_KIND_COUNT; k++)
                     fprintf(f, ",%" PRIu64, m->packets[k]);
+                if (c->tpiu_pins)
+                    fprintf(f, ",%u:%u", c->tpiu_pins, c->tpiu_div);
+                else
+                    fprintf(f, ",none");
+                fprintf(f, ",%u:%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64, c->atb_stall, c->atb_burst, m->atb_wait,
+                        m->fmt_bytes, m->pin_bytes);
+                for (int k = 0; kCsvPathMetrics[k]; k++)
+                    fprintf(f, ",%.6g", metric_value(kCsvPathMetrics[k], m, c));
                 fprintf(f, "\n");
             }
     }

@@ -15,7 +15,7 @@
 /* ---- Study files ---------------------------------------------------------------------------- */
 
 /* The plot kinds by name, in the order of plot_kind_t. */
-static const char *const kPlotKinds[] = { "bars", "lines", "packets", "rate", "area", NULL };
+static const char *const kPlotKinds[] = { "bars", "lines", "packets", "rate", "area", "knee", NULL };
 
 /* Where the parser is: the file and line (for errors), the study being read, the
  * sweep being read (NULL before the first `sweep` line) and the study's own
@@ -235,12 +235,48 @@ static int dir_vary(parser_t *p, char **tok, int n)
     return rc;
 }
 
+/* grid KEY VALUE...: every configuration of the vary line once per value (the
+ * cross product), labelled "KEY1=V1 KEY2=V2"; knee plots read it. */
+static int dir_grid(parser_t *p, char **tok, int n)
+{
+    sweep_t *sw = p->sw;
+    if (n < 3)
+        return perr(p, "grid wants a key and its values: grid tpiu 1 2 4 8");
+    if (!sw->vary[0] || sw->grid[0])
+        return perr(p, "a grid line comes once, after the sweep's vary line");
+    copy(sw->grid, sizeof sw->grid, tok[1]);
+    conf_t *rows = sw->confs;
+    size_t nrows = sw->nconfs;
+    sw->confs = NULL;
+    sw->nconfs = 0;
+    int rc = 0;
+    for (int i = 2; rc == 0 && i < n; i++)
+        for (size_t r = 0; rc == 0 && r < nrows; r++) {
+            conf_t c = rows[r];
+            char kv[128], err[400];
+            snprintf(kv, sizeof kv, "%s=%s", tok[1], tok[i]);
+            if (apply_setting(&c, kv, err, sizeof err) != 0 || conf_finish(&c, err, sizeof err) != 0) {
+                rc = perr(p, "%s: %s", kv, err);
+                break;
+            }
+            char label[300];
+            snprintf(label, sizeof label, "%s %s", rows[r].label, kv);
+            copy(c.label, sizeof c.label, label);
+            c.has_y = 1;
+            c.y = strtod(tok[i], NULL);
+            sw->confs = (conf_t *)xrealloc(sw->confs, (sw->nconfs + 1) * sizeof *sw->confs);
+            sw->confs[sw->nconfs++] = c;
+        }
+    free(rows);
+    return rc;
+}
+
 /* plot KIND [METRIC] [logx] [logy]. */
 static int dir_plot(parser_t *p, char **tok, int n)
 {
     sweep_t *sw = p->sw;
     if (n < 2 || n > 5)
-        return perr(p, "plot wants a kind (bars, lines, packets, rate, area) and a metric");
+        return perr(p, "plot wants a kind (bars, lines, packets, rate, area, knee) and a metric");
     if (sw->nplots == MAX_PLOTS)
         return perr(p, "at most %d plots per sweep", MAX_PLOTS);
     plot_t *pl = &sw->plots[sw->nplots];
@@ -249,9 +285,9 @@ static int dir_plot(parser_t *p, char **tok, int n)
     while (kPlotKinds[k] && strcmp(kPlotKinds[k], tok[1]))
         k++;
     if (!kPlotKinds[k])
-        return perr(p, "unknown plot kind '%s' (bars, lines, packets, rate, area)", tok[1]);
+        return perr(p, "unknown plot kind '%s' (bars, lines, packets, rate, area, knee)", tok[1]);
     pl->kind = (plot_kind_t)k;
-    int need_metric = pl->kind == PLOT_BARS || pl->kind == PLOT_LINES;
+    int need_metric = pl->kind == PLOT_BARS || pl->kind == PLOT_LINES || pl->kind == PLOT_KNEE;
     if (need_metric && n < 3)
         return perr(p, "plot %s wants a metric", tok[1]);
     if (n >= 3) {
@@ -327,14 +363,16 @@ static int parse_line(parser_t *p, const char *line)
                      : add_conf(p, p->sw, tok[1], tok + 2, n - 2, NULL);
     if (!strcmp(d, "vary"))
         return dir_vary(p, tok, n);
+    if (!strcmp(d, "grid"))
+        return dir_grid(p, tok, n);
     if (!strcmp(d, "plot"))
         return dir_plot(p, tok, n);
     if (!strcmp(d, "refs"))
         return dir_refs(p, tok, n);
     if (!strcmp(d, "area"))
         return dir_area(p, tok, n);
-    return perr(p, "unknown directive '%s' (title, text, workloads, sweep, base, config, vary, plot, refs, "
-                   "area)", d);
+    return perr(p, "unknown directive '%s' (title, text, workloads, sweep, base, config, vary, grid, plot, "
+                   "refs, area)", d);
 }
 
 /* After the last line: the study has a sweep, and each sweep its workloads (the
@@ -363,6 +401,9 @@ static int check_study(parser_t *p)
         for (int k = 0; rc == 0 && k < s->nplots; k++) {
             if (s->plots[k].kind == PLOT_LINES && !s->vary[0])
                 rc = perr(p, "sweep '%s': a lines plot needs a vary line (its x axis)", s->name);
+            if ((s->plots[k].kind == PLOT_KNEE) != (s->grid[0] != 0))
+                rc = perr(p, "sweep '%s': knee plots go with a grid line, and a grid sweep has only knee plots",
+                          s->name);
             if ((s->plots[k].kind == PLOT_AREA) != (s->area_script[0] != 0))
                 rc = perr(p, "sweep '%s': area plots go with an area line, and only with it", s->name);
         }

@@ -14,11 +14,36 @@ cp "$studies/default/area-area.txt" "$out/area-area.txt"
 "$whatif" "$studies/quick.study" -o "$out" --quiet
 for f in report.md results.csv modes-bits_per_insn.png modes-bits_per_insn.svg modes-packets.png \
          rate-rate.svg port-overflows.png fifo-overflows.png fifo-overflows.svg stall-held_pct.png \
-         timing-cpi.png issue-bits_per_insn.png area-area.png area-area.svg area-area.dat; do
+         timing-cpi.png issue-bits_per_insn.png area-area.png area-area.svg area-area.dat \
+         pins-overflows.png pins_fifo-overflows-knee.png pins_fifo-overflows-knee.svg atb-fmt_bits_per_insn.png; do
     [ -s "$out/$f" ] || { echo "quick.sh: $out/$f is missing or empty"; exit 1; }
 done
 grep -q '^| fnptr | ' "$out/report.md" || { echo "quick.sh: report.md has no table row for fnptr"; exit 1; }
 grep -q '^Knee (the smallest FIFO_DEPTH' "$out/report.md" || { echo "quick.sh: report.md has no knee"; exit 1; }
+# The FIFO-depth x pins table: a row per workload, a column per pin count, and
+# its cells where the CSV says overflows stop (checked against the CSV here).
+grep -q '^| workload | tpiu=1 | tpiu=4 |' "$out/report.md" || { echo "quick.sh: report.md has no FIFO x pins table"; exit 1; }
+awk -F, -v rep="$out/report.md" '
+    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    $c["sweep"] == "pins_fifo" { p = $c["tpiu"] + 0; d = $c["fifo_depth"] + 0; w = $c["workload"]
+        ovf[w, p, d] = $c["overflows"] + 0; ws[w] = 1; ds[d] = 1 }
+    END {
+        n = 0; for (d in ds) dl[++n] = d + 0
+        for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (dl[j] < dl[i]) { t = dl[i]; dl[i] = dl[j]; dl[j] = t }
+        for (w in ws) {
+            row = "| " w
+            for (pi = 1; pi <= 2; pi++) {
+                p = pi == 1 ? 1 : 4; k = n
+                while (k > 0 && ovf[w, p, dl[k]] == 0) k--
+                row = row " | " (k < n ? dl[k + 1] : "> " dl[n])
+            }
+            row = row " |"
+            found = 0
+            while ((getline l < rep) > 0) if (l == row) found = 1
+            close(rep)
+            if (!found) { print "quick.sh: report.md lacks the knee row " row; bad = 1 }
+        }
+        exit bad }' "$out/results.csv"
 awk -f "$check" "$out/results.csv"
 
 # The area table: every row of the script's output in the report and the plot's
@@ -56,6 +81,7 @@ mutant() {
 }
 mutant fifo-monotonic    '$c["sweep"] == "fifo" && $c["fifo_depth"] == 256'   '$c["overflows"] = 999999'
 mutant port-monotonic    '$c["sweep"] == "port" && $c["port"] == "1:ddr"'     '$c["overflows"] = 999999'
+mutant pins-monotonic    '$c["sweep"] == "pins" && $c["tpiu"] == "4:1"'       '$c["overflows"] = 999999'
 mutant ca-costs          '$c["sweep"] == "modes" && $c["config"] == "v3.4 CA"' '$c["bits_per_insn"] = 0.5'
 mutant port-capacity     '$c["sweep"] == "port" && $c["port"] == "1:quarter"' '$c["port_bytes"] = $c["port_cycles"]; $c["bytes"] = $c["port_cycles"]'
 mutant bytes-conserved   '$c["sweep"] == "port" && $c["port"] == "1:full"'    '$c["port_bytes"] = $c["bytes"] - 1'

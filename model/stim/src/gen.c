@@ -84,8 +84,7 @@ etm_err_t etm_gen_create(etm_gen_t **out, const etm_gen_params_t *p, etm_diag_t 
     g->rng = p->seed * 0x9E3779B97F4A7C15ull + 0x1234567ull;
     if (!g->rng)
         g->rng = 1;
-    g->atb_rng = (p->seed ^ 0xA7B0A7B0ull) * 0xD1342543DE82EF95ull + 1;
-    g->atb_stalled = 0;
+    etm_atb_stall_init(&g->atb, p->atb_stall_pct, p->atb_burst, p->seed ^ 0xA7B0A7B0ull);
     g->pc = p->thread_base + 0x100;
     schedule_irq(g, 0);
     /* Handler entries hold an instruction from the start, so that code running
@@ -546,21 +545,26 @@ static void step(etm_gen_t *g)
 
 void etm_gen_last_xfer(const etm_gen_t *g, etm_gen_xfer_t *x) { *x = g->last_x; }
 
-/* ATB back-pressure: a two-state chain. A burst ends with probability 1/burst
- * each cycle; one starts with the probability that keeps the long-run share
- * of not-ready cycles at atb_stall_pct percent. Returns 1 when ATREADY is low. */
-static int atb_next(etm_gen_t *g)
+void etm_atb_stall_init(etm_atb_stall_t *s, unsigned pct, unsigned burst, uint64_t seed)
 {
-    if (!g->p.atb_stall_pct)
+    s->rng = seed * 0xD1342543DE82EF95ull + 1;
+    s->pct = pct;
+    s->burst = burst ? burst : 1;
+    s->stalled = 0;
+}
+
+int etm_atb_stall_next(etm_atb_stall_t *s)
+{
+    if (!s->pct)
         return 0;
-    g->atb_rng ^= g->atb_rng << 13;
-    g->atb_rng ^= g->atb_rng >> 7;
-    g->atb_rng ^= g->atb_rng << 17;
-    double u = (double)(g->atb_rng >> 11) / 9007199254740992.0; /* [0, 1) */
-    double f = g->p.atb_stall_pct / 100.0, leave = 1.0 / g->p.atb_burst;
+    s->rng ^= s->rng << 13;
+    s->rng ^= s->rng >> 7;
+    s->rng ^= s->rng << 17;
+    double u = (double)(s->rng >> 11) / 9007199254740992.0; /* [0, 1) */
+    double f = s->pct / 100.0, leave = 1.0 / s->burst;
     double enter = f >= 1.0 ? 1.0 : f * leave / (1.0 - f);
-    g->atb_stalled = g->atb_stalled ? u >= leave : u < enter;
-    return g->atb_stalled;
+    s->stalled = s->stalled ? u >= leave : u < enter;
+    return s->stalled;
 }
 
 unsigned etm_gen_next(etm_gen_t *g, etm_in_t *in, etm_gen_event_t *events)
@@ -595,7 +599,7 @@ unsigned etm_gen_next(etm_gen_t *g, etm_in_t *in, etm_gen_event_t *events)
         in->trigger = (uint8_t)(1u << gen_below(g, 4));
         in->triginotd = (uint8_t)gen_below(g, 16);
     }
-    in->atstall = (uint8_t)atb_next(g);
+    in->atstall = (uint8_t)etm_atb_stall_next(&g->atb);
     unsigned n = e->nev;
     if (events)
         memcpy(events, e->ev, n * sizeof *events);

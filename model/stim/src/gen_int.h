@@ -54,8 +54,7 @@ typedef struct exc_frame {
 struct etm_gen {
     etm_gen_params_t p;
     uint64_t rng;
-    uint64_t atb_rng;              /* ATB back-pressure's own stream */
-    int atb_stalled;               /* ATREADY is low */
+    etm_atb_stall_t atb;           /* ATB back-pressure, its own random stream */
     uint8_t mem[2][WIN];
     uint8_t tag[2][WIN / 2];
     uint32_t pc;

@@ -188,9 +188,8 @@ static void consume(etm_tpiu_t *t, unsigned n)
 }
 
 /* Step 3: one half-word of the frame, or of a frame sync. Returns 1 and the
- * half-word in *v when one is made. n: queue level at the start of the cycle;
- * idle: the pins have no pair left (they would send a sync). */
-static int format_pair(etm_tpiu_t *t, unsigned n, int idle, uint16_t *v)
+ * half-word in *v when one is made. n: queue level at the start of the cycle. */
+static int format_pair(etm_tpiu_t *t, unsigned n, uint16_t *v)
 {
     if (t->fs_left) {
         *v = t->fs_left == 2 ? FSYNC0 : HSYNC;
@@ -237,11 +236,11 @@ static int format_pair(etm_tpiu_t *t, unsigned n, int idle, uint16_t *v)
         t->aux |= (uint8_t)((b0 & 1) << k);
         odd = b1;
         consume(t, 2);
-    } else if (n >= 2 || idle || t->ending) {
+    } else if (n >= 2 || t->ending) {
         /* An ID byte with the auxiliary bit set: the data byte after it still
-         * belongs to the current ID. The ID is the next byte's (a change), or
-         * the current one again when only one byte waits and the output side
-         * would otherwise idle. */
+         * belongs to the current ID. The ID is the next byte's (a change), or,
+         * when the sources have ended and one byte is left, the current one
+         * again. */
         uint8_t nid = n >= 2 ? id1 : t->cur_id;
         even = (uint8_t)(nid << 1 | 1);
         t->aux |= (uint8_t)(1u << k);
@@ -250,7 +249,7 @@ static int format_pair(etm_tpiu_t *t, unsigned n, int idle, uint16_t *v)
         t->st.id_bytes++;
         consume(t, 1);
     } else {
-        return 0; /* one byte: wait for a second while the output side is busy */
+        return 0; /* one byte: wait for a second (the pins send syncs meanwhile) */
     }
     if (k == 7) {
         *v = (uint16_t)(even | t->aux << 8);
@@ -275,7 +274,7 @@ void etm_tpiu_step(etm_tpiu_t *t, const etm_tpiu_in_t *in, etm_tpiu_out_t *out)
     unsigned n = t->q_level;
     output_side(t, out);
     uint16_t v;
-    if (t->pr_n < ETM_TPIU_PAIRS && format_pair(t, n, t->p.port_bits && t->pr_n == 0, &v)) {
+    if (t->pr_n < ETM_TPIU_PAIRS && format_pair(t, n, &v)) {
         t->pair[(t->pr_rd + t->pr_n) % ETM_TPIU_PAIRS] = v;
         t->pr_n++;
         out->pair = v;

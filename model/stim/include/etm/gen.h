@@ -55,6 +55,20 @@ typedef struct etm_gen_params {
  * handlers at 0x20000000, ATREADY always high (bursts of 1 when set). */
 void etm_gen_params_default(etm_gen_params_t *p);
 
+/* ATB back-pressure as the generator draws it, for any other driver of
+ * ATREADY (a study's lane, a harness): a two-state chain whose bursts of
+ * ATREADY low end with probability 1/burst each cycle and start with the
+ * probability that keeps the long-run share of such cycles at pct percent. */
+typedef struct etm_atb_stall {
+    uint64_t rng;
+    unsigned pct, burst;
+    int stalled;
+} etm_atb_stall_t;
+/* pct 0 to 99 (0: never), burst at least 1; seed any value. */
+void etm_atb_stall_init(etm_atb_stall_t *s, unsigned pct, unsigned burst, uint64_t seed);
+/* The next cycle: 1 when ATREADY is held low. */
+int etm_atb_stall_next(etm_atb_stall_t *s);
+
 typedef enum etm_gen_evkind {
     ETM_GEN_EV_INSN,      /* an instruction retired (passed or failed its condition) */
     ETM_GEN_EV_CANCEL,    /* the last instruction was cancelled by the exception that follows */
