@@ -27,5 +27,24 @@ for stall in 0 24; do
 done
 grep -q ' overflows=[1-9]' "$out/systemc-0.txt" || { echo "matches-systemc.sh: no port overflowed"; exit 1; }
 grep -q ' held=[1-9]' "$out/systemc-24.txt" || { echo "matches-systemc.sh: no core was held"; exit 1; }
-echo "matches-systemc.sh: sc_system and etm-whatif agree on 10 runs"
+# The TPIU on the ETM-M3's own ATB (tpiu_loop's back-pressure in both): the
+# figures both print, per pin count and TRACECLK divider.
+pick='s/.* cycles=\([0-9]*\).* instructions=\([0-9]*\) bytes=\([0-9]*\).* overflows=\([0-9]*\).* atoms=\([0-9]*\).*/cycles=\1 instructions=\2 bytes=\3 overflows=\4 atoms=\5/p'
+tpius="1 2 4 2:2"
+args=""; for t in $tpius; do args="$args --tpiu $t"; done
+# shellcheck disable=SC2086
+SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 "$sc" --records "$rec" --preset etm-m3 --set ETMCR=0x810 --set ETMTRACEIDR=0x10 $args --quiet |
+    sed -n "$pick" > "$out/systemc-tpiu.txt"
+: > "$out/whatif-tpiu.txt"
+for t in $tpius; do
+    "$whatif" run "$prog" preset=etm-m3 ETMCR=0x810 tpiu="$t" | sed -n "$pick" >> "$out/whatif-tpiu.txt"
+done
+if ! diff "$out/systemc-tpiu.txt" "$out/whatif-tpiu.txt"; then
+    echo "matches-systemc.sh: sc_system (<) and etm-whatif (>) differ with a TPIU"
+    exit 1
+fi
+[ "$(wc -l < "$out/whatif-tpiu.txt")" = 4 ] || { echo "matches-systemc.sh: expected 4 TPIU summaries"; exit 1; }
+grep -q ' overflows=[1-9]' "$out/systemc-tpiu.txt" || { echo "matches-systemc.sh: no TPIU run overflowed"; exit 1; }
+echo "matches-systemc.sh: sc_system and etm-whatif agree on 14 runs"
+cat "$out/systemc-tpiu.txt"
 cat "$out/systemc-0.txt" "$out/systemc-24.txt"

@@ -107,7 +107,7 @@ void EtmOutBus::read(etm_out_t &o) const
 
 EtmSource::EtmSource(sc_module_name n, etm_stim_t *stim, uint64_t max_cycles)
     : sc_module(n), clk("clk"), rst_n("rst_n"), fifofull("fifofull"), pin("pin", etm_in_signal_count),
-      end("end"), prdata("prdata"), apb("apb"), stim_(stim), max_cycles_(max_cycles)
+      end("end"), prdata("prdata"), apb("apb"), atb("atb"), stim_(stim), max_cycles_(max_cycles)
 {
     etm_apb_driver_start(&drv_, ops_, 0);
     etm_apb_driver_start(&tlm_drv_, &tlm_op_, 0);
@@ -156,13 +156,29 @@ void EtmSource::program_first(const etm_config_t &cfg)
     etm_apb_driver_start(&drv_, ops_, n);
 }
 
+/* The record onto the pins; the ATB sink's ATREADY first, where there is one
+ * (held low too where the stimulus holds it). */
+void EtmSource::drive_pins(etm_in_t &in)
+{
+    if (atb.size() && !atb->atready_next())
+        in.atstall = 1;
+    for (size_t i = 0; i < pin.size(); i++)
+        pin[i].write(in_pin_value(in, (unsigned)i));
+}
+
 void EtmSource::fall()
 {
-    if (!rst_n.read() || state_ == DONE)
+    if (!rst_n.read())
         return;
-    if (state_ == ENDING) { // the ETM saw end for one edge
-        end.write(false);
+    if (state_ == DONE || state_ == ENDING) { // the drain: an idle core, the sink's ATREADY
+        if (state_ == ENDING)
+            end.write(false); // the ETM saw end for one edge
         state_ = DONE;
+        if (atb.size()) {
+            etm_in_t idle;
+            std::memset(&idle, 0, sizeof idle);
+            drive_pins(idle);
+        }
         return;
     }
     etm_in_t in;
@@ -194,8 +210,7 @@ void EtmSource::fall()
             std::memset(&in, 0, sizeof in);
             etm_apb_drive(&drv_, &in);
             driven_ = true;
-            for (size_t i = 0; i < pin.size(); i++)
-                pin[i].write(in_pin_value(in, (unsigned)i));
+            drive_pins(in);
             return;
         }
     }
@@ -212,18 +227,16 @@ void EtmSource::fall()
             etm_apb_drive(&tlm_drv_, &in);
             tlm_driven_ = true;
         }
-        for (size_t i = 0; i < pin.size(); i++)
-            pin[i].write(in_pin_value(in, (unsigned)i));
+        drive_pins(in);
         return;
     }
     if (e != ETM_END) {
         std::fprintf(stderr, "%s: %s\n", name(), diag_text(d).c_str());
         failed_ = true;
     }
-    /* The drain edges: an idle core and a ready trace sink (ATREADY 1). */
+    /* The end's edge: an idle core and, without a sink, ATREADY 1 for the drain. */
     std::memset(&in, 0, sizeof in);
-    for (size_t i = 0; i < pin.size(); i++)
-        pin[i].write(in_pin_value(in, (unsigned)i));
+    drive_pins(in);
     end.write(true);
     state_ = ENDING;
 }
@@ -274,8 +287,12 @@ void EtmModel::rise()
         drive(o, false);
         return;
     }
-    if (ended_) {
-        bool more = etm_drain(ctx_, &o) == ETM_OK;
+    if (ended_) { // the drain edges: ATREADY (and AFVALID) from the pins
+        etm_in_t i;
+        std::memset(&i, 0, sizeof i);
+        for (size_t k = 0; k < in.size(); k++)
+            set_in_pin(i, (unsigned)k, in[k].read());
+        bool more = etm_drain_in(ctx_, &i, &o) == ETM_OK;
         drained_ = !more;
         drive(o, more);
         return;
@@ -386,6 +403,91 @@ void EtmPortTap::fall()
     if (n)
         sink->put(b, n);
 }
+
+// ---- EtmTpiu ---------------------------------------------------------------------------------
+
+EtmTpiu::EtmTpiu(sc_module_name n, const etm_tpiu_params_t &p, unsigned trace_id)
+    : sc_module(n), clk("clk"), rst_n("rst_n"), etm("etm", PIN_OUT_COUNT), atready("atready"),
+      traceclk("traceclk"), tracedata("tracedata"), sink("sink"), ready("ready"), id_(trace_id)
+{
+    etm_diag_t d;
+    etm_diag_clear(&d);
+    if (etm_tpiu_create(&t_, &p, &d) != ETM_OK)
+        throw std::runtime_error(std::string(name()) + ": " + diag_text(d));
+    if (etm_cs_create(&cs_, p.port_bits ? ETM_CS_WAIT_FSYNC : 0, on_data, this) != ETM_OK)
+        throw std::runtime_error(std::string(name()) + ": out of memory");
+    etm_tpiu_cap_init(&cap_, p.port_bits);
+    ready.bind(*this);
+    SC_METHOD(fall);
+    sensitive << clk.neg();
+    dont_initialize();
+}
+
+EtmTpiu::~EtmTpiu()
+{
+    etm_cs_destroy(cs_);
+    etm_tpiu_destroy(t_);
+}
+
+void EtmTpiu::on_data(void *user, unsigned id, const uint8_t *data, size_t n, uint64_t)
+{
+    EtmTpiu *t = static_cast<EtmTpiu *>(user);
+    if (id == t->id_)
+        t->sink->put(data, (unsigned)n);
+}
+
+/* This falling edge's step, once, whichever of fall() and atready_next() asks first. */
+void EtmTpiu::step_once()
+{
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    if (stepped_ && stepped_at_ == now)
+        return;
+    stepped_ = true;
+    stepped_at_ = now;
+    if (!rst_n.read()) {
+        etm_tpiu_reset(t_);
+        started_ = false;
+        return;
+    }
+    /* The TPIU's cycles are the ETM's, from its first modelled one on (the end's
+     * edge and the drain too), then its own until it is empty. */
+    started_ = started_ || etm[PIN_VALID].read() != 0;
+    if (!started_)
+        return;
+    if (ending_ && !ended_) {
+        etm_tpiu_end(t_);
+        ended_ = true;
+    }
+    etm_tpiu_in_t tin;
+    etm_tpiu_out_t to;
+    std::memset(&tin, 0, sizeof tin);
+    if (etm[PIN_VALID].read() && etm[PIN_ATVALID].read() && atready.read()) {
+        tin.src[0].valid = 1;
+        tin.src[0].id = (uint8_t)etm[PIN_ATID].read();
+        uint64_t data = etm[PIN_ATDATA].read();
+        for (unsigned i = 0; i < ETM_TPIU_WORD_MAX; i++)
+            tin.src[0].data[i] = (uint8_t)(data >> (8 * i));
+    }
+    etm_tpiu_step(t_, &tin, &to);
+    traceclk.write(to.tclk);
+    tracedata.write(to.tracedata);
+    uint8_t b[4];
+    unsigned nb = etm_tpiu_cap_step(&cap_, &to, b);
+    pin_bytes_ += nb;
+    etm_diag_t d;
+    if (nb && etm_cs_feed(cs_, b, nb, &d) != ETM_OK)
+        throw std::runtime_error(std::string(name()) + ": the pins do not take apart: " + diag_text(d));
+}
+
+bool EtmTpiu::atready_next()
+{
+    step_once();
+    uint8_t r[ETM_TPIU_SOURCES];
+    etm_tpiu_ready(t_, r);
+    return r[0] != 0;
+}
+
+void EtmTpiu::fall() { step_once(); }
 
 // ---- EtmSink ---------------------------------------------------------------------------------
 

@@ -19,6 +19,10 @@
 //   EtmSink              where the trace goes: counts bytes, decodes packets
 //                        (the project's ETMv3 decoder), optionally writes a file
 //   EtmCompare           two ETMs' output pins compared every cycle
+//   EtmTpiu              the TPIU with the CoreSight formatter (etm/tpiu.h) on
+//                        the ETM's ATB pins: ATREADY back to the source (which
+//                        drives the ETM's ATREADY pin), TRACECLK/TRACEDATA, and
+//                        the ETM's bytes taken apart again into a sink
 //
 // Timing. Core clock: period 10 ns, rising edges at 10, 20, 30 ns...; the edge
 // at 10 ns is reset. Inputs of cycle n are driven on the falling edge before its
@@ -111,6 +115,12 @@ public:
     virtual void put(const uint8_t *bytes, unsigned n) = 0;
 };
 
+// ATREADY of the coming cycle, from the ETM's ATB sink (EtmTpiu).
+class EtmAtReadyIf : public virtual sc_interface {
+public:
+    virtual bool atready_next() = 0;
+};
+
 // ---- The core ---------------------------------------------------------------------------
 
 class EtmSource : public sc_module {
@@ -135,6 +145,10 @@ public:
     // Other commands, lengths or byte enables: TLM_COMMAND_ERROR_RESPONSE and the
     // like, with nothing driven.
     tlm_utils::simple_target_socket_optional<EtmSource> apb; // may be left unbound
+    // The ETM's ATB sink (may be left unbound: ATREADY is the stimulus's, 1 where
+    // it has none): its ATREADY, with the stimulus's own, drives the ETM's
+    // ATREADY pin every cycle, the drain after the end too.
+    sc_core::sc_port<EtmAtReadyIf, 1, sc_core::SC_ZERO_OR_MORE_BOUND> atb;
 
     // Before the stimulus, program the ETM through its debug APB pins with the
     // architecture's sequence for cfg (etm/program.h), the core idle: for ETMs
@@ -147,6 +161,7 @@ public:
 
 private:
     void fall();
+    void drive_pins(etm_in_t &in);
     void b_transport(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay);
     enum { RUN, ENDING, DONE } state_ = RUN;
     etm_stim_t *stim_;
@@ -284,6 +299,45 @@ private:
     std::string a_name_, b_name_;
     uint64_t compared_ = 0, cycle_ = 0;
     bool mismatch_ = false;
+};
+
+// The TPIU (etm/tpiu.h) on the ETM's ATB pins, stepped once per core cycle at
+// the falling edge, after the ETM's rising edge: a word moves when the ETM's
+// ATVALID and its ATREADY pin are both 1. ATREADY of the next cycle
+// (atready_next, for the source) is the TPIU's state after that step, whichever
+// process the kernel runs first at that edge. The pins' bytes are taken apart
+// again (etm/coresight.h) and the ETM's trace ID's bytes go to the sink.
+class EtmTpiu : public sc_module, public EtmAtReadyIf {
+public:
+    SC_HAS_PROCESS(EtmTpiu);
+    sc_in<bool> clk, rst_n;
+    sc_vector<sc_in<uint64_t>> etm;      // the ETM's output pins
+    sc_in<uint64_t> atready;             // the ETM's ATREADY input pin
+    sc_out<uint64_t> traceclk, tracedata;
+    sc_port<EtmByteSinkIf> sink;
+    sc_export<EtmAtReadyIf> ready;       // for EtmSource::atb
+    // Throws std::runtime_error when etm_tpiu_create refuses p.
+    EtmTpiu(sc_module_name n, const etm_tpiu_params_t &p, unsigned trace_id);
+    ~EtmTpiu() override;
+    bool atready_next() override;
+    // The sources have ended (from this cycle on): the frame is completed.
+    void end() { ending_ = true; }
+    bool done() const { return ending_ && etm_tpiu_done(t_); }
+    const etm_tpiu_stats_t &stats() const { return *etm_tpiu_get_stats(t_); }
+    uint64_t pin_bytes() const { return pin_bytes_; }
+
+private:
+    void fall();
+    void step_once();
+    static void on_data(void *user, unsigned id, const uint8_t *data, size_t n, uint64_t offset);
+    etm_tpiu_t *t_ = nullptr;
+    etm_tpiu_cap_t cap_{};
+    etm_cs_deformatter_t *cs_ = nullptr;
+    unsigned id_;
+    bool ending_ = false, ended_ = false, started_ = false;
+    sc_core::sc_time stepped_at_ = sc_core::SC_ZERO_TIME;
+    bool stepped_ = false;
+    uint64_t pin_bytes_ = 0;
 };
 
 // An ETM module (EtmModel or EtmRtl) on the core clock, reset, end, a core's

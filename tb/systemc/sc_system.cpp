@@ -74,6 +74,53 @@ public:
     }
 };
 
+// One core, its ETM and a TPIU on the ETM's ATB: the TPIU's ATREADY holds
+// the ETM back, and the ETM's bytes, taken apart from the TPIU's pins, go to
+// the sink.
+//
+//   core clock ─ EtmSource ──pins──▶ EtmModel ──ATB pins──▶ EtmTpiu ──▶ TRACEDATA
+//                    ▲ ATREADY (EtmAtReadyIf) ──────────────────┘      └─▶ EtmSink
+class TpiuSystem : public sc_module {
+public:
+    EtmInBus core;
+    EtmOutBus pins;
+    sc_signal<bool> end;
+    sc_signal<uint64_t> traceclk, tracedata;
+    EtmSource src;
+    EtmModel etm;
+    EtmTpiu tpiu;
+    EtmSink sink;
+    etm_tpiu_params_t tp;
+    TpiuSystem(sc_module_name n, const Options &o, const etm_config_t &cfg, const etm_tpiu_params_t &p,
+               const std::string &trace, sc_clock &clk, sc_signal<bool> &rst_n)
+        : sc_module(n), core("core"), pins("etm_pins"), end("end"), traceclk("TRACECLK"), tracedata("TRACEDATA"),
+          src("source", open_source(o), o.records.empty() && o.vectors.empty() && o.vcd.empty() ? 0 : o.cycles),
+          etm("etm", cfg), tpiu("tpiu", p, cfg.etmtraceidr & 0x7F), sink("sink", cfg, trace), tp(p)
+    {
+        src.clk(clk);
+        src.rst_n(rst_n);
+        src.fifofull(pins.pin[PIN_FIFOFULL]);
+        src.pin.bind(core.pin);
+        src.end(end);
+        src.atb(tpiu.ready);
+        wire_etm(etm, clk, rst_n, end, core, pins);
+        tpiu.clk(clk);
+        tpiu.rst_n(rst_n);
+        tpiu.etm.bind(pins.pin);
+        tpiu.atready(core.pin[(size_t)etm_signal_find(etm_in_signals, etm_in_signal_count, "ATREADY")]);
+        tpiu.traceclk(traceclk);
+        tpiu.tracedata(tracedata);
+        tpiu.sink(sink.in);
+    }
+    // The ETM has drained: the TPIU completes its frame; done when it is empty too.
+    bool done()
+    {
+        if (src.finished() && etm.finished())
+            tpiu.end();
+        return tpiu.done();
+    }
+};
+
 int usage()
 {
     std::fprintf(stderr,
@@ -81,6 +128,9 @@ int usage()
                  "  --port W:MODE   a system whose trace port takes W (1, 2, 4) bytes per edge, MODE full,\n"
                  "                  half, quarter (core clock periods per port clock: 1, 2, 4), ddr or\n"
                  "                  half-ddr (both edges); repeatable: one system each (default 1:full)\n"
+                 "  --tpiu PINS[:DIV]  a system whose ETM (its own ATB, PORT_BYTES wide) drives a TPIU of PINS\n"
+                 "                  pins at the core clock / DIV (docs/tpiu.md), which holds it back; the\n"
+                 "                  sink decodes what the pins carried; repeatable, not with --port\n"
                  "  --stall FFLR    ETMCR[7] with ETMFFLR=FFLR: the core is held while FIFOFULL is 1\n"
                  "  --trace-prefix P   write each system's trace bytes to P<N>.bin\n"
                  "  --expect-overflow yes|no   fail unless some (yes) or no (no) system overflowed\n",
@@ -91,6 +141,7 @@ int usage()
 /* What sc_system's own options say. */
 struct SystemArgs {
     std::vector<PortClock> ports;
+    std::vector<etm_tpiu_params_t> tpius;
     std::string trace_prefix, expect;
     long fflr = -1;
 };
@@ -116,6 +167,17 @@ int parse_system_args(Options &o, SystemArgs &g, int argc, char **argv)
                 return 2;
             }
             g.ports.push_back(pc);
+        } else if (a == "--tpiu") {
+            etm_tpiu_params_t tp;
+            etm_tpiu_params_default(&tp);
+            unsigned pins = 0, div = 1;
+            if (std::sscanf(v.c_str(), "%u:%u", &pins, &div) < 1 || !pins) {
+                std::fprintf(stderr, "sc_system: --tpiu %s: want PINS[:DIV]\n", v.c_str());
+                return 2;
+            }
+            tp.port_bits = pins;
+            tp.clk_div = div;
+            g.tpius.push_back(tp);
         } else if (a == "--stall") {
             char *end;
             g.fflr = std::strtol(v.c_str(), &end, 0);
@@ -131,7 +193,11 @@ int parse_system_args(Options &o, SystemArgs &g, int argc, char **argv)
             return usage();
         }
     }
-    if (g.ports.empty())
+    if (!g.ports.empty() && !g.tpius.empty()) {
+        std::fprintf(stderr, "sc_system: --port (an external port) and --tpiu (the ETM's ATB) do not go together\n");
+        return 2;
+    }
+    if (g.ports.empty() && g.tpius.empty())
         g.ports.push_back(PortClock());
     return -1;
 }
@@ -181,9 +247,98 @@ int report_system(System &s, const Options &o, const etm_config_t &cfg)
     return rc;
 }
 
+/* One TPIU system's figures: the sink got the bytes that left the ETM over
+ * ATB, and decoded them (0, 1 a difference, 2 its source failed). */
+int report_tpiu_system(TpiuSystem &s, const Options &o)
+{
+    s.sink.finish();
+    const etm_stats_t &st = s.etm.stats();
+    const etm_tpiu_stats_t &ts = s.tpiu.stats();
+    if (!o.quiet)
+        std::printf("%s: TPIU %u pins at the core clock / %u: %" PRIu64 " cycles, %" PRIu64 " instructions, %" PRIu64
+                    " trace bytes, %" PRIu64 " overflows; %" PRIu64 " frames, %" PRIu64 " frame syncs, %" PRIu64
+                    " half-word syncs on the pins; decoder: %" PRIu64 " atoms (the model traced %" PRIu64 ")\n",
+                    s.name(), s.tp.port_bits, s.tp.clk_div, st.cycles, st.instructions, st.bytes, st.overflows,
+                    ts.frames, ts.fsyncs, ts.hsyncs, s.sink.atoms(), st.atoms);
+    std::printf("summary %s tpiu=%u:%u cycles=%" PRIu64 " instructions=%" PRIu64 " bytes=%" PRIu64 " port_bytes=%" PRIu64
+                " overflows=%" PRIu64 " frames=%" PRIu64 " pin_bytes=%" PRIu64 " atoms=%" PRIu64 "\n",
+                s.name(), s.tp.port_bits, s.tp.clk_div, st.cycles, st.instructions, st.bytes, st.port_bytes,
+                st.overflows, ts.frames, s.tpiu.pin_bytes(), st.atoms);
+    int rc = s.src.failed() ? 2 : 0;
+    /* The ETM's words carry Ignore padding on a wide ATB; it arrives too. */
+    if (s.sink.bytes() != st.port_bytes || st.port_bytes < st.bytes) {
+        std::fprintf(stderr, "%s: %" PRIu64 " bytes entered the FIFO, %" PRIu64 " left it over ATB, the sink got %" PRIu64
+                     " from the TPIU's pins\n", s.name(), st.bytes, st.port_bytes, s.sink.bytes());
+        rc = rc ? rc : 1;
+    }
+    bool atoms_ok = st.overflows ? s.sink.atoms() <= st.atoms : s.sink.atoms() == st.atoms;
+    if (s.sink.decode_error() || !atoms_ok) {
+        std::fprintf(stderr, "%s: the sink's decoder: %s\n", s.name(),
+                     s.sink.decode_error() ? s.sink.error().c_str() : "atom count differs from the model's");
+        rc = rc ? rc : 1;
+    }
+    return rc;
+}
+
+/* One system per --tpiu, run from reset until every TPIU is empty. */
+int run_tpiu_systems(const Options &o, const SystemArgs &g)
+{
+    etm_config_t cfg = effective_config(o);
+    unsigned ver = 0;
+    etm_config_version(&cfg, &ver, nullptr);
+    if (ETM_V_MAJOR(ver) != 3 || !cfg.port_bytes || cfg.etmtraceidr < 1 || cfg.etmtraceidr > 0x6F)
+        throw std::runtime_error("--tpiu needs an ETMv3 with its ATB (PORT_BYTES 1 to 8) and a trace ID of 0x01 to "
+                                 "0x6F (--set ETMTRACEIDR=0x10)");
+    if (g.fflr > 0) {
+        cfg.etmcr |= ETM_FIELD_MASK(ETM_CR_STALL);
+        cfg.etmfflr = (uint32_t)g.fflr;
+    }
+    sc_clock clk("clk", sc_time(10, SC_NS), 0.5, sc_time(10, SC_NS), true);
+    sc_signal<bool> rst_n("rst_n");
+    std::vector<std::unique_ptr<TpiuSystem>> sys;
+    for (size_t k = 0; k < g.tpius.size(); k++) {
+        etm_tpiu_params_t tp = g.tpius[k];
+        tp.src_bytes[0] = cfg.port_bytes;
+        std::string trace = g.trace_prefix.empty() ? "" : g.trace_prefix + std::to_string(k) + ".bin";
+        sys.emplace_back(new TpiuSystem(("sys" + std::to_string(k)).c_str(), o, cfg, tp, trace, clk, rst_n));
+    }
+    StopWhen stop("stop", [&] {
+        bool all = true;
+        for (auto &s : sys)
+            all = s->done() && all;
+        return all;
+    });
+    stop.clk(clk);
+    sc_trace_file *tf = open_waves(o.waves, clk, rst_n);
+    for (auto &s : sys)
+        if (tf) {
+            sc_trace(tf, s->traceclk, std::string(s->name()) + ".TRACECLK");
+            sc_trace(tf, s->tracedata, std::string(s->name()) + ".TRACEDATA");
+            s->core.trace(tf);
+            s->pins.trace(tf);
+        }
+    run_from_reset(rst_n, tf);
+    int rc = 0;
+    uint64_t overflows = 0;
+    for (auto &s : sys) {
+        int k = report_tpiu_system(*s, o);
+        if (k == 2 || !rc)
+            rc = k ? k : rc;
+        overflows += s->etm.stats().overflows;
+    }
+    if ((g.expect == "yes" && !overflows) || (g.expect == "no" && overflows)) {
+        std::fprintf(stderr, "sc_system: expected %s, got %" PRIu64 " overflows\n",
+                     g.expect == "yes" ? "overflows" : "no overflow", overflows);
+        rc = rc ? rc : 1;
+    }
+    return rc;
+}
+
 /* One system per port clock, run from reset to the end of every source. */
 int run_systems(const Options &o, const SystemArgs &g)
 {
+    if (!g.tpius.empty())
+        return run_tpiu_systems(o, g);
     etm_config_t cfg = effective_config(o);
     unsigned ver = 0;
     etm_config_version(&cfg, &ver, nullptr);
