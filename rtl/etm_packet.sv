@@ -5,12 +5,12 @@
 //
 // Three combinational steps per cycle:
 //   1. decide (etm_packet_cycle's control flow): which packets go out, which
-//      etm_pheader slots run, and the state after the cycle as if its bytes fit;
+//      etm_pheader slots run, and the state after the cycle;
 //   2. assemble the cycle buffer in the C's order: each packet of this stage and
 //      each P-header segment at its place (the I-sync cycle count needs the W
 //      atoms of the segments before it, so it is formatted here);
-//   3. commit: the bytes fitted (etm_packet_accepted) or not (the state before the
-//      cycle, then etm_packet_overflow); then etm_packet_tick.
+//   3. commit: the bytes fitted (etm_packet_accepted) or not (etm_packet_overflow
+//      on the state after the cycle: no roll-back); then etm_packet_tick.
 // end_i is the edge of etm_end (send everything gathered, no tick); hold_i an
 // edge of etm_drain (this stage does nothing).
 //
@@ -851,7 +851,11 @@ module etm_packet #(
           if (sync_count_d >= {20'd0, sync_period_i}) sync_due_d = 1'b1;
         end
       end else begin
-        // etm_packet_overflow() on the state from before the cycle.
+        // etm_packet_overflow() on the state the cycle left (no roll-back); the
+        // A-sync of a dropped cycle never went out (started_q stays).
+        sync_due_d = sync_due;
+        last_addr_d = last_addr;
+        sync_count_d = sync_count;
         ph_clear_o = 1'b1;
         ovf_d = 1'b1;
         active_d = 1'b0;
@@ -871,12 +875,11 @@ module etm_packet #(
   assign overflow_o = !hold_i && !end_i && (!fit || ovf_d);
 
   // ---- 3b. Commit the data state ------------------------------------------------------
-  // The bytes fitted: the state after the cycle. They did not: the state before it,
-  // except where the transfers stand (dp_sequence follows the interface), then
-  // dp_drop(). etm_end: dp_drop().
+  // The state after the cycle, fitted or not (no roll-back); when its bytes did
+  // not fit, dp_drop() on it. etm_end: dp_drop().
   always_comb begin : commit_data
     logic keep, drop;
-    keep = !hold_i && !end_i && fit;
+    keep = !hold_i && !end_i;
     drop = end_i || (!hold_i && !fit);
     for (int i = 0; i < E; i++) begin
       ent_state_d[i] = keep ? ent_state_w[i] : ent_state_q[i];

@@ -170,7 +170,7 @@ module etm_tpiu #(
         fs_left_d = fs_left_q - 2'd1;
       end else begin
         if (n == '0) begin
-          if (ending_q && pk_q != 3'd0) begin
+          if (ending_d && pk_q != 3'd0) begin
             fmt_do = 1'b1;
             if (!id_valid_q || cur_id_q != 7'd0) begin
               even = 8'h01;
@@ -196,7 +196,7 @@ module etm_tpiu #(
           aux_d[pk_q] = b0[0];
           odd = b1;
           fmt_used = 2'd2;
-        end else if (n >= 2 || ending_q) begin
+        end else if (n >= 2 || ending_d) begin
           fmt_do = 1'b1;
           even = {(n >= 2) ? id1 : cur_id_q, 1'b1};
           cur_id_d = (n >= 2) ? id1 : cur_id_q;
@@ -270,6 +270,7 @@ module etm_tpiu #(
     q_level_d = lvl + nin;
   end
 
+  // end_i counts from its own cycle on, as etm_tpiu_end before the step.
   assign ending_d = ending_q || end_i;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin

@@ -324,9 +324,12 @@ static void count_accepted(etm_ctx_t *ctx, const cycle_buf_t *c)
 }
 
 /* The port, then the cycle's bytes into the FIFO, or an overflow when they do
- * not fit (or, never expected, did not fit the cycle buffer). */
-static void commit_cycle(etm_ctx_t *ctx, const etm_in_t *in, const packet_state_t *before, cycle_buf_t *c,
-                         etm_out_t *out)
+ * not fit (or, never expected, did not fit the cycle buffer). No roll-back:
+ * after an overflow the encoder keeps the state the cycle left, and
+ * etm_packet_overflow drops what it had gathered (P-headers, data transfers
+ * waiting for values) and waits for the FIFO to empty; the A-sync of a dropped
+ * cycle never went out, so it is still to be sent (started_before). */
+static void commit_cycle(etm_ctx_t *ctx, const etm_in_t *in, uint8_t started_before, cycle_buf_t *c, etm_out_t *out)
 {
     int fit = etm_fifo_cycle(&ctx->fifo, &ctx->mode, in, c->b, c->overrun ? 0 : c->n, out) && !c->overrun;
     if (fit) {
@@ -334,12 +337,7 @@ static void commit_cycle(etm_ctx_t *ctx, const etm_in_t *in, const packet_state_
         ctx->pk.single_q = c->last_single;
         ctx->st.atoms += c->atoms;
     } else {
-        /* Where the data slot's transfers stand follows the interface, not the
-         * trace: the discarded cycle's transfer still counts. */
-        uint8_t dfirst = ctx->pk.dp.first_q, dunal = ctx->pk.dp.unal_q;
-        ctx->pk = *before;
-        ctx->pk.dp.first_q = dfirst;
-        ctx->pk.dp.unal_q = dunal;
+        ctx->pk.started_q = started_before;
         etm_packet_overflow(&ctx->pk);
         ctx->st.overflows++;
         ctx->st.bytes_lost += c->n + c->overrun;
@@ -499,9 +497,9 @@ static etm_err_t trace_cycle(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
     }
     cycle_buf_t c;
     cbuf_init(&c, ctx->pk.single_q);
-    packet_state_t before = ctx->pk;
+    uint8_t started_before = ctx->pk.started_q;
     etm_packet_cycle(&ctx->pk, &ctx->mode, &fe, &fo, ctx->fifo.level_q == 0, &c, &ctx->st);
-    commit_cycle(ctx, in, &before, &c, out);
+    commit_cycle(ctx, in, started_before, &c, out);
     etm_packet_tick(&ctx->pk, &ctx->mode);
     fifofull(ctx, out);
     return c.overrun ? ETM_ERR_INTERNAL : ETM_OK;

@@ -270,8 +270,9 @@ void etm_packet_cycle(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t *
                       int fifo_empty, cycle_buf_t *c, etm_stats_t *st);
 /* After every cycle, whatever happened to its bytes. */
 void etm_packet_tick(packet_state_t *s, const etm_mode_t *m);
-/* The cycle's bytes did not fit in the FIFO: the caller restores the state
- * from before the cycle and calls this; trace is lost until the FIFO drains. */
+/* The cycle's bytes did not fit in the FIFO: what was gathered is dropped
+ * (no roll-back: the rest of the state is the cycle's), and trace is lost
+ * until the FIFO drains. */
 void etm_packet_overflow(packet_state_t *s);
 /* The cycle's bytes went into the FIFO. */
 void etm_packet_accepted(packet_state_t *s, const etm_mode_t *m, const cycle_buf_t *c);
