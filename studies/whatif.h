@@ -78,6 +78,8 @@ void conf_key(const conf_t *c, char *buf, size_t size);
  * -1 with a sentence in err. */
 int apply_setting(conf_t *c, const char *kv, char *err, size_t errlen);
 void conf_default(conf_t *c);
+/* The TPIU of tpiu=PINS:DIV on the configuration's ATB. */
+void conf_tpiu_params(const conf_t *c, etm_tpiu_params_t *p);
 /* The configuration as the model runs it; 0, or -1 with a sentence in err. */
 int conf_finish(conf_t *c, char *err, size_t errlen);
 /* "random" or "random:SEED:CYCLES"; anything else is a program. */

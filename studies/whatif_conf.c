@@ -222,6 +222,14 @@ int apply_setting(conf_t *c, const char *kv, char *err, size_t errlen)
     return 0;
 }
 
+void conf_tpiu_params(const conf_t *c, etm_tpiu_params_t *p)
+{
+    etm_tpiu_params_default(p);
+    p->port_bits = c->tpiu_pins;
+    p->clk_div = c->tpiu_div;
+    p->src_bytes[0] = c->cfg.port_bytes;
+}
+
 void conf_default(conf_t *c)
 {
     memset(c, 0, sizeof *c);
@@ -263,10 +271,7 @@ int conf_finish(conf_t *c, char *err, size_t errlen)
     }
     if (c->tpiu_pins) {
         etm_tpiu_params_t tp;
-        etm_tpiu_params_default(&tp);
-        tp.port_bits = c->tpiu_pins;
-        tp.clk_div = c->tpiu_div;
-        tp.src_bytes[0] = c->cfg.port_bytes;
+        conf_tpiu_params(c, &tp);
         etm_tpiu_t *t;
         if (etm_tpiu_create(&t, &tp, &d) != ETM_OK) {
             snprintf(err, errlen, "tpiu=%u:%u: %s", c->tpiu_pins, c->tpiu_div, d.msg);

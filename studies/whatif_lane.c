@@ -45,10 +45,7 @@ int lane_open(lane_t *L, const conf_t *c, const workload_t *w)
     }
     if (c->tpiu_pins) {
         etm_tpiu_params_t tp;
-        etm_tpiu_params_default(&tp);
-        tp.port_bits = c->tpiu_pins;
-        tp.clk_div = c->tpiu_div;
-        tp.src_bytes[0] = c->cfg.port_bytes;
+        conf_tpiu_params(c, &tp);
         if (etm_tpiu_create(&L->tp, &tp, &d) != ETM_OK) {
             snprintf(L->err, sizeof L->err, "%s: TPIU: %s", c->label, d.msg);
             return -1;
@@ -103,12 +100,7 @@ static void lane_tpiu(lane_t *L, const etm_out_t *out, int ic)
         return;
     etm_tpiu_in_t tin;
     etm_tpiu_out_t to;
-    memset(&tin, 0, sizeof tin);
-    if (out) {
-        tin.src[0].valid = (uint8_t)(out->atvalid && !ic);
-        tin.src[0].id = out->atid;
-        memcpy(tin.src[0].data, out->v3_bytes, sizeof tin.src[0].data);
-    }
+    etm_tpiu_in_from_etm(&tin, out, ic);
     etm_tpiu_step(L->tp, &tin, &to);
 }
 

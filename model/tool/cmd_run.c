@@ -81,12 +81,7 @@ static void tpiu_cycle(tpiu_run_t *tr, FILE *tf, const etm_out_t *out, int stall
 {
     etm_tpiu_in_t tin;
     etm_tpiu_out_t to;
-    memset(&tin, 0, sizeof tin);
-    if (out) {
-        tin.src[0].valid = (uint8_t)(out->atvalid && !stall);
-        tin.src[0].id = out->atid;
-        memcpy(tin.src[0].data, out->v3_bytes, sizeof tin.src[0].data);
-    }
+    etm_tpiu_in_from_etm(&tin, out, stall);
     etm_tpiu_step(tr->t, &tin, &to);
     uint8_t b[4];
     unsigned n = etm_tpiu_cap_step(&tr->cap, &to, b);

@@ -102,10 +102,7 @@ public:
     {
         next_second();
         etm_tpiu_in_t in;
-        std::memset(&in, 0, sizeof in);
-        in.src[0].valid = (uint8_t)(c.atvalid && !stall);
-        in.src[0].id = c.atid;
-        std::memcpy(in.src[0].data, c.v3_bytes, sizeof in.src[0].data);
+        etm_tpiu_in_from_etm(&in, &c, stall);
         in.src[1].valid = s_valid_;
         in.src[1].id = kSecondId;
         in.src[1].data[0] = s_byte_;

@@ -490,12 +490,7 @@ static void tpiu_cycle(prun_t *p, const etm_out_t *out)
         return;
     etm_tpiu_in_t tin;
     etm_tpiu_out_t to;
-    memset(&tin, 0, sizeof tin);
-    if (out) {
-        tin.src[0].valid = out->atvalid;
-        tin.src[0].id = out->atid;
-        memcpy(tin.src[0].data, out->v3_bytes, sizeof tin.src[0].data);
-    }
+    etm_tpiu_in_from_etm(&tin, out, 0);
     etm_tpiu_step(p->tp, &tin, &to);
     uint8_t b[4];
     unsigned n = etm_tpiu_cap_step(&p->cap, &to, b);

@@ -202,6 +202,32 @@ int parse_system_args(Options &o, SystemArgs &g, int argc, char **argv)
     return -1;
 }
 
+/* The sink's decoder against the model: no error, and the atoms the model
+ * traced. The model counts an atom when it takes it in; an overflow can drop
+ * atoms it had taken in but not yet sent, so only without overflows must the
+ * counts be equal. Returns 0, or 1 with the difference printed. */
+int check_sink_decode(const char *name, const EtmSink &sink, const etm_stats_t &st)
+{
+    bool atoms_ok = st.overflows ? sink.atoms() <= st.atoms : sink.atoms() == st.atoms;
+    if (sink.decode_error() || !atoms_ok) {
+        std::fprintf(stderr, "%s: the sink's decoder: %s\n", name,
+                     sink.decode_error() ? sink.error().c_str() : "atom count differs from the model's");
+        return 1;
+    }
+    return 0;
+}
+
+/* --expect-overflow against the systems' total; rc with a difference added. */
+int check_expect(const SystemArgs &g, uint64_t overflows, int rc)
+{
+    if ((g.expect == "yes" && !overflows) || (g.expect == "no" && overflows)) {
+        std::fprintf(stderr, "sc_system: expected %s, got %" PRIu64 " overflows\n",
+                     g.expect == "yes" ? "overflows" : "no overflow", overflows);
+        rc = rc ? rc : 1;
+    }
+    return rc;
+}
+
 /* One system's figures, and whether its sink got and decoded what its ETM sent
  * (0, 1 a difference, 2 its source failed). */
 int report_system(System &s, const Options &o, const etm_config_t &cfg)
@@ -235,15 +261,8 @@ int report_system(System &s, const Options &o, const etm_config_t &cfg)
                      s.name(), st.bytes, st.port_bytes, s.sink.bytes());
         rc = rc ? rc : 1;
     }
-    // The model counts an atom when it takes it in; an overflow can drop atoms
-    // it had taken in but not yet sent, so only without overflows must the
-    // counts be equal.
-    bool atoms_ok = st.overflows ? s.sink.atoms() <= st.atoms : s.sink.atoms() == st.atoms;
-    if (s.sink.decode_error() || !atoms_ok) {
-        std::fprintf(stderr, "%s: the sink's decoder: %s\n", s.name(),
-                     s.sink.decode_error() ? s.sink.error().c_str() : "atom count differs from the model's");
+    if (check_sink_decode(s.name(), s.sink, st))
         rc = rc ? rc : 1;
-    }
     return rc;
 }
 
@@ -271,12 +290,8 @@ int report_tpiu_system(TpiuSystem &s, const Options &o)
                      " from the TPIU's pins\n", s.name(), st.bytes, st.port_bytes, s.sink.bytes());
         rc = rc ? rc : 1;
     }
-    bool atoms_ok = st.overflows ? s.sink.atoms() <= st.atoms : s.sink.atoms() == st.atoms;
-    if (s.sink.decode_error() || !atoms_ok) {
-        std::fprintf(stderr, "%s: the sink's decoder: %s\n", s.name(),
-                     s.sink.decode_error() ? s.sink.error().c_str() : "atom count differs from the model's");
+    if (check_sink_decode(s.name(), s.sink, st))
         rc = rc ? rc : 1;
-    }
     return rc;
 }
 
@@ -326,12 +341,7 @@ int run_tpiu_systems(const Options &o, const SystemArgs &g)
             rc = k ? k : rc;
         overflows += s->etm.stats().overflows;
     }
-    if ((g.expect == "yes" && !overflows) || (g.expect == "no" && overflows)) {
-        std::fprintf(stderr, "sc_system: expected %s, got %" PRIu64 " overflows\n",
-                     g.expect == "yes" ? "overflows" : "no overflow", overflows);
-        rc = rc ? rc : 1;
-    }
-    return rc;
+    return check_expect(g, overflows, rc);
 }
 
 /* One system per port clock, run from reset to the end of every source. */
@@ -378,12 +388,7 @@ int run_systems(const Options &o, const SystemArgs &g)
             rc = k ? k : rc; /* a failed source wins over a difference */
         overflows += s->etm.stats().overflows;
     }
-    if ((g.expect == "yes" && !overflows) || (g.expect == "no" && overflows)) {
-        std::fprintf(stderr, "sc_system: expected %s, got %" PRIu64 " overflows\n",
-                     g.expect == "yes" ? "overflows" : "no overflow", overflows);
-        rc = rc ? rc : 1;
-    }
-    return rc;
+    return check_expect(g, overflows, rc);
 }
 
 } // namespace

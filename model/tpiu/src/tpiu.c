@@ -299,6 +299,16 @@ void etm_tpiu_step(etm_tpiu_t *t, const etm_tpiu_in_t *in, etm_tpiu_out_t *out)
     t->st.cycles++;
 }
 
+void etm_tpiu_in_from_etm(etm_tpiu_in_t *in, const etm_out_t *out, int stalled)
+{
+    memset(in, 0, sizeof *in);
+    if (!out)
+        return;
+    in->src[0].valid = (uint8_t)(out->atvalid && !stalled);
+    in->src[0].id = out->atid;
+    memcpy(in->src[0].data, out->v3_bytes, sizeof in->src[0].data);
+}
+
 void etm_tpiu_end(etm_tpiu_t *t) { t->ending = 1; }
 
 int etm_tpiu_done(const etm_tpiu_t *t)

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "etm/error.h"
+#include "etm/signals.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -90,6 +91,11 @@ void etm_tpiu_ready(const etm_tpiu_t *t, uint8_t ready[ETM_TPIU_SOURCES]);
 
 /* One core clock. */
 void etm_tpiu_step(etm_tpiu_t *t, const etm_tpiu_in_t *in, etm_tpiu_out_t *out);
+
+/* in as source 0 driven by an ETM's outputs of the cycle (out NULL: nothing on
+ * ATB) and no other source; stalled: ATREADY was held low before the TPIU (a
+ * busy interconnect), so the word does not reach it. */
+void etm_tpiu_in_from_etm(etm_tpiu_in_t *in, const etm_out_t *out, int stalled);
 
 /* The sources have ended: the formatter completes its frame with padding (ID
  * 0x00) once the queue is empty, so the last bytes reach the pins or the ETB. */
