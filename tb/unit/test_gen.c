@@ -289,10 +289,69 @@ static uint64_t stream_hash(const etm_gen_params_t *p, uint64_t cycles)
     return h;
 }
 
+/* ATB back-pressure: over 10^6 cycles the share of cycles with ATREADY low is
+ * the asked percentage and bursts last the asked mean, within a few percent;
+ * the core's side of the stimulus is the same as without it; 0 never stalls. */
+static void test_atb_stall(void)
+{
+    static const struct { unsigned pct, burst; } cases[] = { { 20, 1 }, { 40, 16 }, { 70, 200 } };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        etm_atb_stall_t st;
+        etm_atb_stall_init(&st, cases[k].pct, cases[k].burst, 1234 + k);
+        uint64_t low = 0, bursts = 0, n = 1000000;
+        int prev = 0;
+        for (uint64_t c = 0; c < n; c++) {
+            int s = etm_atb_stall_next(&st);
+            low += (uint64_t)s;
+            bursts += (uint64_t)(s && !prev);
+            prev = s;
+        }
+        double share = 100.0 * (double)low / (double)n, mean = bursts ? (double)low / (double)bursts : 0;
+        CHECK(share > cases[k].pct * 0.93 && share < cases[k].pct * 1.07);
+        CHECK(mean > cases[k].burst * 0.9 && mean < cases[k].burst * 1.1);
+    }
+    etm_atb_stall_t none;
+    etm_atb_stall_init(&none, 0, 1, 5);
+    int any = 0;
+    for (int c = 0; c < 100000; c++)
+        any |= etm_atb_stall_next(&none);
+    CHECK_EQ(any, 0);
+    /* The generator: only ATREADY differs with back-pressure on. */
+    etm_gen_params_t a, b;
+    etm_gen_params_default(&a);
+    a.seed = 9;
+    b = a;
+    b.atb_stall_pct = 50;
+    b.atb_burst = 4;
+    etm_gen_t *ga, *gb;
+    etm_diag_t d;
+    CHECK_EQ(etm_gen_create(&ga, &a, &d), ETM_OK);
+    CHECK_EQ(etm_gen_create(&gb, &b, &d), ETM_OK);
+    uint64_t stalled = 0, differ = 0;
+    for (int c = 0; c < 100000; c++) {
+        etm_in_t ia, ib;
+        etm_gen_next(ga, &ia, NULL);
+        etm_gen_next(gb, &ib, NULL);
+        CHECK_EQ(ia.atstall, 0);
+        stalled += ib.atstall;
+        ib.atstall = 0;
+        for (size_t k = 0; k < etm_in_signal_count; k++)
+            differ += etm_signal_get(&etm_in_signals[k], &ia) != etm_signal_get(&etm_in_signals[k], &ib);
+    }
+    CHECK_EQ(differ, 0);
+    CHECK(stalled > 40000 && stalled < 60000);
+    etm_gen_free(ga);
+    etm_gen_free(gb);
+    b.atb_stall_pct = 100;
+    CHECK_EQ(etm_gen_create(&gb, &b, &d), ETM_ERR_ARG);
+    CHECK_STR_CONTAINS(d.msg, "at most 99");
+}
+
 int main(void)
 {
     etm_gen_params_t p;
     cover_t cv;
+    test_atb_stall();
     etm_gen_t *g0;
     etm_diag_t d0;
 
