@@ -173,18 +173,15 @@ int apply_setting(conf_t *c, const char *kv, char *err, size_t errlen)
         }
         c->stall = (unsigned)num;
     } else if (!strcmp(key, "tpiu")) {
-        unsigned pins = 0, div = 1;
-        char extra;
-        int k = sscanf(val, "%u:%u%c", &pins, &div, &extra);
+        etm_tpiu_params_t tp;
         if (!strcmp(val, "none")) {
             c->tpiu_pins = 0;
-        } else if (k < 1 || k > 2 || !pins) {
-            snprintf(err, errlen, "tpiu=%s: want none or PINS[:DIV] (PINS 1, 2, 4, 8, 16, 32; TRACECLK = core clock / "
-                     "DIV)", val);
+        } else if (etm_tpiu_params_parse(&tp, val, 0, &d) != ETM_OK) {
+            snprintf(err, errlen, "tpiu=%s: none, or %s", val, d.msg);
             return -1;
         } else {
-            c->tpiu_pins = pins;
-            c->tpiu_div = div;
+            c->tpiu_pins = tp.port_bits;
+            c->tpiu_div = tp.clk_div;
         }
     } else if (!strcmp(key, "atb_stall")) {
         unsigned pct = 0, burst = 1;

@@ -87,10 +87,7 @@ void lane_close(lane_t *L)
 static int lane_atstall(lane_t *L, int *ic)
 {
     *ic = etm_atb_stall_next(&L->stall);
-    uint8_t r[ETM_TPIU_SOURCES] = { 1, 0 };
-    if (L->tp)
-        etm_tpiu_ready(L->tp, r);
-    return *ic || !r[0];
+    return *ic || (L->tp && !etm_tpiu_ready(L->tp, 0));
 }
 
 /* The TPIU's cycle after the ETM's (out NULL: nothing on ATB). */

@@ -56,17 +56,11 @@ static void summary(const etm_ctx_t *etm, FILE *f)
 
 int tpiu_opt_parse(const char *cmd, const char *v, etm_tpiu_params_t *p)
 {
-    unsigned pins = 0, div = 1;
-    char extra;
-    etm_tpiu_params_default(p);
-    int n = sscanf(v, "%u:%u%c", &pins, &div, &extra);
-    if (n < 1 || n > 2 || !pins) {
-        fprintf(stderr, "etm %s: --tpiu %s: want PINS[:DIV], e.g. 4 or 2:2\n", cmd, v);
-        return -1;
-    }
-    p->port_bits = pins;
-    p->clk_div = div;
-    return 0;
+    etm_diag_t d;
+    if (etm_tpiu_params_parse(p, v, 0, &d) == ETM_OK)
+        return 0;
+    fprintf(stderr, "etm %s: --tpiu %s\n", cmd, d.msg);
+    return -1;
 }
 
 /* The TPIU of --tpiu and the bytes its pins complete. */
@@ -87,13 +81,6 @@ static void tpiu_cycle(tpiu_run_t *tr, FILE *tf, const etm_out_t *out, int stall
     unsigned n = etm_tpiu_cap_step(&tr->cap, &to, b);
     if (tf && n)
         fwrite(b, 1, n, tf);
-}
-
-static int tpiu_ready(const tpiu_run_t *tr)
-{
-    uint8_t r[ETM_TPIU_SOURCES];
-    etm_tpiu_ready(tr->t, r);
-    return r[0];
 }
 
 /* One cycle's outputs into the files asked for (the trace file: the ETM's
@@ -138,33 +125,30 @@ int run_stimulus(const char *path, const source_opts_t *so, const char *const *s
         source_close(&src);
         return 2;
     }
-    tpiu_run_t tr;
-    memset(&tr, 0, sizeof tr);
-    if (o->tpiu) {
-        etm_tpiu_params_t tp = *o->tpiu;
-        tp.src_bytes[0] = cfg.port_bytes;
-        unsigned v0 = 0;
-        etm_config_version(&cfg, &v0, NULL);
-        if (ETM_V_MAJOR(v0) != 3) {
-            fprintf(stderr, "etm: %s: --tpiu: an ETMv1 has no ATB (its trace leaves on PIPESTAT and TRACEPKT)\n",
-                    path);
-            etm_destroy(etm);
-            source_close(&src);
-            return 2;
-        }
-        if (etm_tpiu_create(&tr.t, &tp, &d) != ETM_OK) {
-            fprintf(stderr, "etm: --tpiu: %s\n", d.msg);
-            etm_destroy(etm);
-            source_close(&src);
-            return 2;
-        }
-        etm_tpiu_cap_init(&tr.cap, tp.port_bits);
-    }
     FILE *tf = NULL, *of = NULL, *vf = NULL;
     etm_vec_writer_t *ow = NULL;
     etm_vcd_writer_t *vw = NULL;
     int rc = 0;
     etm_err_t e = ETM_OK;
+    unsigned ver = 0;
+    etm_config_version(&cfg, &ver, NULL);
+    tpiu_run_t tr;
+    memset(&tr, 0, sizeof tr);
+    if (o->tpiu) {
+        etm_tpiu_params_t tp = *o->tpiu;
+        tp.src_bytes[0] = cfg.port_bytes;
+        rc = 2;
+        if (ETM_V_MAJOR(ver) != 3)
+            fprintf(stderr, "etm: %s: --tpiu: an ETMv1 has no ATB (its trace leaves on PIPESTAT and TRACEPKT)\n",
+                    path);
+        else if (etm_tpiu_create(&tr.t, &tp, &d) != ETM_OK)
+            fprintf(stderr, "etm: --tpiu: %s\n", d.msg);
+        else
+            rc = 0;
+        if (rc)
+            goto out;
+        etm_tpiu_cap_init(&tr.cap, tp.port_bits);
+    }
     if ((o->trace && !(tf = fopen(o->trace, "wb"))) || (o->out && !(of = fopen(o->out, "w"))) ||
         (o->vcd && !(vf = fopen(o->vcd, "w")))) {
         fprintf(stderr, "etm: cannot create an output file\n");
@@ -173,8 +157,6 @@ int run_stimulus(const char *path, const source_opts_t *so, const char *const *s
     }
     /* The outputs of the protocol this ETM speaks, and the common ones. */
     uint64_t omask = 0;
-    unsigned ver = 0;
-    etm_config_version(&cfg, &ver, NULL);
     for (size_t i = 0; i < etm_out_signal_count; i++) {
         const char *n = etm_out_signals[i].name;
         int v1only = !strcmp(n, "PIPESTAT") || !strcmp(n, "TRACEPKT") || !strcmp(n, "TRACESYNC");
@@ -211,7 +193,7 @@ int run_stimulus(const char *path, const source_opts_t *so, const char *const *s
         progress("run", cycle);
         int stall = in.atstall; /* the stimulus's own ATREADY: an interconnect before the TPIU */
         if (tr.t)
-            in.atstall = (uint8_t)(stall || !tpiu_ready(&tr));
+            in.atstall = (uint8_t)(stall || !etm_tpiu_ready(tr.t, 0));
         if (etm_step(etm, &in, &out) == ETM_ERR_RULE) {
             etm_rule_t r[4];
             unsigned n = etm_last_rules(etm, r, 4);
@@ -251,7 +233,7 @@ int run_stimulus(const char *path, const source_opts_t *so, const char *const *s
         if (tr.t)
             tpiu_cycle(&tr, tf, NULL, 0); /* the end's edge: no port cycle */
         for (;;) {
-            in.atstall = (uint8_t)(tr.t && !tpiu_ready(&tr));
+            in.atstall = (uint8_t)(tr.t && !etm_tpiu_ready(tr.t, 0));
             if (etm_drain_in(etm, &in, &out) != ETM_OK)
                 break;
             emit(tr.t ? NULL : tf, ow, vw, &in, &out);

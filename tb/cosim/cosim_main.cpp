@@ -931,8 +931,9 @@ bool valued_option(Options &o, Args &g, const std::string &a, const char *v)
     else if (a == "--flush")
         o.flush = (unsigned)std::strtoul(v, nullptr, 0);
     else if (a == "--tpiu") {
-        if (!cosim::parse_tpiu(v, &o.tpiu_p)) {
-            std::fprintf(stderr, "etm_cosim: --tpiu %s: PINS[:DIV] or etb:BYTES\n", v);
+        etm_diag_t d;
+        if (etm_tpiu_params_parse(&o.tpiu_p, v, 1, &d) != ETM_OK) {
+            std::fprintf(stderr, "etm_cosim: --tpiu %s\n", d.msg);
             std::exit(2);
         }
         o.tpiu = true;

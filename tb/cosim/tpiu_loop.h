@@ -27,24 +27,6 @@ namespace cosim {
 
 constexpr unsigned kSecondId = 0x6F;
 
-/* --tpiu PINS[:DIV] or etb:BYTES into params (source widths set by the caller). */
-inline bool parse_tpiu(const char *s, etm_tpiu_params_t *p)
-{
-    etm_tpiu_params_default(p);
-    unsigned a = 0, b = 0;
-    if (std::sscanf(s, "etb:%u", &a) == 1) {
-        p->port_bits = 0;
-        p->etb_bytes = a;
-        return true;
-    }
-    int n = std::sscanf(s, "%u:%u", &a, &b);
-    if (n < 1)
-        return false;
-    p->port_bits = a;
-    p->clk_div = n == 2 ? b : 1;
-    return true;
-}
-
 class TpiuLoop {
 public:
     /* Returns false with a message when the parameters are refused. */
@@ -88,12 +70,7 @@ public:
 
     /* ATREADY of the ETM's port for the coming cycle (the C TPIU's; the RTL's
      * is compared in step). */
-    bool ready() const
-    {
-        uint8_t rdy[ETM_TPIU_SOURCES];
-        etm_tpiu_ready(c_, rdy);
-        return rdy[0] != 0;
-    }
+    bool ready() const { return etm_tpiu_ready(c_, 0) != 0; }
 
     /* One cycle, after both ETMs have evaluated it: c the C ETM's outputs,
      * top the RTL's, stall: the interconnect held ATREADY low. Returns false
@@ -143,8 +120,6 @@ public:
         uint8_t b[4];
         unsigned nb = etm_tpiu_cap_step(&cap_, &o, b);
         pins_.insert(pins_.end(), b, b + nb);
-        if (o.atready[0] && c.atvalid && stall)
-            stalls_++;
         if (!w.empty()) {
             *why = w;
             return false;
@@ -263,7 +238,7 @@ private:
     std::vector<uint8_t> pins_, etm_bytes_, second_;
     unsigned pct_ = 0, burst_ = 0, count_ = 0;
     uint8_t s_valid_ = 0, s_byte_ = 0, ending_ = 0;
-    uint64_t rng_ = 1, stalls_ = 0;
+    uint64_t rng_ = 1;
 };
 
 } // namespace cosim

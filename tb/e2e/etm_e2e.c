@@ -219,7 +219,6 @@ typedef struct prun {
     etm_cs_deformatter_t *cs;
     uint8_t fbuf[4096];
     size_t nf;
-    uint64_t cs_bytes;
 } prun_t;
 
 static void on_formatted(void *user, unsigned id, const uint8_t *data, size_t n, uint64_t offset);
@@ -473,13 +472,6 @@ static void start_reprogramming(prun_t *p);
 
 /* ---- --tpiu ---------------------------------------------------------------------------------- */
 
-static int tpiu_ready(const prun_t *p)
-{
-    uint8_t r[ETM_TPIU_SOURCES];
-    etm_tpiu_ready(p->tp, r);
-    return r[0];
-}
-
 static void feed(prun_t *p, const uint8_t *buf, size_t n);
 
 /* The TPIU's cycle after the ETM's (out NULL: the ETM has ended): the bytes
@@ -510,7 +502,6 @@ static void on_formatted(void *user, unsigned id, const uint8_t *data, size_t n,
     prun_t *p = (prun_t *)user;
     if (id != p->o->cfg.etmtraceidr || !p->wj.on)
         return;
-    p->cs_bytes += n;
     judge_v3_feed(&p->wj, p->own, data, n);
 }
 
@@ -520,7 +511,7 @@ static void step_cycle(prun_t *p, const etm_in_t *core, const etm_gen_event_t *e
     etm_in_t apb = *core;
     const etm_in_t *in = core;
     if (p->tp) {
-        apb.atstall = (uint8_t)!tpiu_ready(p);
+        apb.atstall = (uint8_t)!etm_tpiu_ready(p->tp, 0);
         in = &apb;
     }
     if (p->o->reprogram) { /* the debugger reprograms the ETM while the program runs */
@@ -617,7 +608,7 @@ static void run_cycles(prun_t *p)
             etm_in_t din;
             memset(&din, 0, sizeof din);
             if (p->tp)
-                din.atstall = (uint8_t)!tpiu_ready(p);
+                din.atstall = (uint8_t)!etm_tpiu_ready(p->tp, 0);
             de = etm_drain_in(p->etm, &din, &out);
             p->prev_ovf |= out.overflow;
             if (de == ETM_OK)
@@ -869,15 +860,11 @@ static int valued_option(opts_t *o, const char *a, const char *v)
             return 2;
         }
     } else if (!strcmp(a, "--tpiu")) {
-        unsigned pins = 0, div = 1;
-        etm_tpiu_params_default(&o->tpiu_p);
-        if (sscanf(v, "%u:%u", &pins, &div) < 1 || !pins) {
-            fprintf(stderr, "etm-e2e: --tpiu wants PINS[:DIV]\n");
+        if (etm_tpiu_params_parse(&o->tpiu_p, v, 0, &d) != ETM_OK) {
+            fprintf(stderr, "etm-e2e: --tpiu %s\n", d.msg);
             return 2;
         }
         o->tpiu = 1;
-        o->tpiu_p.port_bits = pins;
-        o->tpiu_p.clk_div = div;
     } else if (!strcmp(a, "--window")) {
         unsigned long long s, n;
         if (sscanf(v, "%llu:%llu", &s, &n) != 2 || n == 0) {

@@ -482,9 +482,7 @@ void EtmTpiu::step_once()
 bool EtmTpiu::atready_next()
 {
     step_once();
-    uint8_t r[ETM_TPIU_SOURCES];
-    etm_tpiu_ready(t_, r);
-    return r[0] != 0;
+    return etm_tpiu_ready(t_, 0) != 0;
 }
 
 void EtmTpiu::fall() { step_once(); }

@@ -169,14 +169,11 @@ int parse_system_args(Options &o, SystemArgs &g, int argc, char **argv)
             g.ports.push_back(pc);
         } else if (a == "--tpiu") {
             etm_tpiu_params_t tp;
-            etm_tpiu_params_default(&tp);
-            unsigned pins = 0, div = 1;
-            if (std::sscanf(v.c_str(), "%u:%u", &pins, &div) < 1 || !pins) {
-                std::fprintf(stderr, "sc_system: --tpiu %s: want PINS[:DIV]\n", v.c_str());
+            etm_diag_t d;
+            if (etm_tpiu_params_parse(&tp, v.c_str(), 0, &d) != ETM_OK) {
+                std::fprintf(stderr, "sc_system: --tpiu %s\n", d.msg);
                 return 2;
             }
-            tp.port_bits = pins;
-            tp.clk_div = div;
             g.tpius.push_back(tp);
         } else if (a == "--stall") {
             char *end;

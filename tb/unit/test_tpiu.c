@@ -133,8 +133,7 @@ static void round_trip(unsigned port_bits, unsigned clk_div, unsigned queue, uns
             }
         }
         etm_tpiu_out_t o;
-        uint8_t rdy[2];
-        etm_tpiu_ready(t, rdy);
+        uint8_t rdy[2] = { (uint8_t)etm_tpiu_ready(t, 0), (uint8_t)etm_tpiu_ready(t, 1) };
         etm_tpiu_step(t, &in, &o);
         for (unsigned s = 0; s < 2; s++) {
             if (o.atready[s] != rdy[s])
@@ -232,6 +231,20 @@ static void test_params(void)
     p.src_bytes[0] = p.src_bytes[1] = 8;
     CHECK_EQ(etm_tpiu_create(&t, &p, &d), ETM_ERR_ARG);
     CHECK_STR_CONTAINS(d.msg, "room for a word of every source (16)");
+    /* The command lines' PINS[:DIV] and etb:BYTES. */
+    CHECK_EQ(etm_tpiu_params_parse(&p, "4", 0, &d), ETM_OK);
+    CHECK(p.port_bits == 4 && p.clk_div == 1);
+    CHECK_EQ(etm_tpiu_params_parse(&p, "16:2", 0, &d), ETM_OK);
+    CHECK(p.port_bits == 16 && p.clk_div == 2);
+    static const char *const bad[] = { "4x", "2:", ":2", "0", "4:2:1", "", "etb:64" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CHECK_EQ(etm_tpiu_params_parse(&p, bad[i], 0, &d), ETM_ERR_ARG);
+        CHECK_STR_CONTAINS(d.msg, "want PINS[:DIV]");
+    }
+    CHECK_EQ(etm_tpiu_params_parse(&p, "etb:4096", 1, &d), ETM_OK);
+    CHECK(p.port_bits == 0 && p.etb_bytes == 4096);
+    CHECK_EQ(etm_tpiu_params_parse(&p, "etb:4k", 1, &d), ETM_ERR_ARG);
+    CHECK_STR_CONTAINS(d.msg, "or etb:BYTES");
     etm_tpiu_params_default(&p);
     p.port_bits = 0;
     p.etb_bytes = 100;

@@ -54,6 +54,39 @@ void etm_tpiu_params_default(etm_tpiu_params_t *p)
     p->src_bytes[0] = 1;
 }
 
+/* A decimal number at *s, moving *s past it; 0 when there is none. */
+static int number(const char **s, unsigned *v)
+{
+    char *end;
+    if (**s < '0' || **s > '9')
+        return 0;
+    unsigned long n = strtoul(*s, &end, 10);
+    *v = n > 0xFFFFFFFFul ? 0xFFFFFFFFu : (unsigned)n;
+    *s = end;
+    return 1;
+}
+
+etm_err_t etm_tpiu_params_parse(etm_tpiu_params_t *p, const char *s, int allow_etb, etm_diag_t *diag)
+{
+    etm_tpiu_params_default(p);
+    const char *c = s;
+    unsigned a = 0, b = 1;
+    if (allow_etb && !strncmp(c, "etb:", 4)) {
+        c += 4;
+        if (number(&c, &a) && !*c) {
+            p->port_bits = 0;
+            p->etb_bytes = a;
+            return ETM_OK;
+        }
+    } else if (number(&c, &a) && a && (!*c || (*c == ':' && (++c, number(&c, &b)))) && !*c) {
+        p->port_bits = a;
+        p->clk_div = b;
+        return ETM_OK;
+    }
+    return etm_util_fail(diag, ETM_ERR_ARG, "'%s': want PINS[:DIV]%s, e.g. 4 or 2:2", s,
+                         allow_etb ? " or etb:BYTES" : "");
+}
+
 static int width_ok(unsigned w) { return w == 1 || w == 2 || w == 4 || w == 8; }
 
 etm_err_t etm_tpiu_create(etm_tpiu_t **out, const etm_tpiu_params_t *p, etm_diag_t *diag)
@@ -125,11 +158,10 @@ void etm_tpiu_reset(etm_tpiu_t *t)
     memset(&t->st, 0, sizeof t->st);
 }
 
-void etm_tpiu_ready(const etm_tpiu_t *t, uint8_t ready[ETM_TPIU_SOURCES])
+int etm_tpiu_ready(const etm_tpiu_t *t, unsigned src)
 {
-    int room = t->p.queue_bytes - t->q_level >= t->p.src_bytes[0] + t->p.src_bytes[1];
-    for (unsigned s = 0; s < ETM_TPIU_SOURCES; s++)
-        ready[s] = (uint8_t)(room && t->p.src_bytes[s] != 0);
+    return src < ETM_TPIU_SOURCES && t->p.src_bytes[src] != 0 &&
+           t->p.queue_bytes - t->q_level >= t->p.src_bytes[0] + t->p.src_bytes[1];
 }
 
 static uint16_t pair_pop(etm_tpiu_t *t)
@@ -270,7 +302,8 @@ static int format_pair(etm_tpiu_t *t, unsigned n, uint16_t *v)
 void etm_tpiu_step(etm_tpiu_t *t, const etm_tpiu_in_t *in, etm_tpiu_out_t *out)
 {
     memset(out, 0, sizeof *out);
-    etm_tpiu_ready(t, out->atready);
+    for (unsigned s = 0; s < ETM_TPIU_SOURCES; s++)
+        out->atready[s] = (uint8_t)etm_tpiu_ready(t, s);
     unsigned n = t->q_level;
     output_side(t, out);
     uint16_t v;

@@ -49,6 +49,11 @@ typedef struct etm_tpiu_params {
  * a 32-byte queue, source 0 one byte wide (the ETM-M3's ATB), no source 1. */
 void etm_tpiu_params_default(etm_tpiu_params_t *p);
 
+/* The defaults with the output side of a command line's "PINS[:DIV]" (pins at
+ * TRACECLK = core clock / DIV) or, with allow_etb, "etb:BYTES". Returns ETM_OK,
+ * or ETM_ERR_ARG with what it wants in diag; the ranges are etm_tpiu_create's. */
+etm_err_t etm_tpiu_params_parse(etm_tpiu_params_t *p, const char *s, int allow_etb, etm_diag_t *diag);
+
 /* One core clock of the ATB slave ports: what each master shows. */
 typedef struct etm_tpiu_in {
     struct {
@@ -84,10 +89,10 @@ etm_err_t etm_tpiu_create(etm_tpiu_t **out, const etm_tpiu_params_t *p, etm_diag
 void etm_tpiu_destroy(etm_tpiu_t *t);
 void etm_tpiu_reset(etm_tpiu_t *t);
 
-/* ATREADY of each port for the coming cycle: a function of the TPIU's state
+/* ATREADY of port src for the coming cycle: a function of the TPIU's state
  * only (the queue has room for every source's word), so a master may read it
- * before it computes its ATVALID. */
-void etm_tpiu_ready(const etm_tpiu_t *t, uint8_t ready[ETM_TPIU_SOURCES]);
+ * before it computes its ATVALID. 0 for a port without a source. */
+int etm_tpiu_ready(const etm_tpiu_t *t, unsigned src);
 
 /* One core clock. */
 void etm_tpiu_step(etm_tpiu_t *t, const etm_tpiu_in_t *in, etm_tpiu_out_t *out);
