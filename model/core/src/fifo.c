@@ -82,16 +82,28 @@ int etm_fifo_peek(const fifo_state_t *f, unsigned i, uint8_t *b, uint8_t *flag)
     return 1;
 }
 
-unsigned etm_fifo_take(fifo_state_t *f, uint8_t *out, unsigned max)
+/* The n bytes at the head (n <= level) copied to out. */
+static void head_copy(const fifo_state_t *f, uint8_t *out, unsigned n)
 {
-    unsigned n = f->level_q < max ? f->level_q : max;
     for (unsigned i = 0; i < n; i++)
         out[i] = f->mem[(f->rd_q + i) % ETM_FIFO_MAX];
+}
+
+/* The n bytes at the head (n <= level) leave. */
+static void head_drop(fifo_state_t *f, unsigned n)
+{
     if (f->nflags_q)
         for (unsigned i = 0; i < n; i++)
             f->nflags_q -= (uint32_t)get_flag(f, f->rd_q + i);
     f->rd_q = (f->rd_q + n) % ETM_FIFO_MAX;
     f->level_q -= n;
+}
+
+unsigned etm_fifo_take(fifo_state_t *f, uint8_t *out, unsigned max)
+{
+    unsigned n = f->level_q < max ? f->level_q : max;
+    head_copy(f, out, n);
+    head_drop(f, n);
     return n;
 }
 
@@ -114,9 +126,7 @@ int etm_fifo_cycle(fifo_state_t *f, const etm_mode_t *m, const etm_in_t *in, con
     out->atvalid = k != 0;
     out->atid = 0;
     if (k) {
-        uint8_t flag;
-        for (unsigned i = 0; i < k; i++)
-            etm_fifo_peek(f, i, &out->v3_bytes[i], &flag);
+        head_copy(f, out->v3_bytes, k);
         for (unsigned i = k; i < width; i++)
             out->v3_bytes[i] = ETMV3_HDR_IGNORE;
         out->atid = f->held_q ? f->held_id_q : m->trace_id; /* a waiting word keeps its ID */
@@ -131,8 +141,7 @@ int etm_fifo_cycle(fifo_state_t *f, const etm_mode_t *m, const etm_in_t *in, con
         out->afready = 1;
     }
     if (taken) {
-        uint8_t tmp[sizeof out->v3_bytes];
-        etm_fifo_take(f, tmp, taken);
+        head_drop(f, taken);
         out->v3_count = (uint8_t)width;
     }
     f->held_q = (uint8_t)(taken ? 0 : k);
