@@ -30,6 +30,15 @@ static etm_ctx_t *make(const char *const *sets, etm_err_t want, const char *msg)
     return e;
 }
 
+/* The bytes ATREADY took in a cycle onto buf (at most cap), the Ignore
+ * padding of a wide port left out when skip_ignore is set. */
+static void take_bytes(const etm_out_t *o, uint8_t *buf, size_t *n, size_t cap, int skip_ignore)
+{
+    for (unsigned k = 0; k < o->v3_count && *n < cap; k++)
+        if (!skip_ignore || o->v3_bytes[k] != 0x66)
+            buf[(*n)++] = o->v3_bytes[k];
+}
+
 static etm_in_t insn(uint32_t a)
 {
     etm_in_t in;
@@ -101,8 +110,7 @@ static void test_external_port(void)
     for (unsigned c = 0; c < 50000; c++) {
         etm_gen_next(g, &in, NULL);
         etm_step(a, &in, &o);
-        for (unsigned k = 0; k < o.v3_count && na < cap; k++)
-            ba[na++] = o.v3_bytes[k];
+        take_bytes(&o, ba, &na, cap, 0);
         unsigned before = etm_fifo_level(b);
         etm_step(b, &in, &o);
         CHECK_EQ(o.v3_count, 0); /* nothing leaves by itself */
@@ -116,8 +124,7 @@ static void test_external_port(void)
     etm_end(a);
     etm_end(b);
     while (etm_drain(a, &o) == ETM_OK)
-        for (unsigned k = 0; k < o.v3_count && na < cap; k++)
-            ba[na++] = o.v3_bytes[k];
+        take_bytes(&o, ba, &na, cap, 0);
     CHECK_EQ(etm_drain(b, &o), ETM_END); /* no port to drain through */
     unsigned n;
     while ((n = etm_port_take(b, bb + nb, 64)) > 0 && nb + 64 <= cap)
@@ -293,23 +300,15 @@ static void test_atb_random(void)
             prev_wait = ob.atvalid && ib.atstall;
             waits += (unsigned)prev_wait;
             prev = ob;
-            for (unsigned k = 0; k < oa.v3_count && na < cap; k++)
-                if (oa.v3_bytes[k] != 0x66)
-                    ba[na++] = oa.v3_bytes[k];
-            for (unsigned k = 0; k < ob.v3_count && nb < cap; k++)
-                if (ob.v3_bytes[k] != 0x66)
-                    bb[nb++] = ob.v3_bytes[k];
+            take_bytes(&oa, ba, &na, cap, 1);
+            take_bytes(&ob, bb, &nb, cap, 1);
         }
         etm_end(a);
         etm_end(b);
         while (etm_drain(a, &oa) == ETM_OK)
-            for (unsigned k = 0; k < oa.v3_count && na < cap; k++)
-                if (oa.v3_bytes[k] != 0x66)
-                    ba[na++] = oa.v3_bytes[k];
+            take_bytes(&oa, ba, &na, cap, 1);
         while (etm_drain(b, &ob) == ETM_OK)
-            for (unsigned k = 0; k < ob.v3_count && nb < cap; k++)
-                if (ob.v3_bytes[k] != 0x66)
-                    bb[nb++] = ob.v3_bytes[k];
+            take_bytes(&ob, bb, &nb, cap, 1);
         CHECK(held_ok);
         CHECK(id_ok);
         CHECK(waits > 1000);
@@ -345,10 +344,9 @@ static void test_drain_backpressure(void)
     etm_end(a);
     etm_end(b);
     uint8_t ba[128], bb[128];
-    unsigned na = 0, nb = 0;
+    size_t na = 0, nb = 0;
     while (etm_drain(a, &o) == ETM_OK)
-        for (unsigned k = 0; k < o.v3_count && na < sizeof ba; k++)
-            ba[na++] = o.v3_bytes[k];
+        take_bytes(&o, ba, &na, sizeof ba, 0);
     unsigned level = etm_fifo_level(b);
     CHECK(level > 0);
     for (int c = 0; c < 5; c++) {
@@ -358,8 +356,7 @@ static void test_drain_backpressure(void)
         CHECK_EQ(etm_fifo_level(b), level);
     }
     while (etm_drain_in(b, NULL, &o) == ETM_OK)
-        for (unsigned k = 0; k < o.v3_count && nb < sizeof bb; k++)
-            bb[nb++] = o.v3_bytes[k];
+        take_bytes(&o, bb, &nb, sizeof bb, 0);
     CHECK(na > 0);
     CHECK_EQ(na, nb);
     CHECK(na == nb && memcmp(ba, bb, na) == 0);
