@@ -91,7 +91,7 @@ module etm_core #(
   assign unused_cfg = ^{reg_etmcr[31:13], reg_etmcr[11], reg_etmcr[9], reg_etmcr[1],
                         impl_etmccr_i[27:0], reg_etmfflr[31:8], reg_etmsyncfr[31:12],
                         impl_etmidr_i[31:21], impl_etmidr_i[19:8],
-                        impl_etmidr_i[3:0], reg_etmtraceidr, impl_port_bytes_i[31:4],
+                        impl_etmidr_i[3:0], reg_etmtraceidr, impl_port_bytes_i[31:4], impl_fifo_write_i[31:5],
                         impl_issue_width_i[31:2]};
 
   // ---- End of trace and drain ---------------------------------------------------------
@@ -508,6 +508,8 @@ module etm_core #(
     .rst_ni          (rst_ni && !(restart && !v3)),  // an ETMv1 FIFO is emptied at a restart
     .depth_i         (impl_fifo_depth_i),
     .port_bytes_i    (impl_port_bytes_i[3:0]),
+    .write_i         (impl_fifo_write_i[4:0]),
+    .v3_i            (v3),
     .v3_port_i       (v3 && !end_edge),
     .atready_i       (ATREADY),
     .afvalid_i       (AFVALID),

@@ -64,6 +64,8 @@ package etm_defs_pkg;
   // Sizes of this implementation, shared by the C model and the RTL
   localparam int unsigned PortBytesMax = 8;  // most ETMv3 bytes that leave the port in one core cycle
   localparam int unsigned CycleBytesMax = 96;  // the cycle buffer: most bytes one cycle makes (docs/etmv3-encoder.md)
+  localparam int unsigned StageBytes = 128;  // ETMv3 staging buffer ahead of the FIFO's store: a power of two >= ETM_CYCLE_BYTES_MAX
+  localparam int unsigned FifoWritePortMax = 16;  // most bytes FIFO_WRITE lets into the FIFO's store in one cycle
   localparam int unsigned DpEntries = 3;  // ETMv3 data transfers waiting for a value: one per slot
   localparam int unsigned LongRun = 24;  // longest run of W atoms sent as format 3 headers
   localparam int unsigned V1Queue = 8;  // ETMv1 status queue entries

@@ -1,21 +1,25 @@
 // etm_fifo.sv - stage `fifo` (model/core/src/fifo.c): the trace FIFO and the ETMv3 port.
 //
 // ETMv3 (etm_fifo_cycle): the ATB master shows up to PORT_BYTES bytes that were
-// in the FIFO at the start of the cycle, padding an incomplete word with Ignore
-// (0x66), or the word ATREADY has not yet taken (held_q: its bytes stay at the
-// head, so ATDATA cannot change while ATVALID waits); ATREADY takes it. With the
-// flush handshake (flush_cap_i), AFREADY rises once the bytes the FIFO held when
-// AFVALID rose have left. Then the cycle's bytes go in, all of them or none
-// (fit_o = 0: an overflow).
+// in the store at the start of the cycle, padding an incomplete word with Ignore
+// (0x66) when nothing is staged, or the word ATREADY has not yet taken (held_q:
+// its bytes stay at the head, so ATDATA cannot change while ATVALID waits);
+// ATREADY takes it. With the flush handshake (flush_cap_i), AFREADY rises once
+// the bytes the FIFO held when AFVALID rose have left. Then the cycle's bytes go
+// into the staging buffer, all of them or none (fit_o = 0: an overflow), and at
+// most FIFO_WRITE staged bytes, oldest first, move into the store (etm_fifo_stage):
+// the store has a write port of FifoWritePortMax lanes, the staging buffer the
+// cycle buffer's width.
 // ETMv1 (etm_fifo_push, peek, pop as etm_pipestat uses them): a status's bytes go
-// in first, all or none; then the port pops up to two bytes, which it chooses
-// from the head as it stands after that write (head0/head1). Each byte carries a
-// flag (the first byte of an ETMv1 branch address: TRACESYNC); nflags_o counts
-// the flagged bytes held.
+// into the store directly, all or none; then the port pops up to two bytes,
+// which it chooses from the head as it stands after that write (head0/head1).
+// Each byte carries a flag (the first byte of an ETMv1 branch address:
+// TRACESYNC); nflags_o counts the flagged bytes held.
 //
-// The store is a ring of 2^RingBits >= MaxFifoDepth bytes; FIFO_DEPTH (at most
-// MaxFifoDepth) bounds the level. Held in flip-flops: a hardware FIFO would be a
-// RAM with the same ports.
+// The store is a ring of 2^RingBits >= MaxFifoDepth bytes, written and read by
+// index (a memory with write lanes); FIFO_DEPTH (at most MaxFifoDepth) bounds
+// the bytes held in store and staging together. The staging ring needs no more
+// than min(StageBytes, Ring) bytes, since both bounds hold.
 module etm_fifo #(
   parameter int unsigned MaxFifoDepth = 1024
 ) (
@@ -23,12 +27,14 @@ module etm_fifo #(
   input  logic        rst_ni,
   input  logic [31:0] depth_i,        // FIFO_DEPTH
   input  logic [3:0]  port_bytes_i,   // PORT_BYTES: 1, 2, 4 or 8
+  input  logic [4:0]  write_i,        // FIFO_WRITE: 1 to FifoWritePortMax
+  input  logic        v3_i,           // ETMv3: writes go through the staging buffer
   input  logic        v3_port_i,      // ETMv3 port read in this cycle
   input  logic        atready_i,      // ATREADY
   input  logic        afvalid_i,      // AFVALID
   input  logic        flush_cap_i,    // the part has the flush handshake
   input  logic [6:0]  trace_id_i,     // ETMTRACEIDR[6:0]
-  // Write: n bytes, all or none.
+  // Write: n bytes, all or none (ETMv3: at most CycleBytesMax).
   input  logic [7:0]  wr_n_i,
   input  logic [etm_defs_pkg::FifoWriteMax*8-1:0] wr_data_i,
   input  logic [etm_defs_pkg::FifoWriteMax-1:0]   wr_flag_i,
@@ -39,8 +45,9 @@ module etm_fifo #(
   output logic        atvalid_o,
   output logic [6:0]  atid_o,
   output logic        afready_o,
-  // ETMv1 port: the state before the write, the head after it, and the pops.
+  // Bytes held (store and staging) at the start of the cycle.
   output logic [16:0] level_q_o,
+  // ETMv1 port: the state before the write, the head after it, and the pops.
   output logic [16:0] nflags_q_o,
   output logic        head_flag_q_o,  // flag of the head byte before the write
   output logic [16:0] level_w_o,      // level after the write
@@ -49,27 +56,34 @@ module etm_fifo #(
   output logic [7:0]  head1_o,
   output logic        head1_flag_o,
   input  logic [1:0]  pop_i,
-  // FIFOLEVEL after the cycle.
+  // FIFOLEVEL after the cycle: bytes held in store and staging.
   output logic [16:0] level_o
 );
   localparam int unsigned RingBits = (MaxFifoDepth <= 2) ? 1 : $clog2(MaxFifoDepth);
   localparam int unsigned Ring = 1 << RingBits;
+  localparam int unsigned StageRing = (etm_defs_pkg::StageBytes < Ring) ? etm_defs_pkg::StageBytes : Ring;
+  localparam int unsigned StageBits = $clog2(StageRing);
+  localparam int unsigned Lanes = etm_defs_pkg::FifoWritePortMax;
 
-  logic [7:0]          mem_q [Ring];
-  logic [7:0]          mem_d [Ring];
-  logic                flag_q [Ring];
-  logic                flag_d [Ring];
-  logic [RingBits-1:0] rd_q, rd_d;
-  logic [16:0]         level_q, level_d;
-  logic [16:0]         nflags_q, nflags_d;
-  logic [3:0]          held_q, held_d;
-  logic [6:0]          held_id_q, held_id_d;
-  logic                flush_q, flush_d;
-  logic [16:0]         flush_rem_q, flush_rem_d;
+  logic [7:0]           mem_q [Ring];
+  logic                 flag_q [Ring];
+  logic [7:0]           stage_q [StageRing];
+  logic [RingBits-1:0]  rd_q, rd_d;
+  logic [16:0]          level_q, level_d;
+  logic [StageBits-1:0] srd_q, srd_d;
+  logic [7:0]           slevel_q, slevel_d;
+  logic [16:0]          nflags_q, nflags_d;
+  logic [3:0]           held_q, held_d;
+  logic [6:0]           held_id_q, held_id_d;
+  logic                 flush_q, flush_d;
+  logic [16:0]          flush_rem_q, flush_rem_d;
 
   logic [3:0]          n_rd;
   logic [16:0]         level_mid, level_w;
-  logic                do_wr;
+  logic                do_wr;       // ETMv1: the status's bytes go into the store
+  logic                s_wr;        // ETMv3: the cycle's bytes go into the staging buffer
+  logic [4:0]          mv;          // ETMv3: staged bytes moving into the store
+  logic [7:0]          mv_data [Lanes];
   logic [RingBits-1:0] wp;
   logic [16:0]         nflags_w;
 
@@ -77,8 +91,10 @@ module etm_fifo #(
     logic [16:0] pb, rem;
     logic [3:0]  k;
     pb = {13'd0, port_bytes_i};
+    // A word shorter than the port only when nothing is staged: padding between packets.
     k = 4'd0;
-    if (v3_port_i) k = (held_q != 4'd0) ? held_q : (level_q < pb) ? level_q[3:0] : port_bytes_i;
+    if (v3_port_i) k = (held_q != 4'd0) ? held_q : (level_q >= pb) ? port_bytes_i :
+                       (slevel_q != 8'd0) ? 4'd0 : level_q[3:0];
     v3_data_o = '0;
     for (int i = 0; i < 8; i++) begin
       if (4'(i) < k) begin
@@ -98,7 +114,7 @@ module etm_fifo #(
     held_d = v3_port_i ? ((n_rd != 4'd0) ? 4'd0 : k) : held_q;
     held_id_d = v3_port_i ? ((held_d != 4'd0) ? atid_o : 7'd0) : held_id_q;
     // The flush handshake.
-    rem = flush_q ? flush_rem_q : level_q;
+    rem = flush_q ? flush_rem_q : level_q + {9'd0, slevel_q};
     afready_o = v3_port_i && (!flush_cap_i || (afvalid_i && rem == 17'd0));
     flush_d = flush_q;
     flush_rem_d = flush_rem_q;
@@ -109,31 +125,38 @@ module etm_fifo #(
   end
 
   always_comb begin : write
-    logic [RingBits-1:0] off;
-    off = '0;
-    fit_o = (wr_n_i == 8'd0) || ({15'd0, level_mid} + {24'd0, wr_n_i} <= depth_i);
-    do_wr = fit_o && wr_n_i != 8'd0;
+    logic [16:0] held_mid;
+    logic [7:0]  slevel_w;
     wp = rd_q + level_q[RingBits-1:0];
-    for (int i = 0; i < Ring; i++) begin
-      mem_d[i] = mem_q[i];
-      flag_d[i] = flag_q[i];
+    held_mid = level_mid + {9'd0, slevel_q};
+    s_wr = 1'b0;
+    do_wr = 1'b0;
+    mv = 5'd0;
+    slevel_w = slevel_q;
+    if (v3_i) begin
+      fit_o = (wr_n_i == 8'd0) || ({15'd0, held_mid} + {24'd0, wr_n_i} <= depth_i &&
+                                   {1'b0, slevel_q} + {1'b0, wr_n_i} <= 9'(etm_defs_pkg::StageBytes));
+      s_wr = fit_o && wr_n_i != 8'd0;
+      if (s_wr) slevel_w = slevel_q + wr_n_i;
+      mv = ({3'd0, write_i} < slevel_w) ? write_i : slevel_w[4:0];
+    end else begin
+      fit_o = (wr_n_i == 8'd0) || ({15'd0, level_mid} + {24'd0, wr_n_i} <= depth_i);
+      do_wr = fit_o && wr_n_i != 8'd0;
+    end
+    // The bytes moving into the store: staged ones first, then this cycle's.
+    for (int l = 0; l < Lanes; l++) begin
+      if (8'(l) < slevel_q) mv_data[l] = stage_q[srd_q + StageBits'(l)];
+      else                  mv_data[l] = wr_data_i[(l - 32'(slevel_q))*8 +: 8];
     end
     nflags_w = nflags_q;
     if (do_wr) begin
-      // Each storage byte takes its byte of the write port when it falls in
-      // the written run (a mux per location, not a demux per written byte).
-      for (int j = 0; j < Ring; j++) begin
-        off = RingBits'(j) - wp;
-        if ({{(17 - RingBits){1'b0}}, off} < {9'd0, wr_n_i}) begin
-          mem_d[j] = wr_data_i[32'(off)*8 +: 8];
-          flag_d[j] = wr_flag_i[32'(off)];
-        end
-      end
       for (int i = 0; i < etm_defs_pkg::FifoWriteMax; i++) begin
         if (8'(i) < wr_n_i) nflags_w = nflags_w + {16'd0, wr_flag_i[i]};
       end
     end
-    level_w = level_mid + (do_wr ? {9'd0, wr_n_i} : 17'd0);
+    level_w = level_mid + (do_wr ? {9'd0, wr_n_i} : {12'd0, mv});
+    srd_d = srd_q + StageBits'(mv);
+    slevel_d = slevel_w - {3'd0, mv};
   end
 
   // The head after the write (ETMv1 reads bytes pushed in the same cycle): a byte
@@ -165,7 +188,7 @@ module etm_fifo #(
       end
     end
   end
-  assign level_q_o = level_q;
+  assign level_q_o = level_q + {9'd0, slevel_q};
   assign nflags_q_o = nflags_q;
   assign head_flag_q_o = (level_q != 17'd0) ? flag_q[rd_q] : 1'b0;
   assign level_w_o = level_w;
@@ -180,12 +203,14 @@ module etm_fifo #(
     nflags_d = nflags_w - gone;
   end
 
-  assign level_o = level_d;
+  assign level_o = level_d + {9'd0, slevel_d};
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       rd_q        <= '0;
       level_q     <= '0;
+      srd_q       <= '0;
+      slevel_q    <= '0;
       nflags_q    <= '0;
       held_q      <= '0;
       held_id_q   <= '0;
@@ -194,6 +219,8 @@ module etm_fifo #(
     end else begin
       rd_q        <= rd_d;
       level_q     <= level_d;
+      srd_q       <= srd_d;
+      slevel_q    <= slevel_d;
       nflags_q    <= nflags_d;
       held_q      <= held_d;
       held_id_q   <= held_id_d;
@@ -211,17 +238,21 @@ module etm_fifo #(
   logic [31:0] f_depth_q;
   logic [3:0]  f_pb_q;
   logic        f_fc_q;
+  logic [4:0]  f_wr_q;
   always @(posedge clk_i) begin
     f_past <= 1'b1;
     f_depth_q <= depth_i;
     f_pb_q <= port_bytes_i;
     f_fc_q <= flush_cap_i;
+    f_wr_q <= write_i;
   end
   always @* begin
-    assume (v3_port_i && pop_i == 2'd0);
+    assume (v3_port_i && v3_i && pop_i == 2'd0);
+    assume (write_i >= 5'd1 && write_i <= 5'(Lanes) && wr_n_i <= 8'(etm_defs_pkg::CycleBytesMax));
     assume (depth_i >= 32'd1 && depth_i <= 32'(Ring));
     assume (port_bytes_i == 4'd1 || port_bytes_i == 4'd2 || port_bytes_i == 4'd4 || port_bytes_i == 4'd8);
-    if (f_past) assume (depth_i == f_depth_q && port_bytes_i == f_pb_q && flush_cap_i == f_fc_q);
+    if (f_past) assume (depth_i == f_depth_q && port_bytes_i == f_pb_q && flush_cap_i == f_fc_q &&
+                        write_i == f_wr_q);
   end
   // What ATREADY did not take stays: the same ATVALID, ATDATA (padding too) and ATID.
   logic        f_wait_q;
@@ -240,19 +271,42 @@ module etm_fifo #(
   end
   always @* begin
     if (rst_ni) begin
-      LevelWithinDepth_P: assert (level_q <= depth_i[16:0]);
+      LevelWithinDepth_P: assert (level_q + {9'd0, slevel_q} <= depth_i[16:0]);
+      StageWithinRing_P: assert (slevel_q <= 8'(StageRing));
       HeldAtHead_P: assert (17'(held_q) <= level_q && held_q <= port_bytes_i && level_q <= 17'(Ring));
       AtbHoldsWord_P: assert (!f_wait_q || (atvalid_o && v3_data_o == f_data_q && atid_o == f_id_q));
-      NoWriteBeyondDepth_P: assert (!fit_o || level_w <= depth_i[16:0]);
+      NoWriteBeyondDepth_P: assert (!fit_o || level_w + {9'd0, slevel_d} <= depth_i[16:0]);
+      // A word shorter than the port goes out only when nothing is staged.
+      PadBetweenPackets_P: assert (!atvalid_o || held_q != 4'd0 || level_q >= 17'(port_bytes_i) || slevel_q == 8'd0);
     end
   end
 `endif
 
-  // The store has no reset: a byte is read only after it was written.
-  for (genvar g = 0; g < Ring; g++) begin : gen_store
-    always_ff @(posedge clk_i) begin
-      mem_q[g]  <= mem_d[g];
-      flag_q[g] <= flag_d[g];
+  // The store and the staging buffer have no reset: a byte is read only after
+  // it was written. Written by index: the store through its lanes (ETMv3) or a
+  // status's run (ETMv1), the staging buffer through the cycle buffer's run.
+  // (The long runs are loops of 16 so that every loop unrolls.)
+  always_ff @(posedge clk_i) begin
+    for (int l = 0; l < Lanes; l++) begin
+      if (5'(l) < mv) mem_q[wp + RingBits'(l)] <= mv_data[l];
+    end
+    if (s_wr) begin
+      for (int h = 0; h < (etm_defs_pkg::CycleBytesMax + 15) / 16; h++) begin
+        for (int l = 0; l < 16; l++) begin
+          if (h * 16 + l < etm_defs_pkg::CycleBytesMax && 8'(h * 16 + l) < wr_n_i)
+            stage_q[srd_q + StageBits'(slevel_q) + StageBits'(h * 16 + l)] <= wr_data_i[(h * 16 + l)*8 +: 8];
+        end
+      end
+    end
+    if (do_wr) begin
+      for (int h = 0; h < (etm_defs_pkg::FifoWriteMax + 15) / 16; h++) begin
+        for (int l = 0; l < 16; l++) begin
+          if (h * 16 + l < etm_defs_pkg::FifoWriteMax && 8'(h * 16 + l) < wr_n_i) begin
+            mem_q[wp + RingBits'(h * 16 + l)]  <= wr_data_i[(h * 16 + l)*8 +: 8];
+            flag_q[wp + RingBits'(h * 16 + l)] <= wr_flag_i[h * 16 + l];
+          end
+        end
+      end
     end
   end
 

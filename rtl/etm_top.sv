@@ -19,6 +19,7 @@ module etm_top #(
   parameter logic [31:0] EtmcrImpl  = 32'h1063_2FF1,  // the ETMCR bits it implements: no cycle-accurate mode
   // Sizes a real part fixes (etm/regs.def model parameters).
   parameter int unsigned FifoDepth  = 24,             // bytes of trace FIFO
+  parameter int unsigned FifoWrite  = 4,              // ETMv3 bytes entering the FIFO's store per cycle
   parameter int unsigned PortBytes  = 1,              // ETMv3 bytes leaving the port per cycle
   parameter int unsigned IssueWidth = 1,              // instructions per cycle (1 or 2)
   parameter bit          Assertions = 1'b1,
@@ -52,6 +53,7 @@ module etm_top #(
     .impl_etmccer_i     (Etmccer),
     .impl_etmscr_i      (Etmscr),
     .impl_fifo_depth_i  (32'(FifoDepth)),
+    .impl_fifo_write_i  (32'(FifoWrite)),
     .impl_port_bytes_i  (32'(PortBytes)),
     .impl_issue_width_i (32'(IssueWidth)),
     .impl_pidr_i        (Pidr),

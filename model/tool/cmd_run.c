@@ -47,6 +47,11 @@ static void summary(const etm_ctx_t *etm, FILE *f)
     if (ETM_FIELD_GET(ETM_CR_STALL, etm_get_config(etm)->etmcr))
         fprintf(f, "FIFOFULL asserted in %llu cycles (the core would have stalled)\n",
                 (unsigned long long)s->fifofull_cycles);
+    if (s->staged_cycles || s->stage_overflows)
+        fprintf(f, "FIFO write port (FIFO_WRITE=%u bytes a cycle): bytes waited in the staging buffer in %llu "
+                   "cycles; %llu overflows from its bound\n",
+                (unsigned)etm_get_config(etm)->fifo_write, (unsigned long long)s->staged_cycles,
+                (unsigned long long)s->stage_overflows);
     fprintf(f, "packets:");
     for (int k = 0; k < ETM_PKT_ALL_COUNT; k++)
         if (s->packets[k])

@@ -642,6 +642,8 @@ public:
                 for (int i = 0; i < nkinds; i++)
                     cov_->hit(std::string("pkt-") + pk[i], st->packets[i]);
             cov_->hit("overflows", st->overflows);
+            cov_->hit("fifo-staged", st->staged_cycles);
+            cov_->hit("stage-overflow", st->stage_overflows);
             cov_->hit("reprogram", prog.reprogrammings());
             cov_->hit("restart", st->restarts);
             cov_->hit("untraceable", st->untraceable);

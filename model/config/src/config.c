@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "etm/consts.h"
 #include "util.h"
 
 #define GET(F, v) ETM_FIELD_GET(F, v)
@@ -48,6 +49,7 @@ void etm_config_default(etm_config_t *cfg)
     cfg->etmtraceidr = 0x10;
     cfg->etmscr = 0x00020D09;       /* ETM-M3: 8-bit port, FIFOFULL, no fetch comparisons */
     cfg->fifo_depth = 24;           /* the one public figure (docs/registers.md 15) */
+    cfg->fifo_write = 4;            /* a 32-bit store write (docs/etmv3-encoder.md, "The FIFO") */
     cfg->port_bytes = 1;
     cfg->issue_width = 1;
     cfg->pidr = 0x003BB924;         /* ETM-M3: part 0x924, ARM (JEP106 0x3B), revision 3 */
@@ -539,6 +541,11 @@ static etm_err_t validate_params(const etm_config_t *c, unsigned ver, etm_diag_t
                        etm_util_fail(diag, ETM_ERR_FIELD_WIDTH,
                                      "FIFO_DEPTH=%u: the model needs 16 to 65535 bytes (a FIFO must hold the "
                                      "largest packet)", (unsigned)c->fifo_depth));
+    if (c->fifo_write < 1 || c->fifo_write > ETM_MAX_FIFO_WRITE)
+        return fail_at(bad_slot, "FIFO_WRITE", 0,
+                       etm_util_fail(diag, ETM_ERR_FIELD_WIDTH,
+                                     "FIFO_WRITE=%u: the FIFO's write port takes 1 to %u bytes per core cycle",
+                                     (unsigned)c->fifo_write, (unsigned)ETM_MAX_FIFO_WRITE));
     if (c->port_bytes != 0 && c->port_bytes != 1 && c->port_bytes != 2 && c->port_bytes != 4 && c->port_bytes != 8)
         return fail_at(bad_slot, "PORT_BYTES", 0,
                        etm_util_fail(diag, ETM_ERR_FIELD_WIDTH,
@@ -549,6 +556,11 @@ static etm_err_t validate_params(const etm_config_t *c, unsigned ver, etm_diag_t
         return fail_at(bad_slot, "PORT_BYTES", 0,
                        etm_util_fail(diag, ETM_ERR_FIELD_WIDTH,
                                      "PORT_BYTES applies to ETMv3 only; an ETMv1 port's width is ETMCR's port size"));
+    if (ver < ETM_V(3, 0) && c->fifo_write != 4)
+        return fail_at(bad_slot, "FIFO_WRITE", 0,
+                       etm_util_fail(diag, ETM_ERR_FIELD_WIDTH,
+                                     "FIFO_WRITE applies to ETMv3 only (an ETMv1 status enters its FIFO whole); "
+                                     "leave it at 4"));
     if (c->issue_width != 1 && c->issue_width != 2)
         return fail_at(bad_slot, "ISSUE_WIDTH", 0,
                        etm_util_fail(diag, ETM_ERR_FIELD_WIDTH, "ISSUE_WIDTH=%u: must be 1 or 2",

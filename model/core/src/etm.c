@@ -64,6 +64,7 @@ static void mode_from_config(const etm_config_t *c, etm_mode_t *m)
     m->sync_period = ETM_FIELD_GET(ETM_SYNCFR_PERIOD, c->etmsyncfr);
     m->fifo_depth = c->fifo_depth;
     m->port_bytes = c->port_bytes;
+    m->fifo_write = c->fifo_write;
     m->trace_id = (uint8_t)(m->v3 && v >= ETM_V(3, 0) ? ETM_FIELD_GET(ETM_TRACEIDR_ID, c->etmtraceidr) : 0);
     m->atb_flush = m->v3 && c->port_bytes > 1;
     unsigned psize = ETM_FIELD_GET(ETM_CR_PORTSIZE, c->etmcr);
@@ -295,11 +296,11 @@ static void clear_out(etm_out_t *out) { memset(out, 0, sizeof *out); }
 /* FIFOFULL after the cycle: fewer than ETMFFLR bytes free (ETMCR[7]). */
 static void fifofull(etm_ctx_t *ctx, etm_out_t *out)
 {
-    out->fifofull = (uint8_t)(ctx->mode.fifo_depth - ctx->fifo.level_q < ctx->mode.fifofull_level);
+    out->fifofull = (uint8_t)(ctx->mode.fifo_depth - etm_fifo_held(&ctx->fifo) < ctx->mode.fifofull_level);
     ctx->st.fifofull_cycles += out->fifofull;
 }
 
-unsigned etm_fifo_level(const etm_ctx_t *ctx) { return ctx->fifo.level_q; }
+unsigned etm_fifo_level(const etm_ctx_t *ctx) { return etm_fifo_held(&ctx->fifo); }
 
 static etm_err_t end_try(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out);
 
@@ -309,8 +310,11 @@ unsigned etm_port_take(etm_ctx_t *ctx, uint8_t *buf, unsigned max)
         return 0;
     unsigned n = etm_fifo_take(&ctx->fifo, buf, max);
     ctx->st.port_bytes += n;
-    if (ctx->end_wait && n)
+    if (ctx->end_wait && n) {
         end_try(ctx, NULL, NULL);
+        if (ctx->ended)
+            etm_fifo_settle(&ctx->fifo); /* no more cycles to let them through */
+    }
     return n;
 }
 
@@ -340,9 +344,11 @@ static void commit_cycle(etm_ctx_t *ctx, const etm_in_t *in, uint8_t started_bef
         ctx->pk.started_q = started_before;
         etm_packet_overflow(&ctx->pk);
         ctx->st.overflows++;
+        ctx->st.stage_overflows += ctx->fifo.stage_full;
         ctx->st.bytes_lost += c->n + c->overrun;
         ctx->st.cycles_lost++;
     }
+    ctx->st.staged_cycles += ctx->fifo.slevel_q != 0;
     ctx->st.internal_errors += c->overrun != 0;
     out->overflow = (uint8_t)(!fit || ctx->pk.ovf_q);
     ctx->st.port_bytes += out->v3_count;
@@ -352,7 +358,7 @@ static void commit_cycle(etm_ctx_t *ctx, const etm_in_t *in, uint8_t started_bef
 static void live_values(const etm_ctx_t *ctx, regs_live_t *l)
 {
     l->overflow = ctx->mode.v3 ? ctx->pk.ovf_q : ctx->ps.ovf_q;
-    l->drained = !ctx->rg.stop_q && ctx->fifo.level_q == 0 &&
+    l->drained = !ctx->rg.stop_q && etm_fifo_held(&ctx->fifo) == 0 &&
                  (ctx->mode.v3 ? !ctx->end_wait : !etm_pipestat_busy(&ctx->ps));
     l->ss = ctx->flt.ss_q;
     l->triggered = ctx->flt.triggered_q;
@@ -498,7 +504,7 @@ static etm_err_t trace_cycle(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
     cycle_buf_t c;
     cbuf_init(&c, ctx->pk.single_q);
     uint8_t started_before = ctx->pk.started_q;
-    etm_packet_cycle(&ctx->pk, &ctx->mode, &fe, &fo, ctx->fifo.level_q == 0, &c, &ctx->st);
+    etm_packet_cycle(&ctx->pk, &ctx->mode, &fe, &fo, etm_fifo_held(&ctx->fifo) == 0, &c, &ctx->st);
     commit_cycle(ctx, in, started_before, &c, out);
     etm_packet_tick(&ctx->pk, &ctx->mode);
     fifofull(ctx, out);
@@ -559,12 +565,12 @@ static etm_err_t end_try(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
     else if (out)
         fit = etm_fifo_cycle(&ctx->fifo, &ctx->mode, in, c.b, c.n, out);
     else
-        fit = etm_fifo_push(&ctx->fifo, ctx->mode.fifo_depth, c.b, NULL, c.n);
+        fit = etm_fifo_stage(&ctx->fifo, &ctx->mode, c.b, c.n);
     ctx->st.internal_errors += c.overrun != 0;
     ctx->end_wait = 0;
     if (fit) {
         count_accepted(ctx, &c);
-    } else if (c.overrun || (ctx->fifo.level_q == 0 && out)) {
+    } else if (c.overrun || (etm_fifo_held(&ctx->fifo) == 0 && out)) {
         /* never expected: more than the cycle buffer, or more than an empty FIFO holds */
         ctx->st.overflows++;
         ctx->st.bytes_lost += c.n + c.overrun;
@@ -587,6 +593,8 @@ etm_err_t etm_end(etm_ctx_t *ctx)
         return ETM_OK;
     }
     etm_err_t e = end_try(ctx, NULL, NULL);
+    if (ctx->mode.port_bytes == 0) /* an external port: no more cycles to let them through */
+        etm_fifo_settle(&ctx->fifo);
     ctx->ended = 1;
     return e;
 }
@@ -602,8 +610,8 @@ etm_err_t etm_drain_in(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
         return ETM_OK;
     }
     /* An external port drains through etm_port_take (which also offers end_try). */
-    if (ctx->mode.port_bytes == 0 || (ctx->fifo.level_q == 0 && !ctx->end_wait)) {
-        out->fifo_level = (uint16_t)ctx->fifo.level_q;
+    if (ctx->mode.port_bytes == 0 || (etm_fifo_held(&ctx->fifo) == 0 && !ctx->end_wait)) {
+        out->fifo_level = (uint16_t)etm_fifo_held(&ctx->fifo);
         return ETM_END;
     }
     etm_err_t e = ETM_OK;

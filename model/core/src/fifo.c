@@ -1,28 +1,34 @@
 /* fifo.c - stage `fifo`: the trace FIFO and the ATB master.
  *
- * Each cycle the ATB master shows on ATDATA up to PORT_BYTES bytes that were in
- * the FIFO at the start of the cycle (bytes written in a cycle leave from the
- * next one on), with ATVALID and ATID; when it shows fewer than PORT_BYTES but at
- * least one, the rest of the word is filled with Ignore packets (0x66), which
- * always fall between packets since the FIFO is then empty. ATREADY takes the
- * word at the edge; without it the same word (the same bytes, the same padding)
- * stays on ATDATA, the bytes staying at the head of the FIFO, with the same
- * ATID (even if ETMTRACEIDR is written meanwhile), until it does.
- * Then the cycle's new bytes go in, all of them or, when they do not fit in
- * FIFO_DEPTH, none (an overflow).
+ * Each cycle the ATB master shows on ATDATA up to PORT_BYTES bytes that were
+ * in the FIFO's store at the start of the cycle, with ATVALID and ATID; when it
+ * shows fewer than PORT_BYTES but at least one, the rest of the word is filled
+ * with Ignore packets (0x66); it does so only when nothing is staged (below),
+ * so the padding falls between packets. ATREADY takes the word at the edge; without it the same
+ * word (the same bytes, the same padding) stays on ATDATA, the bytes staying at
+ * the head of the store, with the same ATID (even if ETMTRACEIDR is written
+ * meanwhile), until it does.
+ *
+ * ETMv3 bytes reach the store through a staging buffer (etm_fifo_stage): the
+ * cycle's new bytes go into it, all of them or, when they do not fit, none (an
+ * overflow); then at most FIFO_WRITE of its oldest bytes move into the store.
+ * FIFO_DEPTH bounds the bytes held in both; ETM_STAGE_BYTES bounds the staged
+ * ones. So a cycle that makes more bytes than the write port takes lets them
+ * out over the next cycles, and bytes made in cycle t leave from cycle t+1 on
+ * at the earliest (docs/etmv3-encoder.md, "The FIFO").
  *
  * The flush handshake (AFVALID/AFREADY) exists on parts with a wider ATB
- * (PORT_BYTES > 1): AFREADY rises once the bytes the FIFO held when AFVALID
- * rose have all been taken. A part with an 8-bit ATB, like the ETM-M3, has no
+ * (PORT_BYTES > 1): AFREADY rises once the bytes the FIFO held (stored and
+ * staged) when AFVALID rose have all been taken. A part with an 8-bit ATB, like the ETM-M3, has no
  * flush (Cortex-M3 TRM 14.4: its FIFO always drains) and ties AFREADY high.
  *
- * Every byte enters through etm_fifo_push and leaves through etm_fifo_take
- * (or etm_fifo_pop, one byte): the ETMv3 cycle (etm_fifo_cycle), the end of
- * trace (etm_end), the external port (etm_port_take) and the ETMv1 status
- * queue (pipestat.c) alike. The ETMv1 bytes carry a flag each (the first byte
- * of a branch address); ETMv3 bytes carry none, and an instance speaks one
- * protocol, so pushing without flags leaves the flag bits as reset cleared
- * them.
+ * Every byte leaves the store through etm_fifo_take (or etm_fifo_pop, one
+ * byte): the ETMv3 cycle (etm_fifo_cycle), the external port (etm_port_take)
+ * and the ETMv1 status queue (pipestat.c) alike. The ETMv1 status queue writes
+ * the store directly (etm_fifo_push), a status's bytes all at once; they carry
+ * a flag each (the first byte of a branch address). ETMv3 bytes carry none, and
+ * an instance speaks one protocol, so its store writes leave the flag bits as
+ * reset cleared them.
  */
 #include <string.h>
 
@@ -37,6 +43,8 @@ void etm_fifo_reset(fifo_state_t *f)
     f->held_id_q = 0;
     f->flush_q = 0;
     f->flush_rem_q = 0;
+    f->srd_q = 0;
+    f->slevel_q = 0;
     memset(f->flag, 0, sizeof f->flag);
 }
 
@@ -72,6 +80,35 @@ int etm_fifo_push(fifo_state_t *f, unsigned depth, const uint8_t *b, const uint8
     f->level_q += n;
     return 1;
 }
+
+/* k staged bytes, oldest first, into the store (which has room: FIFO_DEPTH
+ * bounds both together). */
+static void stage_move(fifo_state_t *f, unsigned k)
+{
+    uint32_t wr = f->rd_q + f->level_q;
+    for (unsigned i = 0; i < k; i++)
+        f->mem[(wr + i) % ETM_FIFO_MAX] = f->stage[(f->srd_q + i) % ETM_STAGE_BYTES];
+    f->srd_q = (f->srd_q + k) % ETM_STAGE_BYTES;
+    f->slevel_q -= k;
+    f->level_q += k;
+}
+
+int etm_fifo_stage(fifo_state_t *f, const etm_mode_t *m, const uint8_t *b, unsigned n)
+{
+    int room = etm_fifo_held(f) + n <= m->fifo_depth;
+    int fit = room && f->slevel_q + n <= ETM_STAGE_BYTES;
+    f->stage_full = (uint8_t)(room && !fit);
+    if (fit) {
+        uint32_t wr = f->srd_q + f->slevel_q;
+        for (unsigned i = 0; i < n; i++)
+            f->stage[(wr + i) % ETM_STAGE_BYTES] = b[i];
+        f->slevel_q += n;
+    }
+    stage_move(f, f->slevel_q < m->fifo_write ? f->slevel_q : m->fifo_write);
+    return fit;
+}
+
+void etm_fifo_settle(fifo_state_t *f) { stage_move(f, f->slevel_q); }
 
 int etm_fifo_peek(const fifo_state_t *f, unsigned i, uint8_t *b, uint8_t *flag)
 {
@@ -121,7 +158,10 @@ int etm_fifo_cycle(fifo_state_t *f, const etm_mode_t *m, const etm_in_t *in, con
     int ready = !in || !in->atstall;
     int afvalid = in && in->afvalid;
     memset(out->v3_bytes, 0, sizeof out->v3_bytes);
-    unsigned k = f->held_q ? f->held_q : f->level_q < width ? f->level_q : width;
+    /* A word shorter than the port goes out only when nothing is staged: the
+     * store then ends where a cycle's packets ended, so the padding falls
+     * between packets. */
+    unsigned k = f->held_q ? f->held_q : f->level_q >= width ? width : f->slevel_q ? 0 : f->level_q;
     out->v3_count = 0;
     out->atvalid = k != 0;
     out->atid = 0;
@@ -133,7 +173,7 @@ int etm_fifo_cycle(fifo_state_t *f, const etm_mode_t *m, const etm_in_t *in, con
     }
     unsigned taken = ready ? k : 0;
     if (m->atb_flush) {
-        uint32_t rem = f->flush_q ? f->flush_rem_q : f->level_q;
+        uint32_t rem = f->flush_q ? f->flush_rem_q : etm_fifo_held(f);
         out->afready = (uint8_t)(afvalid && rem == 0);
         f->flush_rem_q = rem > taken ? rem - taken : 0;
         f->flush_q = (uint8_t)(afvalid && !out->afready);
@@ -146,7 +186,7 @@ int etm_fifo_cycle(fifo_state_t *f, const etm_mode_t *m, const etm_in_t *in, con
     }
     f->held_q = (uint8_t)(taken ? 0 : k);
     f->held_id_q = f->held_q ? out->atid : 0;
-    int fit = etm_fifo_push(f, m->fifo_depth, b, NULL, n);
-    out->fifo_level = (uint16_t)f->level_q;
+    int fit = etm_fifo_stage(f, m, b, n);
+    out->fifo_level = (uint16_t)etm_fifo_held(f);
     return fit;
 }

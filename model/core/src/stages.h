@@ -34,6 +34,7 @@ typedef struct etm_mode {
     int enabled;           /* not powered down and not being programmed */
     uint32_t sync_period;  /* ETMSYNCFR; 0 means no periodic sync */
     unsigned fifo_depth, port_bytes;
+    unsigned fifo_write;   /* ETMv3: staged bytes entering the FIFO's store per cycle (FIFO_WRITE) */
     uint8_t trace_id;      /* ETMTRACEIDR[6:0]: ATID */
     uint8_t atb_flush;     /* the ATB master has the flush handshake (PORT_BYTES > 1) */
     unsigned v1_port_bits; /* ETMv1: 4, 8 or 16 (ETMCR port size) */
@@ -292,14 +293,26 @@ typedef struct fifo_state {
     uint8_t held_id_q;            /*   and the ATID it was first shown with */
     uint8_t flush_q;              /* ATB flush under way: AFVALID seen, AFREADY not yet given */
     uint32_t flush_rem_q;         /*   bytes of the FIFO still to leave before AFREADY */
+    uint32_t srd_q, slevel_q;     /* ETMv3 staging buffer: bytes made but not yet in the store */
+    uint8_t stage_full;           /* the last write refused was refused by ETM_STAGE_BYTES alone */
+    uint8_t stage[ETM_STAGE_BYTES];
     uint8_t mem[ETM_FIFO_MAX];
     uint8_t flag[ETM_FIFO_MAX / 8];
 } fifo_state_t;
 
 void etm_fifo_reset(fifo_state_t *f);
-/* Push n bytes with their flags (flags may be NULL: none) if they fit in depth. */
+/* Bytes the FIFO holds: its store and (ETMv3) its staging buffer. */
+static inline unsigned etm_fifo_held(const fifo_state_t *f) { return f->level_q + f->slevel_q; }
+/* ETMv3: the n bytes at b into the staging buffer if they all fit (in
+ * FIFO_DEPTH with everything held, and in ETM_STAGE_BYTES with what is staged);
+ * then up to m->fifo_write staged bytes, oldest first, into the store. Returns
+ * 1 when they fitted (or n is 0). */
+int etm_fifo_stage(fifo_state_t *f, const etm_mode_t *m, const uint8_t *b, unsigned n);
+/* Every staged byte into the store at once (an external port's end of trace). */
+void etm_fifo_settle(fifo_state_t *f);
+/* ETMv1: push n bytes with their flags (flags may be NULL: none) if they fit in depth. */
 int etm_fifo_push(fifo_state_t *f, unsigned depth, const uint8_t *b, const uint8_t *flags, unsigned n);
-/* Take up to max bytes from the head into out; returns how many. */
+/* Take up to max bytes from the store's head into out; returns how many. */
 unsigned etm_fifo_take(fifo_state_t *f, uint8_t *out, unsigned max);
 /* Byte i from the head and its flag; 0 when there is no such byte. */
 int etm_fifo_peek(const fifo_state_t *f, unsigned i, uint8_t *b, uint8_t *flag);
@@ -307,8 +320,8 @@ void etm_fifo_pop(fifo_state_t *f);
 /* One port cycle: the ATB master shows up to m->port_bytes bytes present at
  * the start of the cycle on ATDATA (padding an incomplete word with Ignore
  * packets), or the word still waiting for ATREADY; ATREADY (in->atstall clear;
- * in NULL: a drain edge, ready, no flush) takes it. Then the n bytes at b go in
- * if they all fit. Returns 1 when they fitted (or n is 0). */
+ * in NULL: a drain edge, ready, no flush) takes it. Then etm_fifo_stage: the n
+ * bytes at b go in if they all fit. Returns 1 when they fitted (or n is 0). */
 int etm_fifo_cycle(fifo_state_t *f, const etm_mode_t *m, const etm_in_t *in, const uint8_t *b, unsigned n,
                    etm_out_t *out);
 

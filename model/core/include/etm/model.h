@@ -65,6 +65,8 @@ typedef struct etm_stats {
     uint64_t triggers;         /* trigger events */
     uint64_t untraceable;      /* inputs this ETM version cannot express (see docs) */
     uint64_t fifofull_cycles;  /* cycles with FIFOFULL asserted (ETMCR[7]) */
+    uint64_t staged_cycles;    /* ETMv3: cycles that ended with bytes waiting for the FIFO's write port */
+    uint64_t stage_overflows;  /* ETMv3: overflows the staging buffer's bound caused (FIFO_DEPTH had room) */
     /* The filter stage's events, for coverage (docs/filter.md). */
     uint64_t ss_starts;        /* the start/stop block started */
     uint64_t ss_stops;         /* ... and stopped */
