@@ -709,12 +709,14 @@ static void judge_run(prun_t *p)
     }
     for (int k = 0; k < o->nrequire; k++) {
         uint64_t v = 0;
-        if (!strcmp(o->require[k], "overflow"))
+        if (!strcmp(o->require[k], "overflow")) {
             v = st->overflows;
-        else if (count_of(qrec_get_stats(p->src.q), etm_cm3_get_stats(p->cm3), o->require[k], &v) != 0) {
+        } else if (count_of(qrec_get_stats(p->src.q), etm_cm3_get_stats(p->cm3), o->require[k], &v) != 0) {
             fprintf(stderr, "etm-e2e: --require %s: unknown\n", o->require[k]);
             p->failed = 2;
-        } else if (!v) {
+            continue;
+        }
+        if (!v) {
             printf("%s: FAILED: the program has no %s\n", p->program, o->require[k]);
             p->failed = p->failed ? p->failed : 1;
         }

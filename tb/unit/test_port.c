@@ -364,6 +364,55 @@ static void test_drain_backpressure(void)
     etm_destroy(b);
 }
 
+/* The FIFO's write port: the first instruction makes A-sync and I-sync, 12
+ * bytes, in cycle 0. With FIFO_WRITE=1 one of them enters the store each cycle
+ * (cycle 0 included), and a 4-byte ATB shows a word only once the store holds
+ * four (nothing shorter while bytes are staged): words in cycles 4, 8 and 12.
+ * With FIFO_WRITE=16 all 12 enter in cycle 0: words in cycles 1, 2 and 3. The
+ * bytes are the same; FIFOLEVEL counts staged bytes too. */
+static void test_write_port(void)
+{
+    static const struct {
+        const char *write;
+        int word_at[3];
+        unsigned level_after0;
+    } runs[] = { { "FIFO_WRITE=0x1", { 4, 8, 12 }, 12 }, { "FIFO_WRITE=0x10", { 1, 2, 3 }, 12 } };
+    uint8_t got[2][16];
+    size_t n[2] = { 0, 0 };
+    for (unsigned r = 0; r < 2; r++) {
+        const char *sets[] = { "ETMCR=0x810", "PORT_BYTES=0x4", runs[r].write, NULL };
+        etm_ctx_t *e = make(sets, ETM_OK, NULL);
+        if (!e)
+            return;
+        etm_in_t i0 = insn(0x100), idle;
+        memset(&idle, 0, sizeof idle);
+        etm_out_t o;
+        unsigned words = 0;
+        for (int t = 0; t < 16; t++) {
+            CHECK_EQ(etm_step(e, t == 0 ? &i0 : &idle, &o), ETM_OK);
+            if (t == 0)
+                CHECK_EQ(o.fifo_level, runs[r].level_after0);
+            int want = words < 3 && t == runs[r].word_at[words];
+            CHECK_EQ(o.atvalid, want);
+            if (o.atvalid) {
+                CHECK_EQ(o.v3_count, 4);
+                words++;
+            }
+            take_bytes(&o, got[r], &n[r], sizeof got[r], 0);
+        }
+        CHECK_EQ(words, 3);
+        CHECK_EQ(o.fifo_level, 0);
+        const etm_stats_t *st = etm_get_stats(e);
+        CHECK_EQ(st->staged_cycles, r == 0 ? 11u : 0u);
+        etm_destroy(e);
+    }
+    static const uint8_t stream[12] = { 0, 0, 0, 0, 0, 0x80, 0x08, 0x20, 0x01, 0x01, 0, 0 };
+    CHECK_EQ(n[0], 12);
+    CHECK_EQ(n[1], 12);
+    CHECK(!memcmp(got[0], stream, 12));
+    CHECK(!memcmp(got[1], stream, 12));
+}
+
 int main(void)
 {
     test_fifofull();
@@ -372,5 +421,6 @@ int main(void)
     test_atb_hold();
     test_atb_flush();
     test_atb_random();
+    test_write_port();
     return test_report("test_port");
 }
