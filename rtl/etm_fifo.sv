@@ -302,8 +302,9 @@ module etm_fifo #(
       for (int h = 0; h < (etm_defs_pkg::FifoWriteMax + 15) / 16; h++) begin
         for (int l = 0; l < 16; l++) begin
           if (h * 16 + l < etm_defs_pkg::FifoWriteMax && 8'(h * 16 + l) < wr_n_i) begin
-            mem_q[wp + RingBits'(h * 16 + l)]  <= wr_data_i[(h * 16 + l)*8 +: 8];
-            flag_q[wp + RingBits'(h * 16 + l)] <= wr_flag_i[h * 16 + l];
+            // (The index is taken modulo the port so that no unused iteration selects out of range.)
+            mem_q[wp + RingBits'(h * 16 + l)]  <= wr_data_i[((h * 16 + l) % etm_defs_pkg::FifoWriteMax)*8 +: 8];
+            flag_q[wp + RingBits'(h * 16 + l)] <= wr_flag_i[(h * 16 + l) % etm_defs_pkg::FifoWriteMax];
           end
         end
       end

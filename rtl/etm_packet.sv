@@ -409,10 +409,14 @@ module etm_packet #(
   // frag(): a packet of n bytes (f is zero beyond them) after the fragment's bytes.
   task automatic frag(input logic [87:0] f, input logic [3:0] n);
     logic [FragBytes*8-1:0] w;
-    w = '0;
-    w[87:0] = f;
-    fr = fr | (w << {fn, 3'b000});
-    fn = fn + {2'd0, n};
+    // An empty packet adds nothing (f is zero then); the test spares the
+    // simulator the shift, synthesis sees the same function.
+    if (n != 4'd0) begin
+      w = '0;
+      w[87:0] = f;
+      fr = fr | (w << {fn, 3'b000});
+      fn = fn + {2'd0, n};
+    end
   endtask
 
   // emit(): the fragment to the cycle buffer; a cycle holds at most CycleBytesMax
@@ -420,14 +424,18 @@ module etm_packet #(
   task automatic emit();
     logic [CbBits-1:0] w;
     logic [7:0] t;
-    w = '0;
-    w[FragBytes*8-1:0] = fr;
-    cb = cb | (w << {cn, 3'b000});
-    t = {1'b0, cn} + {2'd0, fn};
-    cn = (t > 8'(etm_defs_pkg::CycleBytesMax)) ? 7'(etm_defs_pkg::CycleBytesMax) : t[6:0];
-    if (t > 8'(etm_defs_pkg::CycleBytesMax)) ovr = 1'b1;
-    fr = '0;
-    fn = 6'd0;
+    // Most fragments are empty (fr is zero then): the test spares the
+    // simulator the 96-byte shift, synthesis sees the same function.
+    if (fn != 6'd0) begin
+      w = '0;
+      w[FragBytes*8-1:0] = fr;
+      cb = cb | (w << {cn, 3'b000});
+      t = {1'b0, cn} + {2'd0, fn};
+      cn = (t > 8'(etm_defs_pkg::CycleBytesMax)) ? 7'(etm_defs_pkg::CycleBytesMax) : t[6:0];
+      if (t > 8'(etm_defs_pkg::CycleBytesMax)) ovr = 1'b1;
+      fr = '0;
+      fn = 6'd0;
+    end
   endtask
 
   // put(): a packet of this stage (not data): last_single no longer holds.
@@ -610,12 +618,15 @@ module etm_packet #(
     pl = d_on && ph_atoms_wr_i[k] && at < 4'd8;
     if (!pl || at > n) at = n;
     lo = '0;
-    for (int i = 0; i < 8; i++) begin
-      if (4'(i) < at) lo[i*8 +: 8] = s[i*8 +: 8];
-    end
-    hi = s >> {at, 3'b000};
-    for (int i = 0; i < 8; i++) begin
-      if (4'(i) >= n - at) hi[i*8 +: 8] = 8'd0;
+    hi = '0;
+    if (n != 4'd0) begin  // (an idle slot spares the simulator the byte shuffle)
+      for (int i = 0; i < 8; i++) begin
+        if (4'(i) < at) lo[i*8 +: 8] = s[i*8 +: 8];
+      end
+      hi = s >> {at, 3'b000};
+      for (int i = 0; i < 8; i++) begin
+        if (4'(i) >= n - at) hi[i*8 +: 8] = 8'd0;
+      end
     end
     frag({24'd0, lo}, at);
     if (pl) place_older(1'b0, 2'd0);
