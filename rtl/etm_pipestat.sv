@@ -87,9 +87,18 @@ module etm_pipestat (
   logic [4:0]  nxfer_q [Q];      logic [4:0]  nxfer_d [Q];
   logic [7:0]  nwait_q [Q];      logic [7:0]  nwait_d [Q];
   logic [31:0] daddr_q [Q];      logic [31:0] daddr_d [Q];
-  logic [7:0]  lanes_q [Q*X];    logic [7:0]  lanes_d [Q*X];
-  logic        got_q [Q*X];      logic        got_d [Q*X];
-  logic [63:0] value_q [Q*X];    logic [63:0] value_d [Q*X];
+  // The transfers' store (lanes, value came, value): a memory written by index,
+  // at most one transfer added (wa_*: lanes, got 0, value 0) and one value come
+  // (wv_*: value, got 1) a cycle. A transfer at or beyond its entry's nxfer is
+  // never read, so adding an entry clears nothing here.
+  localparam int unsigned XBits = $clog2(Q * X);
+  logic [7:0]  lanes_q [Q*X];
+  logic        got_q [Q*X];
+  logic [63:0] value_q [Q*X];
+  logic             wa_en, wv_en;
+  logic [XBits-1:0] wa_idx, wv_idx;
+  logic [7:0]       wa_lanes;
+  logic [63:0]      wv_value;
   logic [2:0]  head_q, head_d;
   logic [3:0]  len_q, len_d;
   logic        open_q, open_d;
@@ -175,19 +184,15 @@ module etm_pipestat (
       nxfer_d[k] = 5'd0;
       nwait_d[k] = 8'd0;
       daddr_d[k] = 32'd0;
-      // Its transfers, by constant index (a write at k * X + t for each t would
-      // be a write port across all Q * X transfers).
-      for (int g = 0; g < Q * X; g++) begin
-        if (3'(g / X) == k) begin
-          lanes_d[g] = 8'd0;
-          got_d[g] = 1'b0;
-          value_d[g] = 64'd0;
-        end
-      end
       seqn = seqn + 16'd1;
       len = len + 4'd1;
     end
   endtask
+
+  // xidx(): the store index of entry k's transfer t.
+  function automatic logic [XBits-1:0] xidx(input logic [2:0] k, input logic [3:0] t);
+    xidx = XBits'(32'(k) * X + 32'(t));
+  endfunction
 
   // resolve(): the newest instruction branched to target or not.
   task automatic resolve(input logic br, input logic [31:0] tgt);
@@ -257,11 +262,12 @@ module etm_pipestat (
       nwait_d[i] = nwait_q[i];
       daddr_d[i] = daddr_q[i];
     end
-    for (int i = 0; i < Q * X; i++) begin
-      lanes_d[i] = lanes_q[i];
-      got_d[i] = got_q[i];
-      value_d[i] = value_q[i];
-    end
+    wa_en = 1'b0;
+    wa_idx = '0;
+    wa_lanes = 8'd0;
+    wv_en = 1'b0;
+    wv_idx = '0;
+    wv_value = 64'd0;
     for (int i = 0; i < 4; i++) begin
       slot_seq_d[i] = slot_seq_q[i];
       slot_idx_d[i] = slot_idx_q[i];
@@ -344,9 +350,11 @@ module etm_pipestat (
       if (dds != 2'd0 && slot_valid[dds]) begin
         by_seq(slot_seq_d[dds], found, k);
         t = slot_idx_d[dds];
-        if (found && {1'b0, t} < nxfer_d[k] && !got_d[32'(k) * X + 32'(t)]) begin
-          value_d[32'(k) * X + 32'(t)] = dd_i;
-          got_d[32'(k) * X + 32'(t)] = 1'b1;
+        // (The transfer was added in an earlier cycle: the store has it.)
+        if (found && {1'b0, t} < nxfer_d[k] && !got_q[xidx(k, t)]) begin
+          wv_en = 1'b1;
+          wv_idx = xidx(k, t);
+          wv_value = dd_i;
           if (nwait_d[k] != 8'd0) nwait_d[k] = nwait_d[k] - 8'd1;
         end
         slot_valid[dds] = 1'b0;
@@ -417,8 +425,9 @@ module etm_pipestat (
         if (found && nxfer_d[k] != 5'(X)) begin
           t = nxfer_d[k][3:0];
           nxfer_d[k] = nxfer_d[k] + 5'd1;
-          lanes_d[32'(k) * X + 32'(t)] = dactl_i[10:3];
-          got_d[32'(k) * X + 32'(t)] = 1'b0;
+          wa_en = 1'b1;
+          wa_idx = xidx(k, t);
+          wa_lanes = dactl_i[10:3];
           if (data_value_i) begin
             nwait_d[k] = nwait_d[k] + 8'd1;
             slot_valid[das] = 1'b1;
@@ -459,8 +468,11 @@ module etm_pipestat (
           for (int x = 0; x < X; x++) begin
             vb = '0;
             vn = 4'd0;
-            vl = (5'(x) < nxfer_d[kk]) ? lanes_d[32'(kk) * X + x] : 8'd0;
-            vv = value_d[32'(kk) * X + x];
+            // The store as this cycle's writes leave it.
+            vl = (5'(x) >= nxfer_d[kk]) ? 8'd0 :
+                 (wa_en && wa_idx == xidx(kk, 4'(x))) ? wa_lanes : lanes_q[xidx(kk, 4'(x))];
+            vv = (wv_en && wv_idx == xidx(kk, 4'(x))) ? wv_value :
+                 (wa_en && wa_idx == xidx(kk, 4'(x))) ? 64'd0 : value_q[xidx(kk, 4'(x))];
             for (int lane = 0; lane < 8; lane++) begin
               if (vl[lane]) begin
                 vb = vb | ({56'd0, vv[lane*8 +: 8]} << {vn, 3'b000});
@@ -643,11 +655,15 @@ module etm_pipestat (
       daddr_q[g]     <= daddr_d[g];
     end
   end
-  for (genvar g = 0; g < Q * X; g++) begin : gen_xfer
-    always_ff @(posedge clk_i) begin
-      lanes_q[g] <= lanes_d[g];
-      got_q[g]   <= got_d[g];
-      value_q[g] <= value_d[g];
+  always_ff @(posedge clk_i) begin
+    if (wa_en) begin
+      lanes_q[wa_idx] <= wa_lanes;
+      got_q[wa_idx]   <= 1'b0;
+      value_q[wa_idx] <= 64'd0;
+    end
+    if (wv_en) begin
+      got_q[wv_idx]   <= 1'b1;
+      value_q[wv_idx] <= wv_value;
     end
   end
   for (genvar g = 0; g < 4; g++) begin : gen_slot
