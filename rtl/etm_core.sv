@@ -502,7 +502,9 @@ module etm_core #(
   end
 
   etm_fifo #(
-    .MaxFifoDepth(MaxFifoDepth)
+    .MaxFifoDepth(MaxFifoDepth),
+    .HasV3       (HasV3),
+    .HasV1       (HasV1)
   ) u_fifo (
     .clk_i,
     .rst_ni          (rst_ni && !(restart && !v3)),  // an ETMv1 FIFO is emptied at a restart

@@ -16,12 +16,17 @@
 // Each byte carries a flag (the first byte of an ETMv1 branch address:
 // TRACESYNC); nflags_o counts the flagged bytes held.
 //
-// The store is a ring of 2^RingBits >= MaxFifoDepth bytes, written and read by
-// index (a memory with write lanes); FIFO_DEPTH (at most MaxFifoDepth) bounds
-// the bytes held in store and staging together. The staging ring needs no more
-// than min(StageBytes, Ring) bytes, since both bounds hold.
+// The store is a ring of 2^RingBits >= MaxFifoDepth bytes: for ETMv3 L banks of
+// single-port memory (the bytes moving in a cycle and the port's bytes fall in
+// different banks), for ETMv1 flip-flops that each take their byte of a
+// status's run (an instance has the one its protocol needs: HasV3, HasV1).
+// FIFO_DEPTH (at most MaxFifoDepth) bounds the bytes held in store and staging
+// together. The staging ring needs no more than min(StageBytes, Ring) bytes,
+// since both bounds hold.
 module etm_fifo #(
-  parameter int unsigned MaxFifoDepth = 1024
+  parameter int unsigned MaxFifoDepth = 1024,
+  parameter bit          HasV3 = 1'b1,   // the ETMv3 store, staging buffer and ATB master
+  parameter bit          HasV1 = 1'b1    // the ETMv1 store (flags, a status's run)
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -65,9 +70,13 @@ module etm_fifo #(
   localparam int unsigned StageBits = $clog2(StageRing);
   localparam int unsigned Lanes = etm_defs_pkg::FifoWritePortMax;
 
-  logic [7:0]           mem_q [Ring];
-  logic                 flag_q [Ring];
-  logic [7:0]           stage_q [StageRing];
+  localparam int unsigned L = (Lanes < Ring) ? Lanes : Ring;  // banks of the ETMv3 store
+  localparam int unsigned LBits = $clog2(L);
+  localparam int unsigned RowBits = (RingBits > LBits) ? RingBits - LBits : 1;
+
+  logic [L*8-1:0]       bank_rd;     // ETMv3 store: each bank's byte for the port's read
+  logic [7:0]           v1_b0, v1_b1;  // ETMv1 store: the bytes at the head
+  logic                 v1_f0, v1_f1;  //   and their flags
   logic [RingBits-1:0]  rd_q, rd_d;
   logic [16:0]          level_q, level_d;
   logic [StageBits-1:0] srd_q, srd_d;
@@ -83,7 +92,7 @@ module etm_fifo #(
   logic                do_wr;       // ETMv1: the status's bytes go into the store
   logic                s_wr;        // ETMv3: the cycle's bytes go into the staging buffer
   logic [4:0]          mv;          // ETMv3: staged bytes moving into the store
-  logic [7:0]          mv_data [Lanes];
+  logic [Lanes*8-1:0]  mv_data;
   logic [RingBits-1:0] wp;
   logic [16:0]         nflags_w;
 
@@ -98,7 +107,7 @@ module etm_fifo #(
     v3_data_o = '0;
     for (int i = 0; i < 8; i++) begin
       if (4'(i) < k) begin
-        v3_data_o[i*8 +: 8] = mem_q[rd_q + RingBits'(i)];
+        v3_data_o[i*8 +: 8] = bank_rd[32'(LBits'(rd_q + RingBits'(i)))*8 +: 8];
       end else if (4'(i) < port_bytes_i) begin
         v3_data_o[i*8 +: 8] = etm_defs_pkg::HdrIgnore;
       end
@@ -145,8 +154,8 @@ module etm_fifo #(
     end
     // The bytes moving into the store: staged ones first, then this cycle's.
     for (int l = 0; l < Lanes; l++) begin
-      if (8'(l) < slevel_q) mv_data[l] = stage_q[srd_q + StageBits'(l)];
-      else                  mv_data[l] = wr_data_i[(l - 32'(slevel_q))*8 +: 8];
+      if (8'(l) < slevel_q) mv_data[l*8 +: 8] = stage_rd[l*8 +: 8];
+      else                  mv_data[l*8 +: 8] = wr_data_i[(l - 32'(slevel_q))*8 +: 8];
     end
     nflags_w = nflags_q;
     if (do_wr) begin
@@ -168,8 +177,8 @@ module etm_fifo #(
     head1_flag_o = 1'b0;
     if (level_w != 17'd0) begin
       if (level_q != 17'd0) begin
-        head0_o = mem_q[rd_q];
-        head0_flag_o = flag_q[rd_q];
+        head0_o = v1_b0;
+        head0_flag_o = v1_f0;
       end else begin
         head0_o = wr_data_i[7:0];
         head0_flag_o = wr_flag_i[0];
@@ -177,8 +186,8 @@ module etm_fifo #(
     end
     if (level_w > 17'd1) begin
       if (level_q > 17'd1) begin
-        head1_o = mem_q[rd_q + RingBits'(1)];
-        head1_flag_o = flag_q[rd_q + RingBits'(1)];
+        head1_o = v1_b1;
+        head1_flag_o = v1_f1;
       end else if (level_q == 17'd1) begin
         head1_o = wr_data_i[7:0];
         head1_flag_o = wr_flag_i[0];
@@ -190,7 +199,7 @@ module etm_fifo #(
   end
   assign level_q_o = level_q + {9'd0, slevel_q};
   assign nflags_q_o = nflags_q;
-  assign head_flag_q_o = (level_q != 17'd0) ? flag_q[rd_q] : 1'b0;
+  assign head_flag_q_o = (level_q != 17'd0) ? v1_f0 : 1'b0;
   assign level_w_o = level_w;
 
   always_comb begin : pop
@@ -282,33 +291,79 @@ module etm_fifo #(
   end
 `endif
 
-  // The store and the staging buffer have no reset: a byte is read only after
-  // it was written. Written by index: the store through its lanes (ETMv3) or a
-  // status's run (ETMv1), the staging buffer through the cycle buffer's run.
-  // (The long runs are loops of 16 so that every loop unrolls.)
-  always_ff @(posedge clk_i) begin
-    for (int l = 0; l < Lanes; l++) begin
-      if (5'(l) < mv) mem_q[wp + RingBits'(l)] <= mv_data[l];
-    end
-    if (s_wr) begin
-      for (int h = 0; h < (etm_defs_pkg::CycleBytesMax + 15) / 16; h++) begin
-        for (int l = 0; l < 16; l++) begin
-          if (h * 16 + l < etm_defs_pkg::CycleBytesMax && 8'(h * 16 + l) < wr_n_i)
-            stage_q[srd_q + StageBits'(slevel_q) + StageBits'(h * 16 + l)] <= wr_data_i[(h * 16 + l)*8 +: 8];
-        end
-      end
-    end
-    if (do_wr) begin
-      for (int h = 0; h < (etm_defs_pkg::FifoWriteMax + 15) / 16; h++) begin
-        for (int l = 0; l < 16; l++) begin
-          if (h * 16 + l < etm_defs_pkg::FifoWriteMax && 8'(h * 16 + l) < wr_n_i) begin
-            // (The index is taken modulo the port so that no unused iteration selects out of range.)
-            mem_q[wp + RingBits'(h * 16 + l)]  <= wr_data_i[((h * 16 + l) % etm_defs_pkg::FifoWriteMax)*8 +: 8];
-            flag_q[wp + RingBits'(h * 16 + l)] <= wr_flag_i[(h * 16 + l) % etm_defs_pkg::FifoWriteMax];
+  // ---- Storage (no reset: a byte is read only after it was written) ------------------
+  // ETMv3: the staging buffer takes the cycle's run at its tail (each byte picks
+  // its byte of the run); the store is L banks of single-port memory, position p
+  // in bank p mod L, so that the up to L bytes moving in a cycle fall in
+  // different banks and the port's up to 8 bytes are read one per bank.
+  // ETMv1: a ring whose bytes each pick their byte of a status's run.
+  logic [Lanes*8-1:0] stage_rd;  // the staging buffer's oldest Lanes bytes
+  if (HasV3) begin : gen_v3_store
+    logic [7:0] stage_q [StageRing];
+    logic [StageBits-1:0] swp;
+    assign swp = srd_q + StageBits'(slevel_q);
+    // (Loops of at most 16 so that they unroll; the test of s_wr first spares
+    // the simulator the loop in cycles without bytes.)
+    always_ff @(posedge clk_i) begin
+      if (s_wr) begin
+        for (int h = 0; h < (StageRing + 15) / 16; h++) begin
+          for (int l = 0; l < 16; l++) begin
+            if (h * 16 + l < StageRing &&
+                9'(StageBits'(32'(h * 16 + l) - 32'(swp))) < {1'b0, wr_n_i}) begin
+              stage_q[(h * 16 + l) % StageRing] <= wr_data_i[32'(StageBits'(32'(h * 16 + l) - 32'(swp)))*8 +: 8];
+            end
           end
         end
       end
     end
+    always_comb begin
+      for (int l = 0; l < Lanes; l++) stage_rd[l*8 +: 8] = stage_q[srd_q + StageBits'(l)];
+    end
+    for (genvar b = 0; b < L; b++) begin : gen_bank
+      logic [7:0] mem [1 << RowBits];
+      logic [LBits-1:0] lw, lr;      // the lane writing this bank, the port byte reading it
+      logic [RingBits-1:0] pw, pr;   // their positions
+      assign lw = LBits'(b) - LBits'(wp);
+      assign pw = wp + RingBits'(lw);
+      assign lr = LBits'(b) - LBits'(rd_q);
+      assign pr = rd_q + RingBits'(lr);
+      always_ff @(posedge clk_i) begin
+        if (5'(lw) < mv) mem[RowBits'(pw >> LBits)] <= mv_data[32'(lw)*8 +: 8];
+      end
+      assign bank_rd[b*8 +: 8] = mem[RowBits'(pr >> LBits)];
+    end
+  end else begin : gen_no_v3_store
+    assign stage_rd = '0;
+    assign bank_rd = '0;
+  end
+
+  if (HasV1) begin : gen_v1_store
+    logic [7:0] mem [Ring];
+    logic       flag [Ring];
+    // One block per 16 bytes, each byte picking its byte of the run (the test
+    // of do_wr first spares the simulator the loop in ETMv3 cycles).
+    for (genvar h = 0; h < (Ring + 15) / 16; h++) begin : gen_chunk
+      always_ff @(posedge clk_i) begin
+        if (do_wr) begin
+          for (int l = 0; l < 16; l++) begin
+            if (h * 16 + l < Ring &&
+                17'(RingBits'(32'(h * 16 + l) - 32'(wp))) < {9'd0, wr_n_i}) begin
+              mem[(h * 16 + l) % Ring]  <= wr_data_i[(32'(RingBits'(32'(h * 16 + l) - 32'(wp))) % etm_defs_pkg::FifoWriteMax)*8 +: 8];
+              flag[(h * 16 + l) % Ring] <= wr_flag_i[32'(RingBits'(32'(h * 16 + l) - 32'(wp))) % etm_defs_pkg::FifoWriteMax];
+            end
+          end
+        end
+      end
+    end
+    assign v1_b0 = mem[rd_q];
+    assign v1_f0 = flag[rd_q];
+    assign v1_b1 = mem[rd_q + RingBits'(1)];
+    assign v1_f1 = flag[rd_q + RingBits'(1)];
+  end else begin : gen_no_v1_store
+    assign v1_b0 = 8'd0;
+    assign v1_f0 = 1'b0;
+    assign v1_b1 = 8'd0;
+    assign v1_f1 = 1'b0;
   end
 
 endmodule
