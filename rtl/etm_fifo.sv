@@ -348,8 +348,9 @@ module etm_fifo #(
           for (int l = 0; l < 16; l++) begin
             if (h * 16 + l < Ring &&
                 17'(RingBits'(32'(h * 16 + l) - 32'(wp))) < {9'd0, wr_n_i}) begin
-              mem[(h * 16 + l) % Ring]  <= wr_data_i[(32'(RingBits'(32'(h * 16 + l) - 32'(wp))) % etm_defs_pkg::FifoWriteMax)*8 +: 8];
-              flag[(h * 16 + l) % Ring] <= wr_flag_i[32'(RingBits'(32'(h * 16 + l) - 32'(wp))) % etm_defs_pkg::FifoWriteMax];
+              // (The test above keeps the byte within the run.)
+              mem[(h * 16 + l) % Ring]  <= wr_data_i[32'(RingBits'(32'(h * 16 + l) - 32'(wp)))*8 +: 8];
+              flag[(h * 16 + l) % Ring] <= wr_flag_i[32'(RingBits'(32'(h * 16 + l) - 32'(wp)))];
             end
           end
         end
