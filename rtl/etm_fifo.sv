@@ -79,6 +79,7 @@ module etm_fifo #(
   logic                 v1_f0, v1_f1;  //   and their flags
   logic [RingBits-1:0]  rd_q, rd_d;
   logic [16:0]          level_q, level_d;
+  logic [16:0]          held;        // bytes held at the start of the cycle: stored and staged
   logic [StageBits-1:0] srd_q, srd_d;
   logic [7:0]           slevel_q, slevel_d;
   logic [16:0]          nflags_q, nflags_d;
@@ -95,6 +96,8 @@ module etm_fifo #(
   logic [Lanes*8-1:0]  mv_data;
   logic [RingBits-1:0] wp;
   logic [16:0]         nflags_w;
+
+  assign held = level_q + {9'd0, slevel_q};
 
   always_comb begin : port_read
     logic [16:0] pb, rem;
@@ -123,7 +126,7 @@ module etm_fifo #(
     held_d = v3_port_i ? ((n_rd != 4'd0) ? 4'd0 : k) : held_q;
     held_id_d = v3_port_i ? ((held_d != 4'd0) ? atid_o : 7'd0) : held_id_q;
     // The flush handshake.
-    rem = flush_q ? flush_rem_q : level_q + {9'd0, slevel_q};
+    rem = flush_q ? flush_rem_q : held;
     afready_o = v3_port_i && (!flush_cap_i || (afvalid_i && rem == 17'd0));
     flush_d = flush_q;
     flush_rem_d = flush_rem_q;
@@ -197,7 +200,7 @@ module etm_fifo #(
       end
     end
   end
-  assign level_q_o = level_q + {9'd0, slevel_q};
+  assign level_q_o = held;
   assign nflags_q_o = nflags_q;
   assign head_flag_q_o = (level_q != 17'd0) ? v1_f0 : 1'b0;
   assign level_w_o = level_w;

@@ -12,6 +12,15 @@
 
 #include "whatif.h"
 
+/* The header line of a table with one column per workload after the first. */
+static void dat_workload_header(FILE *f, out_t *o, size_t s, const char *first)
+{
+    fprintf(f, "\"%s\"", first);
+    for (size_t j = 0; j < o->st->sw[s].nwl; j++)
+        fprintf(f, " \"%s\"", wl_name(o, s, j));
+    fprintf(f, "\n");
+}
+
 /* Clustered bars: one cluster per workload, one bar per configuration. */
 void plot_bars(out_t *o, size_t s, const plot_t *p)
 {
@@ -127,10 +136,7 @@ void plot_lines(out_t *o, size_t s, const plot_t *p)
         free(ord);
         return;
     }
-    fprintf(f, "\"x\"");
-    for (size_t j = 0; j < sw->nwl; j++)
-        fprintf(f, " \"%s\"", wl_name(o, s, j));
-    fprintf(f, "\n");
+    dat_workload_header(f, o, s, "x");
     for (size_t k = 0; k < sw->nconfs; k++) {
         fprintf(f, "%g", sw->confs[ord[k]].x);
         for (size_t j = 0; j < sw->nwl; j++)
@@ -255,10 +261,7 @@ void plot_knee(out_t *o, size_t s, const plot_t *p)
         free(knee);
         return;
     }
-    fprintf(f, "\"y\"");
-    for (size_t j = 0; j < sw->nwl; j++)
-        fprintf(f, " \"%s\"", wl_name(o, s, j));
-    fprintf(f, "\n");
+    dat_workload_header(f, o, s, "y");
     for (size_t g = 0; g < ny; g++) {
         fprintf(f, "%g", ys[g]);
         for (size_t j = 0; j < sw->nwl; j++) {

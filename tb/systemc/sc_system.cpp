@@ -292,27 +292,42 @@ int report_tpiu_system(TpiuSystem &s, const Options &o)
     return rc;
 }
 
-/* One system per --tpiu, run from reset until every TPIU is empty. */
-int run_tpiu_systems(const Options &o, const SystemArgs &g)
+/* The ETM's configuration for every system of a run, with --fflr's stall;
+ * major: its ETM version's major number. */
+etm_config_t system_config(const Options &o, const SystemArgs &g, unsigned *major)
 {
     etm_config_t cfg = effective_config(o);
     unsigned ver = 0;
     etm_config_version(&cfg, &ver, nullptr);
-    if (ETM_V_MAJOR(ver) != 3 || !cfg.port_bytes || cfg.etmtraceidr < 1 || cfg.etmtraceidr > 0x6F)
-        throw std::runtime_error("--tpiu needs an ETMv3 with its ATB (PORT_BYTES 1 to 8) and a trace ID of 0x01 to "
-                                 "0x6F (--set ETMTRACEIDR=0x10)");
+    *major = ETM_V_MAJOR(ver);
     if (g.fflr > 0) {
         cfg.etmcr |= ETM_FIELD_MASK(ETM_CR_STALL);
         cfg.etmfflr = (uint32_t)g.fflr;
     }
+    return cfg;
+}
+
+/* System k's trace file ("" when none is asked for). */
+std::string trace_file(const SystemArgs &g, size_t k)
+{
+    return g.trace_prefix.empty() ? "" : g.trace_prefix + std::to_string(k) + ".bin";
+}
+
+/* One system per --tpiu, run from reset until every TPIU is empty. */
+int run_tpiu_systems(const Options &o, const SystemArgs &g)
+{
+    unsigned major = 0;
+    etm_config_t cfg = system_config(o, g, &major);
+    if (major != 3 || !cfg.port_bytes || cfg.etmtraceidr < 1 || cfg.etmtraceidr > 0x6F)
+        throw std::runtime_error("--tpiu needs an ETMv3 with its ATB (PORT_BYTES 1 to 8) and a trace ID of 0x01 to "
+                                 "0x6F (--set ETMTRACEIDR=0x10)");
     sc_clock clk("clk", sc_time(10, SC_NS), 0.5, sc_time(10, SC_NS), true);
     sc_signal<bool> rst_n("rst_n");
     std::vector<std::unique_ptr<TpiuSystem>> sys;
     for (size_t k = 0; k < g.tpius.size(); k++) {
         etm_tpiu_params_t tp = g.tpius[k];
         tp.src_bytes[0] = cfg.port_bytes;
-        std::string trace = g.trace_prefix.empty() ? "" : g.trace_prefix + std::to_string(k) + ".bin";
-        sys.emplace_back(new TpiuSystem(("sys" + std::to_string(k)).c_str(), o, cfg, tp, trace, clk, rst_n));
+        sys.emplace_back(new TpiuSystem(("sys" + std::to_string(k)).c_str(), o, cfg, tp, trace_file(g, k), clk, rst_n));
     }
     StopWhen stop("stop", [&] {
         bool all = true;
@@ -346,23 +361,17 @@ int run_systems(const Options &o, const SystemArgs &g)
 {
     if (!g.tpius.empty())
         return run_tpiu_systems(o, g);
-    etm_config_t cfg = effective_config(o);
-    unsigned ver = 0;
-    etm_config_version(&cfg, &ver, nullptr);
-    if (ETM_V_MAJOR(ver) != 3)
+    unsigned major = 0;
+    etm_config_t cfg = system_config(o, g, &major);
+    if (major != 3)
         throw std::runtime_error("an external trace port needs ETMv3 (PORT_BYTES=0); the ETMv1 port runs at "
                                  "the core clock: use sc_lockstep");
     cfg.port_bytes = 0;
-    if (g.fflr > 0) {
-        cfg.etmcr |= ETM_FIELD_MASK(ETM_CR_STALL);
-        cfg.etmfflr = (uint32_t)g.fflr;
-    }
     sc_clock clk("clk", sc_time(10, SC_NS), 0.5, sc_time(10, SC_NS), true);
     sc_signal<bool> rst_n("rst_n");
     std::vector<std::unique_ptr<System>> sys;
     for (size_t k = 0; k < g.ports.size(); k++) {
-        std::string trace = g.trace_prefix.empty() ? "" : g.trace_prefix + std::to_string(k) + ".bin";
-        sys.emplace_back(new System(("sys" + std::to_string(k)).c_str(), o, cfg, g.ports[k], trace, clk, rst_n));
+        sys.emplace_back(new System(("sys" + std::to_string(k)).c_str(), o, cfg, g.ports[k], trace_file(g, k), clk, rst_n));
     }
     StopWhen stop("stop", [&] {
         for (auto &s : sys)

@@ -4,10 +4,10 @@
  * in the FIFO's store at the start of the cycle, with ATVALID and ATID; when it
  * shows fewer than PORT_BYTES but at least one, the rest of the word is filled
  * with Ignore packets (0x66); it does so only when nothing is staged (below),
- * so the padding falls between packets. ATREADY takes the word at the edge; without it the same
- * word (the same bytes, the same padding) stays on ATDATA, the bytes staying at
- * the head of the store, with the same ATID (even if ETMTRACEIDR is written
- * meanwhile), until it does.
+ * so the padding falls between packets. ATREADY takes the word at the edge;
+ * without it the same word (the same bytes, the same padding) stays on ATDATA,
+ * the bytes staying at the head of the store, with the same ATID (even if
+ * ETMTRACEIDR is written meanwhile), until it does.
  *
  * ETMv3 bytes reach the store through a staging buffer (etm_fifo_stage): the
  * cycle's new bytes go into it, all of them or, when they do not fit, none (an
@@ -19,8 +19,9 @@
  *
  * The flush handshake (AFVALID/AFREADY) exists on parts with a wider ATB
  * (PORT_BYTES > 1): AFREADY rises once the bytes the FIFO held (stored and
- * staged) when AFVALID rose have all been taken. A part with an 8-bit ATB, like the ETM-M3, has no
- * flush (Cortex-M3 TRM 14.4: its FIFO always drains) and ties AFREADY high.
+ * staged) when AFVALID rose have all been taken. A part with an 8-bit ATB,
+ * like the ETM-M3, has no flush (Cortex-M3 TRM 14.4: its FIFO always drains)
+ * and ties AFREADY high.
  *
  * Every byte leaves the store through etm_fifo_take (or etm_fifo_pop, one
  * byte): the ETMv3 cycle (etm_fifo_cycle), the external port (etm_port_take)
