@@ -46,6 +46,7 @@ module etm_packet #(
   input  logic [8:0]  exc_i,
   input  logic        cancel_i,
   input  logic        flush_i,
+  input  logic        ph_eager_i,   // PH_EAGER: ETMFLUSH closes the atoms gathered (slot C)
   input  logic        trace_enable_i,
   input  logic        trigger_i,
   input  logic        view_data_i,
@@ -271,7 +272,7 @@ module etm_packet #(
         cancel = 1'b1;
       end
       // 4. Flush hint.
-      if (flush_i && !cancel) slot_en[SlotC] = 1'b1;
+      if (flush_i && ph_eager_i && !cancel) slot_en[SlotC] = 1'b1;
     end
 
     if (cont && natoms_i == 2'd0) begin

@@ -9,7 +9,7 @@
 // order (the letters are the ones etm_packet uses):
 //   A close_all     trigger packet, or trace turned off
 //   B isolate_last  ETMCANCEL
-//   C close_atoms   ETMFLUSH
+//   C close_atoms   ETMFLUSH (PH_EAGER only)
 //   E close_atoms   before a branch, exception or exception return packet
 //   F close_all     a trigger packet that waited behind a cancel
 //   G close_atoms   before periodic A-sync/I-sync
@@ -228,7 +228,12 @@ module etm_pheader (
             end
           end
           wrun = 32'd0;
-          hold(etm_pkg::hdr_f3(w[3:0], 1'b1), 5'd1, w[7:0]);
+          if (w == 32'd1) begin  // just W E: a format 1 header the next E atoms can join
+            open = etm_pkg::PhOpenF1;
+            open_e = 4'd1;
+          end else begin
+            hold(etm_pkg::hdr_f3(w[3:0], 1'b1), 5'd1, w[7:0]);
+          end
           done = 1'b1;
         end
       end

@@ -20,6 +20,7 @@ module etm_top #(
   // Sizes a real part fixes (etm/regs.def model parameters).
   parameter int unsigned FifoDepth  = 24,             // bytes of trace FIFO
   parameter int unsigned FifoWrite  = 4,              // ETMv3 bytes entering the FIFO's store per cycle
+  parameter bit          PhEager    = 1'b0,           // ETMv3 P-headers also close at ETMFLUSH (lower latency)
   parameter int unsigned PortBytes  = 1,              // ETMv3 bytes leaving the port per cycle
   parameter int unsigned IssueWidth = 1,              // instructions per cycle (1 or 2)
   parameter bit          Assertions = 1'b1,
@@ -54,6 +55,7 @@ module etm_top #(
     .impl_etmscr_i      (Etmscr),
     .impl_fifo_depth_i  (32'(FifoDepth)),
     .impl_fifo_write_i  (32'(FifoWrite)),
+    .impl_ph_eager_i    (32'(PhEager)),
     .impl_port_bytes_i  (32'(PortBytes)),
     .impl_issue_width_i (32'(IssueWidth)),
     .impl_pidr_i        (Pidr),

@@ -169,6 +169,12 @@ static judge_item_t *compare_insn(judge_t *j, uint32_t addr, int exec, unsigned 
     else if (j->check_cycles && have_cycle && x->cycle != cycle)
         judge_fail(j, "instruction %" PRIu64 " at 0x%08" PRIx32 ": executed in cycle %" PRIu64 ", %s says %" PRIu64,
                    j->compared, addr, x->cycle, j->name, cycle);
+    if (j->have_now && x->cycle && j->now >= x->cycle) {
+        uint64_t lat = j->now - x->cycle;
+        j->lat_n++;
+        j->lat_sum += lat;
+        j->lat_max = lat > j->lat_max ? lat : j->lat_max;
+    }
     j->compared++;
     return x;
 }

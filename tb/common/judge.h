@@ -74,6 +74,11 @@ struct judge {
     uint64_t cc_sum;
     uint32_t last_phdr_cc;
     uint64_t compared, exceptions, erets, triggers_seen, overflows, lost, errors;
+    /* Latency: the cycle the byte a decoder reports an instruction from left
+     * the port (now, when have_now), less the cycle the instruction executed. */
+    uint64_t now;
+    int have_now;
+    uint64_t lat_n, lat_sum, lat_max;
     char first_error[512];
     /* The instruction the last cancel withdrew and where it was, for judge_uncancel. */
     judge_item_t cancelled;

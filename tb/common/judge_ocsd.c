@@ -10,8 +10,12 @@
 static ocsd_datapath_resp_t on_element(const void *ctx, const ocsd_trc_index_t idx, const uint8_t id,
                                        const ocsd_generic_trace_elem *e)
 {
-    judge_t *j = (judge_t *)(uintptr_t)ctx;
+    const judge_ocsd_t *o = (const judge_ocsd_t *)(uintptr_t)ctx;
+    judge_t *j = o->j;
     (void)id;
+    j->have_now = o->cycles && idx >= o->cycles_base && idx - o->cycles_base < o->ncycles;
+    if (j->have_now)
+        j->now = o->cycles[idx - o->cycles_base];
     switch (e->elem_type) {
     case OCSD_GEN_TRC_ELEM_INSTR_RANGE: {
         uint32_t a = (uint32_t)e->st_addr;
@@ -60,20 +64,51 @@ static ocsd_datapath_resp_t on_element(const void *ctx, const ocsd_trc_index_t i
     return OCSD_RESP_CONT;
 }
 
-/* OpenCSD drops the cycle count of a P-header whose atom a Cancel withdraws: add it back. */
+/* A P-header's atoms and W as a string (IHI 0014 7.3; En_bits: oldest atom in bit 0). */
+static unsigned phdr_string(const ocsd_etmv3_pkt *p, int ca, char *s)
+{
+    unsigned n = 0;
+    for (unsigned k = 0; k < p->atom.num && k < 16; k++) {
+        if (ca && (p->p_hdr_fmt == 1 || (p->p_hdr_fmt == 2 && k == 0)))
+            s[n++] = 'W';
+        s[n++] = (p->atom.En_bits >> k) & 1 ? 'E' : 'N';
+    }
+    if (ca && p->p_hdr_fmt == 3) { /* W{cycles}, then the E in the last of them */
+        n = 0;
+        for (uint32_t w = 0; w < p->cycle_count && w < 8; w++)
+            s[n++] = 'W';
+        if (p->atom.num)
+            s[n++] = 'E';
+    }
+    return n;
+}
+
 static void on_packet(const void *ctx, const ocsd_datapath_op_t op, const ocsd_trc_index_t idx, const void *pkt,
                       const uint32_t size, const uint8_t *data)
 {
-    judge_t *j = (judge_t *)(uintptr_t)ctx;
+    judge_ocsd_t *o = (judge_ocsd_t *)(uintptr_t)ctx;
+    judge_t *j = o->j;
     const ocsd_etmv3_pkt *p = (const ocsd_etmv3_pkt *)pkt;
-    (void)idx;
     (void)size;
     (void)data;
     if (op != OCSD_OP_DATA || !p)
         return;
-    if (p->type == ETM3_PKT_BRANCH_ADDRESS && p->exception.bits.present && p->exception.bits.cancel)
-        j->cc_sum += j->last_phdr_cc;
-    j->last_phdr_cc = p->type == ETM3_PKT_P_HDR ? p->cycle_count : 0;
+    int cancel = p->type == ETM3_PKT_BRANCH_ADDRESS && p->exception.bits.present && p->exception.bits.cancel;
+    if (p->type == ETM3_PKT_P_HDR) {
+        char s[40];
+        phaudit_header(&o->ph, idx, s, phdr_string(p, o->ca, s));
+    } else {
+        /* Before ETMv3.4 an exception numbered 16 or more goes as a plain branch
+         * packet, whose cancelled atom still stands alone before it. */
+        int plain = p->type == ETM3_PKT_BRANCH_ADDRESS && !p->exception.bits.present && !o->exc_ext;
+        phaudit_flush(&o->ph, cancel || plain);
+    }
+    /* OpenCSD drops the cycle count of a P-header whose atom a Cancel withdraws: add it back. */
+    if (o->ca) {
+        if (cancel)
+            j->cc_sum += j->last_phdr_cc;
+        j->last_phdr_cc = p->type == ETM3_PKT_P_HDR ? p->cycle_count : 0;
+    }
 }
 
 int judge_ocsd_open(judge_ocsd_t *o, const etm_config_t *cfg, judge_t *j)
@@ -102,12 +137,18 @@ int judge_ocsd_open_formatted(judge_ocsd_t *o, const etm_config_t *cfg, judge_t 
         fprintf(stderr, "cannot create the OpenCSD decoder\n");
         return -1;
     }
-    ocsd_dt_set_gen_elem_outfn(o->tree, on_element, j);
-    if (ETM_FIELD_GET(ETM_CR_CYCLE_ACCURATE, cfg->etmcr)) {
-        union { FnDefPktDataMon fn; void *p; } cb; /* the C API takes the callback as void * */
-        cb.fn = on_packet;
-        ocsd_dt_attach_packet_callback(o->tree, csid, OCSD_C_API_CB_PKT_MON, cb.p, j);
-    }
+    ocsd_dt_set_gen_elem_outfn(o->tree, on_element, o);
+    o->ca = ETM_FIELD_GET(ETM_CR_CYCLE_ACCURATE, cfg->etmcr) != 0;
+    unsigned ver = 0;
+    etm_config_version(cfg, &ver, NULL);
+    phaudit_init(&o->ph, o->ca, ver >= ETM_V(3, 3));
+    o->exc_ext = ver >= ETM_V(3, 4);
+    /* Data packets are taken out before OpenCSD sees them (where they split a
+     * run of headers, the run looks split for nothing): only counted then. */
+    o->ph_enforce = !cfg->ph_eager && ETM_FIELD_GET(ETM_CR_DATA_ACCESS, cfg->etmcr) == 0;
+    union { FnDefPktDataMon fn; void *p; } cb; /* the C API takes the callback as void * */
+    cb.fn = on_packet;
+    ocsd_dt_attach_packet_callback(o->tree, csid, OCSD_C_API_CB_PKT_MON, cb.p, o);
     return 0;
 }
 
@@ -129,6 +170,16 @@ void judge_ocsd_feed(judge_ocsd_t *o, const uint8_t *bytes, size_t n)
     o->fed += n;
 }
 
+void judge_ocsd_feed_timed(judge_ocsd_t *o, const uint8_t *bytes, const uint64_t *cycles, size_t n)
+{
+    o->cycles = cycles;
+    o->cycles_base = o->fed;
+    o->ncycles = n;
+    judge_ocsd_feed(o, bytes, n);
+    o->cycles = NULL;
+    o->j->have_now = 0;
+}
+
 void judge_ocsd_close(judge_ocsd_t *o)
 {
     if (!o->tree)
@@ -142,4 +193,19 @@ void judge_ocsd_close(judge_ocsd_t *o)
         judge_fail(o->j, "OpenCSD reported error %d at byte %" PRIu64 ": %s", (int)last, (uint64_t)eidx, emsg);
     ocsd_destroy_dcd_tree(o->tree);
     o->tree = 0;
+    phaudit_flush(&o->ph, 0);
+    if (o->ph_enforce && o->ph.excess_runs)
+        judge_fail(o->j, "P-header packing: %s (%" PRIu64 " such runs; docs/etmv3-encoder.md, \"P-header packing\")",
+                   o->ph.first_excess, o->ph.excess_runs);
+}
+
+void judge_ocsd_print_packing(const judge_ocsd_t *o, FILE *f, const char *prefix)
+{
+    fprintf(f, "%sP-headers %" PRIu64 ", fewest possible %" PRIu64 " (%" PRIu64 " of %" PRIu64
+               " runs between flush points over)\n",
+            prefix, o->ph.total_headers, o->ph.total_bound, o->ph.excess_runs, o->ph.runs);
+    if (o->j->lat_n)
+        fprintf(f, "%slatency: instructions decoded from bytes that left the port %.1f cycles after they executed on "
+                   "average, %" PRIu64 " at most\n",
+                prefix, (double)o->j->lat_sum / (double)o->j->lat_n, o->j->lat_max);
 }

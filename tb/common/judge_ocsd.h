@@ -6,23 +6,37 @@
  * makes it withdraw the range of the cancelled atom, the W atoms of that
  * range's P-header vanish from its sums. The cycles did pass; the packet
  * monitor adds that header's count back.
+ *
+ * The packet monitor also counts the P-headers against the fewest the atoms
+ * between flush points need (phaudit.h). With the default packing (PH_EAGER=0)
+ * and no data trace a header more than that is a difference; otherwise the
+ * figures are only reported (judge_ocsd_print_packing).
  */
 #ifndef ETM_TB_JUDGE_OCSD_H
 #define ETM_TB_JUDGE_OCSD_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <opencsd/c_api/opencsd_c_api.h>
 
 #include "etm/regmap.h"
 #include "judge.h"
+#include "phaudit.h"
 
 typedef struct judge_ocsd {
     dcd_tree_handle_t tree;
     judge_t *j;
     uint64_t fed;   /* bytes given to OpenCSD */
     int fatal;      /* OpenCSD gave up: nothing more is fed */
+    int ca;         /* cycle-accurate: the cycle counts of cancelled atoms are added back */
+    int exc_ext;    /* ETMv3.4 and later: every exception has its exception bytes */
+    phaudit_t ph;   /* P-headers against the fewest possible */
+    int ph_enforce; /* ... and more than that is a difference */
+    const uint64_t *cycles; /* judge_ocsd_feed_timed: the cycles of the bytes being fed */
+    uint64_t cycles_base;   /* ... and the index of the first */
+    size_t ncycles;
 } judge_ocsd_t;
 
 /* A full decoder for the configuration cfg (its register image, with data
@@ -38,7 +52,14 @@ int judge_ocsd_open_formatted(judge_ocsd_t *o, const etm_config_t *cfg, judge_t 
 void judge_ocsd_add_memory(judge_ocsd_t *o, uint32_t base, const uint8_t *bytes, uint32_t size);
 /* The next n bytes of the stream (a fatal response is a difference). */
 void judge_ocsd_feed(judge_ocsd_t *o, const uint8_t *bytes, size_t n);
-/* End of trace: OpenCSD's last error, if any, is a difference. */
+/* The same, with the cycle each byte left the port (cycles[k] for bytes[k]),
+ * for the judge's latency figures. */
+void judge_ocsd_feed_timed(judge_ocsd_t *o, const uint8_t *bytes, const uint64_t *cycles, size_t n);
+/* End of trace: OpenCSD's last error, if any, is a difference; so is a run of
+ * P-headers longer than it needs to be, where that is enforced. */
 void judge_ocsd_close(judge_ocsd_t *o);
+/* "P-headers N, fewest possible M (K runs over)" on one line, after prefix, and
+ * the latency when the bytes were fed with their cycles. */
+void judge_ocsd_print_packing(const judge_ocsd_t *o, FILE *f, const char *prefix);
 
 #endif

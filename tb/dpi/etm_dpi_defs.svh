@@ -127,6 +127,7 @@
   input logic [31:0] impl_etmscr_i, \
   input logic [31:0] impl_fifo_depth_i, \
   input logic [31:0] impl_fifo_write_i, \
+  input logic [31:0] impl_ph_eager_i, \
   input logic [31:0] impl_port_bytes_i, \
   input logic [31:0] impl_issue_width_i, \
   input logic [31:0] impl_pidr_i, \
@@ -264,6 +265,7 @@
   check_reg("ETMSCR", impl_etmscr_i); \
   check_reg("FIFO_DEPTH", impl_fifo_depth_i); \
   check_reg("FIFO_WRITE", impl_fifo_write_i); \
+  check_reg("PH_EAGER", impl_ph_eager_i); \
   check_reg("PORT_BYTES", impl_port_bytes_i); \
   check_reg("ISSUE_WIDTH", impl_issue_width_i); \
   check_reg("PIDR", impl_pidr_i); \
@@ -431,6 +433,7 @@
   impl_etmscr_i = reg_value(img, "ETMSCR"); \
   impl_fifo_depth_i = reg_value(img, "FIFO_DEPTH"); \
   impl_fifo_write_i = reg_value(img, "FIFO_WRITE"); \
+  impl_ph_eager_i = reg_value(img, "PH_EAGER"); \
   impl_port_bytes_i = reg_value(img, "PORT_BYTES"); \
   impl_issue_width_i = reg_value(img, "ISSUE_WIDTH"); \
   impl_pidr_i = reg_value(img, "PIDR"); \

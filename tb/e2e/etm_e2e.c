@@ -472,7 +472,7 @@ static void start_reprogramming(prun_t *p);
 
 /* ---- --tpiu ---------------------------------------------------------------------------------- */
 
-static void feed(prun_t *p, const uint8_t *buf, size_t n);
+static void feed(prun_t *p, const uint8_t *buf, const uint64_t *cycles, size_t n);
 
 /* The TPIU's cycle after the ETM's (out NULL: the ETM has ended): the bytes
  * its pins complete go to the decoders. */
@@ -489,7 +489,7 @@ static void tpiu_cycle(prun_t *p, const etm_out_t *out)
     for (unsigned i = 0; i < n; i++) {
         p->fbuf[p->nf++] = b[i];
         if (p->nf == sizeof p->fbuf) {
-            feed(p, p->fbuf, p->nf);
+            feed(p, p->fbuf, NULL, p->nf);
             p->nf = 0;
         }
     }
@@ -560,11 +560,14 @@ static void start_reprogramming(prun_t *p)
     p->now = t;
 }
 
-static void feed(prun_t *p, const uint8_t *buf, size_t n)
+/* The next n bytes of trace, and the cycle each left the port (NULL: unknown). */
+static void feed(prun_t *p, const uint8_t *buf, const uint64_t *cycles, size_t n)
 {
     if (p->tf)
         fwrite(buf, 1, n, p->tf);
-    if (p->oj.on)
+    if (p->oj.on && cycles)
+        judge_ocsd_feed_timed(&p->ocsd, buf, cycles, n);
+    else if (p->oj.on)
         judge_ocsd_feed(&p->ocsd, buf, n);
     if (p->tp) {
         etm_diag_t d;
@@ -578,6 +581,7 @@ static void feed(prun_t *p, const uint8_t *buf, size_t n)
 static void run_cycles(prun_t *p)
 {
     uint8_t buf[4096];
+    uint64_t bcycle[4096]; /* the cycle each byte of buf left the port */
     size_t nbuf = 0;
     etm_gen_event_t ev[ETM_GEN_MAX_EVENTS];
     etm_in_t in;
@@ -615,13 +619,15 @@ static void run_cycles(prun_t *p)
                 tpiu_cycle(p, &out);
         }
         if ((step || !more) && !p->tp) {
-            for (unsigned b = 0; b < out.v3_count; b++)
+            for (unsigned b = 0; b < out.v3_count; b++) {
+                bcycle[nbuf] = p->traced_cycles;
                 buf[nbuf++] = out.v3_bytes[b];
+            }
             if (p->v1d && etm_v1dec_step(p->v1d, &out, &d) != ETM_OK)
                 judge_fail(&p->vj, "ETMv1 decoder, cycle %" PRIu64 ": %s", d.cycle, d.msg);
         }
         if (nbuf > sizeof buf - 16 || (!more && de == ETM_END)) {
-            feed(p, buf, nbuf);
+            feed(p, buf, bcycle, nbuf);
             nbuf = 0;
         }
         if (more)
@@ -633,7 +639,7 @@ static void run_cycles(prun_t *p)
         etm_tpiu_end(p->tp);
         for (unsigned k = 0; k < 1000000 && !etm_tpiu_done(p->tp); k++)
             tpiu_cycle(p, NULL);
-        feed(p, p->fbuf, p->nf);
+        feed(p, p->fbuf, NULL, p->nf);
         p->nf = 0;
         if (!etm_tpiu_done(p->tp))
             judge_fail(&p->wj, "the TPIU did not empty within 10^6 cycles");
@@ -683,6 +689,11 @@ static void print_run(const prun_t *p)
            " trace bytes, %.3f bits/instruction, %" PRIu64 " overflows, %" PRIu64 " untraceable\n",
            p->program, o->cfg.etmcr, o->cfg.etmidr, p->traced_cycles, st->bytes, p->res->bpi, st->overflows,
            st->untraceable);
+    if (p->oj.on) {
+        char prefix[300];
+        snprintf(prefix, sizeof prefix, "%s: ", p->program);
+        judge_ocsd_print_packing(&p->ocsd, stdout, prefix);
+    }
 }
 
 /* The judges' verdicts, and what the program had to exercise. */

@@ -694,6 +694,8 @@ static int verdict(run_t *r)
         judge_finish(j, r->end_lost, o->g.random_filter || o->reprogram ? o->g.cycles / 40 : o->g.cycles / 4);
         failed |= judge_print(j, stdout, "", 0);
     }
+    if (r->oj.on)
+        judge_ocsd_print_packing(&r->ocsd, stdout, "");
     return failed;
 }
 

@@ -50,6 +50,7 @@ void etm_config_default(etm_config_t *cfg)
     cfg->etmscr = 0x00020D09;       /* ETM-M3: 8-bit port, FIFOFULL, no fetch comparisons */
     cfg->fifo_depth = 24;           /* the one public figure (docs/registers.md 15) */
     cfg->fifo_write = 4;            /* a 32-bit store write (docs/etmv3-encoder.md, "The FIFO") */
+    cfg->ph_eager = 0;              /* the fewest P-headers (docs/etmv3-encoder.md, "P-header packing") */
     cfg->port_bytes = 1;
     cfg->issue_width = 1;
     cfg->pidr = 0x003BB924;         /* ETM-M3: part 0x924, ARM (JEP106 0x3B), revision 3 */
@@ -561,6 +562,16 @@ static etm_err_t validate_params(const etm_config_t *c, unsigned ver, etm_diag_t
                        etm_util_fail(diag, ETM_ERR_FIELD_WIDTH,
                                      "FIFO_WRITE applies to ETMv3 only (an ETMv1 status enters its FIFO whole); "
                                      "leave it at 4"));
+    if (c->ph_eager > 1)
+        return fail_at(bad_slot, "PH_EAGER", 0,
+                       etm_util_fail(diag, ETM_ERR_FIELD_WIDTH,
+                                     "PH_EAGER=%u: 0 (P-headers as full as the flush points allow) or 1 (also "
+                                     "closed at every ETMFLUSH)",
+                                     (unsigned)c->ph_eager));
+    if (ver < ETM_V(3, 0) && c->ph_eager)
+        return fail_at(bad_slot, "PH_EAGER", 0,
+                       etm_util_fail(diag, ETM_ERR_FIELD_WIDTH,
+                                     "PH_EAGER applies to ETMv3 only (ETMv1 has no P-headers); leave it at 0"));
     if (c->issue_width != 1 && c->issue_width != 2)
         return fail_at(bad_slot, "ISSUE_WIDTH", 0,
                        etm_util_fail(diag, ETM_ERR_FIELD_WIDTH, "ISSUE_WIDTH=%u: must be 1 or 2",

@@ -7,7 +7,8 @@
  *   1. trigger (0x0C) after everything gathered so far;
  *   2. trace turned off: everything gathered is sent;
  *   3. ETMCANCEL: the cancelled atom is separated into a header of its own;
- *   4. ETMFLUSH: the atoms gathered are sent;
+ *   4. ETMFLUSH: with PH_EAGER=1, the atoms gathered are sent (by default
+ *      a flush hint closes nothing: the branch packet that may follow does);
  *   5. for the cycle's first instruction: the I-sync that starts or restarts
  *      trace, or the exception return packet and the branch address packet of
  *      a traced branch or exception; then a periodic A-sync and I-sync if due;
@@ -171,8 +172,8 @@ static void instr_cycle(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t
                 st->untraceable++;
             s->cancel_q = 1;
         }
-        /* 4. Flush hint. */
-        if (fe->flush && !s->cancel_q)
+        /* 4. Flush hint: closing here only lowers latency (PH_EAGER). */
+        if (fe->flush && m->ph_eager && !s->cancel_q)
             ph_close_atoms(&s->ph, m, c);
     }
 

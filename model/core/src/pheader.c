@@ -9,7 +9,8 @@
  *  - The last closed header is held back (held_q) until the next packet or a
  *    newer atom, so that an ETMCANCEL can still separate the cancelled atom.
  *  - Cycle-accurate: a cycle is one W then its atoms. Idle cycles are counted
- *    (wrun_q); a run of up to 24 goes out as format 3 headers, a longer one as a
+ *    (wrun_q); a run of up to 24 goes out as format 3 headers (a lone W E left
+ *    at its end opens a format 1 header instead), a longer one as a
  *    cycle-count packet. Format 0 (0x80) is never sent: format 3 with one W says
  *    the same in one byte, and 0x80 is reserved outside ETMv3.0.
  */
@@ -177,7 +178,9 @@ void ph_cycle(pheader_state_t *p, const etm_mode_t *m, unsigned natoms, const ui
             flush_run(p, m, c);
         } else {
             /* n idle cycles, then this cycle's W and its E: format 3 headers,
-             * the last of which carries the E. */
+             * the last of which carries the E. When that last one would be
+             * just W E, it opens a format 1 header instead, which the next
+             * cycles' E atoms can join. */
             push_held(p, m, c);
             uint32_t w = n + 1;
             while (w > 8) {
@@ -185,7 +188,12 @@ void ph_cycle(pheader_state_t *p, const etm_mode_t *m, unsigned natoms, const ui
                 w -= 8;
             }
             p->wrun_q = 0;
-            hold(p, m, c, ca_f3(w, 1), 1, w);
+            if (w == 1) {
+                p->open_q = PH_OPEN_F1;
+                p->open_e_q = 1;
+            } else {
+                hold(p, m, c, ca_f3(w, 1), 1, w);
+            }
             return;
         }
     }
