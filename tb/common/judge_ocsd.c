@@ -89,10 +89,21 @@ static void on_packet(const void *ctx, const ocsd_datapath_op_t op, const ocsd_t
     judge_ocsd_t *o = (judge_ocsd_t *)(uintptr_t)ctx;
     judge_t *j = o->j;
     const ocsd_etmv3_pkt *p = (const ocsd_etmv3_pkt *)pkt;
-    (void)size;
-    (void)data;
     if (op != OCSD_OP_DATA || !p)
         return;
+    if (p->type == ETM3_PKT_BRANCH_ADDRESS && data && size) {
+        unsigned n = 1; /* address bytes: bit 7 of the first four says another follows */
+        while (n < 5 && n < size && (data[n - 1] & 0x80))
+            n++;
+        phaudit_branch(&o->ph, idx, (uint32_t)p->addr.val, n, p->exception.bits.present);
+    } else if (p->type == ETM3_PKT_I_SYNC || p->type == ETM3_PKT_I_SYNC_CYCLE) {
+        phaudit_isync(&o->ph, idx, (uint32_t)p->addr.val, p->isync_info.reason == iSync_Periodic,
+                      p->isync_info.reason == iSync_TraceRestartAfterOverflow);
+    } else if (p->type == ETM3_PKT_A_SYNC) {
+        phaudit_async(&o->ph, idx);
+    }
+    if (p->type != ETM3_PKT_IGNORE)
+        phaudit_bytes(&o->ph, size);
     int cancel = p->type == ETM3_PKT_BRANCH_ADDRESS && p->exception.bits.present && p->exception.bits.cancel;
     if (p->type == ETM3_PKT_P_HDR) {
         char s[40];
@@ -145,7 +156,13 @@ int judge_ocsd_open_formatted(judge_ocsd_t *o, const etm_config_t *cfg, judge_t 
     o->exc_ext = ver >= ETM_V(3, 4);
     /* Data packets are taken out before OpenCSD sees them (where they split a
      * run of headers, the run looks split for nothing): only counted then. */
-    o->ph_enforce = !cfg->ph_eager && ETM_FIELD_GET(ETM_CR_DATA_ACCESS, cfg->etmcr) == 0;
+    int data = ETM_FIELD_GET(ETM_CR_DATA_ACCESS, cfg->etmcr) != 0;
+    o->ph_enforce = !cfg->ph_eager && !data;
+    phaudit_set_branch(&o->ph, ver >= ETM_V(3, 4) && ETM_FIELD_GET(ETM_IDR_ALT_BRANCH, cfg->etmidr));
+    /* ETMSYNCFR counts bytes from ETMv3.1; the spacing is in the packets OpenCSD
+     * reads, which are all the ETM's only when none are taken out. */
+    if (ver >= ETM_V(3, 1) && !data)
+        phaudit_set_sync(&o->ph, ETM_FIELD_GET(ETM_SYNCFR_PERIOD, cfg->etmsyncfr));
     union { FnDefPktDataMon fn; void *p; } cb; /* the C API takes the callback as void * */
     cb.fn = on_packet;
     ocsd_dt_attach_packet_callback(o->tree, csid, OCSD_C_API_CB_PKT_MON, cb.p, o);
@@ -197,6 +214,12 @@ void judge_ocsd_close(judge_ocsd_t *o)
     if (o->ph_enforce && o->ph.excess_runs)
         judge_fail(o->j, "P-header packing: %s (%" PRIu64 " such runs; docs/etmv3-encoder.md, \"P-header packing\")",
                    o->ph.first_excess, o->ph.excess_runs);
+    if (o->ph.branch_over)
+        judge_fail(o->j, "branch address compression: %s (%" PRIu64 " such packets; docs/etmv3-encoder.md, "
+                   "\"Branch packets\")", o->ph.first_branch_over, o->ph.branch_over);
+    if (o->ph.sync_off)
+        judge_fail(o->j, "synchronisation: %s (%" PRIu64 " times; docs/etmv3-encoder.md, \"I-sync and "
+                   "synchronisation\")", o->ph.first_sync_off, o->ph.sync_off);
 }
 
 void judge_ocsd_print_packing(const judge_ocsd_t *o, FILE *f, const char *prefix)
@@ -204,6 +227,11 @@ void judge_ocsd_print_packing(const judge_ocsd_t *o, FILE *f, const char *prefix
     fprintf(f, "%sP-headers %" PRIu64 ", fewest possible %" PRIu64 " (%" PRIu64 " of %" PRIu64
                " runs between flush points over)\n",
             prefix, o->ph.total_headers, o->ph.total_bound, o->ph.excess_runs, o->ph.runs);
+    fprintf(f, "%sbranch packets %" PRIu64 ": address bytes %" PRIu64 ", fewest possible %" PRIu64 "\n", prefix,
+            o->ph.branches, o->ph.branch_bytes, o->ph.branch_bound);
+    if (o->ph.periodic_syncs)
+        fprintf(f, "%speriodic syncs %" PRIu64 ": %" PRIu64 " to %" PRIu64 " bytes apart (ETMSYNCFR %" PRIu32 ")\n",
+                prefix, o->ph.periodic_syncs, o->ph.sync_gap_min, o->ph.sync_gap_max, o->ph.sync_period);
     if (o->j->lat_n)
         fprintf(f, "%slatency: instructions decoded from bytes that left the port %.1f cycles after they executed on "
                    "average, %" PRIu64 " at most\n",

@@ -13,7 +13,11 @@ void phaudit_init(phaudit_t *a, int cycle_accurate, int format4)
     a->ca = cycle_accurate;
     a->format4 = format4;
     a->first_excess_at = UINT64_MAX;
+    a->sync_gap_min = UINT64_MAX;
 }
+
+void phaudit_set_branch(phaudit_t *a, int alt) { a->alt = alt; }
+void phaudit_set_sync(phaudit_t *a, uint32_t period_bytes) { a->sync_period = period_bytes; }
 
 static int atom(char c) { return c == 'E' || c == 'N'; }
 
@@ -111,3 +115,81 @@ void phaudit_flush(phaudit_t *a, int cancel)
     a->text[0] = '\0';
     a->best[0] = 0;
 }
+
+unsigned phaudit_branch_min(uint32_t prev, uint32_t next, int alt, int exc)
+{
+    static const unsigned top_orig[4] = { 6, 13, 20, 27 }, top_alt[4] = { 6, 12, 19, 26 };
+    const unsigned *top = alt ? top_alt : top_orig;
+    uint32_t d = (prev ^ next) & ~1u;
+    unsigned hi = 0; /* the highest bit that differs */
+    for (unsigned b = 1; b < 32; b++)
+        if (d >> b & 1)
+            hi = b;
+    unsigned n = 5;
+    for (unsigned k = 0; k < 4; k++)
+        if (hi <= top[k]) {
+            n = k + 1;
+            break;
+        }
+    if (exc && alt && n < 2)
+        n = 2;
+    if (exc && !alt)
+        n = 5;
+    return n;
+}
+
+void phaudit_branch(phaudit_t *a, uint64_t idx, uint32_t next, unsigned addr_bytes, int exc)
+{
+    if (a->have_addr) {
+        unsigned min = phaudit_branch_min(a->last_addr, next, a->alt, exc);
+        a->branches++;
+        a->branch_bytes += addr_bytes;
+        a->branch_bound += min;
+        if (addr_bytes > min && a->branch_over++ == 0)
+            snprintf(a->first_branch_over, sizeof a->first_branch_over,
+                     "the branch packet at byte %" PRIu64 " from 0x%08" PRIx32 " to 0x%08" PRIx32
+                     " has %u address bytes where %u would do (%s encoding%s)",
+                     idx, a->last_addr, next, addr_bytes, min, a->alt ? "alternative" : "original",
+                     exc ? ", exception bytes" : "");
+    }
+    a->last_addr = next;
+    a->have_addr = 1;
+}
+
+void phaudit_isync(phaudit_t *a, uint64_t idx, uint32_t addr, int periodic, int overflow)
+{
+    (void)idx;
+    a->last_addr = addr;
+    a->have_addr = 1;
+    if (overflow) { /* bytes were lost: the spacing starts again */
+        a->have_async = 0;
+        a->async_pending = 0;
+        return;
+    }
+    if (!a->async_pending)
+        return;
+    a->async_pending = 0;
+    if (periodic && a->have_async && a->sync_period) {
+        uint64_t gap = a->async_pending_at - a->async_at;
+        a->periodic_syncs++;
+        a->sync_gap_min = gap < a->sync_gap_min ? gap : a->sync_gap_min;
+        a->sync_gap_max = gap > a->sync_gap_max ? gap : a->sync_gap_max;
+        if ((gap + PHAUDIT_SYNC_SLACK < a->sync_period || gap > a->sync_period + PHAUDIT_SYNC_SLACK) &&
+            a->sync_off++ == 0)
+            snprintf(a->first_sync_off, sizeof a->first_sync_off,
+                     "the periodic A-sync after %" PRIu64 " bytes of packets comes %" PRIu64
+                     " bytes after the one before it, ETMSYNCFR asks for %" PRIu32 " (give or take %u)",
+                     a->async_pending_at, gap, a->sync_period, (unsigned)PHAUDIT_SYNC_SLACK);
+    }
+    a->async_at = a->async_pending_at;
+    a->have_async = 1;
+}
+
+void phaudit_async(phaudit_t *a, uint64_t idx)
+{
+    (void)idx;
+    a->async_pending_at = a->counted;
+    a->async_pending = 1;
+}
+
+void phaudit_bytes(phaudit_t *a, unsigned n) { a->counted += n; }

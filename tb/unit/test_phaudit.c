@@ -65,5 +65,55 @@ int main(void)
     const char *f4[] = { "WE", "N", "WN" };
     CHECK_EQ(bound(1, 1, f4, 3, 0, &over), 2); /* WEN (format 2) + WN */
     CHECK_EQ(over, 1);
+
+    /* Branch addresses: the highest bit of A[31:1] that changed decides. */
+    CHECK_EQ(phaudit_branch_min(0x1000, 0x1002, 0, 0), 1);      /* A[1] */
+    CHECK_EQ(phaudit_branch_min(0x1000, 0x1040, 1, 0), 1);      /* A[6] */
+    CHECK_EQ(phaudit_branch_min(0x1000, 0x1080, 1, 0), 2);      /* A[7] */
+    CHECK_EQ(phaudit_branch_min(0x0000, 0x2000, 0, 0), 2);      /* A[13]: original 2 bytes ... */
+    CHECK_EQ(phaudit_branch_min(0x0000, 0x2000, 1, 0), 3);      /* ... alternative 3 */
+    CHECK_EQ(phaudit_branch_min(0x0000, 0x08000000, 0, 0), 4);  /* A[27]: original 4 bytes ... */
+    CHECK_EQ(phaudit_branch_min(0x0000, 0x08000000, 1, 0), 5);  /* ... alternative 5 */
+    CHECK_EQ(phaudit_branch_min(0x0000, 0x10000000, 0, 0), 5);  /* A[28] */
+    CHECK_EQ(phaudit_branch_min(0x0000, 0x04000000, 1, 0), 4);  /* A[26] */
+    CHECK_EQ(phaudit_branch_min(0x0000, 0x04000000, 0, 0), 4);
+    CHECK_EQ(phaudit_branch_min(0x1000, 0x1000, 1, 1), 2);      /* exception bytes: at least 2 ... */
+    CHECK_EQ(phaudit_branch_min(0x1000, 0x1000, 0, 1), 5);      /* ... or 5 */
+    CHECK_EQ(phaudit_branch_min(0x1001, 0x1000, 0, 0), 1);      /* bit 0 is not an address bit */
+    phaudit_t b;
+    phaudit_init(&b, 0, 1);
+    phaudit_set_branch(&b, 1);
+    phaudit_isync(&b, 0, 0x1000, 0, 0);
+    phaudit_branch(&b, 6, 0x1080, 2, 0);
+    CHECK_EQ(b.branch_over, 0);
+    phaudit_branch(&b, 8, 0x1082, 2, 0); /* one byte would do */
+    CHECK_EQ(b.branch_over, 1);
+    CHECK_EQ(b.branch_bound, 3);
+
+    /* Synchronisation every 1024 bytes, give or take PHAUDIT_SYNC_SLACK. */
+    phaudit_t y;
+    phaudit_init(&y, 0, 1);
+    phaudit_set_sync(&y, 1024);
+    const unsigned gaps[] = { 0, 1024, 1024 - PHAUDIT_SYNC_SLACK, 1024 + PHAUDIT_SYNC_SLACK, 900, 1200 };
+    for (unsigned k = 0; k < 6; k++) { /* A-sync and I-sync (6 bytes each) then filler: gaps[k] apart */
+        if (k)
+            phaudit_bytes(&y, gaps[k] - 12);
+        phaudit_async(&y, 0);
+        phaudit_bytes(&y, 6);
+        phaudit_isync(&y, 0, 0x1000, k != 0, 0); /* the first starts trace: not periodic */
+        phaudit_bytes(&y, 6);
+        if (k == 3)
+            CHECK_EQ(y.sync_off, 0);
+    }
+    CHECK_EQ(y.periodic_syncs, 5);
+    CHECK_EQ(y.sync_off, 2); /* 900 and 1200 */
+    /* An overflow restart starts the spacing again: no gap measured across it. */
+    phaudit_bytes(&y, 50);
+    phaudit_async(&y, 0);
+    phaudit_isync(&y, 0, 0x1000, 0, 1);
+    phaudit_bytes(&y, 1024);
+    phaudit_async(&y, 0);
+    phaudit_isync(&y, 0, 0x1000, 1, 0);
+    CHECK_EQ(y.periodic_syncs, 5);
     return test_report("test_phaudit");
 }
