@@ -91,7 +91,7 @@ module etm_core #(
   assign unused_cfg = ^{reg_etmcr[31:13], reg_etmcr[11], reg_etmcr[9], reg_etmcr[1],
                         impl_etmccr_i[27:0], reg_etmfflr[31:8], reg_etmsyncfr[31:12],
                         impl_etmidr_i[31:21], impl_etmidr_i[19:8],
-                        impl_etmidr_i[3:0], reg_etmtraceidr, impl_port_bytes_i[31:4], impl_fifo_write_i[31:5], impl_ph_eager_i[31:1],
+                        impl_etmidr_i[3:0], reg_etmtraceidr, impl_port_bytes_i[31:4], impl_fifo_write_i[31:5], impl_ph_eager_i[31:1], impl_branch_full_i[31:1],
                         impl_issue_width_i[31:2]};
 
   // ---- End of trace and drain ---------------------------------------------------------
@@ -359,6 +359,7 @@ module etm_core #(
       .cancel_i        (fe_cancel),
       .flush_i         (fe_flush),
       .ph_eager_i      (impl_ph_eager_i[0]),
+      .branch_full_i   (impl_branch_full_i[0]),
       .trace_enable_i  (flt_te),
       .trigger_i       (flt_trigger),
       .view_data_i     (flt_vd),

@@ -47,6 +47,7 @@ module etm_packet #(
   input  logic        cancel_i,
   input  logic        flush_i,
   input  logic        ph_eager_i,   // PH_EAGER: ETMFLUSH closes the atoms gathered (slot C)
+  input  logic        branch_full_i, // BRANCH_FULL: branch packets carry the whole address
   input  logic        trace_enable_i,
   input  logic        trigger_i,
   input  logic        view_data_i,
@@ -295,15 +296,15 @@ module etm_packet #(
         cancel = 1'b0;
         if (exc_ok) begin
           ps_branch = 1'b1;
-          ps_branch_b = etm_pkg::branch_packet(last_addr, addr0_i, alt_branch_i, 1'b1, exc_i, 1'b0);
+          ps_branch_b = etm_pkg::branch_packet(branch_from(last_addr, addr0_i), addr0_i, alt_branch_i, 1'b1, exc_i, 1'b0);
           last_addr = addr0_i & 32'hFFFF_FFFE;
         end
       end else if (branchy) begin
         slot_en[SlotE] = 1'b1;
         pb_ret = ret_i && exc_ext_i;
         pb_branch = 1'b1;
-        pb_branch_b = etm_pkg::branch_packet(last_addr, addr0_i, alt_branch_i, exc_ok, exc_i,
-                                             exc_ok && cancel);
+        pb_branch_b = etm_pkg::branch_packet(branch_from(last_addr, addr0_i), addr0_i, alt_branch_i, exc_ok,
+                                             exc_i, exc_ok && cancel);
         last_addr = addr0_i & 32'hFFFF_FFFE;
         cancel = 1'b0;
         if (trig_pend) begin
@@ -342,7 +343,7 @@ module etm_packet #(
         ph_natoms_o = 2'd1;
         slot_en[SlotI] = 1'b1;
         ph_branch = 1'b1;
-        ph_branch_b = etm_pkg::branch_packet(last_addr, addr1_i, alt_branch_i, 1'b0, 9'd0, 1'b0);
+        ph_branch_b = etm_pkg::branch_packet(branch_from(last_addr, addr1_i), addr1_i, alt_branch_i, 1'b0, 9'd0, 1'b0);
         last_addr = addr1_i & 32'hFFFF_FFFE;
         slot_en[SlotJ] = 1'b1;
       end
@@ -467,6 +468,12 @@ module etm_packet #(
   endtask
 
   // value_size(): 0, 1, 2 or 4 bytes, leading zero bytes left out.
+  // The address a branch packet is compressed against: with BRANCH_FULL one that
+  // differs from the target in every bit, so all five bytes go out.
+  function automatic logic [31:0] branch_from(input logic [31:0] last, input logic [31:0] to);
+    return branch_full_i ? ~to : last;
+  endfunction
+
   function automatic logic [2:0] value_size(input logic [31:0] v);
     value_size = v == 32'd0 ? 3'd0 : v < 32'h100 ? 3'd1 : v < 32'h1_0000 ? 3'd2 : 3'd4;
   endfunction

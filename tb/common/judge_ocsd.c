@@ -158,6 +158,7 @@ int judge_ocsd_open_formatted(judge_ocsd_t *o, const etm_config_t *cfg, judge_t 
      * run of headers, the run looks split for nothing): only counted then. */
     int data = ETM_FIELD_GET(ETM_CR_DATA_ACCESS, cfg->etmcr) != 0;
     o->ph_enforce = !cfg->ph_eager && !data;
+    o->branch_enforce = !cfg->branch_full;
     phaudit_set_branch(&o->ph, ver >= ETM_V(3, 4) && ETM_FIELD_GET(ETM_IDR_ALT_BRANCH, cfg->etmidr));
     /* ETMSYNCFR counts bytes from ETMv3.1; the spacing is in the packets OpenCSD
      * reads, which are all the ETM's only when none are taken out. */
@@ -214,7 +215,7 @@ void judge_ocsd_close(judge_ocsd_t *o)
     if (o->ph_enforce && o->ph.excess_runs)
         judge_fail(o->j, "P-header packing: %s (%" PRIu64 " such runs; docs/etmv3-encoder.md, \"P-header packing\")",
                    o->ph.first_excess, o->ph.excess_runs);
-    if (o->ph.branch_over)
+    if (o->ph.branch_over && o->branch_enforce)
         judge_fail(o->j, "branch address compression: %s (%" PRIu64 " such packets; docs/etmv3-encoder.md, "
                    "\"Branch packets\")", o->ph.first_branch_over, o->ph.branch_over);
     if (o->ph.sync_off)

@@ -34,6 +34,7 @@ typedef struct judge_ocsd {
     int exc_ext;    /* ETMv3.4 and later: every exception has its exception bytes */
     phaudit_t ph;   /* P-headers against the fewest possible */
     int ph_enforce; /* ... and more than that is a difference */
+    int branch_enforce; /* a branch packet longer than it needs is a difference (not with BRANCH_FULL) */
     const uint64_t *cycles; /* judge_ocsd_feed_timed: the cycles of the bytes being fed */
     uint64_t cycles_base;   /* ... and the index of the first */
     size_t ncycles;

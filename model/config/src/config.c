@@ -51,6 +51,7 @@ void etm_config_default(etm_config_t *cfg)
     cfg->fifo_depth = 24;           /* the one public figure (docs/registers.md 15) */
     cfg->fifo_write = 4;            /* a 32-bit store write (docs/etmv3-encoder.md, "The FIFO") */
     cfg->ph_eager = 0;              /* the fewest P-headers (docs/etmv3-encoder.md, "P-header packing") */
+    cfg->branch_full = 0;           /* branch addresses compressed (docs/etmv3-encoder.md, "Branch packets") */
     cfg->port_bytes = 1;
     cfg->issue_width = 1;
     cfg->pidr = 0x003BB924;         /* ETM-M3: part 0x924, ARM (JEP106 0x3B), revision 3 */
@@ -562,6 +563,16 @@ static etm_err_t validate_params(const etm_config_t *c, unsigned ver, etm_diag_t
                        etm_util_fail(diag, ETM_ERR_FIELD_WIDTH,
                                      "FIFO_WRITE applies to ETMv3 only (an ETMv1 status enters its FIFO whole); "
                                      "leave it at 4"));
+    if (c->branch_full > 1)
+        return fail_at(bad_slot, "BRANCH_FULL", 0,
+                       etm_util_fail(diag, ETM_ERR_FIELD_WIDTH,
+                                     "BRANCH_FULL=%u: 0 (branch addresses compressed) or 1 (always whole)",
+                                     (unsigned)c->branch_full));
+    if (ver < ETM_V(3, 0) && c->branch_full)
+        return fail_at(bad_slot, "BRANCH_FULL", 0,
+                       etm_util_fail(diag, ETM_ERR_FIELD_WIDTH,
+                                     "BRANCH_FULL applies to ETMv3 only (an ETMv1 branch address is always "
+                                     "compressed); leave it at 0"));
     if (c->ph_eager > 1)
         return fail_at(bad_slot, "PH_EAGER", 0,
                        etm_util_fail(diag, ETM_ERR_FIELD_WIDTH,

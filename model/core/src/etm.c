@@ -66,6 +66,7 @@ static void mode_from_config(const etm_config_t *c, etm_mode_t *m)
     m->port_bytes = c->port_bytes;
     m->fifo_write = c->fifo_write;
     m->ph_eager = c->ph_eager != 0;
+    m->branch_full = c->branch_full != 0;
     m->trace_id = (uint8_t)(m->v3 && v >= ETM_V(3, 0) ? ETM_FIELD_GET(ETM_TRACEIDR_ID, c->etmtraceidr) : 0);
     m->atb_flush = m->v3 && c->port_bytes > 1;
     unsigned psize = ETM_FIELD_GET(ETM_CR_PORTSIZE, c->etmcr);

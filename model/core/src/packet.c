@@ -80,7 +80,9 @@ static void put_async(packet_state_t *s, cycle_buf_t *c)
 static void put_branch(packet_state_t *s, const etm_mode_t *m, cycle_buf_t *c, uint32_t to, int exc, int cancel)
 {
     uint8_t b[8];
-    unsigned n = etm_v3_branch_packet(b, s->last_addr_q, to, m->alt_branch, exc, cancel);
+    /* BRANCH_FULL: compressed against an address that differs in every bit. */
+    uint32_t from = m->branch_full ? ~to : s->last_addr_q;
+    unsigned n = etm_v3_branch_packet(b, from, to, m->alt_branch, exc, cancel);
     put_bytes(c, b, n);
     c->kinds[exc >= 0 ? ETM_PKT_BRANCH_EXC : ETM_PKT_BRANCH]++;
     s->last_addr_q = to & ~1u;

@@ -36,6 +36,7 @@ typedef struct etm_mode {
     unsigned fifo_depth, port_bytes;
     unsigned fifo_write;   /* ETMv3: staged bytes entering the FIFO's store per cycle (FIFO_WRITE) */
     int ph_eager;          /* PH_EAGER: ETMFLUSH closes the atoms gathered (else only a packet or a full header) */
+    int branch_full;       /* BRANCH_FULL: branch packets carry the whole address */
     uint8_t trace_id;      /* ETMTRACEIDR[6:0]: ATID */
     uint8_t atb_flush;     /* the ATB master has the flush handshake (PORT_BYTES > 1) */
     unsigned v1_port_bits; /* ETMv1: 4, 8 or 16 (ETMCR port size) */
