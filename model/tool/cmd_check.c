@@ -83,9 +83,11 @@ int cmd_check(int argc, char **argv)
                     fprintf(stderr, "%s: cycle %llu (time %llu): %s: %s\n", path, (unsigned long long)cycle,
                             (unsigned long long)etm_vcd_time(src.vcd), etm_rule_name(fired[k]),
                             etm_rule_text(fired[k]));
-                else
-                    fprintf(stderr, "%s:%lu: cycle %llu: %s: %s\n", path, source_line(&src),
+                else {
+                    char at[600];
+                    fprintf(stderr, "%s: cycle %llu: %s: %s\n", source_where(&src, path, 1, at, sizeof at),
                             (unsigned long long)cycle, etm_rule_name(fired[k]), etm_rule_text(fired[k]));
+                }
             }
             reported++;
         }

@@ -1,4 +1,4 @@
-/* cmd_convert.c - `etm convert`: vector file <-> VCD. */
+/* cmd_convert.c - `etm convert`: vector file <-> VCD, and binary stimulus. */
 #include <stdio.h>
 #include <string.h>
 
@@ -11,8 +11,11 @@ static void help(FILE *f)
     fprintf(f, "usage: etm convert [options] INPUT OUTPUT\n\n"
                "Converts per-cycle signals between a vector file and a VCD (chosen by the file\n"
                "names: .vcd is VCD, anything else a vector file; OUTPUT '-' is standard output\n"
-               "as a vector file). A vector file written from a VCD has the columns found in it.\n\n"
-               "  --kind stimulus|expected  what INPUT holds when it is a VCD (default stimulus)\n\n%s",
+               "as a vector file). A vector file written from a VCD has the columns found in it.\n"
+               "Binary stimulus (vectors/README.md) is read wherever a vector file is.\n\n"
+               "  --kind stimulus|expected  what INPUT holds when it is a VCD (default stimulus)\n"
+               "  --binary                  write stimulus as a binary vector file (fixed-size\n"
+               "                            records, read many times faster than text)\n\n%s",
             source_opts_help);
 }
 
@@ -27,7 +30,7 @@ int cmd_convert(int argc, char **argv)
     source_opts_t so;
     source_opts_init(&so);
     etm_veckind_t kind = ETM_VEC_STIMULUS;
-    int kind_given = 0;
+    int kind_given = 0, binary = 0;
     const char *paths[2] = { NULL, NULL };
     int npaths = 0;
     for (int i = 1; i < argc; i++) {
@@ -39,6 +42,8 @@ int cmd_convert(int argc, char **argv)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             help(stdout);
             return 0;
+        } else if (!strcmp(argv[i], "--binary")) {
+            binary = 1;
         } else if (!strcmp(argv[i], "--kind")) {
             if (i + 1 >= argc || (strcmp(argv[i + 1], "stimulus") && strcmp(argv[i + 1], "expected"))) {
                 fprintf(stderr, "etm convert: --kind must be stimulus or expected\n");
@@ -72,11 +77,16 @@ int cmd_convert(int argc, char **argv)
         kind = etm_vec_kind(peek);
         etm_vec_close(peek);
     }
+    int out_vcd = ends_with(paths[1], ".vcd");
+    if (binary && (out_vcd || kind != ETM_VEC_STIMULUS)) {
+        fprintf(stderr, "etm convert: --binary writes stimulus as a vector file, not %s\n",
+                out_vcd ? "a VCD" : "expected output");
+        return 2;
+    }
     source_t src;
     if (source_open(&src, paths[0], &so, kind))
         return 2;
-    int out_vcd = ends_with(paths[1], ".vcd");
-    FILE *f = strcmp(paths[1], "-") ? fopen(paths[1], "w") : stdout;
+    FILE *f = strcmp(paths[1], "-") ? fopen(paths[1], "wb") : stdout;
     if (!f) {
         fprintf(stderr, "etm: %s: cannot create the file\n", paths[1]);
         source_close(&src);
@@ -105,7 +115,8 @@ int cmd_convert(int argc, char **argv)
         etm_vec_writer_t *w;
         char comment[512];
         snprintf(comment, sizeof comment, "converted from %s", paths[0]);
-        we = etm_vec_writer_open(&w, f, kind, &src.cfg, mask, comment);
+        we = binary ? etm_vec_writer_open_binary(&w, f, &src.cfg, mask, comment)
+                    : etm_vec_writer_open(&w, f, kind, &src.cfg, mask, comment);
         etm_in_t in;
         etm_out_t out;
         while (we == ETM_OK && (e = kind == ETM_VEC_STIMULUS ? source_read_in(&src, &in) : source_read_out(&src, &out))

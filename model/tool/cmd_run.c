@@ -215,7 +215,8 @@ int run_stimulus(const char *path, const source_opts_t *so, const char *const *s
                                  (unsigned)in.paddr);
                 }
                 progress_done();
-                fprintf(stderr, "%s:%lu: cycle %llu: %s%s: %s\n", path, programming ? 0ul : source_line(&src),
+                char at[600];
+                fprintf(stderr, "%s: cycle %llu: %s%s: %s\n", source_where(&src, path, !programming, at, sizeof at),
                         (unsigned long long)cycle, etm_rule_name(r[k]), where, etm_rule_text(r[k]));
             }
             if (o->strict) {

@@ -203,6 +203,16 @@ uint64_t source_signal_mask(const source_t *s)
 
 unsigned long source_line(const source_t *s) { return s->is_vcd ? 0 : etm_vec_line(s->vec); }
 
+const char *source_where(const source_t *s, const char *path, int with_line, char *buf, size_t size)
+{
+    unsigned long line = with_line ? source_line(s) : 0;
+    if (line) /* text: the line; a VCD or binary stimulus has none (its cycle says where) */
+        snprintf(buf, size, "%s:%lu", path, line);
+    else
+        snprintf(buf, size, "%s", path);
+    return buf;
+}
+
 /* ---- Progress ------------------------------------------------------------------ */
 
 static int progress_tty = -1;

@@ -37,6 +37,9 @@ extern const char source_opts_help[];
 /* Open path as stimulus (kind ETM_VEC_STIMULUS) or expected output. Prints the
  * error and returns non-zero on failure. */
 int source_open(source_t *s, const char *path, const source_opts_t *o, etm_veckind_t kind);
+/* "PATH:LINE" of the record last read, or "PATH" where there is no line (a VCD,
+ * binary stimulus, or with_line 0), into buf. */
+const char *source_where(const source_t *s, const char *path, int with_line, char *buf, size_t size);
 void source_close(source_t *s);
 
 /* Returns ETM_OK, ETM_END or an error (printed). */

@@ -1,6 +1,7 @@
 /* fuzz_vector.c - vector files (etm/vector.h): any bytes read as a vector file,
- * stimulus or expected output, to the end or the first error. An error must say
- * what rule broke and where (the file, and a line unless the file is empty). */
+ * stimulus (text or binary) or expected output, to the end or the first error.
+ * An error must say what rule broke and where (the file, and a line, or the byte
+ * offset of a binary record, unless the file is empty). */
 #include "fuzz.h"
 
 #include "etm/vector.h"
@@ -36,8 +37,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (e != ETM_OK && e != ETM_END) {
         if (!diag.msg[0] || !diag.file)
             fuzz_fail("an error without a message or a file name");
-        if (e != ETM_ERR_NOMEM && e != ETM_ERR_IO && size && diag.line == 0)
-            fuzz_fail("an error without a line");
+        /* A record of binary stimulus is named by its byte offset, not a line. */
+        if (e != ETM_ERR_NOMEM && e != ETM_ERR_IO && size && diag.line == 0 && diag.offset == UINT64_MAX)
+            fuzz_fail("an error without a line or a byte offset");
     }
     fclose(f);
     return 0;

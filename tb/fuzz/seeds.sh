@@ -39,6 +39,9 @@ cut_to 8192 <"$tmp/m3.out" >"$c/vector/expected-m3.vec"
 cut_to 8192 <"$tmp/v1.out" >"$c/vector/expected-v1.vec"
 for f in "$root"/tb/data/bad/*.vec "$root"/tb/data/v1/*.vec; do cut_to 8192 <"$f" >"$c/vector/$(basename "$f")"; done
 cp "$root"/tb/data/rules/INTNUM_INVALID.vec "$root"/tb/data/rules/SLOT1_WITHOUT_SLOT0.vec "$c/vector/"
+# Binary stimulus (vectors/README.md): the data stimulus in the binary form.
+$etm convert --binary "$tmp/data.vec" "$tmp/data.bin"
+cut_to 8192 <"$tmp/data.bin" >"$c/vector/binary.vec"
 
 # vcd: two option bytes (fuzz_vcd.c), then the file.
 { bytes 0 0; cut_to 8192 <"$tmp/m3.vcd"; } >"$c/vcd/stimulus.vcd"

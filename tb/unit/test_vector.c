@@ -88,11 +88,15 @@ static void test_roundtrip(void)
     etm_config_t cfg;
     etm_config_preset(&cfg, "etmv3.5");
     cfg.etmcr |= ETM_FIELD_MASK(ETM_CR_CYCLE_ACCURATE);
-    for (int pass = 0; pass < 2; pass++) {
-        uint64_t mask = pass == 0 ? 0 : 0x155555; /* all columns, then every other one */
+    for (int pass = 0; pass < 4; pass++) {
+        /* All columns, then every other one; as text, then binary. */
+        uint64_t mask = pass % 2 == 0 ? 0 : 0x155555;
+        int binary = pass >= 2;
         FILE *f = tmpfile();
         etm_vec_writer_t *w;
-        CHECK_EQ(etm_vec_writer_open(&w, f, ETM_VEC_STIMULUS, &cfg, mask, "random\nsecond line"), ETM_OK);
+        CHECK_EQ(binary ? etm_vec_writer_open_binary(&w, f, &cfg, mask, "random\nsecond line")
+                        : etm_vec_writer_open(&w, f, ETM_VEC_STIMULUS, &cfg, mask, "random\nsecond line"),
+                 ETM_OK);
         enum { N = 3000 };
         etm_in_t *sent = (etm_in_t *)calloc(N, sizeof *sent);
         for (int i = 0; i < N; i++) {
@@ -110,6 +114,7 @@ static void test_roundtrip(void)
             return;
         }
         CHECK(etm_config_equal(etm_vec_config(r), &cfg));
+        CHECK_EQ(etm_vec_is_binary(r), binary);
         int diffs = 0;
         for (int i = 0; i < N; i++) {
             etm_in_t got, want = sent[i];
@@ -299,11 +304,78 @@ static void test_signal_parts(void)
              (1ull << etm_out_signal_count) - 1);
 }
 
+/* Binary stimulus: each malformation is named with the cycle and the byte
+ * offset of the value at fault (the header here is 54 bytes: records start
+ * there, 5 bytes each: ETMIVALID 1, ETMIA 4). */
+static void test_binary_malformed(void)
+{
+    static const char head[] = "etm-vectors 1 stimulus binary\ncolumns ETMIVALID ETMIA\n";
+    CHECK_EQ(strlen(head), 54);
+    struct {
+        const unsigned char rec[10];
+        size_t n;
+        etm_err_t err;
+        uint64_t cycle, offset;
+        const char *msg;
+    } cases[] = {
+        { { 1, 0x00, 0x01, 0, 0, 1, 0x02, 0x01, 0, 0 }, 10, ETM_OK, 0, 0, "" },
+        { { 1, 0x00, 0x01, 0, 0, 2, 0x02, 0x01, 0, 0 }, 10, ETM_ERR_FIELD_WIDTH, 1, 59, "ETMIVALID 0x2 is wider than ETMIVALID[0:0]" },
+        { { 1, 0x01, 0x01, 0, 0 }, 5, ETM_ERR_FIELD_WIDTH, 0, 55, "bit 0 set: the address must be even" },
+        { { 1, 0x00, 0x01, 0, 0, 1, 0x02 }, 7, ETM_ERR_TRUNCATED, 1, 59, "truncated record: 2 of its 5 bytes" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        FILE *f = tmpfile();
+        fputs(head, f);
+        fwrite(cases[i].rec, 1, cases[i].n, f);
+        rewind(f);
+        etm_vec_reader_t *r;
+        etm_diag_t d;
+        CHECK_EQ(etm_vec_open_stream(&r, f, "bad.bin", &d), ETM_OK);
+        if (!r) {
+            fclose(f);
+            continue;
+        }
+        etm_in_t in;
+        etm_err_t e;
+        do
+            e = etm_vec_read_in(r, &in, &d);
+        while (e == ETM_OK);
+        etm_vec_close(r);
+        fclose(f);
+        if (cases[i].err == ETM_OK) {
+            CHECK_EQ(e, ETM_END);
+            continue;
+        }
+        CHECK_EQ(e, cases[i].err);
+        CHECK_EQ(d.cycle, cases[i].cycle);
+        CHECK_EQ(d.offset, cases[i].offset);
+        CHECK_STR_CONTAINS(d.msg, cases[i].msg);
+        CHECK_STR_CONTAINS(d.file, "bad.bin");
+    }
+    /* Headers a binary file cannot have. */
+    static const struct { const char *text; const char *msg; } heads[] = {
+        { "etm-vectors 1 expected binary\ncolumns FIFOLEVEL\n", "only stimulus has a binary form" },
+        { "etm-vectors 1 stimulus binary\ncolumns CYCLE ETMIVALID\n", "a binary file has no CYCLE column" },
+        { "etm-vectors 1 stimulus fast\ncolumns ETMIVALID\n", "after the kind only 'binary' may follow" },
+    };
+    for (size_t i = 0; i < sizeof heads / sizeof heads[0]; i++) {
+        FILE *f = text_file(heads[i].text);
+        etm_vec_reader_t *r;
+        etm_diag_t d;
+        CHECK(etm_vec_open_stream(&r, f, "bad.bin", &d) != ETM_OK);
+        CHECK(r == NULL);
+        CHECK_STR_CONTAINS(d.msg, heads[i].msg);
+        CHECK_EQ(d.line, 1 + (i == 1));
+        fclose(f);
+    }
+}
+
 int main(void)
 {
     test_signal_parts();
     test_handwritten();
     test_roundtrip();
     test_malformed();
+    test_binary_malformed();
     return test_report("test_vector");
 }

@@ -9,6 +9,14 @@
 
 #define MAGIC "etm-vectors"
 
+/* A column of binary stimulus, ready to decode. */
+typedef struct bincol {
+    uint64_t mask;     /* the bits the value may hold */
+    uint64_t inv;      /* what to XOR it with for the field (ETM_SIGF_INV) */
+    uint16_t offset;   /* of the field in etm_in_t */
+    uint8_t size;      /* of the field, and of the value in the record */
+} bincol_t;
+
 struct etm_vec_reader {
     etm_linereader_t lr;
     int owns_file;
@@ -23,7 +31,16 @@ struct etm_vec_reader {
     uint64_t next_cycle;   /* cycle number of the next data line */
     uint64_t cycle;        /* cycle of the record last read */
     unsigned long line;    /* line of the record last read */
+    /* The binary form (vectors/README.md, "Binary stimulus"): fixed records. */
+    int binary;
+    size_t recsize;        /* bytes of a record */
+    uint64_t data_at;      /* file offset of the first record; UINT64_MAX when unknown (a pipe) */
+    bincol_t bcol[ETM_VEC_MAX_COLUMNS];
+    unsigned char *bbuf;   /* records read ahead */
+    size_t bpos, blen;
 };
+
+#define BIN_BUF 65536 /* bytes of records read at a time (a record is at most 40 x 8 bytes) */
 
 static const char *kind_name(etm_veckind_t k) { return k == ETM_VEC_STIMULUS ? "stimulus" : "expected"; }
 
@@ -93,10 +110,19 @@ static etm_err_t read_header(etm_vec_reader_t *r, etm_diag_t *diag)
         return at_line(r, diag, etm_util_fail(diag, ETM_ERR_FORMAT_VERSION,
                                               "format version %llu; this reader knows version %d",
                                               (unsigned long long)fver, ETM_VEC_FORMAT_VERSION));
-    if (n < 3 || total != 3 || (strcmp(tok[2], "stimulus") != 0 && strcmp(tok[2], "expected") != 0))
+    if (n < 3 || (total != 3 && total != 4) || (strcmp(tok[2], "stimulus") != 0 && strcmp(tok[2], "expected") != 0))
         return at_line(r, diag, etm_util_fail(diag, ETM_ERR_SYNTAX,
-                                              "the first line must end with the kind: 'stimulus' or 'expected'"));
+                                              "the first line must end with the kind: 'stimulus' or 'expected' "
+                                              "(or 'stimulus binary')"));
     r->kind = strcmp(tok[2], "stimulus") == 0 ? ETM_VEC_STIMULUS : ETM_VEC_EXPECTED;
+    if (total == 4) {
+        if (n < 4 || strcmp(tok[3], "binary") != 0)
+            return at_line(r, diag, etm_util_fail(diag, ETM_ERR_SYNTAX, "after the kind only 'binary' may follow"));
+        if (r->kind != ETM_VEC_STIMULUS)
+            return at_line(r, diag, etm_util_fail(diag, ETM_ERR_UNSUPPORTED,
+                                                  "only stimulus has a binary form, not expected output"));
+        r->binary = 1;
+    }
     r->table = r->kind == ETM_VEC_STIMULUS ? etm_in_signals : etm_out_signals;
     r->table_count = r->kind == ETM_VEC_STIMULUS ? etm_in_signal_count : etm_out_signal_count;
 
@@ -160,6 +186,26 @@ static etm_err_t read_header(etm_vec_reader_t *r, etm_diag_t *diag)
         r->col[r->ncol++] = idx;
     }
 
+    if (r->binary) {
+        if (have_cycle)
+            return at_line(r, diag, etm_util_fail(diag, ETM_ERR_SYNTAX,
+                                                  "a binary file has no CYCLE column: its records are cycles 0, 1, ..."));
+        r->recsize = 0;
+        for (size_t i = 0; i < r->ncol; i++) {
+            const etm_signal_t *s = &r->table[r->col[i]];
+            r->recsize += s->size;
+            r->bcol[i].mask = etm_signal_mask(s);
+            r->bcol[i].inv = (s->flags & ETM_SIGF_INV) ? r->bcol[i].mask : 0;
+            r->bcol[i].offset = s->offset;
+            r->bcol[i].size = s->size;
+        }
+        r->bbuf = (unsigned char *)malloc(BIN_BUF);
+        if (!r->bbuf)
+            return etm_util_fail(diag, ETM_ERR_NOMEM, "out of memory");
+        long at = ftell(r->lr.f); /* fgets stopped just after the columns line */
+        r->data_at = at >= 0 ? (uint64_t)at : UINT64_MAX;
+    }
+
     int bad = -1;
     e = etm_config_validate(&r->cfg, diag, &bad);
     if (e != ETM_OK) {
@@ -201,7 +247,7 @@ etm_err_t etm_vec_open(etm_vec_reader_t **out, const char *path, etm_diag_t *dia
         diag->file = path;
     if (strcmp(path, "-") == 0)
         return open_common(out, stdin, 0, "<stdin>", diag);
-    FILE *f = fopen(path, "r");
+    FILE *f = fopen(path, "rb");
     if (!f)
         return etm_util_fail(diag, ETM_ERR_IO, "cannot open the file");
     return open_common(out, f, 1, path, diag);
@@ -222,6 +268,7 @@ void etm_vec_close(etm_vec_reader_t *r)
         return;
     if (r->owns_file && r->lr.f)
         fclose(r->lr.f);
+    free(r->bbuf);
     free(r);
 }
 
@@ -232,6 +279,7 @@ size_t etm_vec_column_count(const etm_vec_reader_t *r) { return r->ncol; }
 int etm_vec_column(const etm_vec_reader_t *r, size_t i) { return i < r->ncol ? r->col[i] : ETM_VEC_COL_CYCLE; }
 uint64_t etm_vec_signal_mask(const etm_vec_reader_t *r) { return r->signal_mask; }
 uint64_t etm_vec_cycle(const etm_vec_reader_t *r) { return r->cycle; }
+int etm_vec_is_binary(const etm_vec_reader_t *r) { return r->binary; }
 unsigned long etm_vec_line(const etm_vec_reader_t *r) { return r->line; }
 
 static etm_err_t parse_bytes(const char *t, etm_out_t *o, etm_diag_t *diag)
@@ -322,10 +370,86 @@ static etm_err_t read_record(etm_vec_reader_t *r, void *rec, size_t recsize, etm
     return ETM_OK;
 }
 
+/* A binary record's failure: the file, the cycle and the byte offset of what is wrong. */
+static etm_err_t at_byte(etm_vec_reader_t *r, etm_diag_t *diag, uint64_t within, etm_err_t e)
+{
+    if (diag) {
+        diag->file = r->name;
+        diag->line = 0;
+        diag->cycle = r->next_cycle;
+        diag->offset = r->data_at == UINT64_MAX ? UINT64_MAX : r->data_at + r->next_cycle * r->recsize + within;
+    }
+    return e;
+}
+
+/* The next record of a binary file: each column's value in the size of its
+ * etm_in_t field, little-endian, checked against the signal's width as a
+ * text value is. */
+static etm_err_t read_binary(etm_vec_reader_t *r, etm_in_t *in, etm_diag_t *diag)
+{
+    if (r->blen - r->bpos < r->recsize) {
+        size_t rem = r->blen - r->bpos;
+        memmove(r->bbuf, r->bbuf + r->bpos, rem);
+        r->blen = rem + fread(r->bbuf + rem, 1, BIN_BUF - rem, r->lr.f);
+        r->bpos = 0;
+        if (ferror(r->lr.f))
+            return at_byte(r, diag, 0, etm_util_fail(diag, ETM_ERR_IO, "read error"));
+        if (r->blen == 0)
+            return ETM_END;
+        if (r->blen < r->recsize)
+            return at_byte(r, diag, 0, etm_util_fail(diag, ETM_ERR_TRUNCATED, "truncated record: %zu of its %zu bytes",
+                                                     r->blen, r->recsize));
+    }
+    const unsigned char *p = r->bbuf + r->bpos;
+    memset(in, 0, sizeof *in);
+    size_t at = 0;
+    unsigned char *field = (unsigned char *)in;
+    for (size_t i = 0; i < r->ncol; i++) {
+        const bincol_t *c = &r->bcol[i];
+        const unsigned char *q = p + at;
+        uint64_t v;
+        switch (c->size) {
+        case 1: v = q[0]; break;
+        case 2: v = (uint64_t)q[0] | (uint64_t)q[1] << 8; break;
+        case 4: v = (uint64_t)q[0] | (uint64_t)q[1] << 8 | (uint64_t)q[2] << 16 | (uint64_t)q[3] << 24; break;
+        default:
+            v = 0;
+            for (unsigned k = 0; k < 8; k++)
+                v |= (uint64_t)q[k] << (8 * k);
+            break;
+        }
+        uint64_t bad = v & ~c->mask;
+        if (bad) {
+            const etm_signal_t *s = &r->table[r->col[i]];
+            int low_only = (bad >> s->lsb) == 0; /* only bits below the signal's lsb: an odd address */
+            return at_byte(r, diag, at, etm_util_fail(diag, ETM_ERR_FIELD_WIDTH,
+                                                      "%s 0x%llx is wider than %s[%u:%u]%s", s->name,
+                                                      (unsigned long long)v, s->name, s->lsb + s->width - 1, s->lsb,
+                                                      low_only ? " (bit 0 set: the address must be even)" : ""));
+        }
+        v ^= c->inv;
+        unsigned char *f = field + c->offset;
+        switch (c->size) { /* the field's own type, so no byte order is assumed */
+        case 1: *f = (uint8_t)v; break;
+        case 2: { uint16_t x = (uint16_t)v; memcpy(f, &x, 2); break; }
+        case 4: { uint32_t x = (uint32_t)v; memcpy(f, &x, 4); break; }
+        default: memcpy(f, &v, 8); break;
+        }
+        at += c->size;
+    }
+    r->bpos += r->recsize;
+    r->cycle = r->next_cycle++;
+    if (diag)
+        diag->cycle = r->cycle;
+    return ETM_OK;
+}
+
 etm_err_t etm_vec_read_in(etm_vec_reader_t *r, etm_in_t *in, etm_diag_t *diag)
 {
     if (r->kind != ETM_VEC_STIMULUS)
         return etm_util_fail(diag, ETM_ERR_STATE, "%s is an expected-output file, not stimulus", r->name);
+    if (r->binary)
+        return read_binary(r, in, diag);
     return read_record(r, in, sizeof *in, diag);
 }
 
@@ -340,6 +464,7 @@ etm_err_t etm_vec_read_out(etm_vec_reader_t *r, etm_out_t *out, etm_diag_t *diag
 
 struct etm_vec_writer {
     FILE *f;
+    int binary;
     etm_veckind_t kind;
     const etm_signal_t *table;
     size_t ncol;
@@ -351,8 +476,8 @@ struct etm_vec_writer {
 
 static unsigned hex_digits(const etm_signal_t *s) { return (unsigned)(s->width + s->lsb + 3) / 4; }
 
-etm_err_t etm_vec_writer_open(etm_vec_writer_t **out, FILE *f, etm_veckind_t kind, const etm_config_t *cfg,
-                              uint64_t signal_mask, const char *comment)
+static etm_err_t writer_open(etm_vec_writer_t **out, FILE *f, etm_veckind_t kind, int binary,
+                             const etm_config_t *cfg, uint64_t signal_mask, const char *comment)
 {
     *out = NULL;
     etm_vec_writer_t *w = (etm_vec_writer_t *)calloc(1, sizeof *w);
@@ -360,9 +485,10 @@ etm_err_t etm_vec_writer_open(etm_vec_writer_t **out, FILE *f, etm_veckind_t kin
         return ETM_ERR_NOMEM;
     w->f = f;
     w->kind = kind;
+    w->binary = binary;
     w->table = kind == ETM_VEC_STIMULUS ? etm_in_signals : etm_out_signals;
     size_t count = kind == ETM_VEC_STIMULUS ? etm_in_signal_count : etm_out_signal_count;
-    fprintf(f, "%s %d %s\n", MAGIC, ETM_VEC_FORMAT_VERSION, kind_name(kind));
+    fprintf(f, "%s %d %s%s\n", MAGIC, ETM_VEC_FORMAT_VERSION, kind_name(kind), binary ? " binary" : "");
     if (comment) {
         const char *p = comment;
         while (*p) {
@@ -373,8 +499,11 @@ etm_err_t etm_vec_writer_open(etm_vec_writer_t **out, FILE *f, etm_veckind_t kin
         }
     }
     etm_config_write(cfg, f, "");
-    fputs("columns CYCLE", f);
-    w->col[w->ncol++] = ETM_VEC_COL_CYCLE;
+    fputs("columns", f);
+    if (!binary) {
+        fputs(" CYCLE", f);
+        w->col[w->ncol++] = ETM_VEC_COL_CYCLE;
+    }
     for (size_t i = 0; i < count; i++) {
         if (signal_mask && !(signal_mask & (1ull << i)))
             continue;
@@ -384,6 +513,35 @@ etm_err_t etm_vec_writer_open(etm_vec_writer_t **out, FILE *f, etm_veckind_t kin
     fputc('\n', f);
     *out = w;
     return ferror(f) ? ETM_ERR_IO : ETM_OK;
+}
+
+etm_err_t etm_vec_writer_open(etm_vec_writer_t **out, FILE *f, etm_veckind_t kind, const etm_config_t *cfg,
+                              uint64_t signal_mask, const char *comment)
+{
+    return writer_open(out, f, kind, 0, cfg, signal_mask, comment);
+}
+
+etm_err_t etm_vec_writer_open_binary(etm_vec_writer_t **out, FILE *f, const etm_config_t *cfg, uint64_t signal_mask,
+                                     const char *comment)
+{
+    return writer_open(out, f, ETM_VEC_STIMULUS, 1, cfg, signal_mask, comment);
+}
+
+/* A binary record: each column's value in its field's size, little-endian. */
+static etm_err_t write_binary(etm_vec_writer_t *w, const etm_in_t *in)
+{
+    unsigned char *p = (unsigned char *)w->line;
+    for (size_t i = 0; i < w->ncol; i++) {
+        const etm_signal_t *s = &w->table[w->col[i]];
+        uint64_t v = etm_signal_get(s, in);
+        for (unsigned k = 0; k < s->size; k++)
+            *p++ = (unsigned char)(v >> (8 * k));
+    }
+    size_t n = (size_t)(p - (unsigned char *)w->line);
+    if (fwrite(w->line, 1, n, w->f) != n)
+        w->failed = 1;
+    w->cycle++;
+    return w->failed ? ETM_ERR_IO : ETM_OK;
 }
 
 static const char hexchars[] = "0123456789abcdef";
@@ -433,7 +591,7 @@ etm_err_t etm_vec_write_in(etm_vec_writer_t *w, const etm_in_t *in)
 {
     if (w->kind != ETM_VEC_STIMULUS)
         return ETM_ERR_STATE;
-    return write_record(w, in);
+    return w->binary ? write_binary(w, in) : write_record(w, in);
 }
 
 etm_err_t etm_vec_write_out(etm_vec_writer_t *w, const etm_out_t *out)

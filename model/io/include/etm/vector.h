@@ -8,6 +8,11 @@
  *     columns CYCLE ETMIVALID ETMIA     ends the header
  *     0 1 00000100                      one line per cycle, values in hex
  *
+ * Stimulus also has a binary form for speed (first line 'etm-vectors 1
+ * stimulus binary', the same header without a CYCLE column, then fixed-size
+ * records: each column's value in its etm_in_t field's size, little-endian).
+ * etm_vec_open reads either form.
+ *
  * Reading and writing stream: memory does not grow with the number of cycles.
  */
 #ifndef ETM_VECTOR_H
@@ -53,6 +58,8 @@ etm_err_t etm_vec_open_stream(etm_vec_reader_t **out, FILE *f, const char *name,
 void etm_vec_close(etm_vec_reader_t *r);
 
 etm_veckind_t etm_vec_kind(const etm_vec_reader_t *r);
+/* 1 when the file is binary stimulus (errors then give byte offsets, not lines). */
+int etm_vec_is_binary(const etm_vec_reader_t *r);
 const etm_config_t *etm_vec_config(const etm_vec_reader_t *r);
 const char *etm_vec_name(const etm_vec_reader_t *r);
 
@@ -86,6 +93,10 @@ typedef struct etm_vec_writer etm_vec_writer_t;
  * Returns ETM_OK, ETM_ERR_NOMEM, ETM_ERR_IO. */
 etm_err_t etm_vec_writer_open(etm_vec_writer_t **out, FILE *f, etm_veckind_t kind,
                               const etm_config_t *cfg, uint64_t signal_mask, const char *comment);
+
+/* The same for binary stimulus: the header, then fixed-size records (no CYCLE column). */
+etm_err_t etm_vec_writer_open_binary(etm_vec_writer_t **out, FILE *f, const etm_config_t *cfg, uint64_t signal_mask,
+                                     const char *comment);
 
 etm_err_t etm_vec_write_in(etm_vec_writer_t *w, const etm_in_t *in);
 etm_err_t etm_vec_write_out(etm_vec_writer_t *w, const etm_out_t *out);
