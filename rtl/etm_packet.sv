@@ -467,13 +467,13 @@ module etm_packet #(
     dfull_w = 1'b0;
   endtask
 
-  // value_size(): 0, 1, 2 or 4 bytes, leading zero bytes left out.
   // The address a branch packet is compressed against: with BRANCH_FULL one that
   // differs from the target in every bit, so all five bytes go out.
   function automatic logic [31:0] branch_from(input logic [31:0] last, input logic [31:0] to);
-    return branch_full_i ? ~to : last;
+    branch_from = branch_full_i ? ~to : last;
   endfunction
 
+  // value_size(): 0, 1, 2 or 4 bytes, leading zero bytes left out.
   function automatic logic [2:0] value_size(input logic [31:0] v);
     value_size = v == 32'd0 ? 3'd0 : v < 32'h100 ? 3'd1 : v < 32'h1_0000 ? 3'd2 : 3'd4;
   endfunction
