@@ -14,8 +14,15 @@
 
 void cbuf_init(cycle_buf_t *c, uint8_t last_single)
 {
-    memset(c, 0, sizeof *c);
+    /* The bytes past n are never read: only the counts are cleared. */
+    c->n = 0;
+    c->overrun = 0;
+    c->w = 0;
+    memset(c->kinds, 0, sizeof c->kinds);
     c->last_single = last_single;
+    c->atoms = 0;
+    c->hook = NULL;
+    c->hook_user = NULL;
 }
 
 void cbuf_put_bytes(cycle_buf_t *c, const uint8_t *b, unsigned n)

@@ -324,6 +324,8 @@ unsigned etm_port_take(etm_ctx_t *ctx, uint8_t *buf, unsigned max)
 static void count_accepted(etm_ctx_t *ctx, const cycle_buf_t *c)
 {
     etm_packet_accepted(&ctx->pk, &ctx->mode, c);
+    if (!c->n) /* no bytes, no packets */
+        return;
     ctx->st.bytes += c->n;
     for (int k = 0; k < ETM_PKT_ALL_COUNT; k++)
         ctx->st.packets[k] += c->kinds[k];

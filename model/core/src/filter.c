@@ -362,10 +362,49 @@ static void count(filter_state_t *s, const filter_setup_t *f, const resources_t 
     }
 }
 
+/* The trigger and the counters, on the cycle's resources. */
+static void events_of_cycle(filter_state_t *s, const filter_setup_t *f, const resources_t *r, filter_out_t *out)
+{
+    if (!s->triggered_q && event(f->trigger, r, VIEW_PULSE)) {
+        out->trigger = 1;
+        s->triggered_q = 1;
+    }
+    count(s, f, r, out);
+}
+
+/* A cycle with nothing to compare after an instruction has been seen: no
+ * instruction, no data transfer, no DWT input, no cancel. Every comparator's
+ * pulse is 0, no latch changes, the start/stop block and the include/exclude
+ * result hold, TraceEnable is the last instruction's: what etm_filter would
+ * find, without building the cycle's items. */
+static int quiet_cycle(const filter_state_t *s, const etm_in_t *in, const fe_cycle_t *fe)
+{
+    return s->seen_insn_q && !fe->natoms && !in->ivalid && !in->dvalid && !in->cancel && !(in->trigger & 0xf) &&
+           ETM_DACTL_SLOT(in->dactl) == 0;
+}
+
+static void quiet(filter_state_t *s, const filter_setup_t *f, filter_out_t *out)
+{
+    resources_t r;
+    memset(&r, 0, sizeof r);
+    r.single[VIEW_LATCH] = s->s_latch_q;
+    r.range[VIEW_LATCH] = s->r_latch_q;
+    r.eice[VIEW_LATCH] = s->eice_latch_q;
+    for (unsigned i = 0; i < f->ncnt; i++)
+        r.zero |= (uint8_t)((s->cnt_q[i] == 0) << i);
+    r.ss = s->ss_q;
+    out->trace_enable = s->te_insn_q;
+    events_of_cycle(s, f, &r, out);
+}
+
 void etm_filter(filter_state_t *s, const filter_setup_t *f, const etm_in_t *in, const fe_cycle_t *fe,
                 filter_out_t *out)
 {
     memset(out, 0, sizeof *out);
+    if (quiet_cycle(s, in, fe)) {
+        quiet(s, f, out);
+        return;
+    }
     /* ETMCANCEL: the last instruction did not complete; an exact match waiting
      * for it is dropped. */
     if (in->cancel) {
@@ -401,10 +440,6 @@ void etm_filter(filter_state_t *s, const filter_setup_t *f, const etm_in_t *in, 
         int ex_sel = (w.data_single & f->vd_ex_s) || (w.data_range & f->vd_ex_r);
         out->view_data = (uint8_t)(event(f->vdevr, &r, VIEW_LATCH) && !ex_sel && (f->vd_exonly || in_sel));
     }
-    if (!s->triggered_q && event(f->trigger, &r, VIEW_PULSE)) {
-        out->trigger = 1;
-        s->triggered_q = 1;
-    }
-    count(s, f, &r, out);
+    events_of_cycle(s, f, &r, out);
     s->ss_q = (uint8_t)w.ss;
 }

@@ -141,7 +141,8 @@ typedef struct cycle_buf {
     unsigned n;
     unsigned overrun;     /* bytes that did not fit (never expected: an internal error) */
     uint32_t w;           /* W atoms (and counts) these bytes carry */
-    uint64_t kinds[ETM_PKT_ALL_COUNT]; /* packets by kind, for the statistics */
+    uint8_t kinds[ETM_PKT_ALL_COUNT]; /* packets by kind, for the statistics (a cycle's bytes make
+                                         fewer than 256 packets) */
     uint8_t last_single;  /* the last P-header or other non-data packet is a P-header holding exactly one atom */
     unsigned atoms;       /* atoms of this cycle that were traced */
     /* Called before a P-header with atoms goes out: with data trace, the
