@@ -7,13 +7,13 @@
  * the model over each block (timed), and prints cycles per second, trace bits
  * per instruction and per cycle, and the peak resident memory after the first
  * fifth and at the end of the run, which must be the same: the model streams. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
+#include "bench_args.h"
 #include "etm/etm.h"
 
 #define BLOCK 65536
@@ -35,20 +35,12 @@ static long peak_kib(void)
 int main(int argc, char **argv)
 {
     unsigned long long cycles = 5000000ull;
-    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        printf("usage: bench_model [CYCLES]\n\nCycles per second and peak memory of the C model for a few\n"
-               "configurations, CYCLES each (default 5000000).\n");
-        return 0;
-    }
-    if (argc >= 2) {
-        char *end = NULL;
-        errno = 0;
-        cycles = strtoull(argv[1], &end, 0);
-        if (argc > 2 || !*argv[1] || *end || errno || cycles == 0) {
-            fprintf(stderr, "bench_model: CYCLES is a number above 0, not '%s' (--help)\n", argv[argc - 1]);
-            return 2;
-        }
-    }
+    int rc = bench_args(argc, argv, "bench_model",
+                        "usage: bench_model [CYCLES]\n\nCycles per second and peak memory of the C model for a few\n"
+                        "configurations, CYCLES each (default 5000000).\n",
+                        &cycles);
+    if (rc >= 0)
+        return rc;
     static const struct { const char *name; const char *preset; uint32_t etmcr; } cfgs[] = {
         { "ETMv3.4, not cycle-accurate", "etm-m3", 0x810 },
         { "ETMv3.4, cycle-accurate (what-if)", "cm3-ca-whatif", 0x1810 },

@@ -7,12 +7,12 @@
  * It writes the generator's cycles to a text and a binary vector file (not
  * timed), then times reading each file through, and each read together with the
  * model stepping every cycle (the ETM-M3, as `etm run` traces by default). */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "bench_args.h"
 #include "etm/etm.h"
 
 static double now(void)
@@ -54,20 +54,12 @@ static double pass(FILE *f, etm_ctx_t *etm, unsigned long long want)
 int main(int argc, char **argv)
 {
     unsigned long long cycles = 3000000ull;
-    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        printf("usage: bench_vector [CYCLES]\n\nCycles per second reading stimulus as text and as binary, alone and\n"
-               "with the model stepping (default 3000000 cycles).\n");
-        return 0;
-    }
-    if (argc >= 2) {
-        char *end = NULL;
-        errno = 0;
-        cycles = strtoull(argv[1], &end, 0);
-        if (argc > 2 || !*argv[1] || *end || errno || cycles == 0) {
-            fprintf(stderr, "bench_vector: CYCLES is a number above 0, not '%s' (--help)\n", argv[argc - 1]);
-            return 2;
-        }
-    }
+    int rc = bench_args(argc, argv, "bench_vector",
+                        "usage: bench_vector [CYCLES]\n\nCycles per second reading stimulus as text and as binary, "
+                        "alone and\nwith the model stepping (default 3000000 cycles).\n",
+                        &cycles);
+    if (rc >= 0)
+        return rc;
     etm_config_t cfg;
     etm_config_preset(&cfg, "etm-m3");
     etm_gen_params_t gp;
@@ -99,7 +91,7 @@ int main(int argc, char **argv)
     printf("%llu cycles of generated stimulus (every input column); cycles per second\n", cycles);
     printf("%-8s %12s %14s %14s\n", "form", "file bytes", "read", "read + model");
     static const char *const names[2] = { "text", "binary" };
-    int rc = 0;
+    rc = 0;
     for (int k = 0; k < 2; k++) {
         fseek(files[k], 0, SEEK_END);
         long size = ftell(files[k]);

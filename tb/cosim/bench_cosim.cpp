@@ -6,7 +6,6 @@
  * The stimulus is generated in blocks before timing; each block is then run
  * through the C model (etm_step), through the RTL (inputs, eval, clock edge),
  * and through both with every output compared, each timed separately. */
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -17,6 +16,7 @@
 #include "Vetm_core.h"
 #include "verilated.h"
 
+#include "bench_args.h"
 #include "etm/etm.h"
 #include "rtl_io.h"
 
@@ -71,20 +71,12 @@ struct Rig {
 int main(int argc, char **argv)
 {
     unsigned long long cycles = 2000000ull;
-    if (argc > 1 && (!std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h"))) {
-        std::printf("usage: bench_cosim [CYCLES]\n\nCycles per second of the C model alone, the Verilated RTL alone and\n"
-                    "both in lockstep, for a few configurations, CYCLES each (default 2000000).\n");
-        return 0;
-    }
-    if (argc > 2 || argc == 2) {
-        char *end = nullptr;
-        errno = 0;
-        cycles = argc == 2 ? std::strtoull(argv[1], &end, 0) : 0;
-        if (argc > 2 || !*argv[1] || *end || errno || cycles == 0) {
-            std::fprintf(stderr, "bench_cosim: CYCLES is a number above 0, not '%s' (--help)\n", argv[argc - 1]);
-            return 2;
-        }
-    }
+    int rc = bench_args(argc, argv, "bench_cosim",
+                        "usage: bench_cosim [CYCLES]\n\nCycles per second of the C model alone, the Verilated RTL "
+                        "alone and\nboth in lockstep, for a few configurations, CYCLES each (default 2000000).\n",
+                        &cycles);
+    if (rc >= 0)
+        return rc;
     struct Cfg {
         const char *name, *preset;
         uint32_t etmcr;
@@ -99,7 +91,7 @@ int main(int argc, char **argv)
     std::vector<etm_in_t> block(kBlock);
     std::printf("%llu cycles per configuration; cycles per second\n", cycles);
     std::printf("%-40s %14s %14s %14s\n", "configuration", "C model", "RTL", "lockstep");
-    int rc = 0;
+    rc = 0;
     for (const Cfg &c : cfgs) {
         etm_config_t cfg;
         etm_config_preset(&cfg, c.preset);

@@ -286,6 +286,16 @@ static void test_resources(void)
     CHECK_EQ(try_cfg("etmv1.3", LINES("PORT_BYTES=0x2"), &d), ETM_ERR_FIELD_WIDTH);
     CHECK_EQ(try_cfg("etm-m3", LINES("ISSUE_WIDTH=0x2"), &d), ETM_OK);
     CHECK_EQ(try_cfg("etm-m3", LINES("ISSUE_WIDTH=0x3"), &d), ETM_ERR_FIELD_WIDTH);
+    /* The encoder's what-if choices: 0 or 1, and ETMv3 only. */
+    CHECK_EQ(try_cfg("etm-m3", LINES("PH_EAGER=0x1", "BRANCH_FULL=0x1"), &d), ETM_OK);
+    CHECK_EQ(try_cfg("etm-m3", LINES("PH_EAGER=0x2"), &d), ETM_ERR_FIELD_WIDTH);
+    CHECK_STR_CONTAINS(d.msg, "PH_EAGER=2: 0 (P-headers as full as the flush points allow) or 1");
+    CHECK_EQ(try_cfg("etm-m3", LINES("BRANCH_FULL=0x2"), &d), ETM_ERR_FIELD_WIDTH);
+    CHECK_STR_CONTAINS(d.msg, "BRANCH_FULL=2: 0 (branch addresses compressed) or 1 (always whole)");
+    CHECK_EQ(try_cfg("etmv1.3", LINES("PH_EAGER=0x1"), &d), ETM_ERR_FIELD_WIDTH);
+    CHECK_STR_CONTAINS(d.msg, "PH_EAGER applies to ETMv3 only");
+    CHECK_EQ(try_cfg("etmv1.3", LINES("BRANCH_FULL=0x1"), &d), ETM_ERR_FIELD_WIDTH);
+    CHECK_STR_CONTAINS(d.msg, "BRANCH_FULL applies to ETMv3 only");
     /* An ETMv1 with an ETMIDR value. */
     CHECK_EQ(try_cfg("etmv1.3", LINES("ETMIDR=0x41000200"), &d), ETM_ERR_RESERVED_BITS);
 }

@@ -536,6 +536,20 @@ static etm_err_t validate_sync(const etm_config_t *c, unsigned ver, etm_diag_t *
 }
 
 /* The model parameters' ranges. */
+/* A what-if choice of the ETMv3 encoder (etm/regs.def): 0 or 1, and 0 for ETMv1. */
+static etm_err_t encoder_choice(int *bad_slot, const char *name, uint32_t v, unsigned ver, const char *zero,
+                                const char *one, const char *why_not_v1, etm_diag_t *diag)
+{
+    if (v > 1)
+        return fail_at(bad_slot, name, 0,
+                       etm_util_fail(diag, ETM_ERR_FIELD_WIDTH, "%s=%u: 0 (%s) or 1 (%s)", name, (unsigned)v, zero, one));
+    if (ver < ETM_V(3, 0) && v)
+        return fail_at(bad_slot, name, 0,
+                       etm_util_fail(diag, ETM_ERR_FIELD_WIDTH, "%s applies to ETMv3 only (%s); leave it at 0", name,
+                                     why_not_v1));
+    return ETM_OK;
+}
+
 static etm_err_t validate_params(const etm_config_t *c, unsigned ver, etm_diag_t *diag, int *bad_slot)
 {
     if (c->fifo_depth < 16 || c->fifo_depth > 65535)
@@ -563,26 +577,13 @@ static etm_err_t validate_params(const etm_config_t *c, unsigned ver, etm_diag_t
                        etm_util_fail(diag, ETM_ERR_FIELD_WIDTH,
                                      "FIFO_WRITE applies to ETMv3 only (an ETMv1 status enters its FIFO whole); "
                                      "leave it at 4"));
-    if (c->branch_full > 1)
-        return fail_at(bad_slot, "BRANCH_FULL", 0,
-                       etm_util_fail(diag, ETM_ERR_FIELD_WIDTH,
-                                     "BRANCH_FULL=%u: 0 (branch addresses compressed) or 1 (always whole)",
-                                     (unsigned)c->branch_full));
-    if (ver < ETM_V(3, 0) && c->branch_full)
-        return fail_at(bad_slot, "BRANCH_FULL", 0,
-                       etm_util_fail(diag, ETM_ERR_FIELD_WIDTH,
-                                     "BRANCH_FULL applies to ETMv3 only (an ETMv1 branch address is always "
-                                     "compressed); leave it at 0"));
-    if (c->ph_eager > 1)
-        return fail_at(bad_slot, "PH_EAGER", 0,
-                       etm_util_fail(diag, ETM_ERR_FIELD_WIDTH,
-                                     "PH_EAGER=%u: 0 (P-headers as full as the flush points allow) or 1 (also "
-                                     "closed at every ETMFLUSH)",
-                                     (unsigned)c->ph_eager));
-    if (ver < ETM_V(3, 0) && c->ph_eager)
-        return fail_at(bad_slot, "PH_EAGER", 0,
-                       etm_util_fail(diag, ETM_ERR_FIELD_WIDTH,
-                                     "PH_EAGER applies to ETMv3 only (ETMv1 has no P-headers); leave it at 0"));
+    etm_err_t e = encoder_choice(bad_slot, "BRANCH_FULL", c->branch_full, ver, "branch addresses compressed",
+                                 "always whole", "an ETMv1 branch address is always compressed", diag);
+    if (e == ETM_OK)
+        e = encoder_choice(bad_slot, "PH_EAGER", c->ph_eager, ver, "P-headers as full as the flush points allow",
+                           "also closed at every ETMFLUSH", "ETMv1 has no P-headers", diag);
+    if (e != ETM_OK)
+        return e;
     if (c->issue_width != 1 && c->issue_width != 2)
         return fail_at(bad_slot, "ISSUE_WIDTH", 0,
                        etm_util_fail(diag, ETM_ERR_FIELD_WIDTH, "ISSUE_WIDTH=%u: must be 1 or 2",
