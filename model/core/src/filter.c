@@ -24,7 +24,8 @@ typedef struct item {
     uint32_t addr;
 } item_t;
 
-#define EV_NEVER 0x406Fu
+#define EV_NEVER 0x406Fu  /* NOT A, A = the hard-wired "always" resource */
+#define EV_ALWAYS 0x006Fu /* A */
 
 static unsigned event_resource_a(uint32_t ev) { return ETM_FIELD_GET(ETM_EVENT_RESOURCE_A, ev); }
 static unsigned event_resource_b(uint32_t ev) { return ETM_FIELD_GET(ETM_EVENT_RESOURCE_B, ev); }
@@ -77,6 +78,7 @@ void etm_filter_setup(const etm_config_t *c, unsigned version, filter_setup_t *f
     f->teevr = c->etmteevr & 0x1ffff;
     f->trigger = c->etmtrigger & 0x1ffff;
     f->vdevr = c->etmvdevr & 0x1ffff;
+    f->no_compare = !(f->s_instr | f->s_data | f->r_instr | f->r_data) && !(f->eice_start | f->eice_stop);
     for (unsigned i = 0; i < ETM_NUM_COUNTERS; i++) {
         int present = i < f->ncnt;
         /* ETMv1: ETMCNTENR[17] = 0 counts every cycle; the event is then 0x6F. */
@@ -210,6 +212,11 @@ static int resource(const resources_t *r, int view, unsigned id)
 
 static int event(uint32_t ev, const resources_t *r, int view)
 {
+    /* The usual programming: hard-wired "always" (A = 0x6F), or its inverse. */
+    if (ev == EV_ALWAYS)
+        return 1;
+    if (ev == EV_NEVER)
+        return 0;
     int a = resource(r, view, event_resource_a(ev)), b = resource(r, view, event_resource_b(ev));
     switch ((ev >> 14) & 7) {
     case 0: return a;
@@ -314,6 +321,23 @@ static void walk_items(filter_state_t *s, const filter_setup_t *f, const item_t 
         w->ss_cycle = w->ss;
 }
 
+/* walk_items when nothing compares (no_compare): no comparator matches, the
+ * start/stop block holds, and every instruction's include/exclude term is that
+ * of an item matching nothing (true without comparators, or when excluding). */
+static void plain_walk(filter_state_t *s, const filter_setup_t *f, const etm_in_t *in, const fe_cycle_t *fe,
+                       walk_t *w)
+{
+    memset(w, 0, sizeof *w);
+    w->ss = s->ss_q;
+    w->ss_cycle = s->ss_q;
+    w->any_data = ETM_DACTL_SLOT(in->dactl) != 0;
+    if (fe->natoms) {
+        w->any_insn = 1;
+        s->ie_q = (uint8_t)(f->ie_always || f->exclude);
+        w->ie_any = s->ie_q;
+    }
+}
+
 /* Resources: pulse (this cycle) and latch (last comparison of its kind). */
 static void gather_resources(filter_state_t *s, const filter_setup_t *f, const etm_in_t *in, const walk_t *w,
                              resources_t *r)
@@ -411,10 +435,14 @@ void etm_filter(filter_state_t *s, const filter_setup_t *f, const etm_in_t *in, 
         s->s_pend_q = 0;
         s->r_pend_q = 0;
     }
-    item_t items[4];
-    unsigned n = make_items(in, fe, items);
     walk_t w;
-    walk_items(s, f, items, n, &w, out);
+    if (f->no_compare) {
+        plain_walk(s, f, in, fe, &w);
+    } else {
+        item_t items[4];
+        unsigned n = make_items(in, fe, items);
+        walk_items(s, f, items, n, &w, out);
+    }
     /* Without an instruction the last one's include/exclude result holds. Two
      * instructions of a cycle are traced together if either must be. */
     int te_addr = (w.any_insn ? w.ie_any : s->ie_q) && (!f->use_ss || w.ss_cycle);

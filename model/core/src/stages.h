@@ -86,6 +86,8 @@ typedef struct filter_setup {
     uint8_t v31;               /* ETMv3.1 comparison rules */
     uint8_t v1;                /* ETMv1.x (ETMCNTENR[17]) */
     uint8_t ie_always;         /* no comparator or decoder exists: include/exclude is true */
+    uint8_t no_compare;        /* no comparator compares and no DWT input starts or stops: the
+                                  cycle's items need not be walked */
     uint8_t exclude;           /* ETMTECR1[24] */
     uint8_t use_ss;            /* ETMTECR1[25] */
     uint8_t te_range;          /* ETMTECR1[7:0] */
