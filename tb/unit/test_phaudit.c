@@ -32,6 +32,9 @@ int main(void)
     const char *ne[] = { "NE", "NE", "EEEN" };
     CHECK_EQ(bound(0, 1, ne, 3, 0, &over), 3);
     CHECK_EQ(over, 0);
+    /* NNN: a format 2 and a format 1. */
+    const char *nnn[] = { "NNN" };
+    CHECK_EQ(bound(0, 1, nnn, 1, 0, &over), 2);
     /* NN: one format 2. */
     const char *nn[] = { "N", "N" };
     CHECK_EQ(bound(0, 1, nn, 2, 0, &over), 1);
@@ -58,6 +61,9 @@ int main(void)
     CHECK_EQ(over, 1);
     const char *w9[] = { "WWWWWWWWW" };
     CHECK_EQ(bound(1, 1, w9, 1, 0, &over), 2);
+    /* W E E, W, W N: a format 2, a format 3 and a format 1. */
+    const char *weewwn[] = { "WEEWWN" };
+    CHECK_EQ(bound(1, 1, weewwn, 1, 0, &over), 3);
     /* Format 2: one cycle of two atoms; format 4 an atom with no W, which
      * versions before ETMv3.3 do not have (the bound is then larger). */
     const char *f2[] = { "WNE" };
