@@ -68,17 +68,17 @@ static ocsd_datapath_resp_t on_element(const void *ctx, const ocsd_trc_index_t i
 static unsigned phdr_string(const ocsd_etmv3_pkt *p, int ca, char *s)
 {
     unsigned n = 0;
-    for (unsigned k = 0; k < p->atom.num && k < 16; k++) {
-        if (ca && (p->p_hdr_fmt == 1 || (p->p_hdr_fmt == 2 && k == 0)))
-            s[n++] = 'W';
-        s[n++] = (p->atom.En_bits >> k) & 1 ? 'E' : 'N';
-    }
     if (ca && p->p_hdr_fmt == 3) { /* W{cycles}, then the E in the last of them */
-        n = 0;
         for (uint32_t w = 0; w < p->cycle_count && w < 8; w++)
             s[n++] = 'W';
         if (p->atom.num)
             s[n++] = 'E';
+        return n;
+    }
+    for (unsigned k = 0; k < p->atom.num && k < 16; k++) {
+        if (ca && (p->p_hdr_fmt == 1 || (p->p_hdr_fmt == 2 && k == 0)))
+            s[n++] = 'W';
+        s[n++] = (p->atom.En_bits >> k) & 1 ? 'E' : 'N';
     }
     return n;
 }

@@ -535,7 +535,6 @@ static etm_err_t validate_sync(const etm_config_t *c, unsigned ver, etm_diag_t *
     return ETM_OK;
 }
 
-/* The model parameters' ranges. */
 /* A what-if choice of the ETMv3 encoder (etm/regs.def): 0 or 1, and 0 for ETMv1. */
 static etm_err_t encoder_choice(int *bad_slot, const char *name, uint32_t v, unsigned ver, const char *zero,
                                 const char *one, const char *why_not_v1, etm_diag_t *diag)
@@ -550,6 +549,7 @@ static etm_err_t encoder_choice(int *bad_slot, const char *name, uint32_t v, uns
     return ETM_OK;
 }
 
+/* The model parameters' ranges. */
 static etm_err_t validate_params(const etm_config_t *c, unsigned ver, etm_diag_t *diag, int *bad_slot)
 {
     if (c->fifo_depth < 16 || c->fifo_depth > 65535)

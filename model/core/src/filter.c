@@ -338,6 +338,15 @@ static void plain_walk(filter_state_t *s, const filter_setup_t *f, const etm_in_
     }
 }
 
+/* The counters at zero, a bit each. */
+static uint8_t counters_at_zero(const filter_state_t *s, const filter_setup_t *f)
+{
+    uint8_t z = 0;
+    for (unsigned i = 0; i < f->ncnt; i++)
+        z |= (uint8_t)((s->cnt_q[i] == 0) << i);
+    return z;
+}
+
 /* Resources: pulse (this cycle) and latch (last comparison of its kind). */
 static void gather_resources(filter_state_t *s, const filter_setup_t *f, const etm_in_t *in, const walk_t *w,
                              resources_t *r)
@@ -360,9 +369,7 @@ static void gather_resources(filter_state_t *s, const filter_setup_t *f, const e
     r->eice[VIEW_PULSE] = (uint8_t)(in->trigger & 0xf);
     s->eice_latch_q = (uint8_t)((s->eice_latch_q & ~e_cmp) | (in->trigger & e_cmp));
     r->eice[VIEW_LATCH] = s->eice_latch_q;
-    r->zero = 0;
-    for (unsigned i = 0; i < f->ncnt; i++)
-        r->zero |= (uint8_t)((s->cnt_q[i] == 0) << i);
+    r->zero = counters_at_zero(s, f);
     r->ss = (uint8_t)w->ss_cycle;
 }
 
@@ -403,7 +410,7 @@ static void events_of_cycle(filter_state_t *s, const filter_setup_t *f, const re
  * find, without building the cycle's items. */
 static int quiet_cycle(const filter_state_t *s, const etm_in_t *in, const fe_cycle_t *fe)
 {
-    return s->seen_insn_q && !fe->natoms && !in->ivalid && !in->dvalid && !in->cancel && !(in->trigger & 0xf) &&
+    return s->seen_insn_q && !fe->natoms && !in->dvalid && !in->cancel && !(in->trigger & 0xf) &&
            ETM_DACTL_SLOT(in->dactl) == 0;
 }
 
@@ -414,8 +421,7 @@ static void quiet(filter_state_t *s, const filter_setup_t *f, filter_out_t *out)
     r.single[VIEW_LATCH] = s->s_latch_q;
     r.range[VIEW_LATCH] = s->r_latch_q;
     r.eice[VIEW_LATCH] = s->eice_latch_q;
-    for (unsigned i = 0; i < f->ncnt; i++)
-        r.zero |= (uint8_t)((s->cnt_q[i] == 0) << i);
+    r.zero = counters_at_zero(s, f);
     r.ss = s->ss_q;
     out->trace_enable = s->te_insn_q;
     events_of_cycle(s, f, &r, out);
