@@ -22,6 +22,7 @@ static const struct subcommand {
     { "config", cmd_config, "validate, explain or print a register image" },
     { "snapshot", cmd_snapshot, "run the model and write an OpenCSD snapshot folder of its trace" },
     { "decode", cmd_decode, "decode an ETMv3 trace (raw or CoreSight frames) into packets and instructions" },
+    { "verify", cmd_verify, "check a design's ETMv3 trace against what the core did (protocol scoreboard)" },
     { "gen", cmd_gen, "generate legal random interface activity from a random program" },
 };
 

@@ -5,6 +5,7 @@
 
 #include "etm/model.h"
 #include "stages.h"
+#include "etm/watch.h"
 #include "util.h"
 
 #define MAX_RULES_KEPT 8
@@ -26,6 +27,8 @@ struct etm_ctx {
     int ended;
     int end_wait; /* etm_end's bytes found no room: they wait for the next drain edge */
     int owned;     /* allocated by etm_create */
+    int watch;     /* etm_watch_create: the stages up to the filter only */
+    etm_seen_t *seen; /* etm_watch_step's record of the cycle */
     etm_in_t idle_in; /* all zero: a cycle with no core activity */
     fifo_state_t fifo; /* last: the largest */
 };
@@ -210,6 +213,8 @@ etm_err_t etm_ctx_init(etm_ctx_t *ctx, const etm_config_t *cfg, etm_diag_t *diag
         return e;
     ctx->cfg0 = *cfg;
     ctx->owned = 0;
+    ctx->watch = 0;
+    ctx->seen = NULL;
     etm_reset(ctx);
     return ETM_OK;
 }
@@ -253,6 +258,25 @@ etm_err_t etm_create(etm_ctx_t **out, const etm_config_t *cfg, etm_diag_t *diag)
 etm_err_t etm_create_at_reset(etm_ctx_t **out, const etm_config_t *impl, etm_diag_t *diag)
 {
     return create(out, impl, 1, diag);
+}
+
+etm_err_t etm_watch_create(etm_ctx_t **out, const etm_config_t *cfg, int at_reset, etm_diag_t *diag)
+{
+    etm_err_t e = create(out, cfg, at_reset, diag);
+    if (e == ETM_OK)
+        (*out)->watch = 1;
+    return e;
+}
+
+etm_err_t etm_watch_step(etm_ctx_t *ctx, const etm_in_t *in, etm_seen_t *seen)
+{
+    if (!ctx->watch)
+        return ETM_ERR_ARG;
+    etm_out_t out;
+    ctx->seen = seen;
+    etm_err_t e = etm_step(ctx, in, &out);
+    ctx->seen = NULL;
+    return e;
 }
 
 void etm_destroy(etm_ctx_t *ctx)
@@ -453,6 +477,33 @@ static int v1_drain_cycle(etm_ctx_t *ctx, etm_out_t *out)
 }
 
 /* The trace stages' cycle: filter, then pheader/packet or pipestat, then the FIFO. */
+/* What a watching instance saw in the cycle (etm/watch.h). */
+static void watch_record(const etm_ctx_t *ctx, const etm_in_t *in, const fe_cycle_t *fe, const filter_out_t *fo,
+                         etm_seen_t *s)
+{
+    memset(s, 0, sizeof *s);
+    s->running = (uint8_t)ctx->mode.enabled;
+    s->trace_enable = fo->trace_enable;
+    s->view_data = fo->view_data;
+    s->trigger = fo->trigger;
+    s->ninsn = fe->natoms;
+    for (unsigned i = 0; i < fe->natoms; i++) {
+        s->insn[i].addr = fe->atom[i].addr;
+        s->insn[i].exec = fe->atom[i].exec;
+        s->insn[i].indirect = fe->atom[i].target;
+    }
+    s->insn[0].branch = (uint8_t)(fe->natoms && in->ibranch);
+    s->insn[1].branch = (uint8_t)(fe->natoms > 1 && !fe->fold && in->ibranch1);
+    s->fold = fe->fold;
+    s->entry = fe->entry;
+    s->ret = fe->ret;
+    s->exc = fe->exc;
+    s->cancel = fe->cancel;
+    s->flush = fe->flush;
+    s->trace_id = ctx->mode.trace_id;
+    s->etmcr = ctx->cfg.etmcr;
+}
+
 static etm_err_t trace_cycle(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
 {
     fe_cycle_t fe;
@@ -473,6 +524,10 @@ static etm_err_t trace_cycle(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
         ctx->st.counter_reloads++;
     ctx->st.include_hits += fo.ie_hit & 1;
     ctx->st.exclude_hits += (fo.ie_hit >> 1) & 1;
+    if (ctx->watch) {
+        watch_record(ctx, in, &fe, &fo, ctx->seen);
+        return ETM_OK;
+    }
 
     if (!ctx->mode.v3) {
         if (ctx->rg.stop_q) {

@@ -22,6 +22,8 @@
 #include "etm/tpiu.h"
 #include "etm/vcd.h"
 #include "etm/vector.h"
+#include "etm/verify.h"
+#include "etm/watch.h"
 #include "etm/snapshot.h"
 #include "etm/version.h"
 

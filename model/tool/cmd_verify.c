@@ -1,0 +1,271 @@
+/* cmd_verify.c - `etm verify`: the protocol scoreboard (etm/verify.h) over a
+ * stimulus file and a design's trace. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "etm/coresight.h"
+#include "etm/etm.h"
+#include "etm/verify.h"
+#include "source.h"
+#include "subcommands.h"
+
+#define MAX_SETS 64
+
+static void help(FILE *f)
+{
+    fprintf(f,
+            "usage: etm verify [options] STIMULUS TRACE\n\n"
+            "Checks that TRACE, the ETMv3 trace a design made from STIMULUS, says exactly what the core\n"
+            "did: legal bytes for the configured version and mode, every traced instruction with its\n"
+            "E or N (and its cycle when cycle-accurate), every indirect branch target, exception,\n"
+            "cancel and return, nothing outside TraceEnable, trace lost only across a signalled\n"
+            "overflow, syncs within the period. Packing, address compression, sync placement and\n"
+            "latency are the design's to choose (docs/scoreboard.md lists each freedom allowed).\n"
+            "The configuration is the stimulus's (its vector header, or --config for a VCD).\n\n"
+            "  --set NAME=0xV  override one register of the configuration\n"
+            "  --at-reset      the ETM starts from reset: the stimulus programs it through the APB\n"
+            "  --coresight     TRACE is CoreSight-formatted frames (an ETB or ETR dump)\n"
+            "  --tpiu          ... captured from TPIU pins (starts at the first full frame sync)\n"
+            "  --id N          with either: the ETM's trace ID (default: ETMTRACEIDR)\n"
+            "  --max-lag N     instructions the trace may lag behind the core (default 262144)\n"
+            "  --quiet         print nothing but a failure\n"
+            "  --rules         list the rules a trace can break and exit\n\n%s\n"
+            "Exit status: 0 the trace is right, 1 it is not (the first divergence is printed with the\n"
+            "cycle, the byte offset and the rule), 2 bad usage or input.\n",
+            source_opts_help);
+}
+
+/* The design's bytes: raw, or the ETM's ID out of CoreSight frames. */
+typedef struct trace_in {
+    FILE *f;
+    etm_cs_deformatter_t *cs;
+    unsigned id;
+    uint8_t pend[256];
+    size_t npend, rd;
+    int eof, bad;
+    const char *path;
+} trace_in_t;
+
+static void on_frame_data(void *user, unsigned id, const uint8_t *data, size_t n, uint64_t offset)
+{
+    (void)offset;
+    trace_in_t *t = (trace_in_t *)user;
+    if (id != t->id)
+        return;
+    for (size_t i = 0; i < n && t->npend < sizeof t->pend; i++)
+        t->pend[t->npend++] = data[i];
+}
+
+/* Up to max bytes of the design's trace; 0 at its end. */
+static size_t trace_read(trace_in_t *t, uint8_t *buf, size_t max)
+{
+    if (!t->cs)
+        return t->eof ? 0 : fread(buf, 1, max, t->f);
+    while (t->rd == t->npend && !t->eof) {
+        uint8_t raw[16];
+        size_t n = fread(raw, 1, sizeof raw, t->f);
+        t->rd = t->npend = 0;
+        etm_diag_t d;
+        if (n == 0) {
+            t->eof = 1;
+            if (etm_cs_end(t->cs, &d) != ETM_OK) {
+                fprintf(stderr, "etm verify: %s: byte %" PRIu64 ": %s\n", t->path, d.offset, d.msg);
+                t->bad = 1;
+            }
+        } else if (etm_cs_feed(t->cs, raw, n, &d) != ETM_OK) {
+            fprintf(stderr, "etm verify: %s: byte %" PRIu64 ": %s\n", t->path, d.offset, d.msg);
+            t->bad = 1;
+            t->eof = 1;
+        }
+    }
+    size_t n = t->npend - t->rd < max ? t->npend - t->rd : max;
+    memcpy(buf, t->pend + t->rd, n);
+    t->rd += n;
+    return n;
+}
+
+static void print_result(const etm_verify_result_t *r, const char *trace_path)
+{
+    if (r->failures) {
+        printf("FAILED: %s: cycle %" PRIu64 ", byte %" PRIu64 ": %s: %s\n", trace_path, r->first.cycle,
+               r->first.offset, etm_vfail_id(r->first.rule), r->first.text);
+        return;
+    }
+    printf("%" PRIu64 " cycles, %" PRIu64 " trace bytes: %" PRIu64 " instructions traced as executed",
+           r->cycles, r->bytes, r->instructions);
+    if (r->cycles_checked)
+        printf(" (%" PRIu64 " with their cycles)", r->cycles_checked);
+    printf(", %" PRIu64 " exceptions, %" PRIu64 " returns, %" PRIu64 " cancels, %" PRIu64 " overflows (%" PRIu64
+           " instructions lost), %" PRIu64 " outside TraceEnable\n",
+           r->exceptions, r->returns, r->cancels, r->overflows, r->lost, r->untraced);
+    printf("A-syncs %" PRIu64 " (at most %" PRIu64 " bytes apart), I-syncs %" PRIu64 ", branch packets %" PRIu64
+           ", triggers %" PRIu64 "; at most %" PRIu64 " instructions waited for their trace: the trace is right\n",
+           r->asyncs, r->max_sync_gap, r->isyncs, r->branches, r->triggers, r->max_lag);
+}
+
+int cmd_verify(int argc, char **argv)
+{
+    source_opts_t so;
+    source_opts_init(&so);
+    const char *sets[MAX_SETS];
+    int nsets = 0, formatted = 0, tpiu = 0, have_id = 0, quiet = 0;
+    unsigned id = 0;
+    etm_verify_opts_t vo;
+    memset(&vo, 0, sizeof vo);
+    const char *paths[2] = { NULL, NULL };
+    int npaths = 0;
+    for (int i = 1; i < argc; i++) {
+        int k = source_opts_parse(&so, argc, argv, &i);
+        if (k < 0)
+            return 2;
+        if (k > 0)
+            continue;
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            help(stdout);
+            return 0;
+        } else if (!strcmp(a, "--rules")) {
+            for (int r = 1; r < ETM_VFAIL_COUNT; r++)
+                printf("%-20s %s\n", etm_vfail_id((etm_vfail_t)r), etm_vfail_text((etm_vfail_t)r));
+            return 0;
+        } else if (!strcmp(a, "--at-reset")) {
+            vo.at_reset = 1;
+        } else if (!strcmp(a, "--coresight")) {
+            formatted = 1;
+        } else if (!strcmp(a, "--tpiu")) {
+            formatted = tpiu = 1;
+        } else if (!strcmp(a, "--quiet")) {
+            quiet = 1;
+        } else if (!strcmp(a, "--set") || !strcmp(a, "--id") || !strcmp(a, "--max-lag")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "etm verify: %s needs a value\n", a);
+                return 2;
+            }
+            const char *v = argv[++i];
+            char *end;
+            if (!strcmp(a, "--set")) {
+                if (nsets == MAX_SETS) {
+                    fprintf(stderr, "etm verify: at most %d --set options\n", MAX_SETS);
+                    return 2;
+                }
+                sets[nsets++] = v;
+            } else if (!strcmp(a, "--id")) {
+                unsigned long n = strtoul(v, &end, 0);
+                if (*end || !*v || n == 0 || n >= 0x70) {
+                    fprintf(stderr, "etm verify: --id wants a trace ID 0x01-0x6f, not '%s'\n", v);
+                    return 2;
+                }
+                id = (unsigned)n;
+                have_id = 1;
+            } else {
+                unsigned long long n = strtoull(v, &end, 0);
+                if (*end || !*v || n == 0 || n > (1ull << 30)) {
+                    fprintf(stderr, "etm verify: --max-lag wants 1 to 2^30 instructions, not '%s'\n", v);
+                    return 2;
+                }
+                vo.max_lag = n;
+            }
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "etm verify: unknown option '%s' (try --help)\n", a);
+            return 2;
+        } else if (npaths == 2) {
+            fprintf(stderr, "etm verify: two files: the stimulus and the trace\n");
+            return 2;
+        } else {
+            paths[npaths++] = a;
+        }
+    }
+    if (npaths != 2) {
+        help(stderr);
+        return 2;
+    }
+    source_t src;
+    if (source_open(&src, paths[0], &so, ETM_VEC_STIMULUS))
+        return 2;
+    etm_config_t cfg = src.cfg;
+    etm_diag_t d;
+    etm_diag_clear(&d);
+    for (int i = 0; i < nsets; i++)
+        if (etm_config_parse_line(&cfg, sets[i], NULL, NULL, &d) != ETM_OK) {
+            fprintf(stderr, "etm verify: --set %s: %s\n", sets[i], d.msg);
+            source_close(&src);
+            return 2;
+        }
+    trace_in_t t;
+    memset(&t, 0, sizeof t);
+    t.path = paths[1];
+    t.id = have_id ? id : cfg.etmtraceidr & 0x7fu;
+    t.f = fopen(paths[1], "rb");
+    if (!t.f) {
+        fprintf(stderr, "etm verify: %s: cannot open\n", paths[1]);
+        source_close(&src);
+        return 2;
+    }
+    if (formatted && etm_cs_create(&t.cs, tpiu ? ETM_CS_WAIT_FSYNC : 0, on_frame_data, &t) != ETM_OK) {
+        fprintf(stderr, "etm verify: out of memory\n");
+        fclose(t.f);
+        source_close(&src);
+        return 2;
+    }
+    etm_verify_t *v;
+    if (etm_verify_create(&v, &cfg, &vo, &d) != ETM_OK) {
+        fprintf(stderr, "etm verify: %s: configuration: %s\n", paths[0], d.msg);
+        etm_cs_destroy(t.cs);
+        fclose(t.f);
+        source_close(&src);
+        return 2;
+    }
+    /* Cycles run ahead of bytes, so that an atom never waits for its
+     * instruction; memory stays bounded by the lag allowed. */
+    int stim_end = 0, status = 0;
+    etm_in_t in;
+    uint8_t buf[16];
+    for (;;) {
+        while (!stim_end && etm_verify_waiting(v) < ETM_VERIFY_AHEAD) {
+            etm_err_t e = source_read_in(&src, &in);
+            if (e == ETM_END) {
+                stim_end = 1;
+            } else if (e != ETM_OK) {
+                status = 2;
+                break;
+            } else {
+                progress("verify", etm_verify_result(v)->cycles);
+                etm_verify_cycle(v, &in);
+            }
+        }
+        if (status || etm_verify_result(v)->failures)
+            break;
+        size_t n = trace_read(&t, buf, sizeof buf);
+        if (n)
+            etm_verify_bytes(v, buf, n, 0);
+        else if (stim_end)
+            break;
+        else if (etm_verify_waiting(v) >= ETM_VERIFY_AHEAD) {
+            /* The trace has ended while the core goes on: the rest must be untraced. */
+            while ((source_read_in(&src, &in)) == ETM_OK && !etm_verify_result(v)->failures)
+                etm_verify_cycle(v, &in);
+            stim_end = 1;
+        }
+    }
+    progress_done();
+    if (ferror(t.f)) {
+        fprintf(stderr, "etm verify: %s: read error\n", paths[1]);
+        status = 2;
+    }
+    if (t.bad)
+        status = 2;
+    if (!status) {
+        etm_verify_end(v);
+        const etm_verify_result_t *r = etm_verify_result(v);
+        if (r->failures || !quiet)
+            print_result(r, paths[1]);
+        status = r->failures ? 1 : 0;
+    }
+    etm_verify_destroy(v);
+    etm_cs_destroy(t.cs);
+    fclose(t.f);
+    source_close(&src);
+    return status;
+}

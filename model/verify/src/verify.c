@@ -1,0 +1,711 @@
+/* verify.c - the protocol scoreboard (etm/verify.h, docs/scoreboard.md).
+ *
+ * Two streams meet here. The core's cycles, through a watching instance
+ * (etm/watch.h), become a queue of the instructions it executed with
+ * TraceEnable, each with what the trace must say about it: its E or N, its
+ * cycle, whether it is the target of an indirect branch (an address must
+ * precede its atom), an exception entry with its number, a return, a cancel.
+ * The design's bytes, through the ETMv3 decoder without a code image, become
+ * atoms and address points (branch packets, exception packets, I-syncs).
+ *
+ * Atoms are matched as they come. An address point says where the next atom's
+ * instruction is: it is looked for among the instructions waiting, near the
+ * one the atoms have reached. Found there, all is well; found a few
+ * instructions later or earlier, atoms were dropped or added; found far
+ * ahead, trace was lost, which only an I-sync with reason overflow may say;
+ * not found, the address is wrong. An E/N difference is held until the next
+ * address point says whether the atoms are aligned (a swapped atom) or not (a
+ * dropped or added one).
+ */
+#include "etm/verify.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "etm/decode_v3.h"
+#include "etm/regmap.h"
+#include "etm/watch.h"
+#include "util.h"
+
+#define NEAR 16        /* atoms one P-header can drop or add: a gap beyond is lost trace */
+#define UNTRACED_KEPT 64
+
+static const char *const fail_ids[ETM_VFAIL_COUNT] = {
+#define ETM_VFAIL_ID(name, id, text) id,
+    ETM_VFAIL_LIST(ETM_VFAIL_ID)
+#undef ETM_VFAIL_ID
+};
+static const char *const fail_texts[ETM_VFAIL_COUNT] = {
+#define ETM_VFAIL_TEXT(name, id, text) text,
+    ETM_VFAIL_LIST(ETM_VFAIL_TEXT)
+#undef ETM_VFAIL_TEXT
+};
+
+const char *etm_vfail_id(etm_vfail_t f) { return (unsigned)f < ETM_VFAIL_COUNT ? fail_ids[f] : "?"; }
+const char *etm_vfail_text(etm_vfail_t f) { return (unsigned)f < ETM_VFAIL_COUNT ? fail_texts[f] : "?"; }
+
+/* An instruction the core executed with TraceEnable. */
+typedef struct vitem {
+    uint64_t cycle;
+    uint32_t addr;
+    uint32_t untraced_before; /* instructions executed without TraceEnable just before it */
+    uint16_t exc;             /* entry: the traced exception number */
+    uint8_t exec;
+    uint8_t indirect;         /* an address must precede its atom */
+    uint8_t entry;            /* the first instruction of a handler: an exception packet precedes it */
+    uint8_t ret;              /* the first after an exception return: a return packet precedes it */
+    uint8_t cancelled;        /* it did not complete (ETMCANCEL): its atom must be withdrawn */
+    uint8_t restart;          /* the first after trace (re)started: an I-sync gives its address */
+} vitem_t;
+
+/* An E/N difference waiting for the next address point to be classified. */
+typedef struct suspect {
+    int on;
+    etm_vfail_t rule;
+    uint64_t cycle, offset;
+    char text[300];
+} suspect_t;
+
+struct etm_verify {
+    etm_config_t cfg;
+    etm_verify_opts_t o;
+    unsigned version;
+    int ca, exc_ext;
+    uint32_t sync_period;      /* bytes (ETMv3.1 and later); 0: not checked */
+    etm_ctx_t *watch;
+    etm_v3dec_t *dec;
+    etm_verify_result_t r;
+    int ended;
+
+    /* The core's side. */
+    vitem_t *q;
+    size_t cap, head, len;     /* q[head] is the oldest instruction still held */
+    size_t cur;                /* index (from head) of the next instruction an atom will match */
+    int active;                /* the last instruction seen was traced */
+    int last_pushed;           /* ... and is the newest item of the queue */
+    uint32_t untraced_run;
+    uint32_t untraced_addr[UNTRACED_KEPT];
+    uint64_t untraced_cycle[UNTRACED_KEPT];
+    unsigned untraced_n, untraced_at;
+    uint64_t triggers_fired;
+
+    /* The trace's side. */
+    int synced;                /* an I-sync has been decoded */
+    int addr_given;            /* an address point came since the last atom */
+    int exc_given, ret_given, cancel_given;
+    int overflow_pending;
+    int have_offset;           /* cycle-accurate: decoded cycle - executed cycle is known */
+    int64_t offset;
+    uint64_t now;              /* the cycle of the bytes being fed (timed) */
+    int timed;
+    uint64_t since_async;      /* bytes since the last A-sync, Ignore left out */
+    int seen_async;
+    suspect_t sus;
+};
+
+/* ---- Failures ------------------------------------------------------------------------------- */
+
+static int failed(const etm_verify_t *v) { return v->r.failures != 0; }
+
+static void fail(etm_verify_t *v, etm_vfail_t rule, uint64_t cycle, uint64_t offset, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
+static void fail(etm_verify_t *v, etm_vfail_t rule, uint64_t cycle, uint64_t offset, const char *fmt, ...)
+{
+    if (failed(v))
+        return;
+    v->r.failures = 1;
+    v->r.first.rule = rule;
+    v->r.first.cycle = cycle;
+    v->r.first.offset = offset;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v->r.first.text, sizeof v->r.first.text, fmt, ap);
+    va_end(ap);
+}
+
+static void suspect(etm_verify_t *v, etm_vfail_t rule, uint64_t cycle, uint64_t offset, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
+static void suspect(etm_verify_t *v, etm_vfail_t rule, uint64_t cycle, uint64_t offset, const char *fmt, ...)
+{
+    if (v->sus.on || failed(v))
+        return;
+    v->sus.on = 1;
+    v->sus.rule = rule;
+    v->sus.cycle = cycle;
+    v->sus.offset = offset;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v->sus.text, sizeof v->sus.text, fmt, ap);
+    va_end(ap);
+}
+
+/* The suspicion stands as it is. */
+static void confirm(etm_verify_t *v)
+{
+    if (v->sus.on)
+        fail(v, v->sus.rule, v->sus.cycle, v->sus.offset, "%s", v->sus.text);
+    v->sus.on = 0;
+}
+
+/* ---- The core's side -------------------------------------------------------------------------- */
+
+static vitem_t *item(const etm_verify_t *v, size_t i) { return &v->q[(v->head + i) % v->cap]; }
+
+static void push(etm_verify_t *v, const vitem_t *x)
+{
+    if (v->len == v->cap) {
+        fail(v, ETM_VFAIL_LATENCY, x->cycle, v->r.bytes,
+             "the trace lags more than %zu instructions behind the core (the instruction at 0x%08" PRIx32
+             " in cycle %" PRIu64 " has no room)", v->cap, x->addr, x->cycle);
+        return;
+    }
+    *item(v, v->len++) = *x;
+    if (v->len - v->cur > v->r.max_lag)
+        v->r.max_lag = v->len - v->cur;
+}
+
+/* Instructions before cur are matched: they leave the queue. */
+static void release(etm_verify_t *v)
+{
+    v->head = (v->head + v->cur) % v->cap;
+    v->len -= v->cur;
+    v->cur = 0;
+}
+
+static void remember_untraced(etm_verify_t *v, uint32_t addr, uint64_t cycle)
+{
+    v->untraced_addr[v->untraced_at] = addr;
+    v->untraced_cycle[v->untraced_at] = cycle;
+    v->untraced_at = (v->untraced_at + 1) % UNTRACED_KEPT;
+    if (v->untraced_n < UNTRACED_KEPT)
+        v->untraced_n++;
+}
+
+/* Was addr executed without TraceEnable lately? Its cycle, or UINT64_MAX. */
+static uint64_t untraced_at(const etm_verify_t *v, uint32_t addr)
+{
+    for (unsigned i = 0; i < v->untraced_n; i++)
+        if (v->untraced_addr[i] == addr)
+            return v->untraced_cycle[i];
+    return UINT64_MAX;
+}
+
+static int exception_traced(const etm_verify_t *v, unsigned number) { return number < 16 || v->exc_ext; }
+
+/* The instructions of one cycle, in program order, into the queue. */
+static void core_cycle(etm_verify_t *v, const etm_seen_t *s, uint64_t cyc)
+{
+    int traced = s->running && s->trace_enable;
+    v->triggers_fired += s->trigger;
+    if (s->cancel && v->last_pushed && v->len > v->cur) {
+        vitem_t *last = item(v, v->len - 1);
+        last->cancelled = 1;
+        v->r.cancels++;
+    }
+    if (!traced) {
+        for (unsigned i = 0; i < s->ninsn; i++) {
+            v->r.untraced++;
+            v->untraced_run++;
+            remember_untraced(v, s->insn[i].addr, cyc);
+        }
+        if (s->ninsn || !s->running || !s->trace_enable)
+            v->active = 0;
+        if (s->ninsn)
+            v->last_pushed = 0;
+        return;
+    }
+    for (unsigned i = 0; i < s->ninsn; i++) {
+        vitem_t x;
+        memset(&x, 0, sizeof x);
+        x.cycle = cyc;
+        x.addr = s->insn[i].addr;
+        x.exec = s->insn[i].exec;
+        x.indirect = s->insn[i].indirect;
+        x.untraced_before = v->untraced_run;
+        x.restart = !v->active;
+        if (i == 0 && s->entry) {
+            if (exception_traced(v, s->exc)) {
+                x.entry = 1;
+                x.exc = s->exc;
+            } else {
+                /* Before ETMv3.4 a Cortex-M exception numbered 16 or more is a
+                 * plain branch to its handler, and its cancel is lost with it. */
+                x.indirect = 1;
+                if (v->last_pushed && v->len > v->cur && item(v, v->len - 1)->cancelled) {
+                    item(v, v->len - 1)->cancelled = 0;
+                    v->r.cancels--;
+                }
+            }
+        }
+        if (i == 0 && s->ret && v->exc_ext && v->active)
+            x.ret = 1; /* after a restart the I-sync gives the address: no return packet */
+        v->untraced_run = 0;
+        v->active = 1;
+        v->last_pushed = 1;
+        v->r.traced_expected++;
+        push(v, &x);
+    }
+}
+
+/* ---- The trace's side ------------------------------------------------------------------------- */
+
+/* Where among the waiting instructions is addr, nearest to cur? Looks up to
+ * `ahead` instructions forward and NEAR back (not before the last address
+ * point, which is at index 0 after release). Returns the index or -1. With
+ * want_entry only an exception handler's first instruction counts. */
+static long find_near(const etm_verify_t *v, uint32_t addr, size_t ahead, int want_entry)
+{
+    for (size_t d = 0; d <= ahead; d++) {
+        size_t f = v->cur + d;
+        if (f < v->len && item(v, f)->addr == addr && (!want_entry || item(v, f)->entry) && !item(v, f)->cancelled)
+            return (long)f;
+        if (d && d <= NEAR && d <= v->cur) {
+            size_t b = v->cur - d;
+            if (item(v, b)->addr == addr && (!want_entry || item(v, b)->entry))
+                return (long)b;
+        }
+    }
+    return -1;
+}
+
+/* The instructions between cur and j (j > cur) were never traced. */
+static void gap_text(const etm_verify_t *v, size_t j, char *buf, size_t size)
+{
+    const vitem_t *a = item(v, v->cur);
+    snprintf(buf, size, "%zu executed instructions have no atoms: from 0x%08" PRIx32 " (cycle %" PRIu64 ") to 0x%08" PRIx32
+             " (cycle %" PRIu64 ")", j - v->cur, a->addr, a->cycle, item(v, j - 1)->addr, item(v, j - 1)->cycle);
+}
+
+/* An address point: the next atom is for the instruction at addr. kind: "branch
+ * packet", "exception packet", "I-sync". */
+static void address_point(etm_verify_t *v, uint32_t addr, const char *kind, uint64_t off, int overflow, int entry)
+{
+    char gap[200];
+    if (overflow) {
+        /* Trace was lost: it goes on at the first instruction at addr not yet
+         * traced (cycle-accurate: the one whose cycle the count gives, below). */
+        confirm(v);
+        long j = -1;
+        for (size_t f = v->cur; f < v->len; f++)
+            if (item(v, f)->addr == addr) {
+                j = (long)f;
+                break;
+            }
+        if (j < 0) {
+            fail(v, ETM_VFAIL_BRANCH_TARGET, v->cur < v->len ? item(v, v->cur)->cycle : 0, off,
+                 "the overflow restart's I-sync gives 0x%08" PRIx32 ", which the core has not executed since the "
+                 "last instruction traced", addr);
+            return;
+        }
+        v->r.lost += (uint64_t)j - v->cur;
+        v->cur = (size_t)j;
+        release(v);
+        v->have_offset = 0;
+        return;
+    }
+    if (v->cur >= v->len) {
+        confirm(v);
+        uint64_t uc = untraced_at(v, addr);
+        if (uc != UINT64_MAX)
+            fail(v, ETM_VFAIL_FILTER, uc, off,
+                 "%s at byte %" PRIu64 " gives 0x%08" PRIx32 ", executed in cycle %" PRIu64
+                 " outside TraceEnable (the core has executed nothing traced since)", kind, off, addr, uc);
+        else
+            fail(v, ETM_VFAIL_EXTRA_ATOM, 0, off,
+                 "%s at byte %" PRIu64 " gives 0x%08" PRIx32 ", but the core has executed no traced instruction "
+                 "that is not traced already", kind, off, addr);
+        return;
+    }
+    const vitem_t *x = item(v, v->cur);
+    if (x->addr == addr && (!entry || x->entry)) {
+        confirm(v);
+        return;
+    }
+    long j = find_near(v, addr, v->len - v->cur, entry);
+    if (j >= 0 && (size_t)j > v->cur) {
+        v->sus.on = 0;
+        gap_text(v, (size_t)j, gap, sizeof gap);
+        if ((size_t)j - v->cur <= NEAR)
+            fail(v, ETM_VFAIL_MISSING_ATOM, x->cycle, off, "%s; the %s at byte %" PRIu64 " goes on at 0x%08" PRIx32,
+                 gap, kind, off, addr);
+        else
+            fail(v, ETM_VFAIL_GAP, x->cycle, off,
+                 "%s; the %s at byte %" PRIu64 " goes on at 0x%08" PRIx32 " and no overflow was signalled", gap, kind,
+                 off, addr);
+        return;
+    }
+    if (j >= 0) {
+        v->sus.on = 0;
+        if (x->untraced_before)
+            fail(v, ETM_VFAIL_FILTER, x->cycle, off,
+                 "%zu atoms before the %s at byte %" PRIu64 " (0x%08" PRIx32 ") are for instructions executed outside "
+                 "TraceEnable: the core executed %" PRIu32 " untraced instructions before 0x%08" PRIx32 " (cycle %" PRIu64
+                 ")", v->cur - (size_t)j, kind, off, addr, x->untraced_before, x->addr, x->cycle);
+        else
+            fail(v, ETM_VFAIL_EXTRA_ATOM, x->cycle, off,
+                 "%zu atoms too many before the %s at byte %" PRIu64 ": it gives 0x%08" PRIx32
+                 ", which the atoms had passed; the core's next instruction is 0x%08" PRIx32 " (cycle %" PRIu64 ")",
+                 v->cur - (size_t)j, kind, off, addr, x->addr, x->cycle);
+        return;
+    }
+    v->sus.on = 0;
+    uint64_t uc = untraced_at(v, addr);
+    if (x->restart && uc != UINT64_MAX)
+        fail(v, ETM_VFAIL_FILTER, uc, off,
+             "%s at byte %" PRIu64 " gives 0x%08" PRIx32 ", executed in cycle %" PRIu64
+             " outside TraceEnable; trace should start at 0x%08" PRIx32 " (cycle %" PRIu64 ")", kind, off, addr, uc,
+             x->addr, x->cycle);
+    else if (entry && x->addr == addr)
+        fail(v, ETM_VFAIL_EXC_MISSING, x->cycle, off,
+             "exception packet at byte %" PRIu64 " for 0x%08" PRIx32 ", but the core took no exception there (cycle %"
+             PRIu64 ")", off, addr, x->cycle);
+    else
+        fail(v, ETM_VFAIL_BRANCH_TARGET, x->cycle, off,
+             "%s at byte %" PRIu64 " gives 0x%08" PRIx32 ", but the core went to 0x%08" PRIx32 " (cycle %" PRIu64 ")",
+             kind, off, addr, x->addr, x->cycle);
+}
+
+static void on_atom(etm_verify_t *v, const etm_v3el_t *e)
+{
+    if (v->cur >= v->len) {
+        if (v->ended || !v->sus.on)
+            fail(v, ETM_VFAIL_EXTRA_ATOM, 0, e->offset,
+                 "%c atom at byte %" PRIu64 ", but the core has executed no traced instruction that is not traced "
+                 "already", e->executed ? 'E' : 'N', e->offset);
+        return;
+    }
+    vitem_t *x = item(v, v->cur);
+    if (x->cancelled) {
+        confirm(v);
+        fail(v, ETM_VFAIL_CANCEL, x->cycle, e->offset,
+             "the instruction at 0x%08" PRIx32 " (cycle %" PRIu64 ") did not complete (ETMCANCEL), but the trace "
+             "keeps its atom (byte %" PRIu64 "): the exception packet must carry the Cancel bit",
+             x->addr, x->cycle, e->offset);
+        return;
+    }
+    if (x->entry && !v->exc_given) {
+        confirm(v);
+        fail(v, ETM_VFAIL_EXC_MISSING, x->cycle, e->offset,
+             "the core took exception %u at 0x%08" PRIx32 " (cycle %" PRIu64 "), but the atom at byte %" PRIu64
+             " comes without an exception packet", x->exc, x->addr, x->cycle, e->offset);
+        return;
+    }
+    if (x->ret && !v->ret_given && !v->sus.on) {
+        fail(v, ETM_VFAIL_EXC_RETURN, x->cycle, e->offset,
+             "the core returned from an exception to 0x%08" PRIx32 " (cycle %" PRIu64 "), but no exception-return "
+             "packet comes before its atom (byte %" PRIu64 ")", x->addr, x->cycle, e->offset);
+        return;
+    }
+    if (!x->ret && v->ret_given && !v->sus.on) {
+        fail(v, ETM_VFAIL_EXC_RETURN, x->cycle, e->offset,
+             "an exception-return packet before the atom at byte %" PRIu64 ", but the core did not return from an "
+             "exception before 0x%08" PRIx32 " (cycle %" PRIu64 ")", e->offset, x->addr, x->cycle);
+        return;
+    }
+    if (x->indirect && !v->addr_given && !x->restart)
+        suspect(v, ETM_VFAIL_BRANCH_MISSING, x->cycle, e->offset,
+                "the core reached 0x%08" PRIx32 " (cycle %" PRIu64 ") by an indirect branch, but its atom (byte %" PRIu64
+                ") comes without a branch packet", x->addr, x->cycle, e->offset);
+    if (x->exec != e->executed)
+        suspect(v, ETM_VFAIL_ATOM_EN, x->cycle, e->offset,
+                "the instruction at 0x%08" PRIx32 " (cycle %" PRIu64 ") %s, but its atom at byte %" PRIu64 " is %c",
+                x->addr, x->cycle, x->exec ? "executed" : "failed its condition", e->offset, e->executed ? 'E' : 'N');
+    if (v->ca && !v->sus.on) {
+        int64_t off = (int64_t)e->cycle - (int64_t)x->cycle;
+        if (!v->have_offset) {
+            v->offset = off;
+            v->have_offset = 1;
+        } else if (off != v->offset) {
+            fail(v, ETM_VFAIL_CYCLE, x->cycle, e->offset,
+                 "the instruction at 0x%08" PRIx32 " executed in cycle %" PRIu64 ", but the trace puts it %" PRId64
+                 " cycles %s (atom at byte %" PRIu64 ")", x->addr, x->cycle,
+                 off > v->offset ? off - v->offset : v->offset - off, off > v->offset ? "later" : "earlier", e->offset);
+            return;
+        }
+        v->r.cycles_checked++;
+    }
+    if (v->o.max_latency && v->timed && v->now > x->cycle) {
+        uint64_t lat = v->now - x->cycle;
+        if (lat > v->r.max_latency)
+            v->r.max_latency = lat;
+        if (lat > v->o.max_latency)
+            fail(v, ETM_VFAIL_LATENCY, x->cycle, e->offset,
+                 "the instruction at 0x%08" PRIx32 " (cycle %" PRIu64 ") is traced %" PRIu64 " cycles later, more than "
+                 "the bound of %" PRIu64, x->addr, x->cycle, lat, v->o.max_latency);
+    }
+    v->r.instructions++;
+    v->cur++;
+    v->addr_given = v->exc_given = v->ret_given = 0;
+    if (v->sus.on && v->cur > 4 * NEAR)
+        confirm(v); /* no address point came to say otherwise */
+    if (!v->sus.on && v->cur > 4 * NEAR)
+        release(v);
+}
+
+static void on_exception(etm_verify_t *v, const etm_v3el_t *e)
+{
+    v->r.exceptions++;
+    if (e->cancel && e->withdrawn) {
+        /* The decoder withdrew the atom it held: the core must have cancelled it. */
+        if (v->cur < v->len && item(v, v->cur)->cancelled) {
+            /* What was owed before its atom (a return packet) went with it. */
+            const vitem_t *x = item(v, v->cur);
+            if (x->ret && !v->ret_given && !v->sus.on) {
+                fail(v, ETM_VFAIL_EXC_RETURN, x->cycle, e->offset,
+                     "the core returned from an exception to 0x%08" PRIx32 " (cycle %" PRIu64 "), but no "
+                     "exception-return packet comes before the exception packet that cancels it (byte %" PRIu64 ")",
+                     x->addr, x->cycle, e->offset);
+                return;
+            }
+            v->ret_given = 0;
+            v->cur++;
+        } else {
+            confirm(v);
+            const vitem_t *p = v->cur ? item(v, v->cur - 1) : NULL;
+            fail(v, ETM_VFAIL_CANCEL, p ? p->cycle : 0, e->offset,
+                 "the exception packet at byte %" PRIu64 " has the Cancel bit, but the core completed the instruction "
+                 "at 0x%08" PRIx32, e->offset, p ? p->addr : 0);
+            return;
+        }
+    } else if (v->cur < v->len && item(v, v->cur)->cancelled) {
+        confirm(v);
+        const vitem_t *x = item(v, v->cur);
+        fail(v, ETM_VFAIL_CANCEL, x->cycle, e->offset,
+             "the instruction at 0x%08" PRIx32 " (cycle %" PRIu64 ") did not complete (ETMCANCEL), but the exception "
+             "packet at byte %" PRIu64 " has no Cancel bit", x->addr, x->cycle, e->offset);
+        return;
+    }
+    if (v->cur < v->len && item(v, v->cur)->addr == e->addr && item(v, v->cur)->entry &&
+        item(v, v->cur)->exc != e->exc_number) {
+        confirm(v);
+        const vitem_t *x = item(v, v->cur);
+        fail(v, ETM_VFAIL_EXC_NUMBER, x->cycle, e->offset,
+             "the core took exception %u (handler at 0x%08" PRIx32 ", cycle %" PRIu64 "), the exception packet at "
+             "byte %" PRIu64 " says %u", x->exc, x->addr, x->cycle, e->offset, e->exc_number);
+        return;
+    }
+    address_point(v, e->addr, "exception packet", e->offset, 0, 1);
+    v->addr_given = v->exc_given = 1;
+}
+
+static void on_element(void *user, const etm_v3el_t *e)
+{
+    etm_verify_t *v = (etm_verify_t *)user;
+    if (failed(v))
+        return;
+    switch (e->kind) {
+    case ETM_V3EL_ATOM:
+    case ETM_V3EL_INSN:
+        if (e->lsip)
+            break;
+        on_atom(v, e);
+        break;
+    case ETM_V3EL_BRANCH:
+        v->r.branches++;
+        if (e->addr_valid) {
+            address_point(v, e->addr, "branch packet", e->offset, 0, 0);
+            v->addr_given = 1;
+        }
+        break;
+    case ETM_V3EL_EXCEPTION:
+        on_exception(v, e);
+        break;
+    case ETM_V3EL_EXC_RETURN:
+        v->r.returns++;
+        v->ret_given = 1;
+        break;
+    case ETM_V3EL_OVERFLOW:
+        v->r.overflows++;
+        v->overflow_pending = 1;
+        break;
+    case ETM_V3EL_SYNC:
+        v->r.isyncs++;
+        if (e->addr_valid) {
+            address_point(v, e->addr, "I-sync", e->offset, v->overflow_pending, 0);
+            v->addr_given = 1;
+        }
+        v->overflow_pending = 0;
+        v->synced = 1;
+        break;
+    case ETM_V3EL_TRIGGER:
+        v->r.triggers++;
+        if (v->r.triggers > v->triggers_fired && v->timed)
+            fail(v, ETM_VFAIL_TRIGGER, v->now, e->offset,
+                 "trigger packet at byte %" PRIu64 ", but the trigger event has fired only %" PRIu64 " times",
+                 e->offset, v->triggers_fired);
+        break;
+    case ETM_V3EL_CYCLE_COUNT:
+    case ETM_V3EL_TIMESTAMP:
+    case ETM_V3EL_CONTEXT:
+    case ETM_V3EL_NO_IMAGE:
+        break;
+    case ETM_V3EL_DATA:
+    default:
+        fail(v, ETM_VFAIL_GRAMMAR, 0, e->offset, "byte %" PRIu64 ": a %s element, which this configuration cannot make",
+             e->offset, etm_v3el_kind_name(e->kind));
+        break;
+    }
+}
+
+/* Packets: the rules of the configured mode beyond the decoder's grammar, and
+ * the A-sync spacing. */
+static void on_packet(void *user, const etm_v3pkt_t *p)
+{
+    etm_verify_t *v = (etm_verify_t *)user;
+    if (failed(v))
+        return;
+    switch (p->kind) {
+    case ETM_V3PKT_ASYNC:
+        v->r.asyncs++;
+        if (v->since_async > v->r.max_sync_gap && v->seen_async)
+            v->r.max_sync_gap = v->since_async;
+        v->since_async = 0;
+        v->seen_async = 1;
+        return;
+    case ETM_V3PKT_IGNORE:
+    case ETM_V3PKT_NOSYNC:
+        return;
+    case ETM_V3PKT_ISYNC_CC:
+    case ETM_V3PKT_CYCLE_COUNT:
+        if (!v->ca)
+            fail(v, ETM_VFAIL_GRAMMAR, 0, p->offset, "byte %" PRIu64 ": %s packet, but ETMCR[12] (cycle-accurate) is clear",
+                 p->offset, etm_v3pkt_kind_name(p->kind));
+        break;
+    case ETM_V3PKT_EXC_RETURN:
+        if (!v->exc_ext)
+            fail(v, ETM_VFAIL_GRAMMAR, 0, p->offset,
+                 "byte %" PRIu64 ": exception-return packet (0x76), which ETMv3.4 introduced, in an earlier version",
+                 p->offset);
+        break;
+    case ETM_V3PKT_PHDR:
+        if (p->format == 4 && v->version < ETM_V(3, 3))
+            fail(v, ETM_VFAIL_GRAMMAR, 0, p->offset,
+                 "byte %" PRIu64 ": P-header format 4, which ETMv3.3 introduced, in an earlier version", p->offset);
+        break;
+    default:
+        break;
+    }
+    v->since_async += p->size;
+    if (v->sync_period && v->seen_async && v->since_async > 2ull * v->sync_period)
+        fail(v, ETM_VFAIL_SYNC_PERIOD, 0, p->offset,
+             "no A-sync in the %" PRIu64 " bytes up to byte %" PRIu64 ": ETMSYNCFR is %" PRIu32
+             " and a sync may wait at most as long again", v->since_async, p->offset + p->size, v->sync_period);
+}
+
+/* ---- The interface -------------------------------------------------------------------------- */
+
+etm_err_t etm_verify_create(etm_verify_t **out, const etm_config_t *cfg, const etm_verify_opts_t *opts,
+                            etm_diag_t *diag)
+{
+    *out = NULL;
+    etm_verify_t *v = (etm_verify_t *)calloc(1, sizeof *v);
+    if (!v)
+        return etm_util_fail(diag, ETM_ERR_NOMEM, "out of memory");
+    v->cfg = *cfg;
+    if (opts)
+        v->o = *opts;
+    etm_err_t e = etm_config_version(cfg, &v->version, diag);
+    if (e == ETM_OK && ETM_V_MAJOR(v->version) != 3)
+        e = etm_util_fail(diag, ETM_ERR_UNSUPPORTED, "the checker takes ETMv3 trace; ETMIDR says ETMv%u.%u",
+                     ETM_V_MAJOR(v->version), ETM_V_MINOR(v->version));
+    if (e == ETM_OK && ETM_FIELD_GET(ETM_CR_DATA_ACCESS, cfg->etmcr))
+        e = etm_util_fail(diag, ETM_ERR_UNSUPPORTED, "the checker does not yet check data trace (ETMCR[3:2] = %u)",
+                     (unsigned)ETM_FIELD_GET(ETM_CR_DATA_ACCESS, cfg->etmcr));
+    if (e == ETM_OK)
+        e = etm_watch_create(&v->watch, cfg, v->o.at_reset, diag);
+    if (e == ETM_OK)
+        e = etm_v3dec_create(&v->dec, cfg, ETM_V3DEC_V7M, diag);
+    v->cap = v->o.max_lag ? (size_t)v->o.max_lag : (size_t)1 << 18;
+    if (e == ETM_OK && !(v->q = (vitem_t *)calloc(v->cap, sizeof *v->q)))
+        e = etm_util_fail(diag, ETM_ERR_NOMEM, "out of memory");
+    if (e != ETM_OK) {
+        etm_verify_destroy(v);
+        return e;
+    }
+    v->ca = (int)ETM_FIELD_GET(ETM_CR_CYCLE_ACCURATE, cfg->etmcr);
+    v->exc_ext = v->version >= ETM_V(3, 4);
+    v->sync_period = v->version >= ETM_V(3, 1) ? cfg->etmsyncfr & 0xfffu : 0;
+    etm_v3dec_on_element(v->dec, on_element, v);
+    etm_v3dec_on_packet(v->dec, on_packet, v);
+    *out = v;
+    return ETM_OK;
+}
+
+void etm_verify_destroy(etm_verify_t *v)
+{
+    if (!v)
+        return;
+    if (v->dec)
+        etm_v3dec_destroy(v->dec);
+    etm_destroy(v->watch);
+    free(v->q);
+    free(v);
+}
+
+etm_err_t etm_verify_cycle(etm_verify_t *v, const etm_in_t *in)
+{
+    if (v->ended)
+        return ETM_ERR_STATE;
+    etm_seen_t s;
+    etm_watch_step(v->watch, in, &s);
+    if (!failed(v))
+        core_cycle(v, &s, v->r.cycles);
+    v->r.cycles++;
+    return ETM_OK;
+}
+
+etm_err_t etm_verify_bytes(etm_verify_t *v, const uint8_t *buf, size_t n, int timed)
+{
+    if (v->ended)
+        return ETM_ERR_STATE;
+    v->timed = timed;
+    v->now = v->r.cycles ? v->r.cycles - 1 : 0;
+    while (n && !failed(v)) {
+        size_t used = 0;
+        etm_diag_t d;
+        if (etm_v3dec_feed(v->dec, buf, n, &used, &d) != ETM_OK) {
+            fail(v, ETM_VFAIL_GRAMMAR, v->now, d.offset, "byte %" PRIu64 ": %s", d.offset, d.msg);
+            break;
+        }
+        buf += used;
+        n -= used;
+    }
+    v->r.bytes = etm_v3dec_get_stats(v->dec)->bytes;
+    return ETM_OK;
+}
+
+size_t etm_verify_waiting(const etm_verify_t *v) { return v->len - v->cur; }
+
+etm_err_t etm_verify_end(etm_verify_t *v)
+{
+    if (v->ended)
+        return ETM_OK;
+    v->ended = 1;
+    etm_diag_t d;
+    if (!failed(v) && etm_v3dec_end(v->dec, &d) != ETM_OK)
+        fail(v, ETM_VFAIL_GRAMMAR, v->now, d.offset, "at the end: %s", d.msg);
+    confirm(v);
+    if (!failed(v) && v->cur < v->len) {
+        const vitem_t *x = item(v, v->cur);
+        fail(v, ETM_VFAIL_UNTRACED, x->cycle, v->r.bytes,
+             "%zu instructions executed with TraceEnable were never traced, from 0x%08" PRIx32 " (cycle %" PRIu64 ")",
+             v->len - v->cur, x->addr, x->cycle);
+    }
+    if (!failed(v) && v->r.triggers != v->triggers_fired && !(v->r.overflows && v->r.triggers < v->triggers_fired))
+        fail(v, ETM_VFAIL_TRIGGER, 0, v->r.bytes, "the trigger event fired %" PRIu64 " times, the trace has %" PRIu64
+             " trigger packets", v->triggers_fired, v->r.triggers);
+    return ETM_OK;
+}
+
+const etm_verify_result_t *etm_verify_result(const etm_verify_t *v) { return &v->r; }
