@@ -62,7 +62,7 @@ typedef struct vitem {
 } vitem_t;
 
 /* An E/N difference waiting for the next address point to be classified. */
-typedef struct suspect {
+typedef struct suspect_state {
     int on;
     etm_vfail_t rule;
     uint64_t cycle, offset;
@@ -289,19 +289,40 @@ static void gap_text(const etm_verify_t *v, size_t j, char *buf, size_t size)
 
 /* An address point: the next atom is for the instruction at addr. kind: "branch
  * packet", "exception packet", "I-sync". */
-static void address_point(etm_verify_t *v, uint32_t addr, const char *kind, uint64_t off, int overflow, int entry)
+/* Where trace lost to an overflow goes on: an instruction at addr not yet
+ * traced. Cycle-accurate, the first whose cycle is not before the I-sync's
+ * (its count covers the cycles lost, IHI 0014 7.3.4); with timed bytes, the
+ * last one executed before the I-sync left the design; otherwise the first
+ * (docs/scoreboard.md, "Overflow"). Returns the index or -1. */
+static long restart_at(const etm_verify_t *v, uint32_t addr, uint64_t sync_cycle)
+{
+    long j = -1;
+    for (size_t f = v->cur; f < v->len; f++) {
+        const vitem_t *x = item(v, f);
+        if (x->addr != addr)
+            continue;
+        if (v->ca && v->have_offset) {
+            if ((int64_t)x->cycle + v->offset >= (int64_t)sync_cycle)
+                return (long)f;
+        } else if (v->timed) {
+            if (x->cycle > v->now)
+                break;
+            j = (long)f;
+        } else {
+            return (long)f;
+        }
+    }
+    return j;
+}
+
+static void address_point(etm_verify_t *v, uint32_t addr, const char *kind, uint64_t off, int overflow, int entry,
+                          uint64_t sync_cycle)
 {
     char gap[200];
     if (overflow) {
-        /* Trace was lost: it goes on at the first instruction at addr not yet
-         * traced (cycle-accurate: the one whose cycle the count gives, below). */
+        /* Trace was lost: it goes on at addr. */
         confirm(v);
-        long j = -1;
-        for (size_t f = v->cur; f < v->len; f++)
-            if (item(v, f)->addr == addr) {
-                j = (long)f;
-                break;
-            }
+        long j = restart_at(v, addr, sync_cycle);
         if (j < 0) {
             fail(v, ETM_VFAIL_BRANCH_TARGET, v->cur < v->len ? item(v, v->cur)->cycle : 0, off,
                  "the overflow restart's I-sync gives 0x%08" PRIx32 ", which the core has not executed since the "
@@ -311,7 +332,10 @@ static void address_point(etm_verify_t *v, uint32_t addr, const char *kind, uint
         v->r.lost += (uint64_t)j - v->cur;
         v->cur = (size_t)j;
         release(v);
-        v->have_offset = 0;
+        /* The I-sync gives the address: no return packet is owed for it. */
+        item(v, 0)->ret = 0;
+        item(v, 0)->restart = 1;
+        v->ret_given = v->exc_given = 0; /* packets before the gap spoke of instructions lost in it */
         return;
     }
     if (v->cur >= v->len) {
@@ -347,6 +371,13 @@ static void address_point(etm_verify_t *v, uint32_t addr, const char *kind, uint
     }
     if (j >= 0) {
         v->sus.on = 0;
+        /* Atoms the core did not owe: where instructions ran outside
+         * TraceEnable among those the atoms passed, the filter was ignored. */
+        for (size_t f = (size_t)j; f <= v->cur && f < v->len; f++)
+            if (item(v, f)->untraced_before) {
+                x = item(v, f);
+                break;
+            }
         if (x->untraced_before)
             fail(v, ETM_VFAIL_FILTER, x->cycle, off,
                  "%zu atoms before the %s at byte %" PRIu64 " (0x%08" PRIx32 ") are for instructions executed outside "
@@ -361,7 +392,7 @@ static void address_point(etm_verify_t *v, uint32_t addr, const char *kind, uint
     }
     v->sus.on = 0;
     uint64_t uc = untraced_at(v, addr);
-    if (x->restart && uc != UINT64_MAX)
+    if (uc != UINT64_MAX)
         fail(v, ETM_VFAIL_FILTER, uc, off,
              "%s at byte %" PRIu64 " gives 0x%08" PRIx32 ", executed in cycle %" PRIu64
              " outside TraceEnable; trace should start at 0x%08" PRIx32 " (cycle %" PRIu64 ")", kind, off, addr, uc,
@@ -495,7 +526,7 @@ static void on_exception(etm_verify_t *v, const etm_v3el_t *e)
              "byte %" PRIu64 " says %u", x->exc, x->addr, x->cycle, e->offset, e->exc_number);
         return;
     }
-    address_point(v, e->addr, "exception packet", e->offset, 0, 1);
+    address_point(v, e->addr, "exception packet", e->offset, 0, 1, 0);
     v->addr_given = v->exc_given = 1;
 }
 
@@ -514,7 +545,7 @@ static void on_element(void *user, const etm_v3el_t *e)
     case ETM_V3EL_BRANCH:
         v->r.branches++;
         if (e->addr_valid) {
-            address_point(v, e->addr, "branch packet", e->offset, 0, 0);
+            address_point(v, e->addr, "branch packet", e->offset, 0, 0, 0);
             v->addr_given = 1;
         }
         break;
@@ -532,7 +563,7 @@ static void on_element(void *user, const etm_v3el_t *e)
     case ETM_V3EL_SYNC:
         v->r.isyncs++;
         if (e->addr_valid) {
-            address_point(v, e->addr, "I-sync", e->offset, v->overflow_pending, 0);
+            address_point(v, e->addr, "I-sync", e->offset, v->overflow_pending, 0, e->cycle);
             v->addr_given = 1;
         }
         v->overflow_pending = 0;
@@ -576,7 +607,15 @@ static void on_packet(void *user, const etm_v3pkt_t *p)
     case ETM_V3PKT_IGNORE:
     case ETM_V3PKT_NOSYNC:
         return;
+    case ETM_V3PKT_ISYNC:
     case ETM_V3PKT_ISYNC_CC:
+        /* An overflow is the architecture's own way out when a sync cannot be
+         * placed within twice the period: the count starts again after it. */
+        if (p->reason == ETM_V3_REASON_OVERFLOW)
+            v->since_async = 0;
+        if (p->kind == ETM_V3PKT_ISYNC)
+            break;
+        /* fall through */
     case ETM_V3PKT_CYCLE_COUNT:
         if (!v->ca)
             fail(v, ETM_VFAIL_GRAMMAR, 0, p->offset, "byte %" PRIu64 ": %s packet, but ETMCR[12] (cycle-accurate) is clear",

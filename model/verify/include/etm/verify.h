@@ -74,7 +74,7 @@ typedef enum etm_vfail {
 const char *etm_vfail_id(etm_vfail_t f);
 const char *etm_vfail_text(etm_vfail_t f);
 
-typedef struct etm_verify_opts {
+typedef struct etm_vopts {
     int at_reset;          /* the ETM starts from reset and is programmed through its APB
                               (the records' PSEL.. fields): as etm_create_at_reset */
     uint64_t max_lag;      /* instructions executed and not yet traced that the checker may
@@ -84,14 +84,14 @@ typedef struct etm_verify_opts {
                               cycle's etm_verify_cycle); 0: not checked */
 } etm_verify_opts_t;
 
-typedef struct etm_verify_first {
+typedef struct etm_vfirst {
     etm_vfail_t rule;
     uint64_t cycle;        /* the cycle (from 0) of the instruction concerned, or of the input */
     uint64_t offset;       /* byte offset in the design's trace */
     char text[400];        /* what the core did and what the trace says */
 } etm_verify_first_t;
 
-typedef struct etm_verify_result {
+typedef struct etm_vresult {
     uint64_t cycles;           /* cycles given */
     uint64_t bytes;            /* trace bytes given */
     uint64_t instructions;     /* instructions matched with the core's */

@@ -1,0 +1,25 @@
+# Runs commands in turn in a fresh folder; each must exit with RC<i> (default
+# 0), and the output (stdout and stderr) of all must match OUT where given.
+# Used by the scoreboard's tests (stimulus from `etm gen`, then the checker).
+#   cmake -DDIR=<folder> -DSTEP1="prog|arg|..." [-DRC1=n] [-DSTEP2=...] ... [-DOUT=<regex>] -P run_steps.cmake
+file(REMOVE_RECURSE ${DIR})
+file(MAKE_DIRECTORY ${DIR})
+set(all "")
+foreach(i RANGE 1 9)
+  if(NOT DEFINED STEP${i})
+    break()
+  endif()
+  string(REPLACE "|" ";" cmd "${STEP${i}}")
+  execute_process(COMMAND ${cmd} WORKING_DIRECTORY ${DIR} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  message("${out}${err}")
+  string(APPEND all "${out}${err}")
+  if(NOT DEFINED RC${i})
+    set(RC${i} 0)
+  endif()
+  if(NOT rc EQUAL RC${i})
+    message(FATAL_ERROR "step ${i} (${cmd}) exited with ${rc}, expected ${RC${i}}")
+  endif()
+endforeach()
+if(DEFINED OUT AND NOT all MATCHES "${OUT}")
+  message(FATAL_ERROR "the output does not match '${OUT}'")
+endif()
