@@ -31,6 +31,8 @@
 #include "util.h"
 
 #define NEAR 16        /* atoms one P-header can drop or add: a gap beyond is lost trace */
+#define MAX_CANDIDATES 64 /* places an overflow restart may be taken at, looked at together */
+#define MAX_HELD 1024     /* elements held while they are told apart */
 #define UNTRACED_KEPT 64
 
 static const char *const fail_ids[ETM_VFAIL_COUNT] = {
@@ -104,6 +106,15 @@ struct etm_verify {
     uint64_t since_async;      /* bytes since the last A-sync, Ignore left out */
     int seen_async;
     suspect_t sus;
+
+    /* An overflow restart whose place is not yet known ("Overflow restarts" below). */
+    int resolving;
+    size_t ncand;
+    size_t cand[MAX_CANDIDATES];     /* indices (from head) of the instructions at the address */
+    size_t cpos[MAX_CANDIDATES];     /* how far each has matched the elements held */
+    uint8_t cok[MAX_CANDIDATES];     /* still agrees with them */
+    etm_v3el_t *held;                /* the elements since the restart's I-sync */
+    size_t nheld;
 };
 
 /* ---- Failures ------------------------------------------------------------------------------- */
@@ -315,6 +326,18 @@ static long restart_at(const etm_verify_t *v, uint32_t addr, uint64_t sync_cycle
     return j;
 }
 
+/* Trace goes on at index j after an overflow restart. */
+static void restart_from(etm_verify_t *v, size_t j)
+{
+    v->r.lost += (uint64_t)j - v->cur;
+    v->cur = j;
+    release(v);
+    /* The I-sync gives the address: no return packet is owed for it. */
+    item(v, 0)->ret = 0;
+    item(v, 0)->restart = 1;
+    v->ret_given = v->exc_given = 0; /* packets before the gap spoke of instructions lost in it */
+}
+
 static void address_point(etm_verify_t *v, uint32_t addr, const char *kind, uint64_t off, int overflow, int entry,
                           uint64_t sync_cycle)
 {
@@ -329,13 +352,23 @@ static void address_point(etm_verify_t *v, uint32_t addr, const char *kind, uint
                  "last instruction traced", addr);
             return;
         }
-        v->r.lost += (uint64_t)j - v->cur;
-        v->cur = (size_t)j;
-        release(v);
-        /* The I-sync gives the address: no return packet is owed for it. */
-        item(v, 0)->ret = 0;
-        item(v, 0)->restart = 1;
-        v->ret_given = v->exc_given = 0; /* packets before the gap spoke of instructions lost in it */
+        if (!(v->ca && v->have_offset) && !v->timed && v->held) {
+            /* Which of the instructions at addr? The elements that follow tell. */
+            v->ncand = 0;
+            for (size_t f = (size_t)j; f < v->len && v->ncand < MAX_CANDIDATES; f++)
+                if (item(v, f)->addr == addr) {
+                    v->cand[v->ncand] = f;
+                    v->cpos[v->ncand] = f;
+                    v->cok[v->ncand] = 1;
+                    v->ncand++;
+                }
+            if (v->ncand > 1) {
+                v->resolving = 1;
+                v->nheld = 0;
+                return;
+            }
+        }
+        restart_from(v, (size_t)j);
         return;
     }
     if (v->cur >= v->len) {
@@ -360,7 +393,9 @@ static void address_point(etm_verify_t *v, uint32_t addr, const char *kind, uint
     if (j >= 0 && (size_t)j > v->cur) {
         v->sus.on = 0;
         gap_text(v, (size_t)j, gap, sizeof gap);
-        if ((size_t)j - v->cur <= NEAR)
+        /* An I-sync that skips instructions is a restart that hides a loss;
+         * a branch packet a few atoms on means atoms left out. */
+        if ((size_t)j - v->cur <= NEAR && strcmp(kind, "I-sync"))
             fail(v, ETM_VFAIL_MISSING_ATOM, x->cycle, off, "%s; the %s at byte %" PRIu64 " goes on at 0x%08" PRIx32,
                  gap, kind, off, addr);
         else
@@ -530,11 +565,86 @@ static void on_exception(etm_verify_t *v, const etm_v3el_t *e)
     v->addr_given = v->exc_given = 1;
 }
 
+/* ---- Overflow restarts without cycle counts or times -----------------------------------------
+ *
+ * The I-sync after an overflow gives an address, and the core may have run the
+ * instruction there many times during the gap (a loop). Each of those (up to
+ * MAX_CANDIDATES) is a candidate; the elements that follow are held and each
+ * candidate is walked over them (atoms against E/N, addresses against the
+ * instructions), until one candidate alone agrees, or MAX_HELD elements, the
+ * next overflow or the end come, when the first that still agrees is taken.
+ * Then the held elements are matched for real from there. */
+
+static void on_element(void *user, const etm_v3el_t *e);
+
+/* Does candidate c still agree after element e? */
+static void cand_step(etm_verify_t *v, size_t c, const etm_v3el_t *e)
+{
+    size_t *pos = &v->cpos[c];
+    int atom = e->kind == ETM_V3EL_ATOM || e->kind == ETM_V3EL_INSN;
+    int addr = (e->kind == ETM_V3EL_BRANCH || e->kind == ETM_V3EL_SYNC || e->kind == ETM_V3EL_EXCEPTION) &&
+               e->addr_valid;
+    if (!v->cok[c] || (!atom && !addr) || (atom && e->lsip))
+        return;
+    if (e->kind == ETM_V3EL_EXCEPTION && e->cancel && e->withdrawn && *pos < v->len && item(v, *pos)->cancelled)
+        (*pos)++;
+    while (atom && *pos < v->len && item(v, *pos)->cancelled)
+        (*pos)++;
+    if (*pos >= v->len)
+        return; /* beyond what the core has done so far: cannot tell yet */
+    const vitem_t *x = item(v, *pos);
+    if (atom) {
+        v->cok[c] = x->exec == e->executed;
+        (*pos)++;
+    } else {
+        v->cok[c] = x->addr == e->addr;
+    }
+}
+
+/* Take the restart at the candidate that agrees (the first of several), and
+ * match the held elements from there. */
+static void resolve(etm_verify_t *v)
+{
+    size_t pick = v->cand[0];
+    for (size_t c = 0; c < v->ncand; c++)
+        if (v->cok[c]) {
+            pick = v->cand[c];
+            break;
+        }
+    v->resolving = 0;
+    restart_from(v, pick);
+    size_t n = v->nheld;
+    v->nheld = 0;
+    for (size_t i = 0; i < n && !failed(v); i++)
+        on_element(v, &v->held[i]);
+}
+
+static void hold_element(etm_verify_t *v, const etm_v3el_t *e)
+{
+    if (e->kind == ETM_V3EL_OVERFLOW) {
+        resolve(v);
+        on_element(v, e);
+        return;
+    }
+    v->held[v->nheld++] = *e;
+    size_t agree = 0;
+    for (size_t c = 0; c < v->ncand; c++) {
+        cand_step(v, c, e);
+        agree += v->cok[c];
+    }
+    if (agree <= 1 || v->nheld == MAX_HELD)
+        resolve(v);
+}
+
 static void on_element(void *user, const etm_v3el_t *e)
 {
     etm_verify_t *v = (etm_verify_t *)user;
     if (failed(v))
         return;
+    if (v->resolving) {
+        hold_element(v, e);
+        return;
+    }
     switch (e->kind) {
     case ETM_V3EL_ATOM:
     case ETM_V3EL_INSN:
@@ -668,6 +778,8 @@ etm_err_t etm_verify_create(etm_verify_t **out, const etm_config_t *cfg, const e
     v->cap = v->o.max_lag ? (size_t)v->o.max_lag : (size_t)1 << 18;
     if (e == ETM_OK && !(v->q = (vitem_t *)calloc(v->cap, sizeof *v->q)))
         e = etm_util_fail(diag, ETM_ERR_NOMEM, "out of memory");
+    if (e == ETM_OK && !(v->held = (etm_v3el_t *)calloc(MAX_HELD, sizeof *v->held)))
+        e = etm_util_fail(diag, ETM_ERR_NOMEM, "out of memory");
     if (e != ETM_OK) {
         etm_verify_destroy(v);
         return e;
@@ -689,6 +801,7 @@ void etm_verify_destroy(etm_verify_t *v)
         etm_v3dec_destroy(v->dec);
     etm_destroy(v->watch);
     free(v->q);
+    free(v->held);
     free(v);
 }
 
@@ -734,6 +847,8 @@ etm_err_t etm_verify_end(etm_verify_t *v)
     etm_diag_t d;
     if (!failed(v) && etm_v3dec_end(v->dec, &d) != ETM_OK)
         fail(v, ETM_VFAIL_GRAMMAR, v->now, d.offset, "at the end: %s", d.msg);
+    if (v->resolving)
+        resolve(v);
     confirm(v);
     if (!failed(v) && v->cur < v->len) {
         const vitem_t *x = item(v, v->cur);
