@@ -30,6 +30,8 @@ static void help(FILE *f)
             "  --tpiu          ... captured from TPIU pins (starts at the first full frame sync)\n"
             "  --id N          with either: the ETM's trace ID (default: ETMTRACEIDR)\n"
             "  --max-lag N     instructions the trace may lag behind the core (default 262144)\n"
+            "  --overflow-at-end  the design's ETMSR[0] read 1 when the trace ended: an overflow whose\n"
+            "                  restart never came; what followed the last instruction traced was lost\n"
             "  --quiet         print nothing but a failure\n"
             "  --rules         list the rules a trace can break and exit\n\n%s\n"
             "Exit status: 0 the trace is right, 1 it is not (the first divergence is printed with the\n"
@@ -110,7 +112,7 @@ int cmd_verify(int argc, char **argv)
     source_opts_t so;
     source_opts_init(&so);
     const char *sets[MAX_SETS];
-    int nsets = 0, formatted = 0, tpiu = 0, have_id = 0, quiet = 0;
+    int nsets = 0, formatted = 0, tpiu = 0, have_id = 0, quiet = 0, ovf_end = 0;
     unsigned id = 0;
     etm_verify_opts_t vo;
     memset(&vo, 0, sizeof vo);
@@ -136,6 +138,8 @@ int cmd_verify(int argc, char **argv)
             formatted = 1;
         } else if (!strcmp(a, "--tpiu")) {
             formatted = tpiu = 1;
+        } else if (!strcmp(a, "--overflow-at-end")) {
+            ovf_end = 1;
         } else if (!strcmp(a, "--quiet")) {
             quiet = 1;
         } else if (!strcmp(a, "--set") || !strcmp(a, "--id") || !strcmp(a, "--max-lag")) {
@@ -257,7 +261,7 @@ int cmd_verify(int argc, char **argv)
     if (t.bad)
         status = 2;
     if (!status) {
-        etm_verify_end(v);
+        etm_verify_end(v, ovf_end);
         const etm_verify_result_t *r = etm_verify_result(v);
         if (r->failures || !quiet)
             print_result(r, paths[1]);

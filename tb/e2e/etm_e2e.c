@@ -219,6 +219,9 @@ typedef struct prun {
     etm_cs_deformatter_t *cs;
     uint8_t fbuf[4096];
     size_t nf;
+    /* The protocol scoreboard (etm/verify.h): the same trace against the core's
+     * signals, with no code image (ETMv3 without reprogramming). */
+    etm_verify_t *ver;
 } prun_t;
 
 static void on_formatted(void *user, unsigned id, const uint8_t *data, size_t n, uint64_t offset);
@@ -259,6 +262,10 @@ static int open_judges(prun_t *p)
         etm_v3dec_on_element(p->own, judge_v3_element, &p->wj);
         etm_v3dec_set_image(p->own, image_read, &p->src.img);
     }
+    if (!p->v1 && !o->reprogram && etm_verify_create(&p->ver, &o->cfg, NULL, &d) != ETM_OK) {
+        fprintf(stderr, "etm-e2e: scoreboard: %s\n", d.msg);
+        return -1;
+    }
     if (p->vj.on) {
         if (etm_v1dec_create(&p->v1d, &o->cfg, 0, ETM_V1DEC_STRICT, &d) != ETM_OK) {
             fprintf(stderr, "etm-e2e: ETMv1 decoder: %s\n", d.msg);
@@ -285,8 +292,11 @@ static int open_files(prun_t *p)
         snprintf(comment, sizeof comment,
                  "%s under qemu-system-arm -icount shift=%u, Cortex-M3 timing model (etm/cm3.h)%s",
                  p->program, o->so.qemu.icount_shift, o->win_cycles ? ", a window of the program" : "");
-        if (etm_vec_writer_open(&p->sw, p->sf, ETM_VEC_STIMULUS, &o->cfg,
-                                etm_signal_flag_mask(etm_in_signals, etm_in_signal_count, ETM_SIGF_CORE), comment) != ETM_OK) {
+        /* With a TPIU, its ATREADY too: the stimulus then replays the same back-pressure. */
+        uint64_t mask = etm_signal_flag_mask(etm_in_signals, etm_in_signal_count, ETM_SIGF_CORE);
+        if (o->tpiu)
+            mask |= etm_signal_flag_mask(etm_in_signals, etm_in_signal_count, ETM_SIGF_ATB);
+        if (etm_vec_writer_open(&p->sw, p->sf, ETM_VEC_STIMULUS, &o->cfg, mask, comment) != ETM_OK) {
             fprintf(stderr, "etm-e2e: cannot write %s\n", o->stimulus);
             return -1;
         }
@@ -500,9 +510,12 @@ static void on_formatted(void *user, unsigned id, const uint8_t *data, size_t n,
 {
     (void)offset;
     prun_t *p = (prun_t *)user;
-    if (id != p->o->cfg.etmtraceidr || !p->wj.on)
+    if (id != p->o->cfg.etmtraceidr)
         return;
-    judge_v3_feed(&p->wj, p->own, data, n);
+    if (p->ver)
+        etm_verify_bytes(p->ver, data, n, 0);
+    if (p->wj.on)
+        judge_v3_feed(&p->wj, p->own, data, n);
 }
 
 /* One traced cycle through the model. */
@@ -521,6 +534,8 @@ static void step_cycle(prun_t *p, const etm_in_t *core, const etm_gen_event_t *e
         in = &apb;
     }
     etm_err_t se = etm_step(p->etm, in, out);
+    if (p->ver)
+        etm_verify_cycle(p->ver, in);
     if (p->o->reprogram)
         etm_apb_observe(&p->drv, out);
     tpiu_cycle(p, out);
@@ -573,8 +588,11 @@ static void feed(prun_t *p, const uint8_t *buf, const uint64_t *cycles, size_t n
         etm_diag_t d;
         if (etm_cs_feed(p->cs, buf, n, &d) != ETM_OK)
             judge_fail(&p->wj, "deformatter at byte %" PRIu64 ": %s", d.offset, d.msg);
-    } else if (p->wj.on) {
-        judge_v3_feed(&p->wj, p->own, buf, n);
+    } else {
+        if (p->wj.on)
+            judge_v3_feed(&p->wj, p->own, buf, n);
+        if (p->ver)
+            etm_verify_bytes(p->ver, buf, n, 0);
     }
 }
 
@@ -718,6 +736,23 @@ static void judge_run(prun_t *p)
         if (bad)
             p->failed = p->failed ? p->failed : 1;
     }
+    if (p->ver) {
+        /* The scoreboard needs no code image and no model of the trace's bytes. */
+        /* ETMSR[0]: an overflow whose restart never came (the trace ended first). */
+        etm_verify_end(p->ver, (int)(etm_reg_peek(p->etm, 4 * 0x004, 1) & 1u));
+        const etm_verify_result_t *r = etm_verify_result(p->ver);
+        if (r->failures) {
+            printf("%sscoreboard: FAILED: cycle %" PRIu64 ", byte %" PRIu64 ": %s: %s\n", prefix, r->first.cycle,
+                   r->first.offset, etm_vfail_id(r->first.rule), r->first.text);
+            p->failed = p->failed ? p->failed : 1;
+        } else if (!o->quiet) {
+            printf("%sscoreboard: %" PRIu64 " instructions%s, %" PRIu64 " exceptions, %" PRIu64 " cancels, %" PRIu64
+                   " overflow restarts (%" PRIu64 " instructions lost), A-syncs at most %" PRIu64
+                   " bytes apart: the trace is right\n",
+                   prefix, r->instructions, r->cycles_checked ? " with their cycles" : "", r->exceptions, r->cancels,
+                   r->overflows, r->lost, r->max_sync_gap);
+        }
+    }
     for (int k = 0; k < o->nrequire; k++) {
         uint64_t v = 0;
         if (!strcmp(o->require[k], "overflow")) {
@@ -743,6 +778,7 @@ static void close_run(prun_t *p)
     etm_cm3_free(p->cm3);
     etm_destroy(p->etm);
     etm_tpiu_destroy(p->tp);
+    etm_verify_destroy(p->ver);
     int st_q = qrec_source_close(&p->src, err, sizeof err);
     if (st_q < 0) {
         fprintf(stderr, "etm-e2e: %s: %s\n", p->program, err);
@@ -812,7 +848,8 @@ static void help(FILE *f)
             "                     fold itfail tb div blx mull ldm overflow (repeatable)\n"
             "  --window S:N       trace only N cycles, from the first plain instruction at or\n"
             "                     after cycle S (golden vectors)\n"
-            "  --stimulus FILE    write the traced cycles' interface signals (vector file)\n"
+            "  --stimulus FILE    write the traced cycles' interface signals (vector file; with --tpiu,\n"
+            "                     its ATREADY too)\n"
             "  --trace FILE       write the ETMv3 bytes\n"
             "  --config-out FILE  write the ETM's register image (NAME=0xVALUE lines)\n"
             "  --table            one Markdown table row per program (with CA on and off; on a part\n"

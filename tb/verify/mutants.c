@@ -85,7 +85,7 @@ static int load(const char *path, stim_t *s, etm_config_t *cfg)
 /* ---- The design (the model) and the checker ---------------------------------------------- */
 
 /* The model's trace of the stimulus: every byte that leaves the port. */
-static int model_trace(const etm_config_t *cfg, const stim_t *s, bytes_t *out)
+static int model_trace(const etm_config_t *cfg, const stim_t *s, bytes_t *out, int *ovf_end)
 {
     etm_ctx_t *etm;
     etm_diag_t d;
@@ -103,12 +103,14 @@ static int model_trace(const etm_config_t *cfg, const stim_t *s, bytes_t *out)
     while (etm_drain(etm, &o) == ETM_OK)
         for (unsigned b = 0; b < o.v3_count; b++)
             put(out, o.v3_bytes[b]);
+    if (ovf_end)
+        *ovf_end = (int)(etm_reg_peek(etm, 4 * 0x004, 1) & 1u); /* ETMSR[0]: an overflow not yet signalled */
     etm_destroy(etm);
     return 0;
 }
 
 /* The checker over the core's stimulus and a trace; *r gets its result. */
-static int check(const etm_config_t *cfg, const stim_t *s, const bytes_t *t, etm_verify_result_t *r)
+static int check(const etm_config_t *cfg, const stim_t *s, const bytes_t *t, int ovf_end, etm_verify_result_t *r)
 {
     etm_verify_t *v;
     etm_diag_t d;
@@ -129,7 +131,7 @@ static int check(const etm_config_t *cfg, const stim_t *s, const bytes_t *t, etm
                 etm_verify_cycle(v, &s->in[k++]);
         }
     }
-    etm_verify_end(v);
+    etm_verify_end(v, ovf_end);
     *r = *etm_verify_result(v);
     etm_verify_destroy(v);
     return 0;
@@ -192,6 +194,7 @@ static int packets(const etm_config_t *cfg, const bytes_t *t, pklist_t *l)
 
 typedef struct ctx {
     etm_config_t cfg;
+    int ovf_end;  /* the model's ETMSR[0] at the end of its trace */
     stim_t stim;
     bytes_t trace;
     pklist_t pk;
@@ -305,16 +308,29 @@ static int m_branch_target(const ctx_t *c, bytes_t *t, etm_config_t *cc, char *w
     return 1;
 }
 
-/* A one-byte branch packet (it changes A[6:1] only, which the next branch
- * packet gives again, so the rest decodes as before) before an atom. */
+/* A branch packet before an atom, whose address bits the next branch packet
+ * gives again (a plain one at least as long, or an I-sync first), so that the
+ * rest decodes as before: removed. */
+static int later_covers(const ctx_t *c, size_t i)
+{
+    for (size_t k = i + 1; k < c->pk.n; k++) {
+        const pk_t *q = &c->pk.p[k];
+        if (q->kind == ETM_V3PKT_ISYNC || q->kind == ETM_V3PKT_ISYNC_CC)
+            return 1;
+        if (q->kind == ETM_V3PKT_BRANCH)
+            return !q->exception && q->size >= c->pk.p[i].size;
+    }
+    return 0;
+}
+
 static int m_branch_dropped(const ctx_t *c, bytes_t *t, etm_config_t *cc, char *what, size_t size)
 {
     (void)cc;
     for (size_t i = c->from; i + 1 < c->pk.n; i++) {
         const pk_t *p = &c->pk.p[i];
-        if (is_plain_branch(p) && p->size == 1 && c->pk.p[i + 1].kind == ETM_V3PKT_PHDR) {
+        if (is_plain_branch(p) && c->pk.p[i + 1].kind == ETM_V3PKT_PHDR && later_covers(c, i)) {
             splice(c, t, p->offset, (size_t)p->size, NULL, 0);
-            snprintf(what, size, "branch packet at byte %" PRIu64 " (%" PRIu64 " byte) removed", p->offset, p->size);
+            snprintf(what, size, "branch packet at byte %" PRIu64 " (%" PRIu64 " bytes) removed", p->offset, p->size);
             return 0;
         }
     }
@@ -444,7 +460,7 @@ static int model_on(const ctx_t *c, const etm_config_t *cfg, size_t k, void (*ed
     if (edit)
         edit(&s.in[k]);
     t->n = 0;
-    int rc = model_trace(cfg, &s, t);
+    int rc = model_trace(cfg, &s, t, NULL);
     s.in[k] = keep;
     if (rc)
         return -1;
@@ -473,14 +489,21 @@ static size_t mutate_stim(const ctx_t *c, int (*want)(const etm_in_t *), void (*
     return SIZE_MAX;
 }
 
-static int is_entry(const etm_in_t *in) { return in->ivalid && in->intstat == ETM_INTSTAT_ENTRY && in->intnum >= 16; }
+static int is_entry(const etm_in_t *in) { return in->ivalid && in->intstat == ETM_INTSTAT_ENTRY; }
 static int is_cancel(const etm_in_t *in) { return in->cancel; }
 static void other_irq(etm_in_t *in)
 {
-    /* Another IRQ (ETMINTNUM 16 and up), traced under another number. */
-    unsigned n = in->intnum ^ 1u;
-    in->intnum = (uint16_t)(n < 16 ? 17 : n);
+    /* Another exception of the same kind, traced under another number: an IRQ
+     * (ETMINTNUM 16 and up) for an IRQ, PendSV and SysTick, SVCall and
+     * DebugMonitor the one for the other. */
+    unsigned n = in->intnum;
+    if (n >= 16)
+        n = (n ^ 1u) < 16 ? 17 : n ^ 1u;
+    else
+        n = n == 14 ? 15 : n == 15 ? 14 : n == 11 ? 12 : n == 12 ? 11 : 15;
+    in->intnum = (uint16_t)n;
 }
+
 static void no_cancel(etm_in_t *in) { in->cancel = 0; }
 
 static int m_exc_number(const ctx_t *c, bytes_t *t, etm_config_t *cc, char *what, size_t size)
@@ -628,12 +651,12 @@ int main(int argc, char **argv)
     c.ca = (int)ETM_FIELD_GET(ETM_CR_CYCLE_ACCURATE, c.cfg.etmcr);
     if (table && check_table(table) < 0)
         return 1;
-    if (model_trace(&c.cfg, &c.stim, &c.trace) || packets(&c.cfg, &c.trace, &c.pk))
+    if (model_trace(&c.cfg, &c.stim, &c.trace, &c.ovf_end) || packets(&c.cfg, &c.trace, &c.pk))
         return 2;
     for (c.from = 0; c.from < c.pk.n && c.pk.p[c.from].offset < c.trace.n * 2 / 5; c.from++)
         ;
     etm_verify_result_t r;
-    if (check(&c.cfg, &c.stim, &c.trace, &r))
+    if (check(&c.cfg, &c.stim, &c.trace, c.ovf_end, &r))
         return 2;
     int bad = 0;
     if (r.failures) {
@@ -658,7 +681,7 @@ int main(int argc, char **argv)
             continue;
         }
         applied[i] = 1;
-        if (check(&cc, &c.stim, &t, &r))
+        if (check(&cc, &c.stim, &t, c.ovf_end, &r))
             return 2;
         free(t.b);
         int ok = r.failures && r.first.rule == classes[i].rule;

@@ -326,6 +326,16 @@ static long restart_at(const etm_verify_t *v, uint32_t addr, uint64_t sync_cycle
     return j;
 }
 
+/* The trace differs from the core just after instructions the core ran
+ * outside TraceEnable: it speaks of them. */
+static void outside_filter(etm_verify_t *v, const vitem_t *x, uint64_t off)
+{
+    fail(v, ETM_VFAIL_FILTER, x->cycle, off,
+         "the trace at byte %" PRIu64 " does not go on with 0x%08" PRIx32 " (cycle %" PRIu64 "), the first instruction "
+         "traced after %" PRIu32 " the core executed outside TraceEnable: it traces those", off, x->addr, x->cycle,
+         x->untraced_before);
+}
+
 /* Trace goes on at index j after an overflow restart. */
 static void restart_from(etm_verify_t *v, size_t j)
 {
@@ -432,6 +442,8 @@ static void address_point(etm_verify_t *v, uint32_t addr, const char *kind, uint
              "%s at byte %" PRIu64 " gives 0x%08" PRIx32 ", executed in cycle %" PRIu64
              " outside TraceEnable; trace should start at 0x%08" PRIx32 " (cycle %" PRIu64 ")", kind, off, addr, uc,
              x->addr, x->cycle);
+    else if (x->untraced_before)
+        outside_filter(v, x, off);
     else if (entry && x->addr == addr)
         fail(v, ETM_VFAIL_EXC_MISSING, x->cycle, off,
              "exception packet at byte %" PRIu64 " for 0x%08" PRIx32 ", but the core took no exception there (cycle %"
@@ -462,6 +474,10 @@ static void on_atom(etm_verify_t *v, const etm_v3el_t *e)
     }
     if (x->entry && !v->exc_given) {
         confirm(v);
+        if (x->untraced_before) {
+            outside_filter(v, x, e->offset);
+            return;
+        }
         fail(v, ETM_VFAIL_EXC_MISSING, x->cycle, e->offset,
              "the core took exception %u at 0x%08" PRIx32 " (cycle %" PRIu64 "), but the atom at byte %" PRIu64
              " comes without an exception packet", x->exc, x->addr, x->cycle, e->offset);
@@ -839,7 +855,7 @@ etm_err_t etm_verify_bytes(etm_verify_t *v, const uint8_t *buf, size_t n, int ti
 
 size_t etm_verify_waiting(const etm_verify_t *v) { return v->len - v->cur; }
 
-etm_err_t etm_verify_end(etm_verify_t *v)
+etm_err_t etm_verify_end(etm_verify_t *v, int untraced_overflow)
 {
     if (v->ended)
         return ETM_OK;
@@ -850,6 +866,11 @@ etm_err_t etm_verify_end(etm_verify_t *v)
     if (v->resolving)
         resolve(v);
     confirm(v);
+    if (!failed(v) && untraced_overflow) {
+        v->r.overflows++;
+        v->r.lost += v->len - v->cur;
+        v->cur = v->len;
+    }
     if (!failed(v) && v->cur < v->len) {
         const vitem_t *x = item(v, v->cur);
         fail(v, ETM_VFAIL_UNTRACED, x->cycle, v->r.bytes,

@@ -14,7 +14,7 @@
  *     each cycle:               etm_verify_cycle(v, &in);
  *     the design's bytes:       etm_verify_bytes(v, buf, n);   (any time after the cycles they
  *                                                               can speak of, any grouping)
- *     at the end:               etm_verify_end(v);
+ *     at the end:               etm_verify_end(v, ETMSR[0] of the design);
  *     the verdict:              etm_verify_result(v)->failures, ->first
  *     etm_verify_destroy(v);
  *
@@ -135,8 +135,11 @@ size_t etm_verify_waiting(const etm_verify_t *v);
 #define ETM_VERIFY_AHEAD 4096u /* 16 bytes of trace hold at most about 256 atoms */
 
 /* End of both streams: whatever the core executed with TraceEnable must have
- * been traced (or lost to a signalled overflow). Returns ETM_OK. */
-etm_err_t etm_verify_end(etm_verify_t *v);
+ * been traced, or lost to an overflow the trace signalled. untraced_overflow:
+ * the design's ETMSR[0] reads 1 at the end (an overflow whose restart I-sync
+ * never came, IHI 0014 3.5.4): what followed the last instruction traced was
+ * lost, not left out. Returns ETM_OK. */
+etm_err_t etm_verify_end(etm_verify_t *v, int untraced_overflow);
 
 const etm_verify_result_t *etm_verify_result(const etm_verify_t *v);
 
