@@ -136,6 +136,15 @@ typedef struct etm_dpi {
     char name[160];
     etm_config_t cfg;
     etm_ctx_t *model;      /* NULL until etm_dpi_start */
+    /* Semantic mode (etm_dpi_mode): the protocol scoreboard (etm/verify.h) takes
+     * the design's bytes instead of comparing every output with the model's. */
+    int semantic;
+    uint64_t max_latency;  /* cycles from an instruction to its bytes; 0: no bound */
+    etm_verify_t *ver;
+    int ver_ended;
+    int untraced_overflow; /* etm_dpi_untraced_overflow: the design's ETMSR[0] at the end */
+    uint64_t quiet_edges;  /* drained edges in a row that gave no byte */
+    uint64_t drain_edges;
     uint32_t ignore;       /* ETM_DPI_FIELD_* bits left out of the comparison */
     uint64_t rule_mask;    /* VIOLATIONS bits the design reports */
     etm_apb_op_t prog[ETM_PROGRAM_MAX_OPS]; /* etm_dpi_program: the programming sequence */
@@ -179,6 +188,7 @@ static int fail(etm_dpi_t *d, const char *fmt, ...)
 
 static void clear_run(etm_dpi_t *d)
 {
+    d->quiet_edges = d->drain_edges = 0;
     d->edges = 0;
     d->cycle = 0;
     d->ended = d->drained = d->pending = 0;
@@ -206,6 +216,7 @@ void etm_dpi_free(void *h)
     if (!d)
         return;
     etm_destroy(d->model);
+    etm_verify_destroy(d->ver);
     free(d);
 }
 
@@ -365,6 +376,80 @@ int etm_dpi_rule_bits(void *h, unsigned int bits)
     return 0;
 }
 
+int etm_dpi_mode(void *h, const char *mode)
+{
+    etm_dpi_t *d = image_call(h, "mode");
+    if (!d)
+        return -1;
+    if (!mode || !*mode || !strcmp(mode, "exact")) {
+        d->semantic = 0;
+        return 0;
+    }
+    if (strncmp(mode, "semantic", 8) || (mode[8] && mode[8] != ':'))
+        return fail(d, "mode '%s': give exact, semantic or semantic:CYCLES (a latency bound)", mode);
+    d->semantic = 1;
+    d->max_latency = 0;
+    if (mode[8] == ':') {
+        char *end;
+        unsigned long long n = strtoull(mode + 9, &end, 0);
+        if (!mode[9] || *end || n == 0)
+            return fail(d, "mode '%s': the latency bound after 'semantic:' must be a number of cycles", mode);
+        d->max_latency = n;
+    }
+    return 0;
+}
+
+/* Semantic mode: a checker for the run that starts (at etm_dpi_start and at
+ * every reset). */
+static int semantic_open(etm_dpi_t *d)
+{
+    etm_verify_destroy(d->ver);
+    d->ver = NULL;
+    d->ver_ended = 0;
+    d->untraced_overflow = 0;
+    etm_verify_opts_t o;
+    memset(&o, 0, sizeof o);
+    o.at_reset = 1; /* the design is programmed through its APB, which the checker sees too */
+    o.max_latency = d->max_latency;
+    etm_diag_t diag;
+    etm_diag_clear(&diag);
+    if (etm_verify_create(&d->ver, &d->cfg, &o, &diag) != ETM_OK) {
+        d->ver = NULL;
+        return fail(d, "semantic mode: %s", diag.msg);
+    }
+    return 0;
+}
+
+/* Semantic mode: the checker's verdict once both streams have ended. */
+static const etm_verify_result_t *semantic_result(etm_dpi_t *d)
+{
+    if (!d->ver_ended) {
+        etm_verify_end(d->ver, d->untraced_overflow);
+        d->ver_ended = 1;
+    }
+    return etm_verify_result(d->ver);
+}
+
+int etm_dpi_untraced_overflow(void *h, int flag)
+{
+    etm_dpi_t *d = (etm_dpi_t *)h;
+    if (!d)
+        return -1;
+    d->untraced_overflow = flag != 0;
+    return 0;
+}
+
+/* The implementation choices a design may make differently in semantic mode:
+ * not compared with the image there. */
+static int is_design_choice(const char *name)
+{
+    static const char *const names[] = { "FIFO_DEPTH", "FIFO_WRITE", "BRANCH_FULL", "PH_EAGER", "PORT_BYTES" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(names[i], name))
+            return 1;
+    return 0;
+}
+
 int etm_dpi_start(void *h)
 {
     etm_dpi_t *d = image_call(h, "start");
@@ -380,6 +465,11 @@ int etm_dpi_start(void *h)
     if (etm_create_at_reset(&d->model, &d->cfg, &diag) != ETM_OK) {
         d->model = NULL;
         return fail(d, "register image not accepted: %s", diag.msg);
+    }
+    if (d->semantic && semantic_open(d) != 0) {
+        etm_destroy(d->model);
+        d->model = NULL;
+        return -1;
     }
     clear_run(d);
     return 0;
@@ -436,7 +526,7 @@ int etm_dpi_check_reg(void *h, const char *name, unsigned int value)
     if (etm_dpi_reg(h, name, &want) != 0)
         return -1;
     text_clear(&d->report);
-    if (want == value)
+    if (want == value || (d->semantic && is_design_choice(name)))
         return 0;
     d->config_diffs++;
     text_add(&d->report, "%s: configuration: the design's %s is 0x%08X, the register image has 0x%08X\n", d->name,
@@ -465,6 +555,8 @@ int etm_dpi_reset(void *h)
     if (!d)
         return -1;
     etm_reset(d->model);
+    if (d->semantic && semantic_open(d) != 0)
+        return -1;
     clear_run(d);
     d->resets++;
     text_clear(&d->report);
@@ -544,6 +636,8 @@ int etm_dpi_step(void *h,
         return fail(d, "step at cycle %llu: %s", (unsigned long long)cyc, etm_strerror(e));
     }
     set_expected(d, &out, viol);
+    if (d->semantic)
+        etm_verify_cycle(d->ver, &in);
     return notes;
 }
 
@@ -571,6 +665,17 @@ int etm_dpi_drain(void *h)
     if (!d->ended)
         return fail(d, "drain at cycle %llu: before the end of trace (etm_dpi_end)", (unsigned long long)d->edges);
     text_clear(&d->report);
+    if (d->semantic && !d->drained) {
+        /* The design drains at its own pace: its edges are taken until it has
+         * given no byte for 64 of them (at most 10^6). */
+        if (d->quiet_edges >= 64 || ++d->drain_edges > 1000000) {
+            d->drained = d->ever_drained = 1;
+        } else {
+            d->cycle = d->edges++;
+            d->pending = 1;
+            return 1;
+        }
+    }
     if (d->drained) {
         d->edges++;
         d->pending = 0;
@@ -647,6 +752,25 @@ int etm_dpi_compare(void *h,
                     ETM_DPI_FIELD_COUNT);
     d->pending = 0;
     text_clear(&d->report);
+    if (d->semantic) {
+        /* The bytes the design handed over at this edge: V3COUNT of ATDATA's lanes. */
+        uint8_t b[ETM_MAX_PORT_BYTES];
+        unsigned n = v3_count < (unsigned)ETM_MAX_PORT_BYTES ? v3_count : (unsigned)ETM_MAX_PORT_BYTES;
+        for (unsigned i = 0; i < n; i++)
+            b[i] = (uint8_t)(v3_bytes >> (8 * i));
+        (void)violations;
+        (void)unknown;
+        uint64_t before = etm_verify_result(d->ver)->failures;
+        etm_verify_bytes(d->ver, b, n, 1);
+        d->quiet_edges = n ? 0 : d->quiet_edges + 1;
+        d->compared++;
+        const etm_verify_result_t *r = etm_verify_result(d->ver);
+        if (r->failures == before)
+            return 0;
+        text_add(&d->report, "%s: cycle %llu: byte %llu: %s: %s\n", d->name, (unsigned long long)r->first.cycle,
+                 (unsigned long long)r->first.offset, etm_vfail_id(r->first.rule), r->first.text);
+        return 1;
+    }
     const uint64_t got[ETM_DPI_FIELD_COUNT] = {
 #define ETM_OUT(field, name, width, ctype, where, doc) field,
 #define ETM_OUT_BYTES(count, bytes, countname, dataname, column, n, doc) count, bytes,
@@ -713,8 +837,11 @@ unsigned long long etm_dpi_cycle(void *h) { return h ? ((etm_dpi_t *)h)->cycle :
 
 unsigned long long etm_dpi_failures(void *h)
 {
-    const etm_dpi_t *d = (const etm_dpi_t *)h;
-    return d ? d->mismatch_cycles + d->unknown_cycles + d->config_diffs : 0;
+    etm_dpi_t *d = (etm_dpi_t *)h;
+    if (!d)
+        return 0;
+    uint64_t sem = d->semantic && d->ver ? (d->drained ? semantic_result(d) : etm_verify_result(d->ver))->failures : 0;
+    return d->mismatch_cycles + d->unknown_cycles + d->config_diffs + sem;
 }
 
 unsigned long long etm_dpi_compared(void *h) { return h ? ((etm_dpi_t *)h)->compared : 0; }
@@ -726,6 +853,29 @@ const char *etm_dpi_summary(void *h)
         return "no scoreboard handle";
     text_t *t = &d->summary;
     text_clear(t);
+    if (d->semantic && d->ver) {
+        const etm_verify_result_t *r = semantic_result(d);
+        const unsigned long long fails = etm_dpi_failures(h);
+        if (fails)
+            text_add(t, "%s: FAIL (semantic): %llu cycles, %llu trace bytes; %s\n", d->name,
+                     (unsigned long long)r->cycles, (unsigned long long)r->bytes,
+                     r->failures ? "the trace does not say what the core did" : "unknown inputs or configuration");
+        else if (!d->compared)
+            text_add(t, "%s: FAIL (semantic): no cycle was compared\n", d->name);
+        else
+            text_add(t, "%s: PASS (semantic): %llu cycles, %llu trace bytes: %llu instructions traced as executed, "
+                        "%llu overflows, latency at most %llu cycles\n",
+                     d->name, (unsigned long long)r->cycles, (unsigned long long)r->bytes,
+                     (unsigned long long)r->instructions, (unsigned long long)r->overflows,
+                     (unsigned long long)r->max_latency);
+        if (r->failures)
+            text_add(t, "  cycle %llu, byte %llu: %s: %s\n", (unsigned long long)r->first.cycle,
+                     (unsigned long long)r->first.offset, etm_vfail_id(r->first.rule), r->first.text);
+        if (d->unknown_cycles || d->config_diffs)
+            text_add(t, "  %llu cycles with unknown inputs, %llu configuration differences\n",
+                     (unsigned long long)d->unknown_cycles, (unsigned long long)d->config_diffs);
+        return t->buf;
+    }
     const unsigned long long fails = etm_dpi_failures(h);
     if (fails)
         text_add(t, "%s: FAIL: %llu cycles compared, %llu mismatching, %llu with unknown inputs, "
@@ -771,6 +921,7 @@ const char *etm_dpi_summary(void *h)
 
 typedef struct etm_dpi_stim {
     etm_stim_t *src; /* NULL: nothing opened, idle records */
+    unsigned atb_stall_pct, atb_burst; /* etm_dpi_stim_atb, for the next etm_dpi_stim_generate */
     char err[512];
 } etm_dpi_stim_t;
 
@@ -863,9 +1014,26 @@ int etm_dpi_stim_generate(void *h, unsigned long long seed, unsigned long long c
     p.data = data != 0;
     p.triggers = triggers != 0;
     p.irq_period = irq_period;
+    p.atb_stall_pct = s->atb_stall_pct;
+    p.atb_burst = s->atb_burst ? s->atb_burst : 1;
     etm_diag_t diag;
     etm_diag_clear(&diag);
     return stim_opened(s, etm_stim_open_gen(&s->src, &p, cycles, &diag), &diag, NULL);
+}
+
+int etm_dpi_stim_atb(void *h, unsigned int stall_pct, unsigned int burst)
+{
+    etm_dpi_stim_t *s = (etm_dpi_stim_t *)h;
+    if (!s)
+        return -1;
+    if (stall_pct > 99 || burst == 0) {
+        snprintf(s->err, sizeof s->err, "ATB back-pressure: %u %% of the cycles in bursts of %u: give 0-99 %% and "
+                 "bursts of 1 or more", stall_pct, burst);
+        return -1;
+    }
+    s->atb_stall_pct = stall_pct;
+    s->atb_burst = burst;
+    return 0;
 }
 
 int etm_dpi_stim_next(void *h, unsigned int hold

@@ -84,6 +84,28 @@ int etm_dpi_ignore(void *h, const char *fields);
  * model knows (ETM_RULE_COUNT, at most 64). 0 or -1. */
 int etm_dpi_rule_bits(void *h, unsigned int bits);
 
+/* The kind of check (before etm_dpi_start):
+ *   "exact"             (the default) every output of every edge against the C
+ *                       model's: for the project's RTL twin;
+ *   "semantic"          the protocol scoreboard (etm/verify.h, docs/scoreboard.md):
+ *                       the bytes the design hands over (V3COUNT lanes of ATDATA
+ *                       at each edge) must say exactly what the core did, whatever
+ *                       packing, compression, sync placement and latency the design
+ *                       chose; for any ETMv3;
+ *   "semantic:CYCLES"   ... and no instruction's bytes later than CYCLES after it.
+ * In semantic mode etm_dpi_compare reads only V3COUNT and ATDATA (a design
+ * with ATVALID/ATREADY gives V3COUNT = ATVALID && ATREADY ? its byte count :
+ * 0), returns 1 at the first divergence, and the drain edges run until the
+ * design has given no byte for 64 edges; the implementation choices FIFO_DEPTH,
+ * FIFO_WRITE, BRANCH_FULL, PH_EAGER and PORT_BYTES are not held to the image
+ * by etm_dpi_check_reg. 0 or -1 (unknown mode). */
+int etm_dpi_mode(void *h, const char *mode);
+
+/* Semantic mode: the design's ETMSR[0] read after the drain (1: an overflow
+ * whose restart I-sync never came; the instructions after the last one traced
+ * were lost, not left out). Call it before etm_dpi_summary. 0 or -1. */
+int etm_dpi_untraced_overflow(void *h, int flag);
+
 /* Validate the image (etm_config_validate, etm_model_supports) and create the
  * model as the design comes out of reset (etm_create_at_reset): the image gives
  * the implementation (ETMCCR, ETMIDR, ETMCCER, ETMSCR, the model parameters);
@@ -228,6 +250,11 @@ int etm_dpi_stim_records(void *s, const char *path);
 int etm_dpi_stim_generate(void *s, unsigned long long seed, unsigned long long cycles,
                           unsigned int issue_width, unsigned int data, unsigned int triggers,
                           unsigned int irq_period);
+
+/* ATB back-pressure in the next etm_dpi_stim_generate: the trace sink holds
+ * ATREADY low stall_pct percent of the cycles (0-99), in bursts of `burst`
+ * cycles on average. 0 or -1. */
+int etm_dpi_stim_atb(void *s, unsigned int stall_pct, unsigned int burst);
 
 /* The next cycle's inputs, in etm_dpi_step's order and encoding. hold: the
  * design's FIFOFULL in the cycle before; the generator and the timing model

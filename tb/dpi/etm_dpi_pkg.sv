@@ -27,6 +27,8 @@ package etm_dpi_pkg;
   import "DPI-C" function int     etm_dpi_set(input chandle h, input string settings);
   import "DPI-C" function int     etm_dpi_ignore(input chandle h, input string fields);
   import "DPI-C" function int     etm_dpi_rule_bits(input chandle h, input int unsigned bits);
+  import "DPI-C" function int     etm_dpi_mode(input chandle h, input string mode);
+  import "DPI-C" function int     etm_dpi_untraced_overflow(input chandle h, input int flag);
   import "DPI-C" function int     etm_dpi_start(input chandle h);
   import "DPI-C" function int     etm_dpi_reg(input chandle h, input string name, output int unsigned value);
   import "DPI-C" function int     etm_dpi_check_reg(input chandle h, input string name, input int unsigned value);
@@ -60,6 +62,8 @@ package etm_dpi_pkg;
   import "DPI-C" function void    etm_dpi_stim_free(input chandle s);
   import "DPI-C" function string  etm_dpi_stim_error(input chandle s);
   import "DPI-C" function int     etm_dpi_stim_vectors(input chandle s, input string path);
+  import "DPI-C" function int     etm_dpi_stim_atb(input chandle s, input int unsigned stall_pct,
+                                                   input int unsigned burst);
   import "DPI-C" function int     etm_dpi_stim_vcd(input chandle s, input string path);
   import "DPI-C" function int     etm_dpi_stim_records(input chandle s, input string path);
   import "DPI-C" function int     etm_dpi_stim_generate(input chandle s, input longint unsigned seed,

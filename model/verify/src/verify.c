@@ -517,11 +517,11 @@ static void on_atom(etm_verify_t *v, const etm_v3el_t *e)
         }
         v->r.cycles_checked++;
     }
-    if (v->o.max_latency && v->timed && v->now > x->cycle) {
+    if (v->timed && v->now > x->cycle) {
         uint64_t lat = v->now - x->cycle;
         if (lat > v->r.max_latency)
             v->r.max_latency = lat;
-        if (lat > v->o.max_latency)
+        if (v->o.max_latency && lat > v->o.max_latency)
             fail(v, ETM_VFAIL_LATENCY, x->cycle, e->offset,
                  "the instruction at 0x%08" PRIx32 " (cycle %" PRIu64 ") is traced %" PRIu64 " cycles later, more than "
                  "the bound of %" PRIu64, x->addr, x->cycle, lat, v->o.max_latency);

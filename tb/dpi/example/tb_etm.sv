@@ -13,10 +13,14 @@
 // stimulus.vec, with +etm_config= the same file), +stim_vcd=FILE,
 // +stim_records=FILE (executed instructions through the Cortex-M3 timing
 // model), or the generator of a random Cortex-M3 program: +stim_seed=N
-// +stim_cycles=N +stim_irq=N +stim_data +stim_triggers. The generator and the
+// +stim_cycles=N +stim_irq=N +stim_data +stim_triggers, with the trace sink's
+// back-pressure +stim_atb_stall=P (percent of cycles ATREADY is low)
+// +stim_atb_burst=N (mean burst length). The generator and the
 // timing model hold the core while the design asserts FIFOFULL.
-// After the stimulus the trace is ended and drained, and the
-// scoreboard's final_check() decides: exit status 0 when every cycle matched.
+// After the stimulus ETMSR is read (its bit 0 tells a semantic scoreboard
+// about an overflow never signalled), the trace is ended and drained, and the
+// scoreboard's final_check() decides: exit status 0 when every cycle matched
+// (exact) or the trace said what the core did (+etm_mode=semantic).
 // +tb_set=NAME=0xV,... gives the design (not the scoreboard) another image,
 // to see the configuration check fail on an implementation register; +tb_reset_at=N resets the design for two
 // cycles before stimulus record N, and the run goes on.
@@ -83,6 +87,23 @@ module tb_etm;
     end
   endtask
 
+  // One read over the debug APB (the debugger's view), after the trace.
+  task automatic apb_read(input logic [11:0] offset, output int unsigned data);
+    PSEL = 1'b1;
+    PENABLE = 1'b0;
+    PWRITE = 1'b0;
+    PADDR = offset[11:2];
+    PWDATA = 32'd0;
+    PADDRDBG31 = 1'b1;
+    @(negedge clk_i);
+    PENABLE = 1'b1;
+    #1;
+    data = PRDATA;
+    @(negedge clk_i);
+    PSEL = 1'b0;
+    PENABLE = 1'b0;
+  endtask
+
   // ---- Inputs: one stimulus record, or idle ------------------------------------------------
   // FIFOFULL of the cycle that ended at the last rising edge: the core holds.
   logic hold_q;
@@ -100,7 +121,7 @@ module tb_etm;
     chandle img, stim, idle;
     string err, path;
     longint unsigned seed, cycles;
-    int unsigned irq, guard, reset_at, n;
+    int unsigned irq, guard, reset_at, n, atb_stall, atb_burst, sr;
     int rc;
 
     img = open_image("tb_etm", "etm_", "", "", plusarg("tb_", "set", ""), err);
@@ -121,6 +142,11 @@ module tb_etm;
       void'($value$plusargs("stim_seed=%d", seed));
       void'($value$plusargs("stim_cycles=%d", cycles));
       void'($value$plusargs("stim_irq=%d", irq));
+      atb_stall = 0;
+      atb_burst = 1;
+      void'($value$plusargs("stim_atb_stall=%d", atb_stall));
+      void'($value$plusargs("stim_atb_burst=%d", atb_burst));
+      if (etm_dpi_stim_atb(stim, atb_stall, atb_burst) != 0) $fatal(1, "%s", etm_dpi_stim_error(stim));
       rc = etm_dpi_stim_generate(stim, seed, cycles, reg_value(img, "ISSUE_WIDTH"),
                                  $test$plusargs("stim_data") ? 1 : 0, $test$plusargs("stim_triggers") ? 1 : 0,
                                  irq);
@@ -152,6 +178,11 @@ module tb_etm;
       if (rc == 0) break;
       @(negedge clk_i);
     end
+    // ETMSR[0] before the end (after it only the port runs): an overflow whose
+    // restart never came, which a semantic scoreboard needs to know.
+    void'(drive(idle));
+    apb_read(12'h010, sr);
+    if (sr[0]) $display("tb_etm: ETMSR[0] is set: the last overflow's restart never came");
     // End of trace (inputs idle), then drain until the scoreboard's model has
     // nothing left.
     end_i = 1'b1;
@@ -163,6 +194,7 @@ module tb_etm;
       guard++;
       if (guard > 100000) $fatal(1, "tb_etm: the trace did not drain in 100000 cycles");
     end
+    u_sb.untraced_overflow(sr[0]);
     etm_dpi_stim_free(idle);
     etm_dpi_stim_free(stim);
     etm_dpi_free(img);
