@@ -593,6 +593,55 @@ void EtmCompare::fall()
     sc_stop();
 }
 
+// ---- EtmVerify ----------------------------------------------------------------------------------
+
+EtmVerify::EtmVerify(sc_module_name n, const etm_config_t &cfg, bool timed, bool at_reset)
+    : sc_module(n), clk("clk"), end("end"), in("in", etm_in_signal_count), bytes("bytes"), next("next"),
+      timed_(timed)
+{
+    bytes.bind(*this);
+    etm_verify_opts_t o;
+    std::memset(&o, 0, sizeof o);
+    o.at_reset = at_reset;
+    etm_diag_t d;
+    etm_diag_clear(&d);
+    if (etm_verify_create(&v_, &cfg, &o, &d) != ETM_OK)
+        throw std::runtime_error(std::string(name()) + ": " + diag_text(d));
+    SC_METHOD(fall);
+    sensitive << clk.neg();
+    dont_initialize();
+}
+
+EtmVerify::~EtmVerify() { etm_verify_destroy(v_); }
+
+void EtmVerify::fall()
+{
+    if (ended_ || end.read()) {
+        ended_ = true;
+        return;
+    }
+    etm_in_t x;
+    std::memset(&x, 0, sizeof x);
+    for (size_t i = 0; i < in.size(); i++)
+        set_in_pin(x, (unsigned)i, in[i].read());
+    etm_verify_cycle(v_, &x);
+}
+
+void EtmVerify::put(const uint8_t *b, unsigned n)
+{
+    etm_verify_bytes(v_, b, n, timed_);
+    if (next.size())
+        next->put(b, n);
+}
+
+const etm_verify_result_t &EtmVerify::finish(bool untraced_overflow)
+{
+    if (!finished_)
+        etm_verify_end(v_, untraced_overflow);
+    finished_ = true;
+    return *etm_verify_result(v_);
+}
+
 // ---- StopWhen -----------------------------------------------------------------------------------
 
 StopWhen::StopWhen(sc_module_name n, std::function<bool()> done) : sc_module(n), clk("clk"), done_(std::move(done))

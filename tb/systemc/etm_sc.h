@@ -23,6 +23,10 @@
 //                        the ETM's ATB pins: ATREADY back to the source (which
 //                        drives the ETM's ATREADY pin), TRACECLK/TRACEDATA, and
 //                        the ETM's bytes taken apart again into a sink
+//   EtmVerify            the protocol scoreboard (etm/verify.h) as a byte sink:
+//                        the core's pins each cycle against the trace bytes that
+//                        reach it, for any ETM (docs/scoreboard.md); it passes
+//                        the bytes on to the next sink
 //
 // Timing. Core clock: period 10 ns, rising edges at 10, 20, 30 ns...; the edge
 // at 10 ns is reset. Inputs of cycle n are driven on the falling edge before its
@@ -47,6 +51,7 @@
 #include "etm/decode_v3.h"
 #include "etm/etm.h"
 #include "etm/stim.h"
+#include "etm/verify.h"
 
 namespace etm_sc {
 
@@ -201,6 +206,8 @@ public:
     // etm_end was called and nothing is left to clock (external port: the FIFO
     // may still hold bytes for the port).
     bool finished() const { return drained_; }
+    // ETMSR[0]: an overflow whose restart I-sync has not come (yet).
+    bool untraced_overflow() const { return (etm_reg_peek(ctx_, 4 * 0x004, 1) & 1u) != 0; }
     uint64_t rule_cycles() const { return rule_cycles_; }
     unsigned max_level() const { return max_level_; }
 
@@ -279,6 +286,34 @@ private:
     FILE *file_ = nullptr;
     uint64_t bytes_ = 0, atoms_ = 0, packets_ = 0;
     std::string err_;
+};
+
+// The protocol scoreboard on a trace path: at each falling edge of the core
+// clock, until `end` has been 1, the input pins (still this cycle's: the
+// source drives the next cycle after this process) are what the core did; the
+// bytes put into `in` are the design's trace as it reaches this point, passed
+// on to `next` when bound. timed: the bytes arrive in the cycle they left the
+// ETM (behind its own port), so latency is measured; behind a TPIU they do
+// not (frames, pins), and the checker works without times.
+class EtmVerify : public sc_module, public EtmByteSinkIf {
+public:
+    SC_HAS_PROCESS(EtmVerify);
+    sc_in<bool> clk, end;
+    sc_vector<sc_in<uint64_t>> in;       // the ETM's input pins
+    sc_export<EtmByteSinkIf> bytes;      // the design's trace bytes
+    sc_port<EtmByteSinkIf, 1, sc_core::SC_ZERO_OR_MORE_BOUND> next;
+    // Throws std::runtime_error when etm_verify_create refuses cfg (at_reset:
+    // the ETM is programmed through the APB pins, as EtmModel's at_reset).
+    EtmVerify(sc_module_name n, const etm_config_t &cfg, bool timed, bool at_reset = false);
+    ~EtmVerify() override;
+    void put(const uint8_t *b, unsigned n) override;
+    // Both streams have ended; untraced_overflow: the ETM's ETMSR[0] then.
+    const etm_verify_result_t &finish(bool untraced_overflow);
+
+private:
+    void fall();
+    etm_verify_t *v_ = nullptr;
+    bool timed_, ended_ = false, finished_ = false;
 };
 
 // Compares two ETMs' output pins at each falling edge of the core clock while

@@ -30,6 +30,33 @@ using namespace etm_sc;
 
 namespace {
 
+// The scoreboard watches the core's pins and passes the trace on to the sink.
+void wire_verify(EtmVerify &v, sc_clock &clk, sc_signal<bool> &end, EtmInBus &core, EtmSink &sink)
+{
+    v.clk(clk);
+    v.end(end);
+    v.in.bind(core.pin);
+    v.next(sink.in);
+}
+
+/* --verify: the scoreboard's verdict on one system (0 right, 1 not). */
+int report_verify(const char *sys, EtmVerify *v, bool untraced_overflow, bool quiet)
+{
+    if (!v)
+        return 0;
+    const etm_verify_result_t &r = v->finish(untraced_overflow);
+    if (r.failures) {
+        std::printf("%s: scoreboard: FAILED: cycle %" PRIu64 ", byte %" PRIu64 ": %s: %s\n", sys, r.first.cycle,
+                    r.first.offset, etm_vfail_id(r.first.rule), r.first.text);
+        return 1;
+    }
+    if (!quiet)
+        std::printf("%s: scoreboard: %" PRIu64 " instructions, %" PRIu64 " overflow restarts (%" PRIu64
+                    " instructions lost), latency at most %" PRIu64 " cycles: the trace is right\n",
+                    sys, r.instructions, r.overflows, r.lost, r.max_latency);
+    return 0;
+}
+
 // One core, its ETM and its trace port.
 class System : public sc_module {
 public:
@@ -43,9 +70,10 @@ public:
     EtmTracePort port;
     EtmSink sink;
     PortClock pc;
+    std::unique_ptr<EtmVerify> ver; // --verify: the protocol scoreboard before the sink
 
     System(sc_module_name n, const Options &o, const etm_config_t &cfg, const PortClock &p, const std::string &trace,
-           sc_clock &clk, sc_signal<bool> &rst_n)
+           sc_clock &clk, sc_signal<bool> &rst_n, bool verify)
         : sc_module(n), core("core"), pins("etm_pins"), end("end"), pclk(make_port_clock("pclk", p)),
           tracedata("TRACEDATA"), tracecount("TRACECOUNT"),
           src("source", open_source(o), o.records.empty() && o.vectors.empty() && o.vcd.empty() ? 0 : o.cycles),
@@ -59,7 +87,13 @@ public:
         wire_etm(etm, clk, rst_n, end, core, pins);
         port.pclk(*pclk);
         port.fifo(etm.fifo);
-        port.sink(sink.in);
+        if (verify) {
+            ver.reset(new EtmVerify("verify", cfg, true));
+            wire_verify(*ver, clk, end, core, sink);
+            port.sink(ver->bytes);
+        } else {
+            port.sink(sink.in);
+        }
         port.tracedata(tracedata);
         port.tracecount(tracecount);
     }
@@ -91,8 +125,9 @@ public:
     EtmTpiu tpiu;
     EtmSink sink;
     etm_tpiu_params_t tp;
+    std::unique_ptr<EtmVerify> ver; // --verify: the protocol scoreboard on the deformatted bytes
     TpiuSystem(sc_module_name n, const Options &o, const etm_config_t &cfg, const etm_tpiu_params_t &p,
-               const std::string &trace, sc_clock &clk, sc_signal<bool> &rst_n)
+               const std::string &trace, sc_clock &clk, sc_signal<bool> &rst_n, bool verify)
         : sc_module(n), core("core"), pins("etm_pins"), end("end"), traceclk("TRACECLK"), tracedata("TRACEDATA"),
           src("source", open_source(o), o.records.empty() && o.vectors.empty() && o.vcd.empty() ? 0 : o.cycles),
           etm("etm", cfg), tpiu("tpiu", p, cfg.etmtraceidr & 0x7F), sink("sink", cfg, trace), tp(p)
@@ -110,7 +145,14 @@ public:
         tpiu.atready(core.pin[(size_t)etm_signal_find(etm_in_signals, etm_in_signal_count, "ATREADY")]);
         tpiu.traceclk(traceclk);
         tpiu.tracedata(tracedata);
-        tpiu.sink(sink.in);
+        if (verify) {
+            /* Behind the TPIU bytes arrive frames and pins later: not timed. */
+            ver.reset(new EtmVerify("verify", cfg, false));
+            wire_verify(*ver, clk, end, core, sink);
+            tpiu.sink(ver->bytes);
+        } else {
+            tpiu.sink(sink.in);
+        }
     }
     // The ETM has drained: the TPIU completes its frame; done when it is empty too.
     bool done()
@@ -133,7 +175,9 @@ int usage()
                  "                  sink decodes what the pins carried; repeatable, not with --port\n"
                  "  --stall FFLR    ETMCR[7] with ETMFFLR=FFLR: the core is held while FIFOFULL is 1\n"
                  "  --trace-prefix P   write each system's trace bytes to P<N>.bin\n"
-                 "  --expect-overflow yes|no   fail unless some (yes) or no (no) system overflowed\n",
+                 "  --expect-overflow yes|no   fail unless some (yes) or no (no) system overflowed\n"
+                 "  --verify        the protocol scoreboard (etm/verify.h) on each system's trace, against\n"
+                 "                  the core's pins: it must say exactly what the core did\n",
                  common_usage());
     return 2;
 }
@@ -144,6 +188,7 @@ struct SystemArgs {
     std::vector<etm_tpiu_params_t> tpius;
     std::string trace_prefix, expect;
     long fflr = -1;
+    bool verify = false;
 };
 
 /* Returns -1 to go on, else the exit status. */
@@ -156,6 +201,10 @@ int parse_system_args(Options &o, SystemArgs &g, int argc, char **argv)
         if (k)
             continue;
         std::string a = argv[i];
+        if (a == "--verify") {
+            g.verify = true;
+            continue;
+        }
         if (i + 1 >= argc)
             return usage();
         std::string v = argv[++i];
@@ -327,7 +376,8 @@ int run_tpiu_systems(const Options &o, const SystemArgs &g)
     for (size_t k = 0; k < g.tpius.size(); k++) {
         etm_tpiu_params_t tp = g.tpius[k];
         tp.src_bytes[0] = cfg.port_bytes;
-        sys.emplace_back(new TpiuSystem(("sys" + std::to_string(k)).c_str(), o, cfg, tp, trace_file(g, k), clk, rst_n));
+        sys.emplace_back(
+            new TpiuSystem(("sys" + std::to_string(k)).c_str(), o, cfg, tp, trace_file(g, k), clk, rst_n, g.verify));
     }
     StopWhen stop("stop", [&] {
         bool all = true;
@@ -349,6 +399,8 @@ int run_tpiu_systems(const Options &o, const SystemArgs &g)
     uint64_t overflows = 0;
     for (auto &s : sys) {
         int k = report_tpiu_system(*s, o);
+        if (!k)
+            k = report_verify(s->name(), s->ver.get(), s->etm.untraced_overflow(), o.quiet);
         if (k == 2 || !rc)
             rc = k ? k : rc;
         overflows += s->etm.stats().overflows;
@@ -371,7 +423,8 @@ int run_systems(const Options &o, const SystemArgs &g)
     sc_signal<bool> rst_n("rst_n");
     std::vector<std::unique_ptr<System>> sys;
     for (size_t k = 0; k < g.ports.size(); k++) {
-        sys.emplace_back(new System(("sys" + std::to_string(k)).c_str(), o, cfg, g.ports[k], trace_file(g, k), clk, rst_n));
+        sys.emplace_back(
+            new System(("sys" + std::to_string(k)).c_str(), o, cfg, g.ports[k], trace_file(g, k), clk, rst_n, g.verify));
     }
     StopWhen stop("stop", [&] {
         for (auto &s : sys)
@@ -390,6 +443,8 @@ int run_systems(const Options &o, const SystemArgs &g)
     uint64_t overflows = 0;
     for (auto &s : sys) {
         int k = report_system(*s, o, cfg);
+        if (!k)
+            k = report_verify(s->name(), s->ver.get(), s->etm.untraced_overflow(), o.quiet);
         if (k == 2 || !rc)
             rc = k ? k : rc; /* a failed source wins over a difference */
         overflows += s->etm.stats().overflows;

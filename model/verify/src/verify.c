@@ -31,8 +31,8 @@
 #include "util.h"
 
 #define NEAR 16        /* atoms one P-header can drop or add: a gap beyond is lost trace */
-#define MAX_CANDIDATES 64 /* places an overflow restart may be taken at, looked at together */
-#define MAX_HELD 1024     /* elements held while they are told apart */
+#define MAX_CANDIDATES 256 /* places an overflow restart may be taken at, looked at together */
+#define MAX_HELD 65536     /* elements held while they are told apart (a long loop's remaining turns) */
 #define UNTRACED_KEPT 64
 
 static const char *const fail_ids[ETM_VFAIL_COUNT] = {
@@ -62,6 +62,15 @@ typedef struct vitem {
     uint8_t cancelled;        /* it did not complete (ETMCANCEL): its atom must be withdrawn */
     uint8_t restart;          /* the first after trace (re)started: an I-sync gives its address */
 } vitem_t;
+
+/* An element held while an overflow restart's place is worked out: what the
+ * matching reads of it, in 24 bytes instead of a whole etm_v3el_t. */
+typedef struct held {
+    uint64_t offset, cycle;
+    uint32_t addr;
+    uint16_t exc_number;
+    uint8_t kind, executed, addr_valid, lsip, cancel, withdrawn;
+} held_t;
 
 /* An E/N difference waiting for the next address point to be classified. */
 typedef struct suspect_state {
@@ -113,8 +122,8 @@ struct etm_verify {
     size_t cand[MAX_CANDIDATES];     /* indices (from head) of the instructions at the address */
     size_t cpos[MAX_CANDIDATES];     /* how far each has matched the elements held */
     uint8_t cok[MAX_CANDIDATES];     /* still agrees with them */
-    etm_v3el_t *held;                /* the elements since the restart's I-sync */
-    size_t nheld;
+    held_t *held;                    /* the elements since the restart's I-sync */
+    size_t nheld, held_cap;
 };
 
 /* ---- Failures ------------------------------------------------------------------------------- */
@@ -362,7 +371,7 @@ static void address_point(etm_verify_t *v, uint32_t addr, const char *kind, uint
                  "last instruction traced", addr);
             return;
         }
-        if (!(v->ca && v->have_offset) && !v->timed && v->held) {
+        if (!(v->ca && v->have_offset) && !v->timed) {
             /* Which of the instructions at addr? The elements that follow tell. */
             v->ncand = 0;
             for (size_t f = (size_t)j; f < v->len && v->ncand < MAX_CANDIDATES; f++)
@@ -631,8 +640,22 @@ static void resolve(etm_verify_t *v)
     restart_from(v, pick);
     size_t n = v->nheld;
     v->nheld = 0;
-    for (size_t i = 0; i < n && !failed(v); i++)
-        on_element(v, &v->held[i]);
+    for (size_t i = 0; i < n && !failed(v); i++) {
+        const held_t *h = &v->held[i];
+        etm_v3el_t e;
+        memset(&e, 0, sizeof e);
+        e.kind = (etm_v3el_kind_t)h->kind;
+        e.offset = h->offset;
+        e.cycle = h->cycle;
+        e.addr = h->addr;
+        e.addr_valid = h->addr_valid;
+        e.executed = h->executed;
+        e.lsip = h->lsip;
+        e.exc_number = h->exc_number;
+        e.cancel = h->cancel;
+        e.withdrawn = h->withdrawn;
+        on_element(v, &e);
+    }
 }
 
 static void hold_element(etm_verify_t *v, const etm_v3el_t *e)
@@ -642,7 +665,28 @@ static void hold_element(etm_verify_t *v, const etm_v3el_t *e)
         on_element(v, e);
         return;
     }
-    v->held[v->nheld++] = *e;
+    if (v->nheld == v->held_cap) {
+        size_t cap = v->held_cap ? 2 * v->held_cap : 1024;
+        held_t *h = (held_t *)realloc(v->held, cap * sizeof *h);
+        if (!h) { /* no room to tell them apart: take the first that agrees */
+            resolve(v);
+            on_element(v, e);
+            return;
+        }
+        v->held = h;
+        v->held_cap = cap;
+    }
+    held_t *h = &v->held[v->nheld++];
+    h->offset = e->offset;
+    h->cycle = e->cycle;
+    h->addr = e->addr;
+    h->exc_number = (uint16_t)e->exc_number;
+    h->kind = (uint8_t)e->kind;
+    h->executed = (uint8_t)e->executed;
+    h->addr_valid = (uint8_t)e->addr_valid;
+    h->lsip = (uint8_t)e->lsip;
+    h->cancel = (uint8_t)e->cancel;
+    h->withdrawn = (uint8_t)e->withdrawn;
     size_t agree = 0;
     for (size_t c = 0; c < v->ncand; c++) {
         cand_step(v, c, e);
@@ -794,8 +838,6 @@ etm_err_t etm_verify_create(etm_verify_t **out, const etm_config_t *cfg, const e
     v->cap = v->o.max_lag ? (size_t)v->o.max_lag : (size_t)1 << 18;
     if (e == ETM_OK && !(v->q = (vitem_t *)calloc(v->cap, sizeof *v->q)))
         e = etm_util_fail(diag, ETM_ERR_NOMEM, "out of memory");
-    if (e == ETM_OK && !(v->held = (etm_v3el_t *)calloc(MAX_HELD, sizeof *v->held)))
-        e = etm_util_fail(diag, ETM_ERR_NOMEM, "out of memory");
     if (e != ETM_OK) {
         etm_verify_destroy(v);
         return e;
@@ -853,7 +895,15 @@ etm_err_t etm_verify_bytes(etm_verify_t *v, const uint8_t *buf, size_t n, int ti
     return ETM_OK;
 }
 
-size_t etm_verify_waiting(const etm_verify_t *v) { return v->len - v->cur; }
+size_t etm_verify_waiting(const etm_verify_t *v)
+{
+    /* While an overflow restart is worked out, the candidates have gone further. */
+    size_t front = v->cur;
+    for (size_t c = 0; v->resolving && c < v->ncand; c++)
+        if (v->cpos[c] > front && v->cpos[c] <= v->len)
+            front = v->cpos[c];
+    return v->len - front;
+}
 
 etm_err_t etm_verify_end(etm_verify_t *v, int untraced_overflow)
 {
