@@ -64,7 +64,7 @@ typedef struct vitem {
 } vitem_t;
 
 /* An element held while an overflow restart's place is worked out: what the
- * matching reads of it, in 24 bytes instead of a whole etm_v3el_t. */
+ * matching reads of it, in 32 bytes instead of a whole etm_v3el_t. */
 typedef struct held {
     uint64_t offset, cycle;
     uint32_t addr;
