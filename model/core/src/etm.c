@@ -476,7 +476,6 @@ static int v1_drain_cycle(etm_ctx_t *ctx, etm_out_t *out)
     return 1;
 }
 
-/* The trace stages' cycle: filter, then pheader/packet or pipestat, then the FIFO. */
 /* What a watching instance saw in the cycle (etm/watch.h). */
 static void watch_record(const etm_ctx_t *ctx, const etm_in_t *in, const fe_cycle_t *fe, const filter_out_t *fo,
                          etm_seen_t *s)
@@ -504,6 +503,8 @@ static void watch_record(const etm_ctx_t *ctx, const etm_in_t *in, const fe_cycl
     s->etmcr = ctx->cfg.etmcr;
 }
 
+/* The trace stages' cycle: filter, then pheader/packet or pipestat, then the
+ * FIFO (a watching instance stops after the filter). */
 static etm_err_t trace_cycle(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
 {
     fe_cycle_t fe;
