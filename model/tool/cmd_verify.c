@@ -17,8 +17,10 @@ static void help(FILE *f)
 {
     fprintf(f,
             "usage: etm verify [options] STIMULUS TRACE\n\n"
-            "Checks that TRACE, the ETMv3 trace a design made from STIMULUS, says exactly what the core\n"
-            "did: legal bytes for the configured version and mode, every traced instruction with its\n"
+            "Checks that TRACE, the trace a design made from STIMULUS, says exactly what the core did:\n"
+            "ETMv3 bytes, or for an ETMv1 its port (PIPESTAT, TRACEPKT, TRACESYNC per cycle: an\n"
+            "expected-output vector file as etm run --out writes, or a VCD). Legal bytes for the\n"
+            "configured version and mode, every traced instruction with its\n"
             "E or N (and its cycle when cycle-accurate), every indirect branch target, exception,\n"
             "cancel and return, nothing outside TraceEnable, trace lost only across a signalled\n"
             "overflow, syncs within the period. Packing, address compression, sync placement and\n"
@@ -88,23 +90,50 @@ static size_t trace_read(trace_in_t *t, uint8_t *buf, size_t max)
     return n;
 }
 
-static void print_result(const etm_verify_result_t *r, const char *trace_path)
+static void print_result(const etm_verify_result_t *r, const char *trace_path, int v1)
 {
     if (r->failures) {
-        printf("FAILED: %s: cycle %" PRIu64 ", byte %" PRIu64 ": %s: %s\n", trace_path, r->first.cycle,
-               r->first.offset, etm_vfail_id(r->first.rule), r->first.text);
+        printf("FAILED: %s: cycle %" PRIu64 ", %s %" PRIu64 ": %s: %s\n", trace_path, r->first.cycle,
+               v1 ? "port cycle" : "byte", r->first.offset, etm_vfail_id(r->first.rule), r->first.text);
         return;
     }
-    printf("%" PRIu64 " cycles, %" PRIu64 " trace bytes: %" PRIu64 " instructions traced as executed",
-           r->cycles, r->bytes, r->instructions);
+    printf("%" PRIu64 " cycles, %" PRIu64 " %s: %" PRIu64 " instructions traced as executed", r->cycles, r->bytes,
+           v1 ? "port cycles" : "trace bytes", r->instructions);
     if (r->cycles_checked)
         printf(" (%" PRIu64 " with their cycles)", r->cycles_checked);
     printf(", %" PRIu64 " exceptions, %" PRIu64 " returns, %" PRIu64 " cancels, %" PRIu64 " overflows (%" PRIu64
            " instructions lost), %" PRIu64 " outside TraceEnable\n",
            r->exceptions, r->returns, r->cancels, r->overflows, r->lost, r->untraced);
-    printf("A-syncs %" PRIu64 " (at most %" PRIu64 " bytes apart), I-syncs %" PRIu64 ", branch packets %" PRIu64
-           ", triggers %" PRIu64 "; at most %" PRIu64 " instructions waited for their trace: the trace is right\n",
-           r->asyncs, r->max_sync_gap, r->isyncs, r->branches, r->triggers, r->max_lag);
+    if (v1)
+        printf("trace starts %" PRIu64 ", branches with an address %" PRIu64 ", triggers %" PRIu64 "; at most %" PRIu64
+               " instructions waited for their status: the trace is right\n",
+               r->isyncs, r->branches, r->triggers, r->max_lag);
+    else
+        printf("A-syncs %" PRIu64 " (at most %" PRIu64 " bytes apart), I-syncs %" PRIu64 ", branch packets %" PRIu64
+               ", triggers %" PRIu64 "; at most %" PRIu64 " instructions waited for their trace: the trace is right\n",
+               r->asyncs, r->max_sync_gap, r->isyncs, r->branches, r->triggers, r->max_lag);
+}
+
+/* ETMv1: the port, one record a cycle (an expected-output vector file or a
+ * VCD), beside the stimulus, then its drain cycles. Returns 0, or 2 for bad
+ * input (printed). */
+static int verify_port(etm_verify_t *v, source_t *stim, const source_opts_t *so, const char *path)
+{
+    source_t port;
+    if (source_open(&port, path, so, ETM_VEC_EXPECTED))
+        return 2;
+    etm_in_t in;
+    etm_out_t out;
+    etm_err_t es = ETM_OK, ep = ETM_OK;
+    while (ep == ETM_OK && !etm_verify_result(v)->failures) {
+        if (es == ETM_OK && (es = source_read_in(stim, &in)) == ETM_OK)
+            etm_verify_cycle(v, &in);
+        if ((ep = source_read_out(&port, &out)) == ETM_OK)
+            etm_verify_port(v, &out);
+        progress("verify", etm_verify_result(v)->cycles);
+    }
+    source_close(&port);
+    return (es != ETM_OK && es != ETM_END) || (ep != ETM_OK && ep != ETM_END) ? 2 : 0;
 }
 
 int cmd_verify(int argc, char **argv)
@@ -221,9 +250,13 @@ int cmd_verify(int argc, char **argv)
         source_close(&src);
         return 2;
     }
+    int stim_end = 0, status = 0;
+    if (etm_verify_is_v1(v)) {
+        status = verify_port(v, &src, &so, paths[1]);
+        goto done;
+    }
     /* Cycles run ahead of bytes, so that an atom never waits for its
      * instruction; memory stays bounded by the lag allowed. */
-    int stim_end = 0, status = 0;
     etm_in_t in;
     uint8_t buf[16];
     for (;;) {
@@ -254,6 +287,7 @@ int cmd_verify(int argc, char **argv)
         }
     }
     progress_done();
+done:
     if (ferror(t.f)) {
         fprintf(stderr, "etm verify: %s: read error\n", paths[1]);
         status = 2;
@@ -264,7 +298,7 @@ int cmd_verify(int argc, char **argv)
         etm_verify_end(v, ovf_end);
         const etm_verify_result_t *r = etm_verify_result(v);
         if (r->failures || !quiet)
-            print_result(r, paths[1]);
+            print_result(r, paths[1], etm_verify_is_v1(v));
         status = r->failures ? 1 : 0;
     }
     etm_verify_destroy(v);

@@ -753,22 +753,34 @@ int etm_dpi_compare(void *h,
     d->pending = 0;
     text_clear(&d->report);
     if (d->semantic) {
-        /* The bytes the design handed over at this edge: V3COUNT of ATDATA's lanes. */
-        uint8_t b[ETM_MAX_PORT_BYTES];
-        unsigned n = v3_count < (unsigned)ETM_MAX_PORT_BYTES ? v3_count : (unsigned)ETM_MAX_PORT_BYTES;
-        for (unsigned i = 0; i < n; i++)
-            b[i] = (uint8_t)(v3_bytes >> (8 * i));
         (void)violations;
         (void)unknown;
         uint64_t before = etm_verify_result(d->ver)->failures;
-        etm_verify_bytes(d->ver, b, n, 1);
-        d->quiet_edges = n ? 0 : d->quiet_edges + 1;
+        if (etm_verify_is_v1(d->ver)) {
+            /* ETMv1: the port of this edge. */
+            etm_out_t o;
+            memset(&o, 0, sizeof o);
+            o.pipestat = (uint8_t)pipestat;
+            o.tracepkt = (uint16_t)tracepkt;
+            o.tracesync = (uint8_t)tracesync;
+            etm_verify_port(d->ver, &o);
+            d->quiet_edges = pipestat == ETM_V1_PS_TD && !tracepkt ? d->quiet_edges + 1 : 0;
+        } else {
+            /* The bytes the design handed over at this edge: V3COUNT of ATDATA's lanes. */
+            uint8_t b[ETM_MAX_PORT_BYTES];
+            unsigned n = v3_count < (unsigned)ETM_MAX_PORT_BYTES ? v3_count : (unsigned)ETM_MAX_PORT_BYTES;
+            for (unsigned i = 0; i < n; i++)
+                b[i] = (uint8_t)(v3_bytes >> (8 * i));
+            etm_verify_bytes(d->ver, b, n, 1);
+            d->quiet_edges = n ? 0 : d->quiet_edges + 1;
+        }
         d->compared++;
         const etm_verify_result_t *r = etm_verify_result(d->ver);
         if (r->failures == before)
             return 0;
-        text_add(&d->report, "%s: cycle %llu: byte %llu: %s: %s\n", d->name, (unsigned long long)r->first.cycle,
-                 (unsigned long long)r->first.offset, etm_vfail_id(r->first.rule), r->first.text);
+        text_add(&d->report, "%s: cycle %llu: %s %llu: %s: %s\n", d->name, (unsigned long long)r->first.cycle,
+                 etm_verify_is_v1(d->ver) ? "port cycle" : "byte", (unsigned long long)r->first.offset,
+                 etm_vfail_id(r->first.rule), r->first.text);
         return 1;
     }
     const uint64_t got[ETM_DPI_FIELD_COUNT] = {
@@ -857,15 +869,17 @@ const char *etm_dpi_summary(void *h)
         const etm_verify_result_t *r = semantic_result(d);
         const unsigned long long fails = etm_dpi_failures(h);
         if (fails)
-            text_add(t, "%s: FAIL (semantic): %llu cycles, %llu trace bytes; %s\n", d->name,
+            text_add(t, "%s: FAIL (semantic): %llu cycles, %llu %s; %s\n", d->name,
                      (unsigned long long)r->cycles, (unsigned long long)r->bytes,
+                     etm_verify_is_v1(d->ver) ? "port cycles" : "trace bytes",
                      r->failures ? "the trace does not say what the core did" : "unknown inputs or configuration");
         else if (!d->compared)
             text_add(t, "%s: FAIL (semantic): no cycle was compared\n", d->name);
         else
-            text_add(t, "%s: PASS (semantic): %llu cycles, %llu trace bytes: %llu instructions traced as executed, "
+            text_add(t, "%s: PASS (semantic): %llu cycles, %llu %s: %llu instructions traced as executed, "
                         "%llu overflows, latency at most %llu cycles\n",
                      d->name, (unsigned long long)r->cycles, (unsigned long long)r->bytes,
+                     etm_verify_is_v1(d->ver) ? "port cycles" : "trace bytes",
                      (unsigned long long)r->instructions, (unsigned long long)r->overflows,
                      (unsigned long long)r->max_latency);
         if (r->failures)

@@ -262,7 +262,7 @@ static int open_judges(prun_t *p)
         etm_v3dec_on_element(p->own, judge_v3_element, &p->wj);
         etm_v3dec_set_image(p->own, image_read, &p->src.img);
     }
-    if (!p->v1 && !o->reprogram && etm_verify_create(&p->ver, &o->cfg, NULL, &d) != ETM_OK) {
+    if (!o->reprogram && etm_verify_create(&p->ver, &o->cfg, NULL, &d) != ETM_OK) {
         fprintf(stderr, "etm-e2e: scoreboard: %s\n", d.msg);
         return -1;
     }
@@ -643,6 +643,8 @@ static void run_cycles(prun_t *p)
             }
             if (p->v1d && etm_v1dec_step(p->v1d, &out, &d) != ETM_OK)
                 judge_fail(&p->vj, "ETMv1 decoder, cycle %" PRIu64 ": %s", d.cycle, d.msg);
+            if (p->v1 && p->ver)
+                etm_verify_port(p->ver, &out);
         }
         if (nbuf > sizeof buf - 16 || (!more && de == ETM_END)) {
             feed(p, buf, bcycle, nbuf);
@@ -746,11 +748,13 @@ static void judge_run(prun_t *p)
                    r->first.offset, etm_vfail_id(r->first.rule), r->first.text);
             p->failed = p->failed ? p->failed : 1;
         } else if (!o->quiet) {
+            char sync[80] = "";
+            if (!p->v1)
+                snprintf(sync, sizeof sync, ", A-syncs at most %" PRIu64 " bytes apart", r->max_sync_gap);
             printf("%sscoreboard: %" PRIu64 " instructions%s, %" PRIu64 " exceptions, %" PRIu64 " cancels, %" PRIu64
-                   " overflow restarts (%" PRIu64 " instructions lost), A-syncs at most %" PRIu64
-                   " bytes apart: the trace is right\n",
+                   " overflow restarts (%" PRIu64 " instructions lost)%s: the trace is right\n",
                    prefix, r->instructions, r->cycles_checked ? " with their cycles" : "", r->exceptions, r->cancels,
-                   r->overflows, r->lost, r->max_sync_gap);
+                   r->overflows, r->lost, sync);
         }
     }
     for (int k = 0; k < o->nrequire; k++) {

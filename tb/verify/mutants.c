@@ -562,6 +562,152 @@ static int m_filter(const ctx_t *c, bytes_t *t, etm_config_t *cc, char *what, si
     return 0;
 }
 
+/* ---- ETMv1: the port, cycle by cycle ------------------------------------------------------------ */
+
+typedef struct ports {
+    etm_out_t *o;
+    size_t n, cap;
+} ports_t;
+
+static void put_port(ports_t *p, const etm_out_t *o)
+{
+    if (p->n == p->cap) {
+        p->cap = p->cap ? 2 * p->cap : 1 << 16;
+        p->o = (etm_out_t *)realloc(p->o, p->cap * sizeof *p->o);
+        if (!p->o) {
+            fprintf(stderr, "etm-mutants: out of memory\n");
+            exit(2);
+        }
+    }
+    p->o[p->n++] = *o;
+}
+
+/* The model's port of every cycle, the drain's too. */
+static int model_port(const etm_config_t *cfg, const stim_t *s, ports_t *out, int *ovf_end)
+{
+    etm_ctx_t *etm;
+    etm_diag_t d;
+    if (etm_create(&etm, cfg, &d) != ETM_OK) {
+        fprintf(stderr, "etm-mutants: configuration: %s\n", d.msg);
+        return -1;
+    }
+    etm_out_t o;
+    for (size_t k = 0; k < s->n; k++) {
+        etm_step(etm, &s->in[k], &o);
+        put_port(out, &o);
+    }
+    etm_end(etm);
+    while (etm_drain(etm, &o) == ETM_OK)
+        put_port(out, &o);
+    *ovf_end = (int)(etm_reg_peek(etm, 4 * 0x004, 1) & 1u); /* ETMSR[0] */
+    etm_destroy(etm);
+    return 0;
+}
+
+static int check_port(const etm_config_t *cfg, const stim_t *s, const ports_t *p, int ovf_end, etm_verify_result_t *r)
+{
+    etm_verify_t *v;
+    etm_diag_t d;
+    if (etm_verify_create(&v, cfg, NULL, &d) != ETM_OK) {
+        fprintf(stderr, "etm-mutants: checker: %s\n", d.msg);
+        return -1;
+    }
+    for (size_t k = 0; k < s->n || k < p->n; k++) {
+        if (k < s->n)
+            etm_verify_cycle(v, &s->in[k]);
+        if (k < p->n)
+            etm_verify_port(v, &p->o[k]);
+    }
+    etm_verify_end(v, ovf_end);
+    *r = *etm_verify_result(v);
+    etm_verify_destroy(v);
+    return 0;
+}
+
+/* An ETMv1 mutant: the port a faulty design gives (and the checker's
+ * configuration). Returns 0 made, 1 not applicable. */
+typedef int (*mutate_v1_fn)(const ctx_t *c, const ports_t *base, ports_t *t, etm_config_t *cc, char *what,
+                            size_t size);
+
+static void copy_ports(const ports_t *base, ports_t *t)
+{
+    for (size_t k = 0; k < base->n; k++)
+        put_port(t, &base->o[k]);
+}
+
+/* The first cycle from 40 % on with an instruction status IE: not one of the
+ * two APO cycles after a BE or BD (whose PIPESTAT codes look like IE..WT),
+ * nor a TR. */
+static size_t v1_ie_cycle(const ports_t *p)
+{
+    unsigned apo = 0;
+    for (size_t k = 0; k < p->n; k++) {
+        unsigned ps = p->o[k].pipestat;
+        if (apo) {
+            apo--;
+            continue;
+        }
+        if (ps == ETM_V1_PS_BE || ps == ETM_V1_PS_BD)
+            apo = 2;
+        else if (ps == ETM_V1_PS_IE && k >= p->n * 2 / 5)
+            return k;
+    }
+    return SIZE_MAX;
+}
+
+static int m1_e_for_n(const ctx_t *c, const ports_t *base, ports_t *t, etm_config_t *cc, char *what, size_t size)
+{
+    (void)c;
+    (void)cc;
+    size_t k = v1_ie_cycle(base);
+    if (k == SIZE_MAX)
+        return 1;
+    copy_ports(base, t);
+    t->o[k].pipestat = ETM_V1_PS_IN;
+    snprintf(what, size, "PIPESTAT of cycle %zu: IE -> IN", k);
+    return 0;
+}
+
+static int m1_branch_target(const ctx_t *c, const ports_t *base, ports_t *t, etm_config_t *cc, char *what,
+                            size_t size)
+{
+    (void)cc;
+    if (ETM_FIELD_GET(ETM_CR_PORTSIZE, c->cfg.etmcr) != 1)
+        return 1; /* an 8-bit port: one packet per cycle */
+    for (size_t k = base->n * 2 / 5; k < base->n; k++)
+        if (base->o[k].tracesync) {
+            copy_ports(base, t);
+            t->o[k].tracepkt ^= 0x08; /* the first address packet's A[3] */
+            snprintf(what, size, "the branch address starting in cycle %zu: bit 3 changed", k);
+            return 0;
+        }
+    return 1;
+}
+
+static int m_filter(const ctx_t *c, bytes_t *t, etm_config_t *cc, char *what, size_t size);
+
+static int m1_filter(const ctx_t *c, const ports_t *base, ports_t *t, etm_config_t *cc, char *what, size_t size)
+{
+    bytes_t unused;
+    memset(&unused, 0, sizeof unused);
+    int m = m_filter(c, &unused, cc, what, size);
+    free(unused.b);
+    if (m == 0)
+        copy_ports(base, t);
+    return m;
+}
+
+static const struct mclass_v1 {
+    const char *name;
+    etm_vfail_t rule;
+    mutate_v1_fn fn;
+} v1classes[] = {
+    { "v1-e-for-n", ETM_VFAIL_ATOM_EN, m1_e_for_n },
+    { "v1-wrong-branch-target", ETM_VFAIL_BRANCH_TARGET, m1_branch_target },
+    { "v1-traced-outside-filter", ETM_VFAIL_FILTER, m1_filter },
+};
+#define NV1CLASSES (sizeof v1classes / sizeof v1classes[0])
+
 static const struct mclass {
     const char *name;
     etm_vfail_t rule;
@@ -593,7 +739,7 @@ static int check_table(const char *path)
     }
     char line[1024];
     int rows = 0, bad = 0;
-    int seen[NCLASSES] = { 0 };
+    int seen[NCLASSES] = { 0 }, seen_v1[NV1CLASSES] = { 0 };
     while (fgets(line, sizeof line, f)) {
         char cls[64], rule[64];
         if (sscanf(line, "| `%63[a-z0-9-]` | `%63[a-z0-9-]` |", cls, rule) != 2)
@@ -601,8 +747,21 @@ static int check_table(const char *path)
         size_t i;
         for (i = 0; i < NCLASSES && strcmp(classes[i].name, cls); i++)
             ;
-        if (i == NCLASSES)
-            continue; /* another table of the page */
+        if (i == NCLASSES) {
+            size_t k;
+            for (k = 0; k < NV1CLASSES && strcmp(v1classes[k].name, cls); k++)
+                ;
+            if (k == NV1CLASSES)
+                continue; /* another table of the page */
+            rows++;
+            seen_v1[k] = 1;
+            if (strcmp(etm_vfail_id(v1classes[k].rule), rule)) {
+                printf("FAILED: %s says mutant %s is caught as %s; the checker's rule is %s\n", path, cls, rule,
+                       etm_vfail_id(v1classes[k].rule));
+                bad = 1;
+            }
+            continue;
+        }
         rows++;
         seen[i] = 1;
         if (strcmp(etm_vfail_id(classes[i].rule), rule)) {
@@ -617,21 +776,86 @@ static int check_table(const char *path)
             printf("FAILED: %s has no row for mutant %s\n", path, classes[i].name);
             bad = 1;
         }
+    for (size_t i = 0; i < NV1CLASSES; i++)
+        if (!seen_v1[i]) {
+            printf("FAILED: %s has no row for mutant %s\n", path, v1classes[i].name);
+            bad = 1;
+        }
     return bad ? -1 : rows;
+}
+
+/* ETMv1: the model's port passes; each ETMv1 mutant class fails under its rule. */
+static int run_v1(ctx_t *c, const char *const *require, int nreq)
+{
+    ports_t base;
+    memset(&base, 0, sizeof base);
+    etm_verify_result_t r;
+    if (model_port(&c->cfg, &c->stim, &base, &c->ovf_end) || check_port(&c->cfg, &c->stim, &base, c->ovf_end, &r))
+        return 2;
+    int bad = 0;
+    if (r.failures) {
+        printf("FAILED: the model's own port: %s: %s\n", etm_vfail_id(r.first.rule), r.first.text);
+        bad = 1;
+    } else {
+        printf("the model's port (%zu cycles, %zu port cycles, %" PRIu64 " instructions, %" PRIu64
+               " overflows): passes\n", c->stim.n, base.n, r.instructions, r.overflows);
+    }
+    int applied[NV1CLASSES] = { 0 };
+    for (size_t i = 0; i < NV1CLASSES; i++) {
+        ports_t t;
+        memset(&t, 0, sizeof t);
+        etm_config_t cc = c->cfg;
+        char what[300];
+        int m = v1classes[i].fn(c, &base, &t, &cc, what, sizeof what);
+        if (m < 0)
+            return 2;
+        if (m > 0) {
+            printf("%-26s not applicable here\n", v1classes[i].name);
+            free(t.o);
+            continue;
+        }
+        applied[i] = 1;
+        if (check_port(&cc, &c->stim, &t, c->ovf_end, &r))
+            return 2;
+        free(t.o);
+        int ok = r.failures && r.first.rule == v1classes[i].rule;
+        printf("%-26s %s: %s\n%-26s   -> %s (cycle %" PRIu64 ", port cycle %" PRIu64 "): %s\n", v1classes[i].name,
+               ok ? "caught" : "FAILED", what, "", r.failures ? etm_vfail_id(r.first.rule) : "passed", r.first.cycle,
+               r.first.offset, r.failures ? r.first.text : "the checker found nothing");
+        if (!ok) {
+            printf("%-26s   expected rule %s\n", "", etm_vfail_id(v1classes[i].rule));
+            bad = 1;
+        }
+    }
+    for (int k = 0; k < nreq; k++) {
+        size_t i;
+        for (i = 0; i < NV1CLASSES && strcmp(v1classes[i].name, require[k]); i++)
+            ;
+        if (i == NV1CLASSES) {
+            fprintf(stderr, "etm-mutants: --require %s: no such ETMv1 class\n", require[k]);
+            return 2;
+        }
+        if (!applied[i]) {
+            printf("FAILED: mutant %s was required but is not applicable to this stimulus\n", require[k]);
+            bad = 1;
+        }
+    }
+    free(base.o);
+    return bad;
 }
 
 int main(int argc, char **argv)
 {
     static ctx_t c;
     const char *path = NULL, *table = NULL;
-    const char *sets[32], *require[NCLASSES];
+    const char *sets[32], *require[NCLASSES + NV1CLASSES];
     int nsets = 0, nreq = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--set") && i + 1 < argc && nsets < 32)
             sets[nsets++] = argv[++i];
         else if (!strcmp(argv[i], "--table") && i + 1 < argc)
             table = argv[++i];
-        else if (!strcmp(argv[i], "--require") && i + 1 < argc && nreq < (int)NCLASSES)
+        else if (!strcmp(argv[i], "--require") && i + 1 < argc && nreq < (int)(NCLASSES + NV1CLASSES))
             require[nreq++] = argv[++i];
         else if (argv[i][0] != '-' && !path)
             path = argv[i];
@@ -651,6 +875,10 @@ int main(int argc, char **argv)
     c.ca = (int)ETM_FIELD_GET(ETM_CR_CYCLE_ACCURATE, c.cfg.etmcr);
     if (table && check_table(table) < 0)
         return 1;
+    unsigned version = 0;
+    etm_config_version(&c.cfg, &version, NULL);
+    if (ETM_V_MAJOR(version) == 1)
+        return run_v1(&c, require, nreq);
     if (model_trace(&c.cfg, &c.stim, &c.trace, &c.ovf_end) || packets(&c.cfg, &c.trace, &c.pk))
         return 2;
     for (c.from = 0; c.from < c.pk.n && c.pk.p[c.from].offset < c.trace.n * 2 / 5; c.from++)

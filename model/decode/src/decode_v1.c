@@ -240,6 +240,12 @@ void etm_v1dec_set_image(etm_v1dec_t *d, etm_v1_read_fn fn, void *user)
     d->rd_user = user;
 }
 
+void etm_v1dec_set_classifier(etm_v1dec_t *d, etm_v1_classify_fn fn, void *user)
+{
+    d->cls = fn;
+    d->cls_user = user;
+}
+
 etm_err_t etm_v1dec_set_windows(etm_v1dec_t *d, const etm_v1_window_t *w, size_t n)
 {
     if (!d || (n && !w))

@@ -56,6 +56,8 @@ struct etm_v1dec {
     void *el_user;
     etm_v1_read_fn rd;
     void *rd_user;
+    etm_v1_classify_fn cls; /* etm_v1dec_set_classifier: instead of rd */
+    void *cls_user;
     etm_v1_window_t *win;
     etm_v1_image_t img;
 

@@ -76,6 +76,10 @@ static void emit_data(etm_v1dec_t *d, uint64_t t, uint32_t iaddr, const etm_v1_i
 static int fetch(etm_v1dec_t *d, uint32_t addr, etm_v1_insn_t *in)
 {
     uint8_t b[4];
+    if (d->cls) {
+        memset(in, 0, sizeof *in);
+        return d->cls(d->cls_user, addr, in) == 1;
+    }
     if (!d->rd)
         return 0;
     int n = d->rd(d->rd_user, addr, b, 4);

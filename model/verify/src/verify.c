@@ -25,15 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "etm/decode_v3.h"
 #include "etm/regmap.h"
-#include "etm/watch.h"
 #include "util.h"
-
-#define NEAR 16        /* atoms one P-header can drop or add: a gap beyond is lost trace */
-#define MAX_CANDIDATES 256 /* places an overflow restart may be taken at, looked at together */
-#define MAX_HELD 65536     /* elements held while they are told apart (a long loop's remaining turns) */
-#define UNTRACED_KEPT 64
+#include "verify_int.h"
 
 static const char *const fail_ids[ETM_VFAIL_COUNT] = {
 #define ETM_VFAIL_ID(name, id, text) id,
@@ -49,96 +43,13 @@ static const char *const fail_texts[ETM_VFAIL_COUNT] = {
 const char *etm_vfail_id(etm_vfail_t f) { return (unsigned)f < ETM_VFAIL_COUNT ? fail_ids[f] : "?"; }
 const char *etm_vfail_text(etm_vfail_t f) { return (unsigned)f < ETM_VFAIL_COUNT ? fail_texts[f] : "?"; }
 
-/* An instruction the core executed with TraceEnable. */
-typedef struct vitem {
-    uint64_t cycle;
-    uint32_t addr;
-    uint32_t untraced_before; /* instructions executed without TraceEnable just before it */
-    uint16_t exc;             /* entry: the traced exception number */
-    uint8_t exec;
-    uint8_t indirect;         /* an address must precede its atom */
-    uint8_t entry;            /* the first instruction of a handler: an exception packet precedes it */
-    uint8_t ret;              /* the first after an exception return: a return packet precedes it */
-    uint8_t cancelled;        /* it did not complete (ETMCANCEL): its atom must be withdrawn */
-    uint8_t restart;          /* the first after trace (re)started: an I-sync gives its address */
-} vitem_t;
-
-/* An element held while an overflow restart's place is worked out: what the
- * matching reads of it, in 32 bytes instead of a whole etm_v3el_t. */
-typedef struct held {
-    uint64_t offset, cycle;
-    uint32_t addr;
-    uint16_t exc_number;
-    uint8_t kind, executed, addr_valid, lsip, cancel, withdrawn;
-} held_t;
-
-/* An E/N difference waiting for the next address point to be classified. */
-typedef struct suspect_state {
-    int on;
-    etm_vfail_t rule;
-    uint64_t cycle, offset;
-    char text[300];
-} suspect_t;
-
-struct etm_verify {
-    etm_config_t cfg;
-    etm_verify_opts_t o;
-    unsigned version;
-    int ca, exc_ext;
-    uint32_t sync_period;      /* bytes (ETMv3.1 and later); 0: not checked */
-    etm_ctx_t *watch;
-    etm_v3dec_t *dec;
-    etm_verify_result_t r;
-    int ended;
-
-    /* The core's side. */
-    vitem_t *q;
-    size_t cap, head, len;     /* q[head] is the oldest instruction still held */
-    size_t cur;                /* index (from head) of the next instruction an atom will match */
-    int active;                /* the last instruction seen was traced */
-    int last_pushed;           /* ... and is the newest item of the queue */
-    uint32_t untraced_run;
-    uint32_t untraced_addr[UNTRACED_KEPT];
-    uint64_t untraced_cycle[UNTRACED_KEPT];
-    unsigned untraced_n, untraced_at;
-    uint64_t triggers_fired;
-
-    /* The trace's side. */
-    int synced;                /* an I-sync has been decoded */
-    int addr_given;            /* an address point came since the last atom */
-    int exc_given, ret_given, cancel_given;
-    int overflow_pending;
-    int have_offset;           /* cycle-accurate: decoded cycle - executed cycle is known */
-    int64_t offset;
-    uint64_t now;              /* the cycle of the bytes being fed (timed) */
-    int timed;
-    uint64_t since_async;      /* bytes since the last A-sync, Ignore left out */
-    int seen_async;
-    suspect_t sus;
-
-    /* An overflow restart whose place is not yet known ("Overflow restarts" below). */
-    int resolving;
-    size_t ncand;
-    size_t cand[MAX_CANDIDATES];     /* indices (from head) of the instructions at the address */
-    size_t cpos[MAX_CANDIDATES];     /* how far each has matched the elements held */
-    uint8_t cok[MAX_CANDIDATES];     /* still agrees with them */
-    held_t *held;                    /* the elements since the restart's I-sync */
-    size_t nheld, held_cap;
-};
-
 /* ---- Failures ------------------------------------------------------------------------------- */
 
-static int failed(const etm_verify_t *v) { return v->r.failures != 0; }
+int vfy_failed(const etm_verify_t *v) { return v->r.failures != 0; }
 
-static void fail(etm_verify_t *v, etm_vfail_t rule, uint64_t cycle, uint64_t offset, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 5, 6)))
-#endif
-    ;
-
-static void fail(etm_verify_t *v, etm_vfail_t rule, uint64_t cycle, uint64_t offset, const char *fmt, ...)
+void vfy_fail(etm_verify_t *v, etm_vfail_t rule, uint64_t cycle, uint64_t offset, const char *fmt, ...)
 {
-    if (failed(v))
+    if (vfy_failed(v))
         return;
     v->r.failures = 1;
     v->r.first.rule = rule;
@@ -158,7 +69,7 @@ static void suspect(etm_verify_t *v, etm_vfail_t rule, uint64_t cycle, uint64_t 
 
 static void suspect(etm_verify_t *v, etm_vfail_t rule, uint64_t cycle, uint64_t offset, const char *fmt, ...)
 {
-    if (v->sus.on || failed(v))
+    if (v->sus.on || vfy_failed(v))
         return;
     v->sus.on = 1;
     v->sus.rule = rule;
@@ -174,36 +85,35 @@ static void suspect(etm_verify_t *v, etm_vfail_t rule, uint64_t cycle, uint64_t 
 static void confirm(etm_verify_t *v)
 {
     if (v->sus.on)
-        fail(v, v->sus.rule, v->sus.cycle, v->sus.offset, "%s", v->sus.text);
+        vfy_fail(v, v->sus.rule, v->sus.cycle, v->sus.offset, "%s", v->sus.text);
     v->sus.on = 0;
 }
 
 /* ---- The core's side -------------------------------------------------------------------------- */
 
-static vitem_t *item(const etm_verify_t *v, size_t i) { return &v->q[(v->head + i) % v->cap]; }
+vitem_t *vfy_item(const etm_verify_t *v, size_t i) { return &v->q[(v->head + i) % v->cap]; }
 
-static void push(etm_verify_t *v, const vitem_t *x)
+void vfy_push(etm_verify_t *v, const vitem_t *x)
 {
     if (v->len == v->cap) {
-        fail(v, ETM_VFAIL_LATENCY, x->cycle, v->r.bytes,
+        vfy_fail(v, ETM_VFAIL_LATENCY, x->cycle, v->r.bytes,
              "the trace lags more than %zu instructions behind the core (the instruction at 0x%08" PRIx32
              " in cycle %" PRIu64 " has no room)", v->cap, x->addr, x->cycle);
         return;
     }
-    *item(v, v->len++) = *x;
+    *vfy_item(v, v->len++) = *x;
     if (v->len - v->cur > v->r.max_lag)
         v->r.max_lag = v->len - v->cur;
 }
 
-/* Instructions before cur are matched: they leave the queue. */
-static void release(etm_verify_t *v)
+void vfy_release(etm_verify_t *v)
 {
     v->head = (v->head + v->cur) % v->cap;
     v->len -= v->cur;
     v->cur = 0;
 }
 
-static void remember_untraced(etm_verify_t *v, uint32_t addr, uint64_t cycle)
+void vfy_remember_untraced(etm_verify_t *v, uint32_t addr, uint64_t cycle)
 {
     v->untraced_addr[v->untraced_at] = addr;
     v->untraced_cycle[v->untraced_at] = cycle;
@@ -213,7 +123,7 @@ static void remember_untraced(etm_verify_t *v, uint32_t addr, uint64_t cycle)
 }
 
 /* Was addr executed without TraceEnable lately? Its cycle, or UINT64_MAX. */
-static uint64_t untraced_at(const etm_verify_t *v, uint32_t addr)
+uint64_t vfy_untraced_at(const etm_verify_t *v, uint32_t addr)
 {
     for (unsigned i = 0; i < v->untraced_n; i++)
         if (v->untraced_addr[i] == addr)
@@ -229,7 +139,7 @@ static void core_cycle(etm_verify_t *v, const etm_seen_t *s, uint64_t cyc)
     int traced = s->running && s->trace_enable;
     v->triggers_fired += s->trigger;
     if (s->cancel && v->last_pushed && v->len > v->cur) {
-        vitem_t *last = item(v, v->len - 1);
+        vitem_t *last = vfy_item(v, v->len - 1);
         last->cancelled = 1;
         v->r.cancels++;
     }
@@ -237,7 +147,7 @@ static void core_cycle(etm_verify_t *v, const etm_seen_t *s, uint64_t cyc)
         for (unsigned i = 0; i < s->ninsn; i++) {
             v->r.untraced++;
             v->untraced_run++;
-            remember_untraced(v, s->insn[i].addr, cyc);
+            vfy_remember_untraced(v, s->insn[i].addr, cyc);
         }
         if (s->ninsn || !s->running || !s->trace_enable)
             v->active = 0;
@@ -262,8 +172,8 @@ static void core_cycle(etm_verify_t *v, const etm_seen_t *s, uint64_t cyc)
                 /* Before ETMv3.4 a Cortex-M exception numbered 16 or more is a
                  * plain branch to its handler, and its cancel is lost with it. */
                 x.indirect = 1;
-                if (v->last_pushed && v->len > v->cur && item(v, v->len - 1)->cancelled) {
-                    item(v, v->len - 1)->cancelled = 0;
+                if (v->last_pushed && v->len > v->cur && vfy_item(v, v->len - 1)->cancelled) {
+                    vfy_item(v, v->len - 1)->cancelled = 0;
                     v->r.cancels--;
                 }
             }
@@ -274,7 +184,7 @@ static void core_cycle(etm_verify_t *v, const etm_seen_t *s, uint64_t cyc)
         v->active = 1;
         v->last_pushed = 1;
         v->r.traced_expected++;
-        push(v, &x);
+        vfy_push(v, &x);
     }
 }
 
@@ -288,11 +198,11 @@ static long find_near(const etm_verify_t *v, uint32_t addr, size_t ahead, int wa
 {
     for (size_t d = 0; d <= ahead; d++) {
         size_t f = v->cur + d;
-        if (f < v->len && item(v, f)->addr == addr && (!want_entry || item(v, f)->entry) && !item(v, f)->cancelled)
+        if (f < v->len && vfy_item(v, f)->addr == addr && (!want_entry || vfy_item(v, f)->entry) && !vfy_item(v, f)->cancelled)
             return (long)f;
         if (d && d <= NEAR && d <= v->cur) {
             size_t b = v->cur - d;
-            if (item(v, b)->addr == addr && (!want_entry || item(v, b)->entry))
+            if (vfy_item(v, b)->addr == addr && (!want_entry || vfy_item(v, b)->entry))
                 return (long)b;
         }
     }
@@ -302,9 +212,9 @@ static long find_near(const etm_verify_t *v, uint32_t addr, size_t ahead, int wa
 /* The instructions between cur and j (j > cur) were never traced. */
 static void gap_text(const etm_verify_t *v, size_t j, char *buf, size_t size)
 {
-    const vitem_t *a = item(v, v->cur);
+    const vitem_t *a = vfy_item(v, v->cur);
     snprintf(buf, size, "%zu executed instructions have no atoms: from 0x%08" PRIx32 " (cycle %" PRIu64 ") to 0x%08" PRIx32
-             " (cycle %" PRIu64 ")", j - v->cur, a->addr, a->cycle, item(v, j - 1)->addr, item(v, j - 1)->cycle);
+             " (cycle %" PRIu64 ")", j - v->cur, a->addr, a->cycle, vfy_item(v, j - 1)->addr, vfy_item(v, j - 1)->cycle);
 }
 
 /* An address point: the next atom is for the instruction at addr. kind: "branch
@@ -318,7 +228,7 @@ static long restart_at(const etm_verify_t *v, uint32_t addr, uint64_t sync_cycle
 {
     long j = -1;
     for (size_t f = v->cur; f < v->len; f++) {
-        const vitem_t *x = item(v, f);
+        const vitem_t *x = vfy_item(v, f);
         if (x->addr != addr)
             continue;
         if (v->ca && v->have_offset) {
@@ -339,7 +249,7 @@ static long restart_at(const etm_verify_t *v, uint32_t addr, uint64_t sync_cycle
  * outside TraceEnable: it speaks of them. */
 static void outside_filter(etm_verify_t *v, const vitem_t *x, uint64_t off)
 {
-    fail(v, ETM_VFAIL_FILTER, x->cycle, off,
+    vfy_fail(v, ETM_VFAIL_FILTER, x->cycle, off,
          "the trace at byte %" PRIu64 " does not go on with 0x%08" PRIx32 " (cycle %" PRIu64 "), the first instruction "
          "traced after %" PRIu32 " the core executed outside TraceEnable: it traces those", off, x->addr, x->cycle,
          x->untraced_before);
@@ -350,10 +260,10 @@ static void restart_from(etm_verify_t *v, size_t j)
 {
     v->r.lost += (uint64_t)j - v->cur;
     v->cur = j;
-    release(v);
+    vfy_release(v);
     /* The I-sync gives the address: no return packet is owed for it. */
-    item(v, 0)->ret = 0;
-    item(v, 0)->restart = 1;
+    vfy_item(v, 0)->ret = 0;
+    vfy_item(v, 0)->restart = 1;
     v->ret_given = v->exc_given = 0; /* packets before the gap spoke of instructions lost in it */
 }
 
@@ -366,7 +276,7 @@ static void address_point(etm_verify_t *v, uint32_t addr, const char *kind, uint
         confirm(v);
         long j = restart_at(v, addr, sync_cycle);
         if (j < 0) {
-            fail(v, ETM_VFAIL_BRANCH_TARGET, v->cur < v->len ? item(v, v->cur)->cycle : 0, off,
+            vfy_fail(v, ETM_VFAIL_BRANCH_TARGET, v->cur < v->len ? vfy_item(v, v->cur)->cycle : 0, off,
                  "the overflow restart's I-sync gives 0x%08" PRIx32 ", which the core has not executed since the "
                  "last instruction traced", addr);
             return;
@@ -375,7 +285,7 @@ static void address_point(etm_verify_t *v, uint32_t addr, const char *kind, uint
             /* Which of the instructions at addr? The elements that follow tell. */
             v->ncand = 0;
             for (size_t f = (size_t)j; f < v->len && v->ncand < MAX_CANDIDATES; f++)
-                if (item(v, f)->addr == addr) {
+                if (vfy_item(v, f)->addr == addr) {
                     v->cand[v->ncand] = f;
                     v->cpos[v->ncand] = f;
                     v->cok[v->ncand] = 1;
@@ -392,18 +302,18 @@ static void address_point(etm_verify_t *v, uint32_t addr, const char *kind, uint
     }
     if (v->cur >= v->len) {
         confirm(v);
-        uint64_t uc = untraced_at(v, addr);
+        uint64_t uc = vfy_untraced_at(v, addr);
         if (uc != UINT64_MAX)
-            fail(v, ETM_VFAIL_FILTER, uc, off,
+            vfy_fail(v, ETM_VFAIL_FILTER, uc, off,
                  "%s at byte %" PRIu64 " gives 0x%08" PRIx32 ", executed in cycle %" PRIu64
                  " outside TraceEnable (the core has executed nothing traced since)", kind, off, addr, uc);
         else
-            fail(v, ETM_VFAIL_EXTRA_ATOM, 0, off,
+            vfy_fail(v, ETM_VFAIL_EXTRA_ATOM, 0, off,
                  "%s at byte %" PRIu64 " gives 0x%08" PRIx32 ", but the core has executed no traced instruction "
                  "that is not traced already", kind, off, addr);
         return;
     }
-    const vitem_t *x = item(v, v->cur);
+    const vitem_t *x = vfy_item(v, v->cur);
     if (x->addr == addr && (!entry || x->entry)) {
         confirm(v);
         return;
@@ -415,10 +325,10 @@ static void address_point(etm_verify_t *v, uint32_t addr, const char *kind, uint
         /* An I-sync that skips instructions is a restart that hides a loss;
          * a branch packet a few atoms on means atoms left out. */
         if ((size_t)j - v->cur <= NEAR && strcmp(kind, "I-sync"))
-            fail(v, ETM_VFAIL_MISSING_ATOM, x->cycle, off, "%s; the %s at byte %" PRIu64 " goes on at 0x%08" PRIx32,
+            vfy_fail(v, ETM_VFAIL_MISSING_ATOM, x->cycle, off, "%s; the %s at byte %" PRIu64 " goes on at 0x%08" PRIx32,
                  gap, kind, off, addr);
         else
-            fail(v, ETM_VFAIL_GAP, x->cycle, off,
+            vfy_fail(v, ETM_VFAIL_GAP, x->cycle, off,
                  "%s; the %s at byte %" PRIu64 " goes on at 0x%08" PRIx32 " and no overflow was signalled", gap, kind,
                  off, addr);
         return;
@@ -428,37 +338,37 @@ static void address_point(etm_verify_t *v, uint32_t addr, const char *kind, uint
         /* Atoms the core did not owe: where instructions ran outside
          * TraceEnable among those the atoms passed, the filter was ignored. */
         for (size_t f = (size_t)j; f <= v->cur && f < v->len; f++)
-            if (item(v, f)->untraced_before) {
-                x = item(v, f);
+            if (vfy_item(v, f)->untraced_before) {
+                x = vfy_item(v, f);
                 break;
             }
         if (x->untraced_before)
-            fail(v, ETM_VFAIL_FILTER, x->cycle, off,
+            vfy_fail(v, ETM_VFAIL_FILTER, x->cycle, off,
                  "%zu atoms before the %s at byte %" PRIu64 " (0x%08" PRIx32 ") are for instructions executed outside "
                  "TraceEnable: the core executed %" PRIu32 " untraced instructions before 0x%08" PRIx32 " (cycle %" PRIu64
                  ")", v->cur - (size_t)j, kind, off, addr, x->untraced_before, x->addr, x->cycle);
         else
-            fail(v, ETM_VFAIL_EXTRA_ATOM, x->cycle, off,
+            vfy_fail(v, ETM_VFAIL_EXTRA_ATOM, x->cycle, off,
                  "%zu atoms too many before the %s at byte %" PRIu64 ": it gives 0x%08" PRIx32
                  ", which the atoms had passed; the core's next instruction is 0x%08" PRIx32 " (cycle %" PRIu64 ")",
                  v->cur - (size_t)j, kind, off, addr, x->addr, x->cycle);
         return;
     }
     v->sus.on = 0;
-    uint64_t uc = untraced_at(v, addr);
+    uint64_t uc = vfy_untraced_at(v, addr);
     if (uc != UINT64_MAX)
-        fail(v, ETM_VFAIL_FILTER, uc, off,
+        vfy_fail(v, ETM_VFAIL_FILTER, uc, off,
              "%s at byte %" PRIu64 " gives 0x%08" PRIx32 ", executed in cycle %" PRIu64
              " outside TraceEnable; trace should start at 0x%08" PRIx32 " (cycle %" PRIu64 ")", kind, off, addr, uc,
              x->addr, x->cycle);
     else if (x->untraced_before)
         outside_filter(v, x, off);
     else if (entry && x->addr == addr)
-        fail(v, ETM_VFAIL_EXC_MISSING, x->cycle, off,
+        vfy_fail(v, ETM_VFAIL_EXC_MISSING, x->cycle, off,
              "exception packet at byte %" PRIu64 " for 0x%08" PRIx32 ", but the core took no exception there (cycle %"
              PRIu64 ")", off, addr, x->cycle);
     else
-        fail(v, ETM_VFAIL_BRANCH_TARGET, x->cycle, off,
+        vfy_fail(v, ETM_VFAIL_BRANCH_TARGET, x->cycle, off,
              "%s at byte %" PRIu64 " gives 0x%08" PRIx32 ", but the core went to 0x%08" PRIx32 " (cycle %" PRIu64 ")",
              kind, off, addr, x->addr, x->cycle);
 }
@@ -467,15 +377,15 @@ static void on_atom(etm_verify_t *v, const etm_v3el_t *e)
 {
     if (v->cur >= v->len) {
         if (v->ended || !v->sus.on)
-            fail(v, ETM_VFAIL_EXTRA_ATOM, 0, e->offset,
+            vfy_fail(v, ETM_VFAIL_EXTRA_ATOM, 0, e->offset,
                  "%c atom at byte %" PRIu64 ", but the core has executed no traced instruction that is not traced "
                  "already", e->executed ? 'E' : 'N', e->offset);
         return;
     }
-    vitem_t *x = item(v, v->cur);
+    vitem_t *x = vfy_item(v, v->cur);
     if (x->cancelled) {
         confirm(v);
-        fail(v, ETM_VFAIL_CANCEL, x->cycle, e->offset,
+        vfy_fail(v, ETM_VFAIL_CANCEL, x->cycle, e->offset,
              "the instruction at 0x%08" PRIx32 " (cycle %" PRIu64 ") did not complete (ETMCANCEL), but the trace "
              "keeps its atom (byte %" PRIu64 "): the exception packet must carry the Cancel bit",
              x->addr, x->cycle, e->offset);
@@ -487,19 +397,19 @@ static void on_atom(etm_verify_t *v, const etm_v3el_t *e)
             outside_filter(v, x, e->offset);
             return;
         }
-        fail(v, ETM_VFAIL_EXC_MISSING, x->cycle, e->offset,
+        vfy_fail(v, ETM_VFAIL_EXC_MISSING, x->cycle, e->offset,
              "the core took exception %u at 0x%08" PRIx32 " (cycle %" PRIu64 "), but the atom at byte %" PRIu64
              " comes without an exception packet", x->exc, x->addr, x->cycle, e->offset);
         return;
     }
     if (x->ret && !v->ret_given && !v->sus.on) {
-        fail(v, ETM_VFAIL_EXC_RETURN, x->cycle, e->offset,
+        vfy_fail(v, ETM_VFAIL_EXC_RETURN, x->cycle, e->offset,
              "the core returned from an exception to 0x%08" PRIx32 " (cycle %" PRIu64 "), but no exception-return "
              "packet comes before its atom (byte %" PRIu64 ")", x->addr, x->cycle, e->offset);
         return;
     }
     if (!x->ret && v->ret_given && !v->sus.on) {
-        fail(v, ETM_VFAIL_EXC_RETURN, x->cycle, e->offset,
+        vfy_fail(v, ETM_VFAIL_EXC_RETURN, x->cycle, e->offset,
              "an exception-return packet before the atom at byte %" PRIu64 ", but the core did not return from an "
              "exception before 0x%08" PRIx32 " (cycle %" PRIu64 ")", e->offset, x->addr, x->cycle);
         return;
@@ -518,7 +428,7 @@ static void on_atom(etm_verify_t *v, const etm_v3el_t *e)
             v->offset = off;
             v->have_offset = 1;
         } else if (off != v->offset) {
-            fail(v, ETM_VFAIL_CYCLE, x->cycle, e->offset,
+            vfy_fail(v, ETM_VFAIL_CYCLE, x->cycle, e->offset,
                  "the instruction at 0x%08" PRIx32 " executed in cycle %" PRIu64 ", but the trace puts it %" PRId64
                  " cycles %s (atom at byte %" PRIu64 ")", x->addr, x->cycle,
                  off > v->offset ? off - v->offset : v->offset - off, off > v->offset ? "later" : "earlier", e->offset);
@@ -531,7 +441,7 @@ static void on_atom(etm_verify_t *v, const etm_v3el_t *e)
         if (lat > v->r.max_latency)
             v->r.max_latency = lat;
         if (v->o.max_latency && lat > v->o.max_latency)
-            fail(v, ETM_VFAIL_LATENCY, x->cycle, e->offset,
+            vfy_fail(v, ETM_VFAIL_LATENCY, x->cycle, e->offset,
                  "the instruction at 0x%08" PRIx32 " (cycle %" PRIu64 ") is traced %" PRIu64 " cycles later, more than "
                  "the bound of %" PRIu64, x->addr, x->cycle, lat, v->o.max_latency);
     }
@@ -541,7 +451,7 @@ static void on_atom(etm_verify_t *v, const etm_v3el_t *e)
     if (v->sus.on && v->cur > 4 * NEAR)
         confirm(v); /* no address point came to say otherwise */
     if (!v->sus.on && v->cur > 4 * NEAR)
-        release(v);
+        vfy_release(v);
 }
 
 static void on_exception(etm_verify_t *v, const etm_v3el_t *e)
@@ -549,11 +459,11 @@ static void on_exception(etm_verify_t *v, const etm_v3el_t *e)
     v->r.exceptions++;
     if (e->cancel && e->withdrawn) {
         /* The decoder withdrew the atom it held: the core must have cancelled it. */
-        if (v->cur < v->len && item(v, v->cur)->cancelled) {
+        if (v->cur < v->len && vfy_item(v, v->cur)->cancelled) {
             /* What was owed before its atom (a return packet) went with it. */
-            const vitem_t *x = item(v, v->cur);
+            const vitem_t *x = vfy_item(v, v->cur);
             if (x->ret && !v->ret_given && !v->sus.on) {
-                fail(v, ETM_VFAIL_EXC_RETURN, x->cycle, e->offset,
+                vfy_fail(v, ETM_VFAIL_EXC_RETURN, x->cycle, e->offset,
                      "the core returned from an exception to 0x%08" PRIx32 " (cycle %" PRIu64 "), but no "
                      "exception-return packet comes before the exception packet that cancels it (byte %" PRIu64 ")",
                      x->addr, x->cycle, e->offset);
@@ -563,25 +473,25 @@ static void on_exception(etm_verify_t *v, const etm_v3el_t *e)
             v->cur++;
         } else {
             confirm(v);
-            const vitem_t *p = v->cur ? item(v, v->cur - 1) : NULL;
-            fail(v, ETM_VFAIL_CANCEL, p ? p->cycle : 0, e->offset,
+            const vitem_t *p = v->cur ? vfy_item(v, v->cur - 1) : NULL;
+            vfy_fail(v, ETM_VFAIL_CANCEL, p ? p->cycle : 0, e->offset,
                  "the exception packet at byte %" PRIu64 " has the Cancel bit, but the core completed the instruction "
                  "at 0x%08" PRIx32, e->offset, p ? p->addr : 0);
             return;
         }
-    } else if (v->cur < v->len && item(v, v->cur)->cancelled) {
+    } else if (v->cur < v->len && vfy_item(v, v->cur)->cancelled) {
         confirm(v);
-        const vitem_t *x = item(v, v->cur);
-        fail(v, ETM_VFAIL_CANCEL, x->cycle, e->offset,
+        const vitem_t *x = vfy_item(v, v->cur);
+        vfy_fail(v, ETM_VFAIL_CANCEL, x->cycle, e->offset,
              "the instruction at 0x%08" PRIx32 " (cycle %" PRIu64 ") did not complete (ETMCANCEL), but the exception "
              "packet at byte %" PRIu64 " has no Cancel bit", x->addr, x->cycle, e->offset);
         return;
     }
-    if (v->cur < v->len && item(v, v->cur)->addr == e->addr && item(v, v->cur)->entry &&
-        item(v, v->cur)->exc != e->exc_number) {
+    if (v->cur < v->len && vfy_item(v, v->cur)->addr == e->addr && vfy_item(v, v->cur)->entry &&
+        vfy_item(v, v->cur)->exc != e->exc_number) {
         confirm(v);
-        const vitem_t *x = item(v, v->cur);
-        fail(v, ETM_VFAIL_EXC_NUMBER, x->cycle, e->offset,
+        const vitem_t *x = vfy_item(v, v->cur);
+        vfy_fail(v, ETM_VFAIL_EXC_NUMBER, x->cycle, e->offset,
              "the core took exception %u (handler at 0x%08" PRIx32 ", cycle %" PRIu64 "), the exception packet at "
              "byte %" PRIu64 " says %u", x->exc, x->addr, x->cycle, e->offset, e->exc_number);
         return;
@@ -611,13 +521,13 @@ static void cand_step(etm_verify_t *v, size_t c, const etm_v3el_t *e)
                e->addr_valid;
     if (!v->cok[c] || (!atom && !addr) || (atom && e->lsip))
         return;
-    if (e->kind == ETM_V3EL_EXCEPTION && e->cancel && e->withdrawn && *pos < v->len && item(v, *pos)->cancelled)
+    if (e->kind == ETM_V3EL_EXCEPTION && e->cancel && e->withdrawn && *pos < v->len && vfy_item(v, *pos)->cancelled)
         (*pos)++;
-    while (atom && *pos < v->len && item(v, *pos)->cancelled)
+    while (atom && *pos < v->len && vfy_item(v, *pos)->cancelled)
         (*pos)++;
     if (*pos >= v->len)
         return; /* beyond what the core has done so far: cannot tell yet */
-    const vitem_t *x = item(v, *pos);
+    const vitem_t *x = vfy_item(v, *pos);
     if (atom) {
         v->cok[c] = x->exec == e->executed;
         (*pos)++;
@@ -640,7 +550,7 @@ static void resolve(etm_verify_t *v)
     restart_from(v, pick);
     size_t n = v->nheld;
     v->nheld = 0;
-    for (size_t i = 0; i < n && !failed(v); i++) {
+    for (size_t i = 0; i < n && !vfy_failed(v); i++) {
         const held_t *h = &v->held[i];
         etm_v3el_t e;
         memset(&e, 0, sizeof e);
@@ -699,7 +609,7 @@ static void hold_element(etm_verify_t *v, const etm_v3el_t *e)
 static void on_element(void *user, const etm_v3el_t *e)
 {
     etm_verify_t *v = (etm_verify_t *)user;
-    if (failed(v))
+    if (vfy_failed(v))
         return;
     if (v->resolving) {
         hold_element(v, e);
@@ -742,7 +652,7 @@ static void on_element(void *user, const etm_v3el_t *e)
     case ETM_V3EL_TRIGGER:
         v->r.triggers++;
         if (v->r.triggers > v->triggers_fired && v->timed)
-            fail(v, ETM_VFAIL_TRIGGER, v->now, e->offset,
+            vfy_fail(v, ETM_VFAIL_TRIGGER, v->now, e->offset,
                  "trigger packet at byte %" PRIu64 ", but the trigger event has fired only %" PRIu64 " times",
                  e->offset, v->triggers_fired);
         break;
@@ -753,7 +663,7 @@ static void on_element(void *user, const etm_v3el_t *e)
         break;
     case ETM_V3EL_DATA:
     default:
-        fail(v, ETM_VFAIL_GRAMMAR, 0, e->offset, "byte %" PRIu64 ": a %s element, which this configuration cannot make",
+        vfy_fail(v, ETM_VFAIL_GRAMMAR, 0, e->offset, "byte %" PRIu64 ": a %s element, which this configuration cannot make",
              e->offset, etm_v3el_kind_name(e->kind));
         break;
     }
@@ -764,7 +674,7 @@ static void on_element(void *user, const etm_v3el_t *e)
 static void on_packet(void *user, const etm_v3pkt_t *p)
 {
     etm_verify_t *v = (etm_verify_t *)user;
-    if (failed(v))
+    if (vfy_failed(v))
         return;
     switch (p->kind) {
     case ETM_V3PKT_ASYNC:
@@ -788,18 +698,18 @@ static void on_packet(void *user, const etm_v3pkt_t *p)
         /* fall through */
     case ETM_V3PKT_CYCLE_COUNT:
         if (!v->ca)
-            fail(v, ETM_VFAIL_GRAMMAR, 0, p->offset, "byte %" PRIu64 ": %s packet, but ETMCR[12] (cycle-accurate) is clear",
+            vfy_fail(v, ETM_VFAIL_GRAMMAR, 0, p->offset, "byte %" PRIu64 ": %s packet, but ETMCR[12] (cycle-accurate) is clear",
                  p->offset, etm_v3pkt_kind_name(p->kind));
         break;
     case ETM_V3PKT_EXC_RETURN:
         if (!v->exc_ext)
-            fail(v, ETM_VFAIL_GRAMMAR, 0, p->offset,
+            vfy_fail(v, ETM_VFAIL_GRAMMAR, 0, p->offset,
                  "byte %" PRIu64 ": exception-return packet (0x76), which ETMv3.4 introduced, in an earlier version",
                  p->offset);
         break;
     case ETM_V3PKT_PHDR:
         if (p->format == 4 && v->version < ETM_V(3, 3))
-            fail(v, ETM_VFAIL_GRAMMAR, 0, p->offset,
+            vfy_fail(v, ETM_VFAIL_GRAMMAR, 0, p->offset,
                  "byte %" PRIu64 ": P-header format 4, which ETMv3.3 introduced, in an earlier version", p->offset);
         break;
     default:
@@ -807,7 +717,7 @@ static void on_packet(void *user, const etm_v3pkt_t *p)
     }
     v->since_async += p->size;
     if (v->sync_period && v->seen_async && v->since_async > 2ull * v->sync_period)
-        fail(v, ETM_VFAIL_SYNC_PERIOD, 0, p->offset,
+        vfy_fail(v, ETM_VFAIL_SYNC_PERIOD, 0, p->offset,
              "no A-sync in the %" PRIu64 " bytes up to byte %" PRIu64 ": ETMSYNCFR is %" PRIu32
              " and a sync may wait at most as long again", v->since_async, p->offset + p->size, v->sync_period);
 }
@@ -825,15 +735,18 @@ etm_err_t etm_verify_create(etm_verify_t **out, const etm_config_t *cfg, const e
     if (opts)
         v->o = *opts;
     etm_err_t e = etm_config_version(cfg, &v->version, diag);
-    if (e == ETM_OK && ETM_V_MAJOR(v->version) != 3)
-        e = etm_util_fail(diag, ETM_ERR_UNSUPPORTED, "the checker takes ETMv3 trace; ETMIDR says ETMv%u.%u",
+    v->v1 = ETM_V_MAJOR(v->version) == 1;
+    if (e == ETM_OK && ETM_V_MAJOR(v->version) != 3 && !v->v1)
+        e = etm_util_fail(diag, ETM_ERR_UNSUPPORTED, "the checker takes ETMv3 and ETMv1 trace, not ETMv%u.%u",
                      ETM_V_MAJOR(v->version), ETM_V_MINOR(v->version));
     if (e == ETM_OK && ETM_FIELD_GET(ETM_CR_DATA_ACCESS, cfg->etmcr))
         e = etm_util_fail(diag, ETM_ERR_UNSUPPORTED, "the checker does not yet check data trace (ETMCR[3:2] = %u)",
                      (unsigned)ETM_FIELD_GET(ETM_CR_DATA_ACCESS, cfg->etmcr));
     if (e == ETM_OK)
         e = etm_watch_create(&v->watch, cfg, v->o.at_reset, diag);
-    if (e == ETM_OK)
+    if (e == ETM_OK && v->v1)
+        e = vfy_v1_open(v, diag);
+    else if (e == ETM_OK)
         e = etm_v3dec_create(&v->dec, cfg, ETM_V3DEC_V7M, diag);
     v->cap = v->o.max_lag ? (size_t)v->o.max_lag : (size_t)1 << 18;
     if (e == ETM_OK && !(v->q = (vitem_t *)calloc(v->cap, sizeof *v->q)))
@@ -845,8 +758,10 @@ etm_err_t etm_verify_create(etm_verify_t **out, const etm_config_t *cfg, const e
     v->ca = (int)ETM_FIELD_GET(ETM_CR_CYCLE_ACCURATE, cfg->etmcr);
     v->exc_ext = v->version >= ETM_V(3, 4);
     v->sync_period = v->version >= ETM_V(3, 1) ? cfg->etmsyncfr & 0xfffu : 0;
-    etm_v3dec_on_element(v->dec, on_element, v);
-    etm_v3dec_on_packet(v->dec, on_packet, v);
+    if (v->dec) {
+        etm_v3dec_on_element(v->dec, on_element, v);
+        etm_v3dec_on_packet(v->dec, on_packet, v);
+    }
     *out = v;
     return ETM_OK;
 }
@@ -857,6 +772,7 @@ void etm_verify_destroy(etm_verify_t *v)
         return;
     if (v->dec)
         etm_v3dec_destroy(v->dec);
+    vfy_v1_close(v);
     etm_destroy(v->watch);
     free(v->q);
     free(v->held);
@@ -869,7 +785,9 @@ etm_err_t etm_verify_cycle(etm_verify_t *v, const etm_in_t *in)
         return ETM_ERR_STATE;
     etm_seen_t s;
     etm_watch_step(v->watch, in, &s);
-    if (!failed(v))
+    if (!vfy_failed(v) && v->v1)
+        vfy_v1_core(v, &s, v->r.cycles);
+    else if (!vfy_failed(v))
         core_cycle(v, &s, v->r.cycles);
     v->r.cycles++;
     return ETM_OK;
@@ -877,15 +795,15 @@ etm_err_t etm_verify_cycle(etm_verify_t *v, const etm_in_t *in)
 
 etm_err_t etm_verify_bytes(etm_verify_t *v, const uint8_t *buf, size_t n, int timed)
 {
-    if (v->ended)
+    if (v->ended || v->v1)
         return ETM_ERR_STATE;
     v->timed = timed;
     v->now = v->r.cycles ? v->r.cycles - 1 : 0;
-    while (n && !failed(v)) {
+    while (n && !vfy_failed(v)) {
         size_t used = 0;
         etm_diag_t d;
         if (etm_v3dec_feed(v->dec, buf, n, &used, &d) != ETM_OK) {
-            fail(v, ETM_VFAIL_GRAMMAR, v->now, d.offset, "byte %" PRIu64 ": %s", d.offset, d.msg);
+            vfy_fail(v, ETM_VFAIL_GRAMMAR, v->now, d.offset, "byte %" PRIu64 ": %s", d.offset, d.msg);
             break;
         }
         buf += used;
@@ -910,27 +828,33 @@ etm_err_t etm_verify_end(etm_verify_t *v, int untraced_overflow)
     if (v->ended)
         return ETM_OK;
     v->ended = 1;
+    if (v->v1) {
+        vfy_v1_end(v, untraced_overflow);
+        return ETM_OK;
+    }
     etm_diag_t d;
-    if (!failed(v) && etm_v3dec_end(v->dec, &d) != ETM_OK)
-        fail(v, ETM_VFAIL_GRAMMAR, v->now, d.offset, "at the end: %s", d.msg);
+    if (!vfy_failed(v) && etm_v3dec_end(v->dec, &d) != ETM_OK)
+        vfy_fail(v, ETM_VFAIL_GRAMMAR, v->now, d.offset, "at the end: %s", d.msg);
     if (v->resolving)
         resolve(v);
     confirm(v);
-    if (!failed(v) && untraced_overflow) {
+    if (!vfy_failed(v) && untraced_overflow) {
         v->r.overflows++;
         v->r.lost += v->len - v->cur;
         v->cur = v->len;
     }
-    if (!failed(v) && v->cur < v->len) {
-        const vitem_t *x = item(v, v->cur);
-        fail(v, ETM_VFAIL_UNTRACED, x->cycle, v->r.bytes,
+    if (!vfy_failed(v) && v->cur < v->len) {
+        const vitem_t *x = vfy_item(v, v->cur);
+        vfy_fail(v, ETM_VFAIL_UNTRACED, x->cycle, v->r.bytes,
              "%zu instructions executed with TraceEnable were never traced, from 0x%08" PRIx32 " (cycle %" PRIu64 ")",
              v->len - v->cur, x->addr, x->cycle);
     }
-    if (!failed(v) && v->r.triggers != v->triggers_fired && !(v->r.overflows && v->r.triggers < v->triggers_fired))
-        fail(v, ETM_VFAIL_TRIGGER, 0, v->r.bytes, "the trigger event fired %" PRIu64 " times, the trace has %" PRIu64
+    if (!vfy_failed(v) && v->r.triggers != v->triggers_fired && !(v->r.overflows && v->r.triggers < v->triggers_fired))
+        vfy_fail(v, ETM_VFAIL_TRIGGER, 0, v->r.bytes, "the trigger event fired %" PRIu64 " times, the trace has %" PRIu64
              " trigger packets", v->triggers_fired, v->r.triggers);
     return ETM_OK;
 }
 
 const etm_verify_result_t *etm_verify_result(const etm_verify_t *v) { return &v->r; }
+
+int etm_verify_is_v1(const etm_verify_t *v) { return v->v1; }

@@ -174,6 +174,13 @@ void etm_v1dec_on_element(etm_v1dec_t *d, etm_v1el_fn fn, void *user);
 void etm_v1dec_set_image(etm_v1dec_t *d, etm_v1_read_fn fn, void *user);
 etm_err_t etm_v1dec_set_windows(etm_v1dec_t *d, const etm_v1_window_t *w, size_t n);
 
+/* Instead of a code image: a function that says what the instruction at addr
+ * is (1 with *out filled, 0 when it cannot). For a caller that knows what
+ * executed but not the code's bytes: the protocol scoreboard (etm/verify.h)
+ * answers from the core's own flow. It replaces the image when set. */
+typedef int (*etm_v1_classify_fn)(void *user, uint32_t addr, etm_v1_insn_t *out);
+void etm_v1dec_set_classifier(etm_v1dec_t *d, etm_v1_classify_fn fn, void *user);
+
 /* The read function etm_v1dec_set_windows() uses; user is an etm_v1_image_t. Handy
  * for callers that want the same lookup. */
 typedef struct etm_v1_image {

@@ -93,7 +93,7 @@ typedef struct etm_vfirst {
 
 typedef struct etm_vresult {
     uint64_t cycles;           /* cycles given */
-    uint64_t bytes;            /* trace bytes given */
+    uint64_t bytes;            /* trace bytes given (ETMv1: port cycles) */
     uint64_t instructions;     /* instructions matched with the core's */
     uint64_t traced_expected;  /* instructions the core executed with TraceEnable */
     uint64_t untraced;         /* instructions the core executed without TraceEnable */
@@ -110,8 +110,9 @@ typedef struct etm_vresult {
 
 typedef struct etm_verify etm_verify_t;
 
-/* A checker for the ETM that cfg describes: ETMv3 instruction trace (data
- * trace and ETMv1 are refused with ETM_ERR_UNSUPPORTED). opts may be NULL.
+/* A checker for the ETM that cfg describes: ETMv3 instruction trace (bytes,
+ * etm_verify_bytes) or ETMv1 instruction trace (the port, etm_verify_port);
+ * data trace is refused with ETM_ERR_UNSUPPORTED. opts may be NULL.
  * Returns ETM_OK, ETM_ERR_NOMEM, ETM_ERR_UNSUPPORTED, or what etm_create
  * returns for the configuration. */
 etm_err_t etm_verify_create(etm_verify_t **out, const etm_config_t *cfg, const etm_verify_opts_t *opts,
@@ -126,6 +127,12 @@ etm_err_t etm_verify_cycle(etm_verify_t *v, const etm_in_t *in);
  * left it: in the cycle last given to etm_verify_cycle when timed is set.
  * Returns ETM_OK or ETM_ERR_STATE. */
 etm_err_t etm_verify_bytes(etm_verify_t *v, const uint8_t *buf, size_t n, int timed);
+
+/* ETMv1: the next cycle of the design's port (rec->pipestat, tracepkt,
+ * tracesync; the rest is ignored), one per core cycle as it leaves the design,
+ * then the cycles it drains in after the core's last. Returns ETM_OK or
+ * ETM_ERR_STATE (an ETMv3 checker, or after etm_verify_end). */
+etm_err_t etm_verify_port(etm_verify_t *v, const etm_out_t *rec);
 
 /* Instructions executed and not yet matched: a caller reading the core's
  * cycles and the design's bytes from two files keeps this above
@@ -142,6 +149,9 @@ size_t etm_verify_waiting(const etm_verify_t *v);
 etm_err_t etm_verify_end(etm_verify_t *v, int untraced_overflow);
 
 const etm_verify_result_t *etm_verify_result(const etm_verify_t *v);
+
+/* 1 for an ETMv1 checker (etm_verify_port), 0 for ETMv3 (etm_verify_bytes). */
+int etm_verify_is_v1(const etm_verify_t *v);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,136 @@
+/* verify_int.h - the protocol scoreboard's state and the helpers its ETMv3
+ * (verify.c) and ETMv1 (verify_v1.c) halves share. */
+#ifndef ETM_VERIFY_INT_H
+#define ETM_VERIFY_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "etm/decode_v1.h"
+#include "etm/decode_v3.h"
+#include "etm/verify.h"
+#include "etm/watch.h"
+
+#define NEAR 16        /* atoms one P-header can drop or add: a gap beyond is lost trace */
+#define MAX_CANDIDATES 256 /* places an overflow restart may be taken at, looked at together */
+#define MAX_HELD 65536     /* elements held while they are told apart (a long loop's remaining turns) */
+#define UNTRACED_KEPT 64
+
+/* An instruction the core executed with TraceEnable. */
+typedef struct vitem {
+    uint64_t cycle;
+    uint32_t addr;
+    uint32_t untraced_before; /* instructions executed without TraceEnable just before it */
+    uint16_t exc;             /* entry: the traced exception number */
+    uint8_t exec;
+    uint8_t indirect;         /* an address must precede its atom */
+    uint8_t entry;            /* the first instruction of a handler: an exception packet precedes it */
+    uint8_t ret;              /* the first after an exception return: a return packet precedes it */
+    uint8_t cancelled;        /* it did not complete (ETMCANCEL): its atom must be withdrawn */
+    uint8_t restart;          /* the first after trace (re)started: an I-sync gives its address */
+    uint8_t be;               /* ETMv1: its status is a branch (BE) to target: the next instruction
+                                 is a traced branch target, an exception's or a return's */
+    uint32_t target;
+    uint32_t next;            /* ETMv1: the address of the instruction the core executed next, traced
+                                 or not (has_next) */
+    uint8_t has_next;
+} vitem_t;
+
+/* An element held while an overflow restart's place is worked out: what the
+ * matching reads of it, in 32 bytes instead of a whole etm_v3el_t. */
+typedef struct held {
+    uint64_t offset, cycle;
+    uint32_t addr;
+    uint16_t exc_number;
+    uint8_t kind, executed, addr_valid, lsip, cancel, withdrawn;
+} held_t;
+
+/* An E/N difference waiting for the next address point to be classified. */
+typedef struct suspect_state {
+    int on;
+    etm_vfail_t rule;
+    uint64_t cycle, offset;
+    char text[300];
+} suspect_t;
+
+struct etm_verify {
+    etm_config_t cfg;
+    etm_verify_opts_t o;
+    unsigned version;
+    int ca, exc_ext;
+    uint32_t sync_period;      /* bytes (ETMv3.1 and later); 0: not checked */
+    etm_ctx_t *watch;
+    etm_v3dec_t *dec;
+    etm_verify_result_t r;
+    int ended;
+
+    /* The core's side. */
+    vitem_t *q;
+    size_t cap, head, len;     /* q[head] is the oldest instruction still held */
+    size_t cur;                /* index (from head) of the next instruction an atom will match */
+    int active;                /* the last instruction seen was traced */
+    int last_pushed;           /* ... and is the newest item of the queue */
+    uint32_t untraced_run;
+    uint32_t untraced_addr[UNTRACED_KEPT];
+    uint64_t untraced_cycle[UNTRACED_KEPT];
+    unsigned untraced_n, untraced_at;
+    uint64_t triggers_fired;
+
+    /* The trace's side. */
+    int synced;                /* an I-sync has been decoded */
+    int addr_given;            /* an address point came since the last atom */
+    int exc_given, ret_given, cancel_given;
+    int overflow_pending;
+    int have_offset;           /* cycle-accurate: decoded cycle - executed cycle is known */
+    int64_t offset;
+    uint64_t now;              /* the cycle of the bytes being fed (timed) */
+    int timed;
+    uint64_t since_async;      /* bytes since the last A-sync, Ignore left out */
+    int seen_async;
+    suspect_t sus;
+
+    /* An overflow restart whose place is not yet known ("Overflow restarts" below). */
+    int resolving;
+    size_t ncand;
+    size_t cand[MAX_CANDIDATES];     /* indices (from head) of the instructions at the address */
+    size_t cpos[MAX_CANDIDATES];     /* how far each has matched the elements held */
+    uint8_t cok[MAX_CANDIDATES];     /* still agrees with them */
+    held_t *held;                    /* the elements since the restart's I-sync */
+    size_t nheld, held_cap;
+
+    /* ETMv1 (verify_v1.c): the port's decoder, told the code by the core's flow. */
+    int v1;
+    int next_open;             /* the newest instruction queued does not know its successor yet */
+    etm_v1dec_t *v1dec;
+    uint64_t port_cycles;      /* port records given */
+};
+
+/* ---- Shared helpers (verify.c) ---------------------------------------------------------------- */
+
+int vfy_failed(const etm_verify_t *v);
+/* The first failure is kept; later ones are ignored. */
+void vfy_fail(etm_verify_t *v, etm_vfail_t rule, uint64_t cycle, uint64_t offset, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+/* The i-th instruction waiting (from the oldest still held). */
+vitem_t *vfy_item(const etm_verify_t *v, size_t i);
+void vfy_push(etm_verify_t *v, const vitem_t *x);
+/* Instructions before cur are matched: they leave the queue. */
+void vfy_release(etm_verify_t *v);
+void vfy_remember_untraced(etm_verify_t *v, uint32_t addr, uint64_t cycle);
+/* Was addr executed without TraceEnable lately? Its cycle, or UINT64_MAX. */
+uint64_t vfy_untraced_at(const etm_verify_t *v, uint32_t addr);
+
+/* ---- ETMv1 (verify_v1.c) ----------------------------------------------------------------------- */
+
+/* Open the port's decoder. Returns ETM_OK or what etm_v1dec_create returns. */
+etm_err_t vfy_v1_open(etm_verify_t *v, etm_diag_t *diag);
+void vfy_v1_close(etm_verify_t *v);
+/* What the core did in a cycle, as the ETMv1 statuses will tell it. */
+void vfy_v1_core(etm_verify_t *v, const etm_seen_t *s, uint64_t cyc);
+/* End of both streams. */
+void vfy_v1_end(etm_verify_t *v, int untraced_overflow);
+
+#endif
