@@ -59,6 +59,16 @@ static void hold(etm_v3dec_t *d, const etm_v3el_t *el)
     d->npend++;
 }
 
+/* A new held element, made in place (an atom is the commonest element: no
+ * copy of it is made). */
+static etm_v3el_t *hold_slot(etm_v3dec_t *d)
+{
+    if (d->npend == PEND_MAX)
+        dv3_commit(d);
+    d->pend[d->npend].cancellable = 1;
+    return &d->pend[d->npend++].el;
+}
+
 /* Cancel bit: withdraw the held elements, deliver the rest. Returns how many
  * were withdrawn; *addr gets the address of a withdrawn instruction. */
 static int cancel_held(etm_v3dec_t *d, uint32_t *addr)
@@ -110,19 +120,23 @@ static void on_atom(etm_v3dec_t *d, int executed, uint64_t offset)
     etm_v3el_t el;
     dv3_commit(d); /* a new atom: the previous one can no longer be cancelled */
     d->stats.atoms++;
+    int known = d->isync_seen && d->addr_valid && d->isa != ETM_V3_ISA_JAZELLE;
+    if (!known || !d->read_fn) {
+        /* Without the code: the address of this one at most, not of the next. */
+        etm_v3el_t *h = hold_slot(d);
+        el_init(d, h, ETM_V3EL_ATOM, offset);
+        h->executed = executed;
+        if (known) {
+            h->addr = d->pc;
+            h->addr_valid = 1;
+            d->addr_valid = 0;
+        }
+        return;
+    }
     el_init(d, &el, ETM_V3EL_ATOM, offset);
     el.executed = executed;
-    if (!d->isync_seen || !d->addr_valid || d->isa == ETM_V3_ISA_JAZELLE) {
-        hold(d, &el); /* address unknown: wait for an I-sync or a branch packet */
-        return;
-    }
     el.addr = d->pc;
     el.addr_valid = 1;
-    if (!d->read_fn) {
-        hold(d, &el); /* the address of this one is known, not of the next */
-        d->addr_valid = 0;
-        return;
-    }
     if (fetch(d, &el.insn) != 0) {
         if (!d->gap_reported) {
             etm_v3el_t gap;
