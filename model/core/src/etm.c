@@ -28,7 +28,6 @@ struct etm_ctx {
     int end_wait; /* etm_end's bytes found no room: they wait for the next drain edge */
     int owned;     /* allocated by etm_create */
     int watch;     /* etm_watch_create: the stages up to the filter only */
-    etm_seen_t *seen; /* etm_watch_step's record of the cycle */
     etm_in_t idle_in; /* all zero: a cycle with no core activity */
     fifo_state_t fifo; /* last: the largest */
 };
@@ -214,7 +213,6 @@ etm_err_t etm_ctx_init(etm_ctx_t *ctx, const etm_config_t *cfg, etm_diag_t *diag
     ctx->cfg0 = *cfg;
     ctx->owned = 0;
     ctx->watch = 0;
-    ctx->seen = NULL;
     etm_reset(ctx);
     return ETM_OK;
 }
@@ -258,25 +256,6 @@ etm_err_t etm_create(etm_ctx_t **out, const etm_config_t *cfg, etm_diag_t *diag)
 etm_err_t etm_create_at_reset(etm_ctx_t **out, const etm_config_t *impl, etm_diag_t *diag)
 {
     return create(out, impl, 1, diag);
-}
-
-etm_err_t etm_watch_create(etm_ctx_t **out, const etm_config_t *cfg, int at_reset, etm_diag_t *diag)
-{
-    etm_err_t e = create(out, cfg, at_reset, diag);
-    if (e == ETM_OK)
-        (*out)->watch = 1;
-    return e;
-}
-
-etm_err_t etm_watch_step(etm_ctx_t *ctx, const etm_in_t *in, etm_seen_t *seen)
-{
-    if (!ctx->watch)
-        return ETM_ERR_ARG;
-    etm_out_t out;
-    ctx->seen = seen;
-    etm_err_t e = etm_step(ctx, in, &out);
-    ctx->seen = NULL;
-    return e;
 }
 
 void etm_destroy(etm_ctx_t *ctx)
@@ -525,10 +504,6 @@ static etm_err_t trace_cycle(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
         ctx->st.counter_reloads++;
     ctx->st.include_hits += fo.ie_hit & 1;
     ctx->st.exclude_hits += (fo.ie_hit >> 1) & 1;
-    if (ctx->watch) {
-        watch_record(ctx, in, &fe, &fo, ctx->seen);
-        return ETM_OK;
-    }
 
     if (!ctx->mode.v3) {
         if (ctx->rg.stop_q) {
@@ -571,32 +546,45 @@ static etm_err_t trace_cycle(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
     return c.overrun ? ETM_ERR_INTERNAL : ETM_OK;
 }
 
+/* The start of an edge, shared by etm_step and etm_watch_step: the interface
+ * check and the debug APB access (its rules added to the check's), kept for
+ * etm_last_rules. Returns the number of rules broken. */
+static unsigned edge_begin(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out, regs_access_t *acc)
+{
+    etm_rule_t rules[ETM_RULE_COUNT];
+    unsigned nr = etm_check_step(&ctx->chk, in, rules, ETM_RULE_COUNT);
+    out->pready = 1;
+    if (in->psel) {
+        regs_live_t live;
+        live_values(ctx, &live);
+        uint64_t apb = etm_regs_cycle(&ctx->rg, &ctx->cfg, &live, in, out, acc);
+        if (apb)
+            nr = add_apb_rules(ctx, rules, nr < (unsigned)ETM_RULE_COUNT ? nr : (unsigned)ETM_RULE_COUNT, apb);
+    } else {
+        ctx->rg.setup_q = 0;
+        acc->write = 0;
+    }
+    ctx->nlast = nr < MAX_RULES_KEPT ? nr : MAX_RULES_KEPT;
+    if (nr) {
+        memcpy(ctx->last_rules, rules, ctx->nlast * sizeof *rules);
+        ctx->last_mask = 0;
+        for (unsigned i = 0; i < nr && i < ETM_RULE_COUNT; i++)
+            ctx->last_mask |= 1ull << rules[i];
+    } else {
+        ctx->last_mask = 0;
+    }
+    ctx->st.violations = ctx->chk.total;
+    ctx->st.cycles++;
+    return nr;
+}
+
 etm_err_t etm_step(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
 {
     clear_out(out);
     if (ctx->ended)
         return ETM_ERR_STATE;
-    etm_rule_t rules[ETM_RULE_COUNT];
-    unsigned nr = etm_check_step(&ctx->chk, in, rules, ETM_RULE_COUNT);
     regs_access_t acc;
-    out->pready = 1;
-    if (in->psel) {
-        regs_live_t live;
-        live_values(ctx, &live);
-        uint64_t apb = etm_regs_cycle(&ctx->rg, &ctx->cfg, &live, in, out, &acc);
-        if (apb)
-            nr = add_apb_rules(ctx, rules, nr < (unsigned)ETM_RULE_COUNT ? nr : (unsigned)ETM_RULE_COUNT, apb);
-    } else {
-        ctx->rg.setup_q = 0;
-        acc.write = 0;
-    }
-    ctx->nlast = nr < MAX_RULES_KEPT ? nr : MAX_RULES_KEPT;
-    memcpy(ctx->last_rules, rules, ctx->nlast * sizeof *rules);
-    ctx->last_mask = 0;
-    for (unsigned i = 0; i < nr && i < ETM_RULE_COUNT; i++)
-        ctx->last_mask |= 1ull << rules[i];
-    ctx->st.violations = ctx->chk.total;
-    ctx->st.cycles++;
+    unsigned nr = edge_begin(ctx, in, out, &acc);
     if (in->ivalid)
         ctx->st.instructions += 1u + (in->fold || in->ivalid1);
 
@@ -606,6 +594,38 @@ etm_err_t etm_step(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
     if (acc.write || ctx->rg.stop_q || ctx->rg.restart_q) /* else the registers stay as they are */
         regs_edge(ctx, &acc);
     return e != ETM_OK ? e : nr ? ETM_ERR_RULE : ETM_OK;
+}
+
+etm_err_t etm_watch_create(etm_ctx_t **out, const etm_config_t *cfg, int at_reset, etm_diag_t *diag)
+{
+    etm_err_t e = create(out, cfg, at_reset, diag);
+    if (e == ETM_OK)
+        (*out)->watch = 1;
+    return e;
+}
+
+etm_err_t etm_watch_step(etm_ctx_t *ctx, const etm_in_t *in, etm_seen_t *seen)
+{
+    if (!ctx->watch)
+        return ETM_ERR_ARG;
+    /* etm_step's edge up to the filter, without the trace stages' bookkeeping. */
+    etm_out_t out;
+    out.prdata = 0;
+    regs_access_t acc;
+    unsigned nr = edge_begin(ctx, in, &out, &acc);
+    if (ctx->rg.restart_q)
+        restart_stages(ctx);
+    fe_cycle_t fe;
+    filter_out_t fo;
+    etm_frontend(&ctx->mode, in, &fe);
+    if (ctx->mode.enabled)
+        etm_filter(&ctx->flt, &ctx->fsetup, in, &fe, &fo);
+    else
+        memset(&fo, 0, sizeof fo);
+    watch_record(ctx, in, &fe, &fo, seen);
+    if (acc.write || ctx->rg.stop_q || ctx->rg.restart_q)
+        regs_edge(ctx, &acc);
+    return nr ? ETM_ERR_RULE : ETM_OK;
 }
 
 /* etm_end's bytes (the P-headers still being gathered) into the FIFO: on the

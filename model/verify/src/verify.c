@@ -45,7 +45,6 @@ const char *etm_vfail_text(etm_vfail_t f) { return (unsigned)f < ETM_VFAIL_COUNT
 
 /* ---- Failures ------------------------------------------------------------------------------- */
 
-int vfy_failed(const etm_verify_t *v) { return v->r.failures != 0; }
 
 void vfy_fail(etm_verify_t *v, etm_vfail_t rule, uint64_t cycle, uint64_t offset, const char *fmt, ...)
 {
@@ -91,14 +90,13 @@ static void confirm(etm_verify_t *v)
 
 /* ---- The core's side -------------------------------------------------------------------------- */
 
-vitem_t *vfy_item(const etm_verify_t *v, size_t i) { return &v->q[(v->head + i) % v->cap]; }
 
 void vfy_push(etm_verify_t *v, const vitem_t *x)
 {
-    if (v->len == v->cap) {
+    if (v->len == v->lag_max) {
         vfy_fail(v, ETM_VFAIL_LATENCY, x->cycle, v->r.bytes,
              "the trace lags more than %zu instructions behind the core (the instruction at 0x%08" PRIx32
-             " in cycle %" PRIu64 " has no room)", v->cap, x->addr, x->cycle);
+             " in cycle %" PRIu64 " has no room)", v->lag_max, x->addr, x->cycle);
         return;
     }
     *vfy_item(v, v->len++) = *x;
@@ -108,7 +106,7 @@ void vfy_push(etm_verify_t *v, const vitem_t *x)
 
 void vfy_release(etm_verify_t *v)
 {
-    v->head = (v->head + v->cur) % v->cap;
+    v->head = (v->head + v->cur) & (v->cap - 1);
     v->len -= v->cur;
     v->cur = 0;
 }
@@ -748,7 +746,10 @@ etm_err_t etm_verify_create(etm_verify_t **out, const etm_config_t *cfg, const e
         e = vfy_v1_open(v, diag);
     else if (e == ETM_OK)
         e = etm_v3dec_create(&v->dec, cfg, ETM_V3DEC_V7M, diag);
-    v->cap = v->o.max_lag ? (size_t)v->o.max_lag : (size_t)1 << 18;
+    v->lag_max = v->o.max_lag ? (size_t)v->o.max_lag : (size_t)1 << 18;
+    v->cap = 1024; /* a power of two, at least the lag allowed */
+    while (v->cap < v->lag_max)
+        v->cap <<= 1;
     if (e == ETM_OK && !(v->q = (vitem_t *)calloc(v->cap, sizeof *v->q)))
         e = etm_util_fail(diag, ETM_ERR_NOMEM, "out of memory");
     if (e != ETM_OK) {

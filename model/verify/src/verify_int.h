@@ -66,7 +66,8 @@ struct etm_verify {
 
     /* The core's side. */
     vitem_t *q;
-    size_t cap, head, len;     /* q[head] is the oldest instruction still held */
+    size_t cap, head, len;     /* q[head] is the oldest instruction still held; cap a power of two */
+    size_t lag_max;            /* instructions the queue may hold (etm_verify_opts_t.max_lag) */
     size_t cur;                /* index (from head) of the next instruction an atom will match */
     int active;                /* the last instruction seen was traced */
     int last_pushed;           /* ... and is the newest item of the queue */
@@ -107,15 +108,15 @@ struct etm_verify {
 
 /* ---- Shared helpers (verify.c) ---------------------------------------------------------------- */
 
-int vfy_failed(const etm_verify_t *v);
+static inline int vfy_failed(const etm_verify_t *v) { return v->r.failures != 0; }
 /* The first failure is kept; later ones are ignored. */
 void vfy_fail(etm_verify_t *v, etm_vfail_t rule, uint64_t cycle, uint64_t offset, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 5, 6)))
 #endif
     ;
-/* The i-th instruction waiting (from the oldest still held). */
-vitem_t *vfy_item(const etm_verify_t *v, size_t i);
+/* The i-th instruction waiting (from the oldest still held); cap is a power of two. */
+static inline vitem_t *vfy_item(const etm_verify_t *v, size_t i) { return &v->q[(v->head + i) & (v->cap - 1)]; }
 void vfy_push(etm_verify_t *v, const vitem_t *x);
 /* Instructions before cur are matched: they leave the queue. */
 void vfy_release(etm_verify_t *v);
