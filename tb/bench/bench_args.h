@@ -1,4 +1,6 @@
-/* bench_args.h - the benchmarks' one argument: how many cycles, or --help.
+/* bench_args.h - what the benchmarks share: their one argument (how many
+ * cycles, or --help), a monotonic clock and the peak resident memory. A
+ * benchmark defines _POSIX_C_SOURCE 200809L before its first include.
  *
  *     int rc = bench_args(argc, argv, "bench_x", "usage: ...\n", &cycles);
  *     if (rc >= 0)
@@ -14,6 +16,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+/* Seconds on the monotonic clock. */
+static inline double bench_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Peak resident memory of the process so far, in KiB. */
+static inline long bench_peak_kib(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss;
+}
 
 static inline int bench_args(int argc, char **argv, const char *name, const char *usage, unsigned long long *cycles)
 {

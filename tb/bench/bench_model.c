@@ -11,27 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 
 #include "bench_args.h"
 #include "etm/etm.h"
 
 #define BLOCK 65536
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static long peak_kib(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return ru.ru_maxrss;
-}
 
 int main(int argc, char **argv)
 {
@@ -79,18 +63,18 @@ int main(int argc, char **argv)
             unsigned n = cycles - done < BLOCK ? (unsigned)(cycles - done) : BLOCK;
             for (unsigned i = 0; i < n; i++)
                 etm_gen_next(g, &block[i], NULL);
-            double t0 = now();
+            double t0 = bench_now();
             for (unsigned i = 0; i < n; i++)
                 etm_step(etm, &block[i], &out);
-            t += now() - t0;
+            t += bench_now() - t0;
             done += n;
             if (!peak_early && done >= cycles / 5)
-                peak_early = peak_kib();
+                peak_early = bench_peak_kib();
         }
         const etm_stats_t *s = etm_get_stats(etm);
         printf("%-45s %12.0f %10.3f %10.3f %8ldK %8ldK\n", cfgs[k].name, (double)cycles / t,
                8.0 * (double)s->bytes / (double)s->instructions, 8.0 * (double)s->bytes / (double)s->cycles,
-               peak_early, peak_kib());
+               peak_early, bench_peak_kib());
         etm_destroy(etm);
         etm_gen_free(g);
     }

@@ -10,17 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "bench_args.h"
 #include "etm/etm.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* Read f through (and step the model when etm is not NULL): seconds, or -1. */
 static double pass(FILE *f, etm_ctx_t *etm, unsigned long long want)
@@ -28,7 +20,7 @@ static double pass(FILE *f, etm_ctx_t *etm, unsigned long long want)
     rewind(f);
     etm_vec_reader_t *r;
     etm_diag_t d;
-    double t0 = now();
+    double t0 = bench_now();
     if (etm_vec_open_stream(&r, f, "bench", &d) != ETM_OK) {
         fprintf(stderr, "bench_vector: %s\n", d.msg);
         return -1;
@@ -42,7 +34,7 @@ static double pass(FILE *f, etm_ctx_t *etm, unsigned long long want)
             etm_step(etm, &in, &out);
         n++;
     }
-    double t = now() - t0;
+    double t = bench_now() - t0;
     etm_vec_close(r);
     if (e != ETM_END || n != want) {
         fprintf(stderr, "bench_vector: read %llu of %llu cycles: %s\n", n, want, e == ETM_END ? "" : d.msg);

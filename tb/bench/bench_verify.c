@@ -15,27 +15,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 
 #include "bench_args.h"
 #include "etm/etm.h"
 
 #define BLOCK 65536
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static long peak_kib(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return ru.ru_maxrss;
-}
 
 int main(int argc, char **argv)
 {
@@ -92,7 +76,7 @@ int main(int argc, char **argv)
             for (unsigned i = 0; i < n; i++)
                 etm_gen_next(g, &block[i], NULL);
             size_t nb = 0;
-            double t0 = now();
+            double t0 = bench_now();
             for (unsigned i = 0; i < n; i++) {
                 etm_step(etm, &block[i], &out);
                 memcpy(bytes + nb, out.v3_bytes, out.v3_count);
@@ -102,7 +86,7 @@ int main(int argc, char **argv)
             }
             /* The checker as a caller streams it: the cycles, then the bytes
              * made by then, a slice at a time (its queue stays short). */
-            double t1 = now();
+            double t1 = bench_now();
             size_t fed = 0;
             for (unsigned i = 0; i < n; i++) {
                 etm_verify_cycle(v, &block[i]);
@@ -112,11 +96,11 @@ int main(int argc, char **argv)
                     fed = upto;
                 }
             }
-            tv += now() - t1;
+            tv += bench_now() - t1;
             tm += t1 - t0;
             done += n;
             if (!peak_early && done >= cycles / 5)
-                peak_early = peak_kib();
+                peak_early = bench_peak_kib();
         }
         etm_end(etm);
         size_t nb = 0;
@@ -128,7 +112,7 @@ int main(int argc, char **argv)
         etm_verify_end(v, (int)(etm_reg_peek(etm, 4 * 0x004, 1) & 1u)); /* ETMSR[0] */
         const etm_verify_result_t *r = etm_verify_result(v);
         printf("%-46s %12.0f %12.0f %7.2f %9llu %8ldK %8ldK%s\n", cfgs[k].name, (double)cycles / tm,
-               (double)cycles / tv, tm / tv, (unsigned long long)r->overflows, peak_early, peak_kib(),
+               (double)cycles / tv, tm / tv, (unsigned long long)r->overflows, peak_early, bench_peak_kib(),
                r->failures ? "  FAILED" : "");
         if (r->failures) {
             printf("  %s: %s\n", etm_vfail_id(r->first.rule), r->first.text);

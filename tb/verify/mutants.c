@@ -784,6 +784,41 @@ static int check_table(const char *path)
     return bad ? -1 : rows;
 }
 
+/* One mutant's verdict, printed: caught under its rule (1), or not (0). */
+static int report(const char *name, etm_vfail_t rule, const char *what, const char *where,
+                  const etm_verify_result_t *r)
+{
+    int ok = r->failures && r->first.rule == rule;
+    printf("%-26s %s: %s\n%-26s   -> %s (cycle %" PRIu64 ", %s %" PRIu64 "): %s\n", name, ok ? "caught" : "FAILED", what,
+           "", r->failures ? etm_vfail_id(r->first.rule) : "passed", r->first.cycle, where, r->first.offset,
+           r->failures ? r->first.text : "the checker found nothing");
+    if (!ok)
+        printf("%-26s   expected rule %s\n", "", etm_vfail_id(rule));
+    return ok;
+}
+
+/* --require: each named class (names[0..n-1]) was applicable. Returns 0, 1
+ * (one was not) or 2 (no such class). */
+static int check_required(const char *const *require, int nreq, const char *const *names, const int *applied,
+                          size_t n)
+{
+    int bad = 0;
+    for (int k = 0; k < nreq; k++) {
+        size_t i;
+        for (i = 0; i < n && strcmp(names[i], require[k]); i++)
+            ;
+        if (i == n) {
+            fprintf(stderr, "etm-mutants: --require %s: no such class for this protocol\n", require[k]);
+            return 2;
+        }
+        if (!applied[i]) {
+            printf("FAILED: mutant %s was required but is not applicable to this stimulus\n", require[k]);
+            bad = 1;
+        }
+    }
+    return bad;
+}
+
 /* ETMv1: the model's port passes; each ETMv1 mutant class fails under its rule. */
 static int run_v1(ctx_t *c, const char *const *require, int nreq)
 {
@@ -818,30 +853,15 @@ static int run_v1(ctx_t *c, const char *const *require, int nreq)
         if (check_port(&cc, &c->stim, &t, c->ovf_end, &r))
             return 2;
         free(t.o);
-        int ok = r.failures && r.first.rule == v1classes[i].rule;
-        printf("%-26s %s: %s\n%-26s   -> %s (cycle %" PRIu64 ", port cycle %" PRIu64 "): %s\n", v1classes[i].name,
-               ok ? "caught" : "FAILED", what, "", r.failures ? etm_vfail_id(r.first.rule) : "passed", r.first.cycle,
-               r.first.offset, r.failures ? r.first.text : "the checker found nothing");
-        if (!ok) {
-            printf("%-26s   expected rule %s\n", "", etm_vfail_id(v1classes[i].rule));
+        if (!report(v1classes[i].name, v1classes[i].rule, what, "port cycle", &r))
             bad = 1;
-        }
     }
-    for (int k = 0; k < nreq; k++) {
-        size_t i;
-        for (i = 0; i < NV1CLASSES && strcmp(v1classes[i].name, require[k]); i++)
-            ;
-        if (i == NV1CLASSES) {
-            fprintf(stderr, "etm-mutants: --require %s: no such ETMv1 class\n", require[k]);
-            return 2;
-        }
-        if (!applied[i]) {
-            printf("FAILED: mutant %s was required but is not applicable to this stimulus\n", require[k]);
-            bad = 1;
-        }
-    }
+    const char *names[NV1CLASSES];
+    for (size_t i = 0; i < NV1CLASSES; i++)
+        names[i] = v1classes[i].name;
+    int rq = check_required(require, nreq, names, applied, NV1CLASSES);
     free(base.o);
-    return bad;
+    return rq == 2 ? 2 : bad || rq;
 }
 
 int main(int argc, char **argv)
@@ -912,30 +932,15 @@ int main(int argc, char **argv)
         if (check(&cc, &c.stim, &t, c.ovf_end, &r))
             return 2;
         free(t.b);
-        int ok = r.failures && r.first.rule == classes[i].rule;
-        printf("%-26s %s: %s\n%-26s   -> %s (cycle %" PRIu64 ", byte %" PRIu64 "): %s\n", classes[i].name,
-               ok ? "caught" : "FAILED", what, "", r.failures ? etm_vfail_id(r.first.rule) : "passed", r.first.cycle,
-               r.first.offset, r.failures ? r.first.text : "the checker found nothing");
-        if (!ok) {
-            printf("%-26s   expected rule %s\n", "", etm_vfail_id(classes[i].rule));
+        if (!report(classes[i].name, classes[i].rule, what, "byte", &r))
             bad = 1;
-        }
     }
-    for (int k = 0; k < nreq; k++) {
-        size_t i;
-        for (i = 0; i < NCLASSES && strcmp(classes[i].name, require[k]); i++)
-            ;
-        if (i == NCLASSES) {
-            fprintf(stderr, "etm-mutants: --require %s: no such class\n", require[k]);
-            return 2;
-        }
-        if (!applied[i]) {
-            printf("FAILED: mutant %s was required but is not applicable to this stimulus\n", require[k]);
-            bad = 1;
-        }
-    }
+    const char *names[NCLASSES];
+    for (size_t i = 0; i < NCLASSES; i++)
+        names[i] = classes[i].name;
+    int rq = check_required(require, nreq, names, applied, NCLASSES);
     free(c.trace.b);
     free(c.pk.p);
     free(c.stim.in);
-    return bad;
+    return rq == 2 ? 2 : bad || rq;
 }

@@ -129,6 +129,18 @@ uint64_t vfy_untraced_at(const etm_verify_t *v, uint32_t addr)
     return UINT64_MAX;
 }
 
+void vfy_untraced_cycle(etm_verify_t *v, const etm_seen_t *s, uint64_t cyc)
+{
+    for (unsigned i = 0; i < s->ninsn; i++) {
+        v->r.untraced++;
+        v->untraced_run++;
+        vfy_remember_untraced(v, s->insn[i].addr, cyc);
+    }
+    v->active = 0; /* trace is off: what comes next starts again */
+    if (s->ninsn)
+        v->last_pushed = 0;
+}
+
 static int exception_traced(const etm_verify_t *v, unsigned number) { return number < 16 || v->exc_ext; }
 
 /* The instructions of one cycle, in program order, into the queue. */
@@ -142,15 +154,7 @@ static void core_cycle(etm_verify_t *v, const etm_seen_t *s, uint64_t cyc)
         v->r.cancels++;
     }
     if (!traced) {
-        for (unsigned i = 0; i < s->ninsn; i++) {
-            v->r.untraced++;
-            v->untraced_run++;
-            vfy_remember_untraced(v, s->insn[i].addr, cyc);
-        }
-        if (s->ninsn || !s->running || !s->trace_enable)
-            v->active = 0;
-        if (s->ninsn)
-            v->last_pushed = 0;
+        vfy_untraced_cycle(v, s, cyc);
         return;
     }
     for (unsigned i = 0; i < s->ninsn; i++) {

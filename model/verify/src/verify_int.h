@@ -121,6 +121,9 @@ void vfy_push(etm_verify_t *v, const vitem_t *x);
 /* Instructions before cur are matched: they leave the queue. */
 void vfy_release(etm_verify_t *v);
 void vfy_remember_untraced(etm_verify_t *v, uint32_t addr, uint64_t cycle);
+/* A cycle without TraceEnable (or not running): its instructions are remembered
+ * as untraced, and the next traced one starts trace again. */
+void vfy_untraced_cycle(etm_verify_t *v, const etm_seen_t *s, uint64_t cyc);
 /* Was addr executed without TraceEnable lately? Its cycle, or UINT64_MAX. */
 uint64_t vfy_untraced_at(const etm_verify_t *v, uint32_t addr);
 

@@ -49,15 +49,7 @@ void vfy_v1_core(etm_verify_t *v, const etm_seen_t *s, uint64_t cyc)
     if (s->ninsn)
         note_next(v, s->insn[0].addr);
     if (!traced) {
-        for (unsigned i = 0; i < s->ninsn; i++) {
-            v->r.untraced++;
-            v->untraced_run++;
-            vfy_remember_untraced(v, s->insn[i].addr, cyc);
-        }
-        if (s->ninsn || !s->running || !s->trace_enable)
-            v->active = 0;
-        if (s->ninsn)
-            v->last_pushed = 0;
+        vfy_untraced_cycle(v, s, cyc);
         return;
     }
     if (s->cancel)
