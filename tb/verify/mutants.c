@@ -84,8 +84,11 @@ static int load(const char *path, stim_t *s, etm_config_t *cfg)
 
 /* ---- The design (the model) and the checker ---------------------------------------------- */
 
-/* The model's trace of the stimulus: every byte that leaves the port. */
-static int model_trace(const etm_config_t *cfg, const stim_t *s, bytes_t *out, int *ovf_end)
+/* The model over the stimulus, then its drain: take() gets every cycle's
+ * outputs; *ovf_end (may be NULL) its ETMSR[0] at the end (an overflow not
+ * yet signalled). */
+static int run_model(const etm_config_t *cfg, const stim_t *s, void (*take)(void *, const etm_out_t *), void *user,
+                     int *ovf_end)
 {
     etm_ctx_t *etm;
     etm_diag_t d;
@@ -96,28 +99,47 @@ static int model_trace(const etm_config_t *cfg, const stim_t *s, bytes_t *out, i
     etm_out_t o;
     for (size_t k = 0; k < s->n; k++) {
         etm_step(etm, &s->in[k], &o);
-        for (unsigned b = 0; b < o.v3_count; b++)
-            put(out, o.v3_bytes[b]);
+        take(user, &o);
     }
     etm_end(etm);
     while (etm_drain(etm, &o) == ETM_OK)
-        for (unsigned b = 0; b < o.v3_count; b++)
-            put(out, o.v3_bytes[b]);
+        take(user, &o);
     if (ovf_end)
-        *ovf_end = (int)(etm_reg_peek(etm, 4 * 0x004, 1) & 1u); /* ETMSR[0]: an overflow not yet signalled */
+        *ovf_end = (int)(etm_reg_peek(etm, 4 * 0x004, 1) & 1u); /* ETMSR[0] */
     etm_destroy(etm);
     return 0;
 }
 
-/* The checker over the core's stimulus and a trace; *r gets its result. */
-static int check(const etm_config_t *cfg, const stim_t *s, const bytes_t *t, int ovf_end, etm_verify_result_t *r)
+static void take_bytes(void *user, const etm_out_t *o)
+{
+    for (unsigned b = 0; b < o->v3_count; b++)
+        put((bytes_t *)user, o->v3_bytes[b]);
+}
+
+/* The model's trace of the stimulus: every byte that leaves the port. */
+static int model_trace(const etm_config_t *cfg, const stim_t *s, bytes_t *out, int *ovf_end)
+{
+    return run_model(cfg, s, take_bytes, out, ovf_end);
+}
+
+/* A checker for cfg, or NULL (said on stderr). */
+static etm_verify_t *new_checker(const etm_config_t *cfg)
 {
     etm_verify_t *v;
     etm_diag_t d;
     if (etm_verify_create(&v, cfg, NULL, &d) != ETM_OK) {
         fprintf(stderr, "etm-mutants: checker: %s\n", d.msg);
-        return -1;
+        return NULL;
     }
+    return v;
+}
+
+/* The checker over the core's stimulus and a trace; *r gets its result. */
+static int check(const etm_config_t *cfg, const stim_t *s, const bytes_t *t, int ovf_end, etm_verify_result_t *r)
+{
+    etm_verify_t *v = new_checker(cfg);
+    if (!v)
+        return -1;
     size_t k = 0, at = 0;
     while (at < t->n || k < s->n) {
         while (k < s->n && etm_verify_waiting(v) < ETM_VERIFY_AHEAD)
@@ -582,36 +604,19 @@ static void put_port(ports_t *p, const etm_out_t *o)
     p->o[p->n++] = *o;
 }
 
+static void take_port(void *user, const etm_out_t *o) { put_port((ports_t *)user, o); }
+
 /* The model's port of every cycle, the drain's too. */
 static int model_port(const etm_config_t *cfg, const stim_t *s, ports_t *out, int *ovf_end)
 {
-    etm_ctx_t *etm;
-    etm_diag_t d;
-    if (etm_create(&etm, cfg, &d) != ETM_OK) {
-        fprintf(stderr, "etm-mutants: configuration: %s\n", d.msg);
-        return -1;
-    }
-    etm_out_t o;
-    for (size_t k = 0; k < s->n; k++) {
-        etm_step(etm, &s->in[k], &o);
-        put_port(out, &o);
-    }
-    etm_end(etm);
-    while (etm_drain(etm, &o) == ETM_OK)
-        put_port(out, &o);
-    *ovf_end = (int)(etm_reg_peek(etm, 4 * 0x004, 1) & 1u); /* ETMSR[0] */
-    etm_destroy(etm);
-    return 0;
+    return run_model(cfg, s, take_port, out, ovf_end);
 }
 
 static int check_port(const etm_config_t *cfg, const stim_t *s, const ports_t *p, int ovf_end, etm_verify_result_t *r)
 {
-    etm_verify_t *v;
-    etm_diag_t d;
-    if (etm_verify_create(&v, cfg, NULL, &d) != ETM_OK) {
-        fprintf(stderr, "etm-mutants: checker: %s\n", d.msg);
+    etm_verify_t *v = new_checker(cfg);
+    if (!v)
         return -1;
-    }
     for (size_t k = 0; k < s->n || k < p->n; k++) {
         if (k < s->n)
             etm_verify_cycle(v, &s->in[k]);
