@@ -174,6 +174,10 @@ typedef struct run {
     etm_config_t now, next, dec_cfg;
     size_t poll_at;             /* the op index after the ETMSR[1] poll */
     uint64_t reprogrammings, sessions, restarts;
+    /* The protocol scoreboard (etm/verify.h) on the same trace, against the
+     * generator's interface signals, where every event can be traced (no
+     * reprogramming, no data trace, no untraceable events expected). */
+    etm_verify_t *ver;
 } run_t;
 
 static unsigned insn_size(void *user, uint32_t addr)
@@ -326,6 +330,11 @@ static int setup(run_t *r)
         fprintf(stderr, "--reprogram: not with data trace\n");
         return -1;
     }
+    if (!o->reprogram && !r->data_trace && !o->expect_untraceable &&
+        etm_verify_create(&r->ver, &o->g.cfg, NULL, &d) != ETM_OK) {
+        fprintf(stderr, "scoreboard: %s\n", d.msg);
+        return -1;
+    }
     if ((o->reprogram ? etm_create_at_reset(&r->etm, &o->g.cfg, &d) : etm_create(&r->etm, &o->g.cfg, &d)) != ETM_OK) {
         fprintf(stderr, "model configuration: %s\n", d.msg);
         return -1;
@@ -473,6 +482,8 @@ static void expect_cycle(run_t *r, const etm_in_t *in, const etm_out_t *out, con
 /* The bytes gathered go to the decoders. */
 static void feed(run_t *r, const uint8_t *buf, size_t n)
 {
+    if (r->ver)
+        etm_verify_bytes(r->ver, buf, n, 0);
     if (r->bytes)
         fwrite(buf, 1, n, r->bytes);
     if (r->wj.on)
@@ -552,6 +563,8 @@ static void run_cycles(run_t *r)
                 if (etm_apb_busy(&r->drv))
                     etm_apb_drive(&r->drv, &in);
             }
+            if (r->ver)
+                etm_verify_cycle(r->ver, &in);
             if (etm_step(r->etm, &in, &out) == ETM_ERR_RULE) {
                 judge_fail(&r->oj, "cycle %" PRIu64 ": the generator broke an interface rule", c);
                 judge_fail(&r->wj, "cycle %" PRIu64 ": the generator broke an interface rule", c);
@@ -678,6 +691,34 @@ static int verdict(run_t *r)
             printf("FAILED: no %s packet was emitted\n", etm_pkt_kind_name((etm_pkt_kind_t)k));
             failed = 1;
         }
+    if (r->ver) {
+        etm_verify_end(r->ver, (int)(etm_reg_peek(r->etm, 4 * 0x004, 1) & 1u)); /* ETMSR[0] */
+        const etm_verify_result_t *vr = etm_verify_result(r->ver);
+        if (vr->failures) {
+            printf("scoreboard: FAILED: cycle %" PRIu64 ", byte %" PRIu64 ": %s: %s\n", vr->first.cycle,
+                   vr->first.offset, etm_vfail_id(vr->first.rule), vr->first.text);
+            failed = 1;
+        } else {
+            printf("scoreboard: %" PRIu64 " instructions, %" PRIu64 " outside TraceEnable, %" PRIu64
+                   " overflow restarts: the trace is right\n", vr->instructions, vr->untraced, vr->overflows);
+        }
+        etm_verify_destroy(r->ver);
+        r->ver = NULL;
+    }
+    if (r->ver) {
+        etm_verify_end(r->ver, (int)(etm_reg_peek(r->etm, 4 * 0x004, 1) & 1u)); /* ETMSR[0] */
+        const etm_verify_result_t *vr = etm_verify_result(r->ver);
+        if (vr->failures) {
+            printf("scoreboard: FAILED: cycle %" PRIu64 ", byte %" PRIu64 ": %s: %s\n", vr->first.cycle,
+                   vr->first.offset, etm_vfail_id(vr->first.rule), vr->first.text);
+            failed = 1;
+        } else {
+            printf("scoreboard: %" PRIu64 " instructions, %" PRIu64 " outside TraceEnable, %" PRIu64
+                   " overflow restarts: the trace is right\n", vr->instructions, vr->untraced, vr->overflows);
+        }
+        etm_verify_destroy(r->ver);
+        r->ver = NULL;
+    }
     judge_t *js[2] = { &r->oj, &r->wj };
     for (int k = 0; k < 2; k++) {
         judge_t *j = js[k];
