@@ -596,8 +596,8 @@ void EtmCompare::fall()
 // ---- EtmVerify ----------------------------------------------------------------------------------
 
 EtmVerify::EtmVerify(sc_module_name n, const etm_config_t &cfg, bool timed, bool at_reset)
-    : sc_module(n), clk("clk"), end("end"), in("in", etm_in_signal_count), bytes("bytes"), next("next"),
-      timed_(timed)
+    : sc_module(n), clk("clk"), end("end"), in("in", etm_in_signal_count), out("out", PIN_OUT_COUNT), bytes("bytes"),
+      next("next"), timed_(timed)
 {
     bytes.bind(*this);
     etm_verify_opts_t o;
@@ -607,6 +607,7 @@ EtmVerify::EtmVerify(sc_module_name n, const etm_config_t &cfg, bool timed, bool
     etm_diag_clear(&d);
     if (etm_verify_create(&v_, &cfg, &o, &d) != ETM_OK)
         throw std::runtime_error(std::string(name()) + ": " + diag_text(d));
+    v1_ = etm_verify_is_v1(v_) != 0;
     SC_METHOD(fall);
     sensitive << clk.neg();
     dont_initialize();
@@ -616,15 +617,25 @@ EtmVerify::~EtmVerify() { etm_verify_destroy(v_); }
 
 void EtmVerify::fall()
 {
-    if (ended_ || end.read()) {
-        ended_ = true;
+    if (end.read())
+        ended_ = true; /* etm_end's edge: no cycle of the core, no port cycle */
+    if (!out[PIN_VALID].read())
         return;
+    if (!ended_) {
+        etm_in_t x;
+        std::memset(&x, 0, sizeof x);
+        for (size_t i = 0; i < in.size(); i++)
+            set_in_pin(x, (unsigned)i, in[i].read());
+        etm_verify_cycle(v_, &x);
     }
-    etm_in_t x;
-    std::memset(&x, 0, sizeof x);
-    for (size_t i = 0; i < in.size(); i++)
-        set_in_pin(x, (unsigned)i, in[i].read());
-    etm_verify_cycle(v_, &x);
+    if (v1_) {
+        uint64_t pins[PIN_OUT_COUNT];
+        for (unsigned i = 0; i < PIN_OUT_COUNT; i++)
+            pins[i] = out[i].read();
+        etm_out_t o;
+        pins_to_out(pins, o);
+        etm_verify_port(v_, &o);
+    }
 }
 
 void EtmVerify::put(const uint8_t *b, unsigned n)

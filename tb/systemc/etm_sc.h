@@ -289,18 +289,21 @@ private:
 };
 
 // The protocol scoreboard on a trace path: at each falling edge of the core
-// clock, until `end` has been 1, the input pins (still this cycle's: the
-// source drives the next cycle after this process) are what the core did; the
-// bytes put into `in` are the design's trace as it reaches this point, passed
-// on to `next` when bound. timed: the bytes arrive in the cycle they left the
-// ETM (behind its own port), so latency is measured; behind a TPIU they do
-// not (frames, pins), and the checker works without times.
+// clock in which the ETM modelled a cycle (its VALID pin), until `end` has
+// been 1, the input pins (still this cycle's: the source drives the next cycle
+// after this process) are what the core did. ETMv3: the bytes put into `bytes`
+// are the design's trace as it reaches this point, passed on to `next` when
+// bound; timed: they arrive in the cycle they left the ETM (behind its own
+// port), so latency is measured; behind a TPIU they do not (frames, pins),
+// and the checker works without times. ETMv1: the ETM's PIPESTAT, TRACEPKT
+// and TRACESYNC pins of every cycle it modelled, the drain's too.
 class EtmVerify : public sc_module, public EtmByteSinkIf {
 public:
     SC_HAS_PROCESS(EtmVerify);
     sc_in<bool> clk, end;
     sc_vector<sc_in<uint64_t>> in;       // the ETM's input pins
-    sc_export<EtmByteSinkIf> bytes;      // the design's trace bytes
+    sc_vector<sc_in<uint64_t>> out;      // the ETM's output pins (VALID; ETMv1: its port)
+    sc_export<EtmByteSinkIf> bytes;      // ETMv3: the design's trace bytes
     sc_port<EtmByteSinkIf, 1, sc_core::SC_ZERO_OR_MORE_BOUND> next;
     // Throws std::runtime_error when etm_verify_create refuses cfg (at_reset:
     // the ETM is programmed through the APB pins, as EtmModel's at_reset).
@@ -313,7 +316,7 @@ public:
 private:
     void fall();
     etm_verify_t *v_ = nullptr;
-    bool timed_, ended_ = false, finished_ = false;
+    bool timed_, v1_ = false, ended_ = false, finished_ = false;
 };
 
 // Compares two ETMs' output pins at each falling edge of the core clock while

@@ -104,6 +104,7 @@ static int usage()
                  "usage: sc_lockstep [options]\n%s"
                  "  --trace FILE    the ETMv3 bytes that left the C model's port\n"
                  "  --inject CYCLE  self-test: the RTL alone gets a corrupted input in that cycle\n"
+                 "  --verify        also the protocol scoreboard (etm/verify.h) on the RTL's trace\n"
                  "  --tlm-reprogram N  program both ETMs through the source's TLM-2.0 socket while the\n"
                  "                  core runs, and again every N cycles (a new trace ID)\n",
                  common_usage());
@@ -115,7 +116,7 @@ int sc_main(int argc, char **argv)
     Options o;
     std::string trace;
     uint64_t inject = UINT64_MAX, tlm_every = 0;
-    bool tlm = false;
+    bool tlm = false, verify = false;
     for (int i = 1; i < argc; i++) {
         int k = parse_option(o, argc, argv, i);
         if (k < 0)
@@ -125,6 +126,8 @@ int sc_main(int argc, char **argv)
         std::string a = argv[i];
         if (a == "--trace" && i + 1 < argc)
             trace = argv[++i];
+        else if (a == "--verify")
+            verify = true;
         else if (a == "--inject" && i + 1 < argc)
             inject = std::strtoull(argv[++i], nullptr, 0);
         else if (a == "--tlm-reprogram" && i + 1 < argc) {
@@ -162,6 +165,20 @@ int sc_main(int argc, char **argv)
         EtmPortTap tap("tap");
         EtmSink sink("sink", cfg, trace);
         StopWhen stop("stop", [&] { return src.finished() && c.finished(); });
+        // --verify: the protocol scoreboard on the RTL's own trace, against the core's pins.
+        std::unique_ptr<EtmVerify> ver;
+        std::unique_ptr<EtmPortTap> rtap;
+        if (verify) {
+            ver.reset(new EtmVerify("verify", cfg, true, true));
+            ver->clk(clk);
+            ver->end(end);
+            ver->in.bind(core.pin);
+            ver->out.bind(r_pins.pin);
+            rtap.reset(new EtmPortTap("rtl_tap"));
+            rtap->clk(clk);
+            rtap->out.bind(r_pins.pin);
+            rtap->sink(ver->bytes);
+        }
 
         src.clk(clk);
         src.rst_n(rst_n);
@@ -207,6 +224,19 @@ int sc_main(int argc, char **argv)
         if (dbg && (!o.quiet || dbg->failed || !dbg->programmings))
             std::printf("debugger (TLM-2.0): %" PRIu64 " programmings, %" PRIu64 " register accesses%s\n",
                         dbg->programmings, dbg->accesses, dbg->failed ? ", FAILED" : "");
+        if (ver) {
+            // ETMSR[0]: the C model's, which the lockstep holds equal to the RTL's.
+            const etm_verify_result_t &vr = ver->finish(c.untraced_overflow());
+            if (vr.failures) {
+                std::printf("scoreboard on the RTL: FAILED: cycle %" PRIu64 ": %s: %s\n", vr.first.cycle,
+                            etm_vfail_id(vr.first.rule), vr.first.text);
+                return 1;
+            }
+            if (!o.quiet)
+                std::printf("scoreboard on the RTL: %" PRIu64 " instructions, %" PRIu64 " overflow restarts, "
+                            "latency at most %" PRIu64 " cycles: the trace is right\n",
+                            vr.instructions, vr.overflows, vr.max_latency);
+        }
         if (src.failed())
             return 2;
         if (cmp.mismatch())

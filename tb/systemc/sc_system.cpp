@@ -31,11 +31,12 @@ using namespace etm_sc;
 namespace {
 
 // The scoreboard watches the core's pins and passes the trace on to the sink.
-void wire_verify(EtmVerify &v, sc_clock &clk, sc_signal<bool> &end, EtmInBus &core, EtmSink &sink)
+void wire_verify(EtmVerify &v, sc_clock &clk, sc_signal<bool> &end, EtmInBus &core, EtmOutBus &pins, EtmSink &sink)
 {
     v.clk(clk);
     v.end(end);
     v.in.bind(core.pin);
+    v.out.bind(pins.pin);
     v.next(sink.in);
 }
 
@@ -89,7 +90,7 @@ public:
         port.fifo(etm.fifo);
         if (verify) {
             ver.reset(new EtmVerify("verify", cfg, true));
-            wire_verify(*ver, clk, end, core, sink);
+            wire_verify(*ver, clk, end, core, pins, sink);
             port.sink(ver->bytes);
         } else {
             port.sink(sink.in);
@@ -148,7 +149,7 @@ public:
         if (verify) {
             /* Behind the TPIU bytes arrive frames and pins later: not timed. */
             ver.reset(new EtmVerify("verify", cfg, false));
-            wire_verify(*ver, clk, end, core, sink);
+            wire_verify(*ver, clk, end, core, pins, sink);
             tpiu.sink(ver->bytes);
         } else {
             tpiu.sink(sink.in);
