@@ -102,8 +102,11 @@ static void print_result(const etm_verify_result_t *r, const char *trace_path, i
     if (r->cycles_checked)
         printf(" (%" PRIu64 " with their cycles)", r->cycles_checked);
     printf(", %" PRIu64 " exceptions, %" PRIu64 " returns, %" PRIu64 " cancels, %" PRIu64 " overflows (%" PRIu64
-           " instructions lost), %" PRIu64 " outside TraceEnable\n",
+           " instructions lost), %" PRIu64 " outside TraceEnable",
            r->exceptions, r->returns, r->cancels, r->overflows, r->lost, r->untraced);
+    if (r->transfers)
+        printf("; %" PRIu64 " data transfers (their packets legal, their values not compared)", r->transfers);
+    printf("\n");
     if (v1)
         printf("trace starts %" PRIu64 ", branches with an address %" PRIu64 ", triggers %" PRIu64 "; at most %" PRIu64
                " instructions waited for their status: the trace is right\n",

@@ -176,7 +176,7 @@ typedef struct run {
     uint64_t reprogrammings, sessions, restarts;
     /* The protocol scoreboard (etm/verify.h) on the same trace, against the
      * generator's interface signals, where every event can be traced (no
-     * reprogramming, no data trace, no untraceable events expected). */
+     * reprogramming, no untraceable events expected). */
     etm_verify_t *ver;
 } run_t;
 
@@ -330,7 +330,7 @@ static int setup(run_t *r)
         fprintf(stderr, "--reprogram: not with data trace\n");
         return -1;
     }
-    if (!o->reprogram && !r->data_trace && !o->expect_untraceable &&
+    if (!o->reprogram && !o->expect_untraceable &&
         etm_verify_create(&r->ver, &o->g.cfg, NULL, &d) != ETM_OK) {
         fprintf(stderr, "scoreboard: %s\n", d.msg);
         return -1;

@@ -664,6 +664,14 @@ static void on_element(void *user, const etm_v3el_t *e)
     case ETM_V3EL_NO_IMAGE:
         break;
     case ETM_V3EL_DATA:
+        /* ETMv3 data trace: its packets must be legal (the decoder's grammar)
+         * and leave the instruction flow whole; the transfers themselves are
+         * counted, not yet held to the core's (docs/scoreboard.md, limits). */
+        if (v->data) {
+            v->r.transfers++;
+            break;
+        }
+        /* fall through */
     default:
         vfy_fail(v, ETM_VFAIL_GRAMMAR, 0, e->offset, "byte %" PRIu64 ": a %s element, which this configuration cannot make",
              e->offset, etm_v3el_kind_name(e->kind));
@@ -741,9 +749,10 @@ etm_err_t etm_verify_create(etm_verify_t **out, const etm_config_t *cfg, const e
     if (e == ETM_OK && ETM_V_MAJOR(v->version) != 3 && !v->v1)
         e = etm_util_fail(diag, ETM_ERR_UNSUPPORTED, "the checker takes ETMv3 and ETMv1 trace, not ETMv%u.%u",
                      ETM_V_MAJOR(v->version), ETM_V_MINOR(v->version));
-    if (e == ETM_OK && ETM_FIELD_GET(ETM_CR_DATA_ACCESS, cfg->etmcr))
-        e = etm_util_fail(diag, ETM_ERR_UNSUPPORTED, "the checker does not yet check data trace (ETMCR[3:2] = %u)",
-                     (unsigned)ETM_FIELD_GET(ETM_CR_DATA_ACCESS, cfg->etmcr));
+    if (e == ETM_OK && ETM_FIELD_GET(ETM_CR_DATA_ACCESS, cfg->etmcr) && v->v1)
+        e = etm_util_fail(diag, ETM_ERR_UNSUPPORTED, "the checker does not check ETMv1 data trace (ETMCR[3:2] = %u): "
+                          "its ID and BD statuses need the code", (unsigned)ETM_FIELD_GET(ETM_CR_DATA_ACCESS, cfg->etmcr));
+    v->data = ETM_FIELD_GET(ETM_CR_DATA_ACCESS, cfg->etmcr) != 0;
     if (e == ETM_OK)
         e = etm_watch_create(&v->watch, cfg, v->o.at_reset, diag);
     if (e == ETM_OK && v->v1)

@@ -58,6 +58,7 @@ struct etm_verify {
     etm_verify_opts_t o;
     unsigned version;
     int ca, exc_ext;
+    int data;                  /* ETMCR[3:2] != 0: data packets are allowed (ETMv3) */
     uint32_t sync_period;      /* bytes (ETMv3.1 and later); 0: not checked */
     etm_ctx_t *watch;
     etm_v3dec_t *dec;

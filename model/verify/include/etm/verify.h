@@ -98,6 +98,7 @@ typedef struct etm_vresult {
     uint64_t traced_expected;  /* instructions the core executed with TraceEnable */
     uint64_t untraced;         /* instructions the core executed without TraceEnable */
     uint64_t exceptions, returns, cancels, branches, isyncs, asyncs, triggers;
+    uint64_t transfers;        /* ETMv3 data trace: data elements (normal, not traced, placeholders) */
     uint64_t overflows;        /* overflow restarts in the trace */
     uint64_t lost;             /* instructions lost to them */
     uint64_t cycles_checked;   /* cycle-accurate: instructions whose cycle was compared */
@@ -110,9 +111,11 @@ typedef struct etm_vresult {
 
 typedef struct etm_verify etm_verify_t;
 
-/* A checker for the ETM that cfg describes: ETMv3 instruction trace (bytes,
- * etm_verify_bytes) or ETMv1 instruction trace (the port, etm_verify_port);
- * data trace is refused with ETM_ERR_UNSUPPORTED. opts may be NULL.
+/* A checker for the ETM that cfg describes: ETMv3 trace (bytes,
+ * etm_verify_bytes) or ETMv1 instruction trace (the port, etm_verify_port).
+ * With ETMv3 data trace the instruction flow is checked and the data packets
+ * must be legal; their transfers are not yet held to the core's. ETMv1 data
+ * trace is refused with ETM_ERR_UNSUPPORTED. opts may be NULL.
  * Returns ETM_OK, ETM_ERR_NOMEM, ETM_ERR_UNSUPPORTED, or what etm_create
  * returns for the configuration. */
 etm_err_t etm_verify_create(etm_verify_t **out, const etm_config_t *cfg, const etm_verify_opts_t *opts,
