@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "etm/config.h"
+#include "etm/signals.h"
 #include "etm/error.h"
 #include "etm/regmap.h"
 
@@ -127,5 +128,36 @@ static inline fuzz_image_t fuzz_take_image(fuzz_in_t *f)
     f->n -= len;
     return im;
 }
+
+/* One interface record, built signal by signal from the signal table: small
+ * fields from one byte each, wide ones near the previous value, new or kept.
+ * The debug APB: any access but a write to ETMCR (see below). */
+static inline void fuzz_full_record(fuzz_in_t *f, etm_in_t *in)
+{
+    for (size_t i = 0; i < etm_in_signal_count; i++) {
+        const etm_signal_t *s = &etm_in_signals[i];
+        uint64_t prev = etm_signal_get(s, in), v;
+        if (s->width <= 8) {
+            v = fuzz_u8(f);
+        } else {
+            unsigned mode = fuzz_u8(f);
+            if (mode & 1) /* near the previous value: code runs on */
+                v = prev + ((uint64_t)(mode >> 1) << s->lsb);
+            else if (mode & 2)
+                v = (uint64_t)fuzz_u32(f) | ((s->width > 32) ? (uint64_t)fuzz_u32(f) << 32 : 0);
+            else
+                v = prev;
+        }
+        etm_signal_set(s, in, v & etm_signal_mask(s));
+    }
+    /* The debug APB: any access but a write to ETMCR, which could set the
+     * programming bit and with it a trace mode the decoder, configured once,
+     * does not follow (programming is fuzzed through the other registers, whose
+     * writes are then ignored and flagged; the reprogramming itself is held by
+     * the lockstep harness and the round trips). */
+    if (in->pwrite && (in->paddr & 0xFFCu) == 0)
+        in->pwrite = 0;
+}
+
 
 #endif

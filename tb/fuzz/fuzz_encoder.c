@@ -8,7 +8,7 @@
  *   - at most the port's width of bytes leaves per cycle;
  *   - ETMv3: every byte that leaves the port parses (the project's decoder, no
  *     code image): no reserved header, no broken packet, ever.
- * The debug APB is fuzzed too, short of writes to ETMCR (full_record).
+ * The debug APB is fuzzed too, short of writes to ETMCR (fuzz_full_record).
  * Records cost few bytes: per cycle one byte chooses an idle run, a run of
  * sequential instructions, or a full record built signal by signal from the
  * signal table (etm/signals.def). */
@@ -24,33 +24,6 @@
 static int model_supports(const etm_config_t *cfg)
 {
     return etm_model_supports(cfg, NULL) == ETM_OK;
-}
-
-static void full_record(fuzz_in_t *f, etm_in_t *in)
-{
-    for (size_t i = 0; i < etm_in_signal_count; i++) {
-        const etm_signal_t *s = &etm_in_signals[i];
-        uint64_t prev = etm_signal_get(s, in), v;
-        if (s->width <= 8) {
-            v = fuzz_u8(f);
-        } else {
-            unsigned mode = fuzz_u8(f);
-            if (mode & 1) /* near the previous value: code runs on */
-                v = prev + ((uint64_t)(mode >> 1) << s->lsb);
-            else if (mode & 2)
-                v = (uint64_t)fuzz_u32(f) | ((s->width > 32) ? (uint64_t)fuzz_u32(f) << 32 : 0);
-            else
-                v = prev;
-        }
-        etm_signal_set(s, in, v & etm_signal_mask(s));
-    }
-    /* The debug APB: any access but a write to ETMCR, which could set the
-     * programming bit and with it a trace mode the decoder, configured once,
-     * does not follow (programming is fuzzed through the other registers, whose
-     * writes are then ignored and flagged; the reprogramming itself is held by
-     * the lockstep harness and the round trips). */
-    if (in->pwrite && (in->paddr & 0xFFCu) == 0)
-        in->pwrite = 0;
 }
 
 typedef struct run {
@@ -145,7 +118,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             in.intstat = 0;
             repeat = 1 + (how >> 4);
         } else {
-            full_record(&f, &in);
+            fuzz_full_record(&f, &in);
         }
         for (unsigned k = 0; k < repeat && cycles < MAX_CYCLES; k++, cycles++) {
             if (vw)

@@ -21,7 +21,7 @@ bytes() { for b in "$@"; do printf "\\x$(printf %02x "$b")"; done; }
 cut_to() { head -c "$1"; }
 
 rm -rf "$c"
-mkdir -p "$c"/{vector,vcd,config_text,snapshot,decode_v3,deformat,decode_v1,encoder}
+mkdir -p "$c"/{vector,vcd,config_text,snapshot,decode_v3,deformat,decode_v1,encoder,verify}
 
 # Stimulus of several kinds.
 $etm gen --cycles 150 --seed 3 "$tmp/m3.vec" >/dev/null
@@ -130,5 +130,15 @@ for p in etm-m3 etm-m3-r2 etmv1.3 etmv3.3 etmv3.5; do
     { bytes "$b" $((1 | 40 << 2)) $((0 | 3 << 2)) $((1 | 10 << 2)) 2 1 1 0 0 0 1 0 0 0 $((1 | 20 << 2)) 0 $((1 | 63 << 2)) $((1 | 63 << 2))
     } >"$c/encoder/$p-runs.bin"
     { bytes "$b"; python3 -c 'import random,sys; random.seed(int(sys.argv[1])); sys.stdout.buffer.write(bytes(random.getrandbits(8) for _ in range(4000)))' "$b"; } >"$c/encoder/$p-random.bin"
+done
+# verify: the encoder's inputs with, after the preset byte, how often the model's
+# output is edited (fuzz_verify.c): never (the model's trace must pass), every
+# 7th cycle.
+for p in etm-m3 etmv1.3 etmv3.5; do
+    for every in 0 7; do
+        { head -c 1 "$c/encoder/$p-runs.bin"; bytes "$every"; tail -c +2 "$c/encoder/$p-runs.bin"; } >"$c/verify/$p-runs-$every.bin"
+        { head -c 1 "$c/encoder/$p-random.bin"; bytes "$every"; tail -c +2 "$c/encoder/$p-random.bin" | head -c 2000; } \
+            >"$c/verify/$p-random-$every.bin"
+    done
 done
 echo "seeds written to $c"

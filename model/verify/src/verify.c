@@ -106,6 +106,7 @@ void vfy_push(etm_verify_t *v, const vitem_t *x)
 
 void vfy_release(etm_verify_t *v)
 {
+    v->released += v->cur;
     v->head = (v->head + v->cur) & (v->cap - 1);
     v->len -= v->cur;
     v->cur = 0;
@@ -148,12 +149,18 @@ static void core_cycle(etm_verify_t *v, const etm_seen_t *s, uint64_t cyc)
 {
     int traced = s->running && s->trace_enable;
     v->triggers_fired += s->trigger;
+    /* ETMCANCEL: the last instruction did not complete. The trace can say so
+     * only by the Cancel bit of the exception packet that follows (IHI 0014
+     * 7.3.6): the instruction's atom must be withdrawn when an exception the
+     * version can express comes next; otherwise the cancel cannot be traced
+     * and the atom stays (docs/scoreboard.md). */
     if (s->cancel && v->last_pushed && v->len > v->cur) {
-        vitem_t *last = vfy_item(v, v->len - 1);
-        last->cancelled = 1;
-        v->r.cancels++;
+        v->cancel_pending = 1;
+        v->cancel_seq = v->released + v->len - 1;
     }
     if (!traced) {
+        if (s->ninsn)
+            v->cancel_pending = 0;
         vfy_untraced_cycle(v, s, cyc);
         return;
     }
@@ -166,19 +173,22 @@ static void core_cycle(etm_verify_t *v, const etm_seen_t *s, uint64_t cyc)
         x.indirect = s->insn[i].indirect;
         x.untraced_before = v->untraced_run;
         x.restart = !v->active;
-        if (i == 0 && s->entry) {
-            if (exception_traced(v, s->exc)) {
-                x.entry = 1;
-                x.exc = s->exc;
-            } else {
-                /* Before ETMv3.4 a Cortex-M exception numbered 16 or more is a
-                 * plain branch to its handler, and its cancel is lost with it. */
-                x.indirect = 1;
-                if (v->last_pushed && v->len > v->cur && vfy_item(v, v->len - 1)->cancelled) {
-                    vfy_item(v, v->len - 1)->cancelled = 0;
-                    v->r.cancels--;
-                }
+        int exc = i == 0 && s->entry && exception_traced(v, s->exc);
+        if (exc) {
+            x.entry = 1;
+            x.exc = s->exc;
+        } else if (i == 0 && s->entry) {
+            /* Before ETMv3.4 a Cortex-M exception numbered 16 or more is a
+             * plain branch to its handler, and its cancel is lost with it. */
+            x.indirect = 1;
+        }
+        if (v->cancel_pending) {
+            uint64_t k = v->cancel_seq - v->released;
+            if (exc && k >= v->cur && k < v->len) {
+                vfy_item(v, (size_t)k)->cancelled = 1;
+                v->r.cancels++;
             }
+            v->cancel_pending = 0;
         }
         if (i == 0 && s->ret && v->exc_ext && v->active)
             x.ret = 1; /* after a restart the I-sync gives the address: no return packet */

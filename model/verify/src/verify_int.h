@@ -69,6 +69,10 @@ struct etm_verify {
     vitem_t *q;
     size_t cap, head, len;     /* q[head] is the oldest instruction still held; cap a power of two */
     size_t lag_max;            /* instructions the queue may hold (etm_verify_opts_t.max_lag) */
+    uint64_t released;         /* instructions that have left the queue: q's index + released counts
+                                  every instruction queued since the start */
+    int cancel_pending;        /* ETMCANCEL came: is an exception next? */
+    uint64_t cancel_seq;       /* ... for the instruction numbered so */
     size_t cur;                /* index (from head) of the next instruction an atom will match */
     int active;                /* the last instruction seen was traced */
     int last_pushed;           /* ... and is the newest item of the queue */
