@@ -109,12 +109,9 @@ int run_stimulus(const char *path, const source_opts_t *so, const char *const *s
     etm_config_t cfg = src.cfg;
     etm_diag_t d;
     etm_diag_clear(&d);
-    for (int i = 0; i < nsets; i++) {
-        if (etm_config_parse_line(&cfg, sets[i], NULL, NULL, &d) != ETM_OK) {
-            fprintf(stderr, "etm: --set %s: %s\n", sets[i], d.msg);
-            source_close(&src);
-            return 2;
-        }
+    if (config_apply_sets("etm", &cfg, sets, nsets)) {
+        source_close(&src);
+        return 2;
     }
     if (cfg_out)
         *cfg_out = cfg;

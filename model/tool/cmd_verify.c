@@ -90,11 +90,13 @@ static size_t trace_read(trace_in_t *t, uint8_t *buf, size_t max)
     return n;
 }
 
-static void print_result(const etm_verify_result_t *r, const char *trace_path, int v1)
+static void print_result(const etm_verify_t *v, const char *trace_path)
 {
+    const etm_verify_result_t *r = etm_verify_result(v);
+    int v1 = etm_verify_is_v1(v);
     if (r->failures) {
-        printf("FAILED: %s: cycle %" PRIu64 ", %s %" PRIu64 ": %s: %s\n", trace_path, r->first.cycle,
-               v1 ? "port cycle" : "byte", r->first.offset, etm_vfail_id(r->first.rule), r->first.text);
+        char what[600];
+        printf("FAILED: %s: %s\n", trace_path, etm_verify_describe(v, what, sizeof what));
         return;
     }
     printf("%" PRIu64 " cycles, %" PRIu64 " %s: %" PRIu64 " instructions traced as executed", r->cycles, r->bytes,
@@ -221,14 +223,12 @@ int cmd_verify(int argc, char **argv)
     if (source_open(&src, paths[0], &so, ETM_VEC_STIMULUS))
         return 2;
     etm_config_t cfg = src.cfg;
+    if (config_apply_sets("etm verify", &cfg, sets, nsets)) {
+        source_close(&src);
+        return 2;
+    }
     etm_diag_t d;
     etm_diag_clear(&d);
-    for (int i = 0; i < nsets; i++)
-        if (etm_config_parse_line(&cfg, sets[i], NULL, NULL, &d) != ETM_OK) {
-            fprintf(stderr, "etm verify: --set %s: %s\n", sets[i], d.msg);
-            source_close(&src);
-            return 2;
-        }
     trace_in_t t;
     memset(&t, 0, sizeof t);
     t.path = paths[1];
@@ -301,7 +301,7 @@ done:
         etm_verify_end(v, ovf_end);
         const etm_verify_result_t *r = etm_verify_result(v);
         if (r->failures || !quiet)
-            print_result(r, paths[1], etm_verify_is_v1(v));
+            print_result(v, paths[1]);
         status = r->failures ? 1 : 0;
     }
     etm_verify_destroy(v);

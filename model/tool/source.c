@@ -8,6 +8,18 @@
 #include <time.h>
 #include <unistd.h>
 
+int config_apply_sets(const char *cmd, etm_config_t *cfg, const char *const *sets, int nsets)
+{
+    etm_diag_t d;
+    etm_diag_clear(&d);
+    for (int i = 0; i < nsets; i++)
+        if (etm_config_parse_line(cfg, sets[i], NULL, NULL, &d) != ETM_OK) {
+            fprintf(stderr, "%s: --set %s: %s\n", cmd, sets[i], d.msg);
+            return -1;
+        }
+    return 0;
+}
+
 void source_opts_init(source_opts_t *o)
 {
     memset(o, 0, sizeof *o);

@@ -52,6 +52,10 @@ uint64_t source_signal_mask(const source_t *s);
 /* Line of the record last read (0 for a VCD), cycle of it. */
 unsigned long source_line(const source_t *s);
 
+/* Apply the --set NAME=0xV items to cfg; on a bad one print "CMD: --set ITEM:
+ * why" and return -1, else 0. */
+int config_apply_sets(const char *cmd, etm_config_t *cfg, const char *const *sets, int nsets);
+
 /* Print a diagnostic as "etm: file:line: cycle N: message". */
 void print_diag(const etm_diag_t *d);
 

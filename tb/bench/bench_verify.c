@@ -109,7 +109,7 @@ int main(int argc, char **argv)
             nb += out.v3_count;
         }
         etm_verify_bytes(v, bytes, nb, 0);
-        etm_verify_end(v, (int)(etm_reg_peek(etm, 4 * 0x004, 1) & 1u)); /* ETMSR[0] */
+        etm_verify_end(v, etm_untraced_overflow(etm));
         const etm_verify_result_t *r = etm_verify_result(v);
         printf("%-46s %12.0f %12.0f %7.2f %9llu %8ldK %8ldK%s\n", cfgs[k].name, (double)cycles / tm,
                (double)cycles / tv, tm / tv, (unsigned long long)r->overflows, peak_early, bench_peak_kib(),

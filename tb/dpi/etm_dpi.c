@@ -778,9 +778,8 @@ int etm_dpi_compare(void *h,
         const etm_verify_result_t *r = etm_verify_result(d->ver);
         if (r->failures == before)
             return 0;
-        text_add(&d->report, "%s: cycle %llu: %s %llu: %s: %s\n", d->name, (unsigned long long)r->first.cycle,
-                 etm_verify_is_v1(d->ver) ? "port cycle" : "byte", (unsigned long long)r->first.offset,
-                 etm_vfail_id(r->first.rule), r->first.text);
+        char what[600];
+        text_add(&d->report, "%s: %s\n", d->name, etm_verify_describe(d->ver, what, sizeof what));
         return 1;
     }
     const uint64_t got[ETM_DPI_FIELD_COUNT] = {
@@ -882,9 +881,10 @@ const char *etm_dpi_summary(void *h)
                      etm_verify_is_v1(d->ver) ? "port cycles" : "trace bytes",
                      (unsigned long long)r->instructions, (unsigned long long)r->overflows,
                      (unsigned long long)r->max_latency);
-        if (r->failures)
-            text_add(t, "  cycle %llu, byte %llu: %s: %s\n", (unsigned long long)r->first.cycle,
-                     (unsigned long long)r->first.offset, etm_vfail_id(r->first.rule), r->first.text);
+        if (r->failures) {
+            char what[600];
+            text_add(t, "  %s\n", etm_verify_describe(d->ver, what, sizeof what));
+        }
         if (d->unknown_cycles || d->config_diffs)
             text_add(t, "  %llu cycles with unknown inputs, %llu configuration differences\n",
                      (unsigned long long)d->unknown_cycles, (unsigned long long)d->config_diffs);

@@ -740,12 +740,11 @@ static void judge_run(prun_t *p)
     }
     if (p->ver) {
         /* The scoreboard needs no code image and no model of the trace's bytes. */
-        /* ETMSR[0]: an overflow whose restart never came (the trace ended first). */
-        etm_verify_end(p->ver, (int)(etm_reg_peek(p->etm, 4 * 0x004, 1) & 1u));
+        etm_verify_end(p->ver, etm_untraced_overflow(p->etm)); /* an overflow whose restart never came */
         const etm_verify_result_t *r = etm_verify_result(p->ver);
         if (r->failures) {
-            printf("%sscoreboard: FAILED: cycle %" PRIu64 ", byte %" PRIu64 ": %s: %s\n", prefix, r->first.cycle,
-                   r->first.offset, etm_vfail_id(r->first.rule), r->first.text);
+            char what[600];
+            printf("%sscoreboard: FAILED: %s\n", prefix, etm_verify_describe(p->ver, what, sizeof what));
             p->failed = p->failed ? p->failed : 1;
         } else if (!o->quiet) {
             char sync[80] = "";

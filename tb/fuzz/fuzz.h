@@ -24,6 +24,7 @@
 #include "etm/signals.h"
 #include "etm/error.h"
 #include "etm/regmap.h"
+#include "etm/vector.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -159,5 +160,57 @@ static inline void fuzz_full_record(fuzz_in_t *f, etm_in_t *in)
         in->pwrite = 0;
 }
 
+
+/* The next records, chosen by one byte: an idle run (x & 3 == 0), a run of
+ * sequential 16-bit instructions (1: *sequential set, the caller adds 2 to
+ * ETMIA after each), or one record built signal by signal. Returns how many
+ * cycles the record in *in stands for. */
+static inline unsigned fuzz_next_records(fuzz_in_t *f, etm_in_t *in, int *sequential)
+{
+    unsigned how = fuzz_u8(f);
+    *sequential = (how & 3) == 1;
+    if ((how & 3) == 0) {
+        memset(in, 0, sizeof *in);
+        return 1 + (how >> 4);
+    }
+    if ((how & 3) == 1) {
+        in->ivalid = 1;
+        in->ibranch = in->iindbr = in->iccfail = in->fold = in->cancel = in->flush = 0;
+        in->intstat = 0;
+        return 1 + (how >> 4);
+    }
+    fuzz_full_record(f, in);
+    return 1;
+}
+
+/* ETM_FUZZ_VECTORS=FILE (replay): the harnesses that make interface records
+ * also write them as a vector file, for `etm run`, `etm verify` or the lockstep
+ * co-simulation. Without the variable every call does nothing. */
+typedef struct fuzz_vectors {
+    FILE *f;
+    etm_vec_writer_t *w;
+} fuzz_vectors_t;
+
+static inline void fuzz_vectors_open(fuzz_vectors_t *v, const etm_config_t *cfg, const char *comment)
+{
+    v->w = NULL;
+    v->f = getenv("ETM_FUZZ_VECTORS") ? fopen(getenv("ETM_FUZZ_VECTORS"), "w") : NULL;
+    if (v->f && etm_vec_writer_open(&v->w, v->f, ETM_VEC_STIMULUS, cfg, ~0ull, comment) != ETM_OK)
+        v->w = NULL;
+}
+
+static inline void fuzz_vectors_write(fuzz_vectors_t *v, const etm_in_t *in)
+{
+    if (v->w)
+        etm_vec_write_in(v->w, in);
+}
+
+static inline void fuzz_vectors_close(fuzz_vectors_t *v)
+{
+    if (v->w)
+        etm_vec_writer_close(v->w);
+    if (v->f)
+        fclose(v->f);
+}
 
 #endif

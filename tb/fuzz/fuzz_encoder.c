@@ -17,7 +17,6 @@
 #include "etm/decode_v3.h"
 #include "etm/model.h"
 #include "etm/signals.h"
-#include "etm/vector.h"
 
 #define MAX_CYCLES 256 /* enough to fill the FIFO (64 bytes in some 40 cycles) */
 
@@ -101,38 +100,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     etm_out_t out;
     memset(&in, 0, sizeof in);
     unsigned cycles = 0;
-    /* ETM_FUZZ_VECTORS=FILE (replay): also write the stimulus as a vector file,
-     * for the lockstep co-simulation or `etm run`. */
-    etm_vec_writer_t *vw = NULL;
-    FILE *vf = getenv("ETM_FUZZ_VECTORS") ? fopen(getenv("ETM_FUZZ_VECTORS"), "w") : NULL;
-    if (vf && etm_vec_writer_open(&vw, vf, ETM_VEC_STIMULUS, &cfg, ~0ull, "from a fuzz_encoder input") != ETM_OK)
-        vw = NULL;
+    fuzz_vectors_t vec; /* ETM_FUZZ_VECTORS=FILE: the stimulus as a vector file too, for the lockstep or `etm run` */
+    fuzz_vectors_open(&vec, &cfg, "from a fuzz_encoder input");
     while (f.n && cycles < MAX_CYCLES) {
-        unsigned how = fuzz_u8(&f), repeat = 1;
-        if ((how & 3) == 0) { /* an idle run */
-            memset(&in, 0, sizeof in);
-            repeat = 1 + (how >> 4);
-        } else if ((how & 3) == 1) { /* sequential 16-bit instructions */
-            in.ivalid = 1;
-            in.ibranch = in.iindbr = in.iccfail = in.fold = in.cancel = in.flush = 0;
-            in.intstat = 0;
-            repeat = 1 + (how >> 4);
-        } else {
-            fuzz_full_record(&f, &in);
-        }
+        int sequential;
+        unsigned repeat = fuzz_next_records(&f, &in, &sequential);
         for (unsigned k = 0; k < repeat && cycles < MAX_CYCLES; k++, cycles++) {
-            if (vw)
-                etm_vec_write_in(vw, &in);
+            fuzz_vectors_write(&vec, &in);
             etm_err_t e = etm_step(r.etm, &in, &out);
             check_cycle(&r, e, &out);
-            if ((how & 3) == 1)
+            if (sequential)
                 in.ia += 2;
         }
     }
-    if (vw)
-        etm_vec_writer_close(vw);
-    if (vf)
-        fclose(vf);
+    fuzz_vectors_close(&vec);
     if (etm_end(r.etm) == ETM_ERR_INTERNAL)
         fuzz_fail("the end broke the cycle buffer's bound");
     if (etm_get_stats(r.etm)->bytes_lost != r.lost)

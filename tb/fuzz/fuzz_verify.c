@@ -13,7 +13,6 @@
 #include "fuzz.h"
 
 #include "etm/model.h"
-#include "etm/vector.h"
 #include "etm/verify.h"
 
 #define MAX_CYCLES 256
@@ -91,44 +90,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&in, 0, sizeof in);
     unsigned cycles = 0;
     uint64_t rules = 0;
-    /* ETM_FUZZ_VECTORS=FILE (replay): also write the stimulus as a vector file
-     * (for `etm run` and `etm verify`). */
-    etm_vec_writer_t *vw = NULL;
-    FILE *vf = getenv("ETM_FUZZ_VECTORS") ? fopen(getenv("ETM_FUZZ_VECTORS"), "w") : NULL;
-    if (vf && etm_vec_writer_open(&vw, vf, ETM_VEC_STIMULUS, &cfg, ~0ull, "from a fuzz_verify input") != ETM_OK)
-        vw = NULL;
+    fuzz_vectors_t vec; /* ETM_FUZZ_VECTORS=FILE: the stimulus as a vector file too */
+    fuzz_vectors_open(&vec, &cfg, "from a fuzz_verify input");
     while (f.n && cycles < MAX_CYCLES) {
-        unsigned how = fuzz_u8(&f), repeat = 1;
-        if ((how & 3) == 0) {
-            memset(&in, 0, sizeof in);
-            repeat = 1 + (how >> 4);
-        } else if ((how & 3) == 1) {
-            in.ivalid = 1;
-            in.ibranch = in.iindbr = in.iccfail = in.fold = in.cancel = in.flush = 0;
-            in.intstat = 0;
-            repeat = 1 + (how >> 4);
-        } else {
-            fuzz_full_record(&f, &in);
-        }
+        int sequential;
+        unsigned repeat = fuzz_next_records(&f, &in, &sequential);
         for (unsigned k = 0; k < repeat && cycles < MAX_CYCLES; k++, cycles++) {
-            if (vw)
-                etm_vec_write_in(vw, &in);
+            fuzz_vectors_write(&vec, &in);
             follow_flow(&r, &in);
             rules += etm_step(r.etm, &in, &out) == ETM_ERR_RULE;
             etm_verify_cycle(r.v, &in);
             to_checker(&r, &f, &out, edit_every && cycles % edit_every == 0);
-            if ((how & 3) == 1)
+            if (sequential)
                 in.ia += 2;
         }
     }
-    if (vw)
-        etm_vec_writer_close(vw);
-    if (vf)
-        fclose(vf);
+    fuzz_vectors_close(&vec);
     etm_end(r.etm);
     for (unsigned k = 0; k < 100000 && etm_drain(r.etm, &out) == ETM_OK; k++)
         to_checker(&r, &f, &out, 0);
-    etm_verify_end(r.v, (int)(etm_reg_peek(r.etm, 4 * 0x004, 1) & 1u)); /* ETMSR[0] */
+    etm_verify_end(r.v, etm_untraced_overflow(r.etm));
     const etm_verify_result_t *res = etm_verify_result(r.v);
     if (res->failures > 1)
         fuzz_fail("more than one failure reported");
@@ -137,7 +118,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fuzz_fail("a failure without a rule or a text");
     const etm_stats_t *st = etm_get_stats(r.etm);
     if (res->failures && !r.edits && !rules && !r.jumped && !st->untraceable && !st->violations) {
-        fprintf(stderr, "fuzz: %s: %s\n", etm_vfail_id(res->first.rule), res->first.text);
+        char what[600];
+        fprintf(stderr, "fuzz: %s\n", etm_verify_describe(r.v, what, sizeof what));
         fuzz_fail("the checker failed the model's own trace of a legal stimulus");
     }
     etm_verify_destroy(r.v);

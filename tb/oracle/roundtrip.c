@@ -692,25 +692,11 @@ static int verdict(run_t *r)
             failed = 1;
         }
     if (r->ver) {
-        etm_verify_end(r->ver, (int)(etm_reg_peek(r->etm, 4 * 0x004, 1) & 1u)); /* ETMSR[0] */
+        etm_verify_end(r->ver, etm_untraced_overflow(r->etm));
         const etm_verify_result_t *vr = etm_verify_result(r->ver);
         if (vr->failures) {
-            printf("scoreboard: FAILED: cycle %" PRIu64 ", byte %" PRIu64 ": %s: %s\n", vr->first.cycle,
-                   vr->first.offset, etm_vfail_id(vr->first.rule), vr->first.text);
-            failed = 1;
-        } else {
-            printf("scoreboard: %" PRIu64 " instructions, %" PRIu64 " outside TraceEnable, %" PRIu64
-                   " overflow restarts: the trace is right\n", vr->instructions, vr->untraced, vr->overflows);
-        }
-        etm_verify_destroy(r->ver);
-        r->ver = NULL;
-    }
-    if (r->ver) {
-        etm_verify_end(r->ver, (int)(etm_reg_peek(r->etm, 4 * 0x004, 1) & 1u)); /* ETMSR[0] */
-        const etm_verify_result_t *vr = etm_verify_result(r->ver);
-        if (vr->failures) {
-            printf("scoreboard: FAILED: cycle %" PRIu64 ", byte %" PRIu64 ": %s: %s\n", vr->first.cycle,
-                   vr->first.offset, etm_vfail_id(vr->first.rule), vr->first.text);
+            char what[600];
+            printf("scoreboard: FAILED: %s\n", etm_verify_describe(r->ver, what, sizeof what));
             failed = 1;
         } else {
             printf("scoreboard: %" PRIu64 " instructions, %" PRIu64 " outside TraceEnable, %" PRIu64

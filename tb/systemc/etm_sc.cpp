@@ -645,6 +645,12 @@ void EtmVerify::put(const uint8_t *b, unsigned n)
         next->put(b, n);
 }
 
+std::string EtmVerify::describe() const
+{
+    char what[600];
+    return etm_verify_describe(v_, what, sizeof what);
+}
+
 const etm_verify_result_t &EtmVerify::finish(bool untraced_overflow)
 {
     if (!finished_)

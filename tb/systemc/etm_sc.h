@@ -207,7 +207,7 @@ public:
     // may still hold bytes for the port).
     bool finished() const { return drained_; }
     // ETMSR[0]: an overflow whose restart I-sync has not come (yet).
-    bool untraced_overflow() const { return (etm_reg_peek(ctx_, 4 * 0x004, 1) & 1u) != 0; }
+    bool untraced_overflow() const { return etm_untraced_overflow(ctx_) != 0; }
     uint64_t rule_cycles() const { return rule_cycles_; }
     unsigned max_level() const { return max_level_; }
 
@@ -312,6 +312,8 @@ public:
     void put(const uint8_t *b, unsigned n) override;
     // Both streams have ended; untraced_overflow: the ETM's ETMSR[0] then.
     const etm_verify_result_t &finish(bool untraced_overflow);
+    // The first failure in one line (etm_verify_describe).
+    std::string describe() const;
 
 private:
     void fall();

@@ -228,8 +228,7 @@ int sc_main(int argc, char **argv)
             // ETMSR[0]: the C model's, which the lockstep holds equal to the RTL's.
             const etm_verify_result_t &vr = ver->finish(c.untraced_overflow());
             if (vr.failures) {
-                std::printf("scoreboard on the RTL: FAILED: cycle %" PRIu64 ": %s: %s\n", vr.first.cycle,
-                            etm_vfail_id(vr.first.rule), vr.first.text);
+                std::printf("scoreboard on the RTL: FAILED: %s\n", ver->describe().c_str());
                 return 1;
             }
             if (!o.quiet)

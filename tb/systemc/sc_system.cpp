@@ -47,8 +47,7 @@ int report_verify(const char *sys, EtmVerify *v, bool untraced_overflow, bool qu
         return 0;
     const etm_verify_result_t &r = v->finish(untraced_overflow);
     if (r.failures) {
-        std::printf("%s: scoreboard: FAILED: cycle %" PRIu64 ", byte %" PRIu64 ": %s: %s\n", sys, r.first.cycle,
-                    r.first.offset, etm_vfail_id(r.first.rule), r.first.text);
+        std::printf("%s: scoreboard: FAILED: %s\n", sys, v->describe().c_str());
         return 1;
     }
     if (!quiet)

@@ -105,7 +105,7 @@ static int run_model(const etm_config_t *cfg, const stim_t *s, void (*take)(void
     while (etm_drain(etm, &o) == ETM_OK)
         take(user, &o);
     if (ovf_end)
-        *ovf_end = (int)(etm_reg_peek(etm, 4 * 0x004, 1) & 1u); /* ETMSR[0] */
+        *ovf_end = etm_untraced_overflow(etm);
     etm_destroy(etm);
     return 0;
 }

@@ -482,17 +482,23 @@ static void watch_record(const etm_ctx_t *ctx, const etm_in_t *in, const fe_cycl
     s->etmcr = ctx->cfg.etmcr;
 }
 
+/* The frontend and the filter: the part of a cycle a watching instance runs too. */
+static void front_cycle(etm_ctx_t *ctx, const etm_in_t *in, fe_cycle_t *fe, filter_out_t *fo)
+{
+    etm_frontend(&ctx->mode, in, fe);
+    if (ctx->mode.enabled) /* powered down or programming: resources are held */
+        etm_filter(&ctx->flt, &ctx->fsetup, in, fe, fo);
+    else
+        memset(fo, 0, sizeof *fo);
+}
+
 /* The trace stages' cycle: filter, then pheader/packet or pipestat, then the
  * FIFO (a watching instance stops after the filter). */
 static etm_err_t trace_cycle(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
 {
     fe_cycle_t fe;
     filter_out_t fo;
-    etm_frontend(&ctx->mode, in, &fe);
-    if (ctx->mode.enabled) /* powered down or programming: resources are held */
-        etm_filter(&ctx->flt, &ctx->fsetup, in, &fe, &fo);
-    else
-        memset(&fo, 0, sizeof fo);
+    front_cycle(ctx, in, &fe, &fo);
     out->trigger = fo.trigger;
     out->trace_enable = fo.trace_enable;
     out->view_data = fo.view_data;
@@ -565,13 +571,11 @@ static unsigned edge_begin(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out, r
         acc->write = 0;
     }
     ctx->nlast = nr < MAX_RULES_KEPT ? nr : MAX_RULES_KEPT;
-    if (nr) {
+    ctx->last_mask = 0;
+    if (nr) { /* the common cycle breaks none: nothing to copy */
         memcpy(ctx->last_rules, rules, ctx->nlast * sizeof *rules);
-        ctx->last_mask = 0;
         for (unsigned i = 0; i < nr && i < ETM_RULE_COUNT; i++)
             ctx->last_mask |= 1ull << rules[i];
-    } else {
-        ctx->last_mask = 0;
     }
     ctx->st.violations = ctx->chk.total;
     ctx->st.cycles++;
@@ -617,11 +621,7 @@ etm_err_t etm_watch_step(etm_ctx_t *ctx, const etm_in_t *in, etm_seen_t *seen)
         restart_stages(ctx);
     fe_cycle_t fe;
     filter_out_t fo;
-    etm_frontend(&ctx->mode, in, &fe);
-    if (ctx->mode.enabled)
-        etm_filter(&ctx->flt, &ctx->fsetup, in, &fe, &fo);
-    else
-        memset(&fo, 0, sizeof fo);
+    front_cycle(ctx, in, &fe, &fo);
     watch_record(ctx, in, &fe, &fo, seen);
     if (acc.write || ctx->rg.stop_q || ctx->rg.restart_q)
         regs_edge(ctx, &acc);
@@ -722,4 +722,9 @@ uint32_t etm_reg_peek(const etm_ctx_t *ctx, unsigned offset, int debugger)
     live_values(ctx, &live);
     etm_regs_cycle(&rg, &ctx->cfg, &live, &in, &out, &acc);
     return out.prdata;
+}
+
+int etm_untraced_overflow(const etm_ctx_t *ctx)
+{
+    return (int)(etm_reg_peek(ctx, 4u * etm_mgmt_registers[ETM_MGMT_SR].number, 1) & 1u);
 }

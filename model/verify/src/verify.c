@@ -45,7 +45,6 @@ const char *etm_vfail_text(etm_vfail_t f) { return (unsigned)f < ETM_VFAIL_COUNT
 
 /* ---- Failures ------------------------------------------------------------------------------- */
 
-
 void vfy_fail(etm_verify_t *v, etm_vfail_t rule, uint64_t cycle, uint64_t offset, const char *fmt, ...)
 {
     if (vfy_failed(v))
@@ -90,7 +89,6 @@ static void confirm(etm_verify_t *v)
 
 /* ---- The core's side -------------------------------------------------------------------------- */
 
-
 void vfy_push(etm_verify_t *v, const vitem_t *x)
 {
     if (v->len == v->lag_max) {
@@ -112,7 +110,7 @@ void vfy_release(etm_verify_t *v)
     v->cur = 0;
 }
 
-void vfy_remember_untraced(etm_verify_t *v, uint32_t addr, uint64_t cycle)
+static void remember_untraced(etm_verify_t *v, uint32_t addr, uint64_t cycle)
 {
     v->untraced_addr[v->untraced_at] = addr;
     v->untraced_cycle[v->untraced_at] = cycle;
@@ -135,7 +133,7 @@ void vfy_untraced_cycle(etm_verify_t *v, const etm_seen_t *s, uint64_t cyc)
     for (unsigned i = 0; i < s->ninsn; i++) {
         v->r.untraced++;
         v->untraced_run++;
-        vfy_remember_untraced(v, s->insn[i].addr, cyc);
+        remember_untraced(v, s->insn[i].addr, cyc);
     }
     v->active = 0; /* trace is off: what comes next starts again */
     if (s->ninsn)
@@ -229,8 +227,6 @@ static void gap_text(const etm_verify_t *v, size_t j, char *buf, size_t size)
              " (cycle %" PRIu64 ")", j - v->cur, a->addr, a->cycle, vfy_item(v, j - 1)->addr, vfy_item(v, j - 1)->cycle);
 }
 
-/* An address point: the next atom is for the instruction at addr. kind: "branch
- * packet", "exception packet", "I-sync". */
 /* Where trace lost to an overflow goes on: an instruction at addr not yet
  * traced. Cycle-accurate, the first whose cycle is not before the I-sync's
  * (its count covers the cycles lost, IHI 0014 7.3.4); with timed bytes, the
@@ -279,6 +275,8 @@ static void restart_from(etm_verify_t *v, size_t j)
     v->ret_given = v->exc_given = 0; /* packets before the gap spoke of instructions lost in it */
 }
 
+/* An address point: the next atom is for the instruction at addr. kind: "branch
+ * packet", "exception packet", "I-sync". */
 static void address_point(etm_verify_t *v, uint32_t addr, const char *kind, uint64_t off, int overflow, int entry,
                           uint64_t sync_cycle)
 {
@@ -659,7 +657,6 @@ static void on_element(void *user, const etm_v3el_t *e)
             v->addr_given = 1;
         }
         v->overflow_pending = 0;
-        v->synced = 1;
         break;
     case ETM_V3EL_TRIGGER:
         v->r.triggers++;
@@ -852,16 +849,16 @@ etm_err_t etm_verify_end(etm_verify_t *v, int untraced_overflow)
     if (v->ended)
         return ETM_OK;
     v->ended = 1;
-    if (v->v1) {
-        vfy_v1_end(v, untraced_overflow);
-        return ETM_OK;
-    }
     etm_diag_t d;
-    if (!vfy_failed(v) && etm_v3dec_end(v->dec, &d) != ETM_OK)
-        vfy_fail(v, ETM_VFAIL_GRAMMAR, v->now, d.offset, "at the end: %s", d.msg);
-    if (v->resolving)
-        resolve(v);
-    confirm(v);
+    if (v->v1) {
+        vfy_v1_end(v);
+    } else {
+        if (!vfy_failed(v) && etm_v3dec_end(v->dec, &d) != ETM_OK)
+            vfy_fail(v, ETM_VFAIL_GRAMMAR, v->now, d.offset, "at the end: %s", d.msg);
+        if (v->resolving)
+            resolve(v);
+        confirm(v);
+    }
     if (!vfy_failed(v) && untraced_overflow) {
         v->r.overflows++;
         v->r.lost += v->len - v->cur;
@@ -870,15 +867,27 @@ etm_err_t etm_verify_end(etm_verify_t *v, int untraced_overflow)
     if (!vfy_failed(v) && v->cur < v->len) {
         const vitem_t *x = vfy_item(v, v->cur);
         vfy_fail(v, ETM_VFAIL_UNTRACED, x->cycle, v->r.bytes,
-             "%zu instructions executed with TraceEnable were never traced, from 0x%08" PRIx32 " (cycle %" PRIu64 ")",
-             v->len - v->cur, x->addr, x->cycle);
+             "%zu instructions executed with TraceEnable %s, from 0x%08" PRIx32 " (cycle %" PRIu64 ")",
+             v->len - v->cur, v->v1 ? "have no status" : "were never traced", x->addr, x->cycle);
     }
     if (!vfy_failed(v) && v->r.triggers != v->triggers_fired && !(v->r.overflows && v->r.triggers < v->triggers_fired))
-        vfy_fail(v, ETM_VFAIL_TRIGGER, 0, v->r.bytes, "the trigger event fired %" PRIu64 " times, the trace has %" PRIu64
-             " trigger packets", v->triggers_fired, v->r.triggers);
+        vfy_fail(v, ETM_VFAIL_TRIGGER, 0, v->r.bytes, "the trigger event fired %" PRIu64 " times, the %s %" PRIu64
+             " %s", v->triggers_fired, v->v1 ? "port shows" : "trace has", v->r.triggers,
+             v->v1 ? "TR cycles" : "trigger packets");
     return ETM_OK;
 }
 
 const etm_verify_result_t *etm_verify_result(const etm_verify_t *v) { return &v->r; }
 
 int etm_verify_is_v1(const etm_verify_t *v) { return v->v1; }
+
+char *etm_verify_describe(const etm_verify_t *v, char *buf, size_t size)
+{
+    const etm_verify_first_t *f = &v->r.first;
+    if (!v->r.failures)
+        snprintf(buf, size, "no failure");
+    else
+        snprintf(buf, size, "cycle %" PRIu64 ", %s %" PRIu64 ": %s: %s", f->cycle, v->v1 ? "port cycle" : "byte",
+                 f->offset, etm_vfail_id(f->rule), f->text);
+    return buf;
+}

@@ -83,9 +83,8 @@ struct etm_verify {
     uint64_t triggers_fired;
 
     /* The trace's side. */
-    int synced;                /* an I-sync has been decoded */
     int addr_given;            /* an address point came since the last atom */
-    int exc_given, ret_given, cancel_given;
+    int exc_given, ret_given;
     int overflow_pending;
     int have_offset;           /* cycle-accurate: decoded cycle - executed cycle is known */
     int64_t offset;
@@ -108,7 +107,6 @@ struct etm_verify {
     int v1;
     int next_open;             /* the newest instruction queued does not know its successor yet */
     etm_v1dec_t *v1dec;
-    uint64_t port_cycles;      /* port records given */
 };
 
 /* ---- Shared helpers (verify.c) ---------------------------------------------------------------- */
@@ -125,7 +123,6 @@ static inline vitem_t *vfy_item(const etm_verify_t *v, size_t i) { return &v->q[
 void vfy_push(etm_verify_t *v, const vitem_t *x);
 /* Instructions before cur are matched: they leave the queue. */
 void vfy_release(etm_verify_t *v);
-void vfy_remember_untraced(etm_verify_t *v, uint32_t addr, uint64_t cycle);
 /* A cycle without TraceEnable (or not running): its instructions are remembered
  * as untraced, and the next traced one starts trace again. */
 void vfy_untraced_cycle(etm_verify_t *v, const etm_seen_t *s, uint64_t cyc);
@@ -139,7 +136,7 @@ etm_err_t vfy_v1_open(etm_verify_t *v, etm_diag_t *diag);
 void vfy_v1_close(etm_verify_t *v);
 /* What the core did in a cycle, as the ETMv1 statuses will tell it. */
 void vfy_v1_core(etm_verify_t *v, const etm_seen_t *s, uint64_t cyc);
-/* End of both streams. */
-void vfy_v1_end(etm_verify_t *v, int untraced_overflow);
+/* End of the port: the decoder's end (etm_verify_end does the rest). */
+void vfy_v1_end(etm_verify_t *v);
 
 #endif

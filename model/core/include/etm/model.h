@@ -104,6 +104,11 @@ etm_err_t etm_create_at_reset(etm_ctx_t **out, const etm_config_t *impl, etm_dia
  * the next cycle's access phase (debugger: PADDRDBG31), without a cycle and
  * without a rule being counted: 0 where there is no register. */
 uint32_t etm_reg_peek(const etm_ctx_t *ctx, unsigned offset, int debugger);
+
+/* ETMSR[0], the untraced overflow flag, as a debugger would read it now: 1
+ * while an overflow's restart has not gone into the trace. At the end of a
+ * run it says the last instructions were lost, not left out (etm_verify_end). */
+int etm_untraced_overflow(const etm_ctx_t *ctx);
 void etm_destroy(etm_ctx_t *ctx);
 
 /* Does the model implement everything cfg selects? ETM_OK or ETM_ERR_UNSUPPORTED

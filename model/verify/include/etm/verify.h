@@ -156,6 +156,10 @@ const etm_verify_result_t *etm_verify_result(const etm_verify_t *v);
 /* 1 for an ETMv1 checker (etm_verify_port), 0 for ETMv3 (etm_verify_bytes). */
 int etm_verify_is_v1(const etm_verify_t *v);
 
+/* The first failure in one line, into buf: "cycle C, byte B: RULE-ID: what"
+ * (ETMv1: "port cycle B"), or "no failure". Returns buf. */
+char *etm_verify_describe(const etm_verify_t *v, char *buf, size_t size);
+
 #ifdef __cplusplus
 }
 #endif
