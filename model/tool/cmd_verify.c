@@ -107,7 +107,8 @@ static void print_result(const etm_verify_t *v, const char *trace_path)
            " instructions lost), %" PRIu64 " outside TraceEnable",
            r->exceptions, r->returns, r->cancels, r->overflows, r->lost, r->untraced);
     if (r->transfers)
-        printf("; %" PRIu64 " data transfers (their packets legal, their values not compared)", r->transfers);
+        printf("; %" PRIu64 " data transfers traced, %" PRIu64 " of them held to the core's (address, value, "
+               "ViewData), %" PRIu64 " lost to overflows", r->transfers, r->data_checked, r->data_lost);
     printf("\n");
     if (v1)
         printf("trace starts %" PRIu64 ", branches with an address %" PRIu64 ", triggers %" PRIu64 "; at most %" PRIu64

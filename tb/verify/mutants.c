@@ -584,6 +584,83 @@ static int m_filter(const ctx_t *c, bytes_t *t, etm_config_t *cc, char *what, si
     return 0;
 }
 
+/* ---- ETMv3 data trace -------------------------------------------------------------------------- */
+
+/* Does the data packet at i carry a value (its size field SS, bits [3:2], not 0)? */
+static int has_value(const pk_t *p) { return ((p->raw[0] >> 2) & 3u) != 0; }
+
+/* A normal data packet's last value byte changed. */
+static int m_data_value(const ctx_t *c, bytes_t *t, etm_config_t *cc, char *what, size_t size)
+{
+    (void)cc;
+    if (!(ETM_FIELD_GET(ETM_CR_DATA_ACCESS, c->cfg.etmcr) & 1u))
+        return 1;
+    for (size_t i = c->from; i < c->pk.n; i++) {
+        const pk_t *p = &c->pk.p[i];
+        if (p->kind != ETM_V3PKT_NORMAL_DATA || !has_value(p))
+            continue;
+        uint64_t at = p->offset + p->size - 1;
+        uint8_t b = (uint8_t)(c->trace.b[at] ^ 0x01u);
+        splice(c, t, at, 1, &b, 1);
+        snprintf(what, size, "normal data packet at byte %" PRIu64 ": its value's last byte 0x%02x -> 0x%02x",
+                 p->offset, c->trace.b[at], b);
+        return 0;
+    }
+    return 1;
+}
+
+/* A normal data packet's first address byte changed by one. */
+static int m_data_addr(const ctx_t *c, bytes_t *t, etm_config_t *cc, char *what, size_t size)
+{
+    (void)cc;
+    if (!(ETM_FIELD_GET(ETM_CR_DATA_ACCESS, c->cfg.etmcr) & 2u))
+        return 1;
+    for (size_t i = c->from; i < c->pk.n; i++) {
+        const pk_t *p = &c->pk.p[i];
+        if (p->kind != ETM_V3PKT_NORMAL_DATA || !(p->raw[0] & 0x20u) || p->size < 2)
+            continue; /* A set: the address follows the header */
+        uint8_t b = (uint8_t)(p->raw[1] ^ 0x01u);
+        splice(c, t, p->offset + 1, 1, &b, 1);
+        snprintf(what, size, "normal data packet at byte %" PRIu64 ": data address bit 0 changed", p->offset);
+        return 0;
+    }
+    return 1;
+}
+
+/* An out-of-order data packet left out: its placeholder's value is never given. */
+static int m_ooo_dropped(const ctx_t *c, bytes_t *t, etm_config_t *cc, char *what, size_t size)
+{
+    (void)cc;
+    for (size_t i = c->from; i < c->pk.n; i++) {
+        const pk_t *p = &c->pk.p[i];
+        if (p->kind != ETM_V3PKT_OOO_DATA)
+            continue;
+        splice(c, t, p->offset, (size_t)p->size, NULL, 0);
+        snprintf(what, size, "out-of-order data packet at byte %" PRIu64 " (tag %u) removed", p->offset,
+                 (p->raw[0] >> 5) & 3u);
+        return 0;
+    }
+    return 1;
+}
+
+/* The design ignores ViewData: it traces data where the checker is told
+ * ViewData is never on. */
+static int m_data_view(const ctx_t *c, bytes_t *t, etm_config_t *cc, char *what, size_t size)
+{
+    if (!ETM_FIELD_GET(ETM_CR_DATA_ACCESS, c->cfg.etmcr))
+        return 1;
+    int any = 0;
+    for (size_t i = 0; i < c->pk.n && !any; i++)
+        any = c->pk.p[i].kind == ETM_V3PKT_NORMAL_DATA;
+    if (!any)
+        return 1;
+    *cc = c->cfg;
+    cc->etmvdevr = 0x406F; /* NOT always: never */
+    copy_trace(c, t);
+    snprintf(what, size, "the design traces data; ViewData (ETMVDEVR) is never");
+    return 0;
+}
+
 /* ---- ETMv1: the port, cycle by cycle ------------------------------------------------------------ */
 
 typedef struct ports {
@@ -731,6 +808,10 @@ static const struct mclass {
     { "overflow-isync-missing", ETM_VFAIL_GAP, m_overflow_unsignalled },
     { "dropped-async", ETM_VFAIL_SYNC_PERIOD, m_async_dropped },
     { "traced-outside-filter", ETM_VFAIL_FILTER, m_filter },
+    { "wrong-data-value", ETM_VFAIL_DATA_VALUE, m_data_value },
+    { "wrong-data-address", ETM_VFAIL_DATA_ADDR, m_data_addr },
+    { "dropped-ooo-data", ETM_VFAIL_DATA_MISSING, m_ooo_dropped },
+    { "data-outside-viewdata", ETM_VFAIL_DATA_EXTRA, m_data_view },
 };
 #define NCLASSES (sizeof classes / sizeof classes[0])
 

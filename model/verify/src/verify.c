@@ -159,6 +159,7 @@ static void core_cycle(etm_verify_t *v, const etm_seen_t *s, uint64_t cyc)
     if (!traced) {
         if (s->ninsn)
             v->cancel_pending = 0;
+        vfy_data_newest(v, s, 0);
         vfy_untraced_cycle(v, s, cyc);
         return;
     }
@@ -196,6 +197,7 @@ static void core_cycle(etm_verify_t *v, const etm_seen_t *s, uint64_t cyc)
         v->r.traced_expected++;
         vfy_push(v, &x);
     }
+    vfy_data_newest(v, s, 1);
 }
 
 /* ---- The trace's side ------------------------------------------------------------------------- */
@@ -273,6 +275,7 @@ static void restart_from(etm_verify_t *v, size_t j)
     vfy_item(v, 0)->ret = 0;
     vfy_item(v, 0)->restart = 1;
     v->ret_given = v->exc_given = 0; /* packets before the gap spoke of instructions lost in it */
+    vfy_data_restart(v);
 }
 
 /* An address point: the next atom is for the instruction at addr. kind: "branch
@@ -326,6 +329,7 @@ static void address_point(etm_verify_t *v, uint32_t addr, const char *kind, uint
     const vitem_t *x = vfy_item(v, v->cur);
     if (x->addr == addr && (!entry || x->entry)) {
         confirm(v);
+        vfy_data_confirm(v);
         return;
     }
     long j = find_near(v, addr, v->len - v->cur, entry);
@@ -622,6 +626,11 @@ static void on_element(void *user, const etm_v3el_t *e)
     if (vfy_failed(v))
         return;
     if (v->resolving) {
+        if (e->kind == ETM_V3EL_DATA) {
+            /* Not held: the next data packet after the restart is placed finds its transfer again. */
+            v->r.transfers++;
+            return;
+        }
         hold_element(v, e);
         return;
     }
@@ -649,6 +658,7 @@ static void on_element(void *user, const etm_v3el_t *e)
     case ETM_V3EL_OVERFLOW:
         v->r.overflows++;
         v->overflow_pending = 1;
+        vfy_data_overflow(v);
         break;
     case ETM_V3EL_SYNC:
         v->r.isyncs++;
@@ -671,11 +681,11 @@ static void on_element(void *user, const etm_v3el_t *e)
     case ETM_V3EL_NO_IMAGE:
         break;
     case ETM_V3EL_DATA:
-        /* ETMv3 data trace: its packets must be legal (the decoder's grammar)
-         * and leave the instruction flow whole; the transfers themselves are
-         * counted, not yet held to the core's (docs/scoreboard.md, limits). */
+        /* ETMv3 data trace: each packet held to a transfer of the core's (verify_data.c). */
         if (v->data) {
-            v->r.transfers++;
+            if (e->data.kind != ETM_V3_DATA_OOO)
+                v->r.transfers++;
+            vfy_data_element(v, e);
             break;
         }
         /* fall through */
@@ -760,12 +770,16 @@ etm_err_t etm_verify_create(etm_verify_t **out, const etm_config_t *cfg, const e
         e = etm_util_fail(diag, ETM_ERR_UNSUPPORTED, "the checker does not check ETMv1 data trace (ETMCR[3:2] = %u): "
                           "its ID and BD statuses need the code", (unsigned)ETM_FIELD_GET(ETM_CR_DATA_ACCESS, cfg->etmcr));
     v->data = ETM_FIELD_GET(ETM_CR_DATA_ACCESS, cfg->etmcr) != 0;
+    v->daddrs = (ETM_FIELD_GET(ETM_CR_DATA_ACCESS, cfg->etmcr) & 2u) != 0;
+    v->dvalues = (ETM_FIELD_GET(ETM_CR_DATA_ACCESS, cfg->etmcr) & 1u) != 0;
     if (e == ETM_OK)
         e = etm_watch_create(&v->watch, cfg, v->o.at_reset, diag);
     if (e == ETM_OK && v->v1)
         e = vfy_v1_open(v, diag);
     else if (e == ETM_OK)
         e = etm_v3dec_create(&v->dec, cfg, ETM_V3DEC_V7M, diag);
+    if (e == ETM_OK && v->data && !v->v1)
+        e = vfy_data_open(v, diag);
     v->lag_max = v->o.max_lag ? (size_t)v->o.max_lag : (size_t)1 << 18;
     v->cap = 1024; /* a power of two, at least the lag allowed */
     while (v->cap < v->lag_max)
@@ -794,6 +808,7 @@ void etm_verify_destroy(etm_verify_t *v)
     if (v->dec)
         etm_v3dec_destroy(v->dec);
     vfy_v1_close(v);
+    vfy_data_close(v);
     etm_destroy(v->watch);
     free(v->q);
     free(v->held);
@@ -810,6 +825,8 @@ etm_err_t etm_verify_cycle(etm_verify_t *v, const etm_in_t *in)
         vfy_v1_core(v, &s, v->r.cycles);
     else if (!vfy_failed(v))
         core_cycle(v, &s, v->r.cycles);
+    if (v->data && !vfy_failed(v))
+        vfy_data_core(v, in, &s, v->r.cycles);
     v->r.cycles++;
     return ETM_OK;
 }
@@ -870,6 +887,8 @@ etm_err_t etm_verify_end(etm_verify_t *v, int untraced_overflow)
              "%zu instructions executed with TraceEnable %s, from 0x%08" PRIx32 " (cycle %" PRIu64 ")",
              v->len - v->cur, v->v1 ? "have no status" : "were never traced", x->addr, x->cycle);
     }
+    if (!v->v1)
+        vfy_data_end(v, untraced_overflow);
     if (!vfy_failed(v) && v->r.triggers != v->triggers_fired && !(v->r.overflows && v->r.triggers < v->triggers_fired))
         vfy_fail(v, ETM_VFAIL_TRIGGER, 0, v->r.bytes, "the trigger event fired %" PRIu64 " times, the %s %" PRIu64
              " %s", v->triggers_fired, v->v1 ? "port shows" : "trace has", v->r.triggers,

@@ -14,7 +14,7 @@
 #define NEAR 16        /* atoms one P-header can drop or add: a gap beyond is lost trace */
 #define MAX_CANDIDATES 256 /* places an overflow restart may be taken at, looked at together */
 #define MAX_HELD 65536     /* elements held while they are told apart (a long loop's remaining turns) */
-#define UNTRACED_KEPT 64
+#define UNTRACED_KEPT 4096 /* untraced instructions remembered, to name a filter ignored */
 
 /* An instruction the core executed with TraceEnable. */
 typedef struct vitem {
@@ -45,6 +45,29 @@ typedef struct held {
     uint8_t kind, executed, addr_valid, lsip, cancel, withdrawn;
 } held_t;
 
+/* ETMv3 data trace (verify_data.c): a transfer of a traced instruction that
+ * the trace must show, from its address on the data slot to its packet(s). */
+typedef struct dxfer {
+    uint64_t insn;             /* the data instruction's number (released + queue index) */
+    uint64_t cycle;            /* the cycle of its address */
+    uint64_t dd1, dd2;         /* the values that came for its halves */
+    uint32_t addr;             /* ETMDA of its (first half's) address */
+    uint32_t ctl1, ctl2;       /* ETMDACTL of its halves */
+    uint32_t insn_addr;        /* the data instruction's address */
+    uint64_t dec_seq;          /* the decoder's number of its placeholder */
+    uint8_t view;              /* ViewData: its value is traced (else: value not traced) */
+    uint8_t need;              /* halves whose value has not come (bit 0 first, bit 1 second) */
+    uint8_t fail, imp;         /* a failed STREX; an imprecise abort (the value is ignored) */
+    uint8_t state;             /* DX_WAITING, DX_DONE (every value came), DX_NONE (none will) */
+    uint8_t matched;           /* the trace has given its packet (normal, not traced, placeholder) */
+    uint8_t placeholder;       /* ... a placeholder: its value is owed as out-of-order data */
+    uint8_t vnt;               /* ... value not traced while its value was still awaited */
+    uint8_t owed;              /* a placeholder's value came: out-of-order data must follow */
+    uint8_t closed;            /* nothing more to compare */
+    uint8_t tag;               /* its placeholder's tag */
+    uint8_t head;              /* the first transfer traced of its instruction */
+} dxfer_t;
+
 /* An E/N difference waiting for the next address point to be classified. */
 typedef struct suspect_state {
     int on;
@@ -59,6 +82,7 @@ struct etm_verify {
     unsigned version;
     int ca, exc_ext;
     int data;                  /* ETMCR[3:2] != 0: data packets are allowed (ETMv3) */
+    int daddrs, dvalues;       /* ETMCR[3]: data addresses traced; ETMCR[2]: values */
     uint32_t sync_period;      /* bytes (ETMv3.1 and later); 0: not checked */
     etm_ctx_t *watch;
     etm_v3dec_t *dec;
@@ -103,6 +127,29 @@ struct etm_verify {
     held_t *held;                    /* the elements since the restart's I-sync */
     size_t nheld, held_cap;
 
+    /* ETMv3 data trace (verify_data.c). */
+    dxfer_t *dx;
+    size_t dx_cap, dx_head, dx_len;  /* dx[dx_head] is the oldest transfer not yet closed */
+    size_t dx_next;            /* index (from dx_head) of the next transfer a data packet is for */
+    uint64_t dx_base;          /* transfers closed and gone: the number of dx[dx_head] */
+    uint8_t dfirst, dunal;     /* the data slot's sequence: the next transfer starts an instruction; a
+                                  second half is next */
+    uint8_t dins_traced, dins_started; /* the data instruction is traced; its data has started */
+    uint64_t dins;             /* its number */
+    uint32_t dins_addr;
+    uint64_t dnewest;          /* the newest instruction signalled: its number, address, traced */
+    uint32_t dnewest_addr;
+    uint8_t dnewest_traced;
+    uint64_t downer[4];        /* per slot: 1 + the number of the transfer its next value is for */
+    uint64_t dunal_x;          /* 1 + the number of the transfer whose second half comes next */
+    uint64_t *dlist;           /* the numbers of traced data instructions (ring), oldest first */
+    uint32_t *dlist_addr;
+    size_t dl_cap, dl_head, dl_len;
+    int dresync;               /* an overflow: the next data packet finds its transfer again */
+    uint64_t dfloor;           /* ... at an instruction not before the restart's */
+    uint64_t dseq_resume;      /* the decoder's number of the data packet that found it */
+    suspect_t dpend;           /* a data failure held until the instruction flow agrees */
+
     /* ETMv1 (verify_v1.c): the port's decoder, told the code by the core's flow. */
     int v1;
     int next_open;             /* the newest instruction queued does not know its successor yet */
@@ -128,6 +175,23 @@ void vfy_release(etm_verify_t *v);
 void vfy_untraced_cycle(etm_verify_t *v, const etm_seen_t *s, uint64_t cyc);
 /* Was addr executed without TraceEnable lately? Its cycle, or UINT64_MAX. */
 uint64_t vfy_untraced_at(const etm_verify_t *v, uint32_t addr);
+
+/* ---- ETMv3 data trace (verify_data.c) ------------------------------------------------------- */
+
+etm_err_t vfy_data_open(etm_verify_t *v, etm_diag_t *diag);
+void vfy_data_close(etm_verify_t *v);
+/* The data slot of a cycle, after core_cycle has queued its instructions. */
+void vfy_data_core(etm_verify_t *v, const etm_in_t *in, const etm_seen_t *s, uint64_t cyc);
+/* The cycle's instructions (core_cycle): the newest is the one a first transfer is for. */
+void vfy_data_newest(etm_verify_t *v, const etm_seen_t *s, int traced);
+/* A DATA element of the design's trace. */
+void vfy_data_element(etm_verify_t *v, const etm_v3el_t *e);
+/* The instruction flow agrees at an address point: a data failure held stands. */
+void vfy_data_confirm(etm_verify_t *v);
+/* An overflow (the element), and where trace went on after it (restart_from). */
+void vfy_data_overflow(etm_verify_t *v);
+void vfy_data_restart(etm_verify_t *v);
+void vfy_data_end(etm_verify_t *v, int untraced_overflow);
 
 /* ---- ETMv1 (verify_v1.c) ----------------------------------------------------------------------- */
 

@@ -58,6 +58,13 @@ extern "C" {
     X(CYCLE, "cycle", "cycle-accurate: an instruction in another cycle than the core executed it")          \
     X(FILTER, "filter", "an instruction traced outside TraceEnable")                                        \
     X(GAP, "unsignalled-gap", "instructions lost without an overflow signalled (I-sync reason 2)")          \
+    X(DATA_VALUE, "data-value", "a data value (or a failed store) other than the core's, or a value the "    \
+                                "core did not give")                                                        \
+    X(DATA_ADDR, "data-address", "a data address other than the core's transfer")                           \
+    X(DATA_MISSING, "data-missing", "a traced transfer without its data packet, or a value never traced")  \
+    X(DATA_EXTRA, "data-extra", "a data packet for no traced transfer, or a value traced outside ViewData") \
+    X(DATA_ORDER, "data-order", "a data packet after the atom of a later data instruction, or before its "  \
+                                "own instruction's atom")                                                   \
     X(SYNC_PERIOD, "sync-period", "no A-sync within twice ETMSYNCFR bytes")                                 \
     X(TRIGGER, "trigger", "a trigger packet without a trigger event, or the reverse")                       \
     X(LATENCY, "latency", "an instruction traced later than the bound allows")                              \
@@ -99,6 +106,10 @@ typedef struct etm_vresult {
     uint64_t untraced;         /* instructions the core executed without TraceEnable */
     uint64_t exceptions, returns, cancels, branches, isyncs, asyncs, triggers;
     uint64_t transfers;        /* ETMv3 data trace: data elements (normal, not traced, placeholders) */
+    uint64_t data_checked;     /* ... held to a transfer of the core's (address, value, failed store,
+                                  ViewData); the others came after an overflow, before trace found its
+                                  place again */
+    uint64_t data_lost;        /* transfers of the core's lost to overflows */
     uint64_t overflows;        /* overflow restarts in the trace */
     uint64_t lost;             /* instructions lost to them */
     uint64_t cycles_checked;   /* cycle-accurate: instructions whose cycle was compared */
@@ -113,8 +124,9 @@ typedef struct etm_verify etm_verify_t;
 
 /* A checker for the ETM that cfg describes: ETMv3 trace (bytes,
  * etm_verify_bytes) or ETMv1 instruction trace (the port, etm_verify_port).
- * With ETMv3 data trace the instruction flow is checked and the data packets
- * must be legal; their transfers are not yet held to the core's. ETMv1 data
+ * With ETMv3 data trace every data packet is also held to the core's data
+ * slot: the transfer's address, its value in the register view, a failed
+ * store, ViewData, and the instruction a decoder gives it to. ETMv1 data
  * trace is refused with ETM_ERR_UNSUPPORTED. opts may be NULL.
  * Returns ETM_OK, ETM_ERR_NOMEM, ETM_ERR_UNSUPPORTED, or what etm_create
  * returns for the configuration. */
