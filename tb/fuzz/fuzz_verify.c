@@ -80,7 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (etm_verify_create(&r.v, &cfg, NULL, &diag) != ETM_OK) {
         if (!diag.msg[0])
             fuzz_fail("the checker refused a configuration without a message");
-        etm_destroy(r.etm); /* ETMv1 data trace: refused, with a message */
+        etm_destroy(r.etm); /* a configuration the checker does not take: refused with a message */
         return 0;
     }
     r.v1 = etm_verify_is_v1(r.v);

@@ -779,6 +779,60 @@ static int m1_filter(const ctx_t *c, const ports_t *base, ports_t *t, etm_config
     return m;
 }
 
+/* Do two ports differ in PIPESTAT, TRACEPKT or TRACESYNC? */
+static int ports_differ(const ports_t *a, const ports_t *b)
+{
+    if (a->n != b->n)
+        return 1;
+    for (size_t k = 0; k < a->n; k++)
+        if (a->o[k].pipestat != b->o[k].pipestat || a->o[k].tracepkt != b->o[k].tracepkt ||
+            a->o[k].tracesync != b->o[k].tracesync)
+            return 1;
+    return 0;
+}
+
+/* ETMv1 data trace: the design took another value (every byte's bit 0
+ * flipped) in the first cycle from 40 % on with a value whose change its
+ * port shows. */
+static int m1_data_value(const ctx_t *c, const ports_t *base, ports_t *t, etm_config_t *cc, char *what, size_t size)
+{
+    (void)cc;
+    if (!(ETM_FIELD_GET(ETM_CR_DATA_ACCESS, c->cfg.etmcr) & 1u))
+        return 1;
+    stim_t s = c->stim;
+    unsigned tries = 0;
+    for (size_t k = s.n * 2 / 5; k < s.n && tries < 20; k++) {
+        if (!ETM_DDCTL_SLOT(s.in[k].ddctl))
+            continue;
+        tries++;
+        etm_in_t keep = s.in[k];
+        s.in[k].dd ^= 0x0101010101010101ull;
+        t->n = 0;
+        int rc = model_port(&c->cfg, &s, t, NULL);
+        s.in[k] = keep;
+        if (rc)
+            return -1;
+        if (ports_differ(t, base)) {
+            snprintf(what, size, "the design saw ETMDD 0x%016" PRIx64 " instead of 0x%016" PRIx64 " in cycle %zu",
+                     (uint64_t)(keep.dd ^ 0x0101010101010101ull), (uint64_t)keep.dd, k);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* ETMv1: the design ignores ViewData (the checker is told it is never on). */
+static int m1_data_view(const ctx_t *c, const ports_t *base, ports_t *t, etm_config_t *cc, char *what, size_t size)
+{
+    if (!ETM_FIELD_GET(ETM_CR_DATA_ACCESS, c->cfg.etmcr))
+        return 1;
+    *cc = c->cfg;
+    cc->etmvdevr = 0x406F; /* NOT always: never */
+    copy_ports(base, t);
+    snprintf(what, size, "the design traces data; ViewData (ETMVDEVR) is never");
+    return 0;
+}
+
 static const struct mclass_v1 {
     const char *name;
     etm_vfail_t rule;
@@ -787,6 +841,8 @@ static const struct mclass_v1 {
     { "v1-e-for-n", ETM_VFAIL_ATOM_EN, m1_e_for_n },
     { "v1-wrong-branch-target", ETM_VFAIL_BRANCH_TARGET, m1_branch_target },
     { "v1-traced-outside-filter", ETM_VFAIL_FILTER, m1_filter },
+    { "v1-wrong-data-value", ETM_VFAIL_DATA_VALUE, m1_data_value },
+    { "v1-data-outside-viewdata", ETM_VFAIL_DATA_EXTRA, m1_data_view },
 };
 #define NV1CLASSES (sizeof v1classes / sizeof v1classes[0])
 

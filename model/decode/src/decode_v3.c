@@ -256,9 +256,8 @@ static etm_err_t feed_byte(etm_v3dec_t *d, uint8_t c, etm_diag_t *diag)
     }
     d->buf[d->len++] = c;
 
-    etm_v3pkt_t p;
+    etm_v3pkt_t p = d->pkt_zero;
     perr_t e;
-    memset(&p, 0, sizeof p);
     e.at = 0;
     e.msg[0] = '\0';
     int r = v3p_parse_packet(d, d->buf, d->len, &p, &e);

@@ -30,6 +30,12 @@ typedef struct pend {
 } pend_t;
 
 struct etm_v3dec {
+    /* All zero, never written: a packet and an element are cleared by copying
+     * these (compilers turn a constant-size memset of this size into a slow
+     * string instruction, and the decoder clears one per byte and per atom). */
+    etm_v3pkt_t pkt_zero;
+    etm_v3el_t el_zero;
+
     /* configuration, decoded once */
     unsigned minor;       /* ETMIDR[7:4] */
     int cycle_acc;        /* ETMCR[12] */

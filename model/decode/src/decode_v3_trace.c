@@ -91,7 +91,7 @@ static int cancel_held(etm_v3dec_t *d, uint32_t *addr)
 
 static void el_init(const etm_v3dec_t *d, etm_v3el_t *el, etm_v3el_kind_t kind, uint64_t offset)
 {
-    memset(el, 0, sizeof *el);
+    *el = d->el_zero; /* a copy, not memset (decode_v3_int.h) */
     el->kind = kind;
     el->offset = offset;
     el->cycle = d->cycle;

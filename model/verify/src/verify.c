@@ -89,8 +89,30 @@ static void confirm(etm_verify_t *v)
 
 /* ---- The core's side -------------------------------------------------------------------------- */
 
+/* Twice the room, the waiting instructions first: a queue sized by the lag
+ * seen, not the lag allowed, stays in the cache. */
+static int grow(etm_verify_t *v)
+{
+    vitem_t *q = (vitem_t *)malloc(2 * v->cap * sizeof *q);
+    if (!q)
+        return -1;
+    for (size_t i = 0; i < v->len; i++)
+        q[i] = *vfy_item(v, i);
+    free(v->q);
+    v->q = q;
+    v->head = 0;
+    v->cap *= 2;
+    return 0;
+}
+
 void vfy_push(etm_verify_t *v, const vitem_t *x)
 {
+    if (v->len == v->cap && v->len < v->lag_max && grow(v) != 0) {
+        vfy_fail(v, ETM_VFAIL_LATENCY, x->cycle, v->r.bytes,
+             "no memory for more than %zu instructions waiting for their trace (the instruction at 0x%08" PRIx32
+             " in cycle %" PRIu64 ")", v->len, x->addr, x->cycle);
+        return;
+    }
     if (v->len == v->lag_max) {
         vfy_fail(v, ETM_VFAIL_LATENCY, x->cycle, v->r.bytes,
              "the trace lags more than %zu instructions behind the core (the instruction at 0x%08" PRIx32
@@ -305,6 +327,7 @@ static void address_point(etm_verify_t *v, uint32_t addr, const char *kind, uint
                     v->ncand++;
                 }
             if (v->ncand > 1) {
+                v->cand_first = v->cand[0];
                 v->resolving = 1;
                 v->nheld = 0;
                 return;
@@ -554,7 +577,7 @@ static void cand_step(etm_verify_t *v, size_t c, const etm_v3el_t *e)
  * match the held elements from there. */
 static void resolve(etm_verify_t *v)
 {
-    size_t pick = v->cand[0];
+    size_t pick = v->cand_first; /* none agrees: the first (its failure is then the report) */
     for (size_t c = 0; c < v->ncand; c++)
         if (v->cok[c]) {
             pick = v->cand[c];
@@ -611,11 +634,18 @@ static void hold_element(etm_verify_t *v, const etm_v3el_t *e)
     h->lsip = (uint8_t)e->lsip;
     h->cancel = (uint8_t)e->cancel;
     h->withdrawn = (uint8_t)e->withdrawn;
+    /* The candidates that still agree, in their order: most part soon. */
     size_t agree = 0;
     for (size_t c = 0; c < v->ncand; c++) {
         cand_step(v, c, e);
-        agree += v->cok[c];
+        if (v->cok[c]) {
+            v->cand[agree] = v->cand[c];
+            v->cpos[agree] = v->cpos[c];
+            v->cok[agree] = 1;
+            agree++;
+        }
     }
+    v->ncand = agree;
     if (agree <= 1 || v->nheld == MAX_HELD)
         resolve(v);
 }
@@ -766,9 +796,6 @@ etm_err_t etm_verify_create(etm_verify_t **out, const etm_config_t *cfg, const e
     if (e == ETM_OK && ETM_V_MAJOR(v->version) != 3 && !v->v1)
         e = etm_util_fail(diag, ETM_ERR_UNSUPPORTED, "the checker takes ETMv3 and ETMv1 trace, not ETMv%u.%u",
                      ETM_V_MAJOR(v->version), ETM_V_MINOR(v->version));
-    if (e == ETM_OK && ETM_FIELD_GET(ETM_CR_DATA_ACCESS, cfg->etmcr) && v->v1)
-        e = etm_util_fail(diag, ETM_ERR_UNSUPPORTED, "the checker does not check ETMv1 data trace (ETMCR[3:2] = %u): "
-                          "its ID and BD statuses need the code", (unsigned)ETM_FIELD_GET(ETM_CR_DATA_ACCESS, cfg->etmcr));
     v->data = ETM_FIELD_GET(ETM_CR_DATA_ACCESS, cfg->etmcr) != 0;
     v->daddrs = (ETM_FIELD_GET(ETM_CR_DATA_ACCESS, cfg->etmcr) & 2u) != 0;
     v->dvalues = (ETM_FIELD_GET(ETM_CR_DATA_ACCESS, cfg->etmcr) & 1u) != 0;
@@ -781,9 +808,7 @@ etm_err_t etm_verify_create(etm_verify_t **out, const etm_config_t *cfg, const e
     if (e == ETM_OK && v->data && !v->v1)
         e = vfy_data_open(v, diag);
     v->lag_max = v->o.max_lag ? (size_t)v->o.max_lag : (size_t)1 << 18;
-    v->cap = 1024; /* a power of two, at least the lag allowed */
-    while (v->cap < v->lag_max)
-        v->cap <<= 1;
+    v->cap = 1024; /* a power of two; grows with the lag (vfy_push), up to the lag allowed */
     if (e == ETM_OK && !(v->q = (vitem_t *)calloc(v->cap, sizeof *v->q)))
         e = etm_util_fail(diag, ETM_ERR_NOMEM, "out of memory");
     if (e != ETM_OK) {
@@ -825,8 +850,12 @@ etm_err_t etm_verify_cycle(etm_verify_t *v, const etm_in_t *in)
         vfy_v1_core(v, &s, v->r.cycles);
     else if (!vfy_failed(v))
         core_cycle(v, &s, v->r.cycles);
-    if (v->data && !vfy_failed(v))
-        vfy_data_core(v, in, &s, v->r.cycles);
+    if (v->data && !vfy_failed(v)) {
+        if (v->v1)
+            vfy_v1_data(v, in, &s, v->r.cycles);
+        else
+            vfy_data_core(v, in, &s, v->r.cycles);
+    }
     v->r.cycles++;
     return ETM_OK;
 }

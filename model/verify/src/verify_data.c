@@ -72,8 +72,7 @@ static dxfer_t *dx_num(const etm_verify_t *v, uint64_t num)
     return dx_at(v, (size_t)(num - v->dx_base));
 }
 
-/* Grow a ring of n-byte elements to twice its capacity, oldest first. */
-static int ring_grow(void **ring, size_t elem, size_t *cap, size_t *head, size_t len, size_t limit)
+int vfy_ring_grow(void **ring, size_t elem, size_t *cap, size_t *head, size_t len, size_t limit)
 {
     size_t ncap = *cap * 2;
     if (ncap > limit)
@@ -187,7 +186,7 @@ static void value_in(etm_verify_t *v, dxfer_t *x, unsigned slot, uint32_t ddctl,
 static dxfer_t *dx_push(etm_verify_t *v, uint64_t cyc)
 {
     if (v->dx_len == v->dx_cap &&
-        ring_grow((void **)&v->dx, sizeof *v->dx, &v->dx_cap, &v->dx_head, v->dx_len, 4 * v->lag_max) != 0) {
+        vfy_ring_grow((void **)&v->dx, sizeof *v->dx, &v->dx_cap, &v->dx_head, v->dx_len, 4 * v->lag_max) != 0) {
         vfy_fail(v, ETM_VFAIL_LATENCY, cyc, v->r.bytes,
              "the trace lags more than %zu data transfers behind the core (cycle %" PRIu64 ")", v->dx_len, cyc);
         return NULL;
@@ -201,8 +200,8 @@ static void dlist_push(etm_verify_t *v, uint64_t insn, uint32_t addr)
 {
     if (v->dl_len == v->dl_cap) {
         size_t cap = v->dl_cap, head = v->dl_head;
-        if (ring_grow((void **)&v->dlist, sizeof *v->dlist, &cap, &head, v->dl_len, 4 * v->lag_max) != 0 ||
-            ring_grow((void **)&v->dlist_addr, sizeof *v->dlist_addr, &v->dl_cap, &v->dl_head, v->dl_len,
+        if (vfy_ring_grow((void **)&v->dlist, sizeof *v->dlist, &cap, &head, v->dl_len, 4 * v->lag_max) != 0 ||
+            vfy_ring_grow((void **)&v->dlist_addr, sizeof *v->dlist_addr, &v->dl_cap, &v->dl_head, v->dl_len,
                       4 * v->lag_max) != 0) {
             vfy_fail(v, ETM_VFAIL_LATENCY, 0, v->r.bytes, "the trace lags more than %zu data instructions behind "
                  "the core", v->dl_len);

@@ -68,6 +68,23 @@ typedef struct dxfer {
     uint8_t head;              /* the first transfer traced of its instruction */
 } dxfer_t;
 
+/* ETMv1 data trace (verify_v1.c): the transfers of a traced instruction. */
+#define V1_MAX_XFER 16
+typedef struct v1rec {
+    uint64_t insn;             /* the instruction's number */
+    uint64_t cycle;            /* the cycle of its first transfer */
+    uint32_t daddr;            /* the first transfer's address */
+    uint32_t insn_addr;
+    uint8_t view;              /* ViewData at the first transfer, trace on: its data must be traced */
+    uint8_t optional;          /* ViewData, but TraceEnable off in that cycle: traced or not */
+    uint8_t nxfer, nwait;      /* transfers; values still to come */
+    uint8_t done;              /* its last transfer (DALast) came */
+    uint8_t store;             /* DAWrite of the first transfer */
+    uint8_t lanes[V1_MAX_XFER];
+    uint8_t got[V1_MAX_XFER];
+    uint64_t value[V1_MAX_XFER];
+} v1rec_t;
+
 /* An E/N difference waiting for the next address point to be classified. */
 typedef struct suspect_state {
     int on;
@@ -120,7 +137,8 @@ struct etm_verify {
 
     /* An overflow restart whose place is not yet known ("Overflow restarts" below). */
     int resolving;
-    size_t ncand;
+    size_t ncand;                    /* candidates still agreeing (the others are dropped) */
+    size_t cand_first;               /* the first candidate, taken when none agrees */
     size_t cand[MAX_CANDIDATES];     /* indices (from head) of the instructions at the address */
     size_t cpos[MAX_CANDIDATES];     /* how far each has matched the elements held */
     uint8_t cok[MAX_CANDIDATES];     /* still agrees with them */
@@ -154,6 +172,13 @@ struct etm_verify {
     int v1;
     int next_open;             /* the newest instruction queued does not know its successor yet */
     etm_v1dec_t *v1dec;
+    v1rec_t *v1r;              /* ring of data records, in instruction order */
+    size_t v1r_cap, v1r_head, v1r_len;
+    uint64_t v1r_base;         /* the number of v1r[v1r_head] among all records */
+    uint64_t v1_owner;         /* 1 + the number of the record later transfers go to */
+    uint64_t v1_slot[4];       /* per slot: 1 + the record its next value is for ... */
+    uint8_t v1_slot_x[4];      /* ... and the transfer */
+    uint64_t v1_matched;       /* 1 + the number of the instruction the last status was for */
 };
 
 /* ---- Shared helpers (verify.c) ---------------------------------------------------------------- */
@@ -177,6 +202,10 @@ void vfy_untraced_cycle(etm_verify_t *v, const etm_seen_t *s, uint64_t cyc);
 uint64_t vfy_untraced_at(const etm_verify_t *v, uint32_t addr);
 
 /* ---- ETMv3 data trace (verify_data.c) ------------------------------------------------------- */
+
+/* Grow a ring of elem-byte elements (len of them from *head) to twice its
+ * capacity, oldest first at index 0; not beyond limit. 0, or -1 (no room). */
+int vfy_ring_grow(void **ring, size_t elem, size_t *cap, size_t *head, size_t len, size_t limit);
 
 etm_err_t vfy_data_open(etm_verify_t *v, etm_diag_t *diag);
 void vfy_data_close(etm_verify_t *v);
@@ -202,5 +231,7 @@ void vfy_v1_close(etm_verify_t *v);
 void vfy_v1_core(etm_verify_t *v, const etm_seen_t *s, uint64_t cyc);
 /* End of the port: the decoder's end (etm_verify_end does the rest). */
 void vfy_v1_end(etm_verify_t *v);
+/* ETMv1 data trace: the data slot of a cycle, after vfy_v1_core. */
+void vfy_v1_data(etm_verify_t *v, const etm_in_t *in, const etm_seen_t *s, uint64_t cyc);
 
 #endif

@@ -21,6 +21,7 @@
  * that differ from the core's, and the first difference is reported.
  */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
@@ -49,6 +50,7 @@ void vfy_v1_core(etm_verify_t *v, const etm_seen_t *s, uint64_t cyc)
     if (s->ninsn)
         note_next(v, s->insn[0].addr);
     if (!traced) {
+        vfy_data_newest(v, s, 0);
         vfy_untraced_cycle(v, s, cyc);
         return;
     }
@@ -84,6 +86,124 @@ void vfy_v1_core(etm_verify_t *v, const etm_seen_t *s, uint64_t cyc)
         vfy_push(v, &x);
         v->next_open = 1;
     }
+    vfy_data_newest(v, s, 1);
+}
+
+/* ---- Data trace: the core's side ---------------------------------------------------------------
+ *
+ * As the ETMv1 encoder's contract (docs/etmv1-encoder.md, "Data"): the
+ * instruction's data is traced, all of it or none, when ViewData is on for
+ * its first transfer with trace on; its packets are the first transfer's
+ * address and, per transfer, the bytes its lanes select, in address order. */
+
+static v1rec_t *rec_at(const etm_verify_t *v, size_t i) { return &v->v1r[(v->v1r_head + i) & (v->v1r_cap - 1)]; }
+
+static v1rec_t *rec_num(const etm_verify_t *v, uint64_t num)
+{
+    if (num < v->v1r_base || num - v->v1r_base >= v->v1r_len)
+        return NULL;
+    return rec_at(v, (size_t)(num - v->v1r_base));
+}
+
+/* The record of instruction insn, if it has one. */
+static v1rec_t *rec_for(const etm_verify_t *v, uint64_t insn)
+{
+    for (size_t i = 0; i < v->v1r_len; i++) {
+        v1rec_t *r = rec_at(v, i);
+        if (r->insn == insn)
+            return r;
+        if (r->insn > insn)
+            break;
+    }
+    return NULL;
+}
+
+static unsigned rec_bytes(const v1rec_t *r, uint8_t *out)
+{
+    unsigned n = 0;
+    for (unsigned t = 0; t < r->nxfer; t++)
+        for (unsigned lane = 0; lane < 8; lane++)
+            if ((r->lanes[t] >> lane) & 1u) {
+                if (out)
+                    out[n] = (uint8_t)(r->value[t] >> (8 * lane));
+                n++;
+            }
+    return n;
+}
+
+void vfy_v1_data(etm_verify_t *v, const etm_in_t *in, const etm_seen_t *s, uint64_t cyc)
+{
+    uint32_t ctl = in->dactl;
+    int first = 0, slot_used = ETM_DACTL_SLOT(ctl) != 0;
+    if (slot_used) {
+        if (v->dunal) {
+            v->dunal = 0;
+            v->dfirst = (uint8_t)ETM_DACTL_LAST(ctl);
+        } else {
+            first = v->dfirst;
+            v->dunal = (uint8_t)ETM_DACTL_UNALIGNED(ctl);
+            v->dfirst = (uint8_t)(v->dunal ? 0 : ETM_DACTL_LAST(ctl));
+        }
+    }
+    if (!s->running)
+        return;
+    /* The cycle's value, for the last address on its slot. */
+    unsigned ds = ETM_DDCTL_SLOT(in->ddctl);
+    if (ds && v->v1_slot[ds]) {
+        v1rec_t *r = rec_num(v, v->v1_slot[ds] - 1);
+        unsigned t = v->v1_slot_x[ds];
+        if (r && t < r->nxfer && !r->got[t]) {
+            r->value[t] = in->dd;
+            r->got[t] = 1;
+            r->nwait--;
+        }
+        v->v1_slot[ds] = 0;
+    }
+    if (!slot_used)
+        return;
+    v1rec_t *r = NULL;
+    uint64_t num = 0; /* the record's number */
+    if (first) {
+        v->v1_owner = 0;
+        if (v->dnewest_traced) {
+            if (v->v1r_len == v->v1r_cap &&
+                vfy_ring_grow((void **)&v->v1r, sizeof *v->v1r, &v->v1r_cap, &v->v1r_head, v->v1r_len,
+                              4 * v->lag_max) != 0) {
+                vfy_fail(v, ETM_VFAIL_LATENCY, cyc, v->r.bytes, "the trace lags more than %zu data instructions "
+                         "behind the core", v->v1r_len);
+                return;
+            }
+            r = rec_at(v, v->v1r_len++);
+            memset(r, 0, sizeof *r);
+            r->insn = v->dnewest;
+            r->insn_addr = v->dnewest_addr;
+            r->cycle = cyc;
+            r->daddr = in->da;
+            r->store = (uint8_t)ETM_DACTL_WRITE(ctl);
+            /* ViewData decides; with trace off in the cycle of the first transfer
+             * the design may trace it or not. */
+            r->view = (uint8_t)(s->view_data && s->trace_enable);
+            r->optional = (uint8_t)(s->view_data && !s->trace_enable);
+            num = v->v1r_base + v->v1r_len - 1;
+            v->v1_owner = num + 1;
+        }
+    } else if (v->v1_owner) {
+        num = v->v1_owner - 1;
+        r = rec_num(v, num);
+    }
+    if (!r || r->nxfer == V1_MAX_XFER)
+        return;
+    unsigned t = r->nxfer++;
+    r->lanes[t] = (uint8_t)ETM_DACTL_BLSEL(ctl);
+    if (v->dvalues) {
+        r->nwait++;
+        v->v1_slot[ETM_DACTL_SLOT(ctl)] = num + 1;
+        v->v1_slot_x[ETM_DACTL_SLOT(ctl)] = (uint8_t)t;
+    }
+    if (ETM_DACTL_LAST(ctl) && !ETM_DACTL_UNALIGNED(ctl)) {
+        r->done = 1;
+        v->v1_owner = 0;
+    }
 }
 
 static void on_element(void *user, const etm_v1el_t *e);
@@ -97,6 +217,12 @@ static int classify(void *user, uint32_t addr, etm_v1_insn_t *out)
     if (v->cur >= v->len || vfy_item(v, v->cur)->addr != addr)
         return 1; /* not where the core is: the matching says so */
     const vitem_t *x = vfy_item(v, v->cur);
+    const v1rec_t *r = v->data ? rec_for(v, v->released + v->cur) : NULL;
+    if (r) { /* its value bytes, as the core's lanes selected them */
+        unsigned n = rec_bytes(r, NULL);
+        out->data_bytes = n ? n : 1;
+        out->is_store = r->store;
+    }
     if (x->be) {
         out->flow = ETM_V1_FLOW_INDIRECT;
         return 1;
@@ -120,17 +246,89 @@ etm_err_t vfy_v1_open(etm_verify_t *v, etm_diag_t *diag)
         return e;
     etm_v1dec_set_classifier(v->v1dec, classify, v);
     etm_v1dec_on_element(v->v1dec, on_element, v);
+    v->v1r_cap = 64;
+    if (!(v->v1r = (v1rec_t *)calloc(v->v1r_cap, sizeof *v->v1r)))
+        return etm_util_fail(diag, ETM_ERR_NOMEM, "out of memory");
+    v->dfirst = 1;
     return ETM_OK;
 }
 
 void vfy_v1_close(etm_verify_t *v)
 {
+    free(v->v1r);
+    v->v1r = NULL;
     if (v->v1dec)
         etm_v1dec_destroy(v->v1dec);
     v->v1dec = NULL;
 }
 
 /* ---- The port's side -------------------------------------------------------------------------- */
+
+/* ID and BD say the instruction's data is traced: so must the core's flow.
+ * Returns 0 after a failure. */
+static int insn_data(etm_verify_t *v, const vitem_t *x, const etm_v1el_t *e)
+{
+    uint64_t n = v->released + v->cur;
+    while (v->v1r_len && rec_at(v, 0)->insn < n) { /* earlier instructions are done */
+        v->v1r_head = (v->v1r_head + 1) & (v->v1r_cap - 1);
+        v->v1r_len--;
+        v->v1r_base++;
+    }
+    const v1rec_t *r = rec_for(v, n);
+    int traced = e->status == ETM_V1_PS_ID || e->status == ETM_V1_PS_BD;
+    v->v1_matched = n + 1;
+    if (traced && !(r && (r->view || r->optional))) {
+        vfy_fail(v, ETM_VFAIL_DATA_EXTRA, x->cycle, e->cycle,
+                 "%s in port cycle %" PRIu64 " traces data of the instruction at 0x%08" PRIx32 " (cycle %" PRIu64
+                 "), %s", status_name(e->status), e->cycle, x->addr, x->cycle,
+                 r ? "whose first transfer was outside ViewData" : "which moved no data");
+        return 0;
+    }
+    if (!traced && r && r->view && r->done && !r->nwait) {
+        vfy_fail(v, ETM_VFAIL_DATA_MISSING, x->cycle, e->cycle,
+                 "the instruction at 0x%08" PRIx32 " (cycle %" PRIu64 ") moved data with ViewData on (its first "
+                 "transfer at 0x%08" PRIx32 " in cycle %" PRIu64 "), but its status in port cycle %" PRIu64
+                 " is %s, not %s", x->addr, x->cycle, r->daddr, r->cycle, e->cycle, status_name(e->status),
+                 e->status == ETM_V1_PS_BE ? "BD" : "ID");
+        return 0;
+    }
+    return 1;
+}
+
+/* The data packets of the instruction the last status was for. */
+static void on_data(etm_verify_t *v, const etm_v1el_t *e)
+{
+    const v1rec_t *r = v->v1_matched ? rec_for(v, v->v1_matched - 1) : NULL;
+    if (!r)
+        return; /* its status was held to the core already */
+    v->r.transfers += r->nxfer;
+    if (e->has_data_addr && e->data_addr_valid && e->data_addr != r->daddr) {
+        vfy_fail(v, ETM_VFAIL_DATA_ADDR, r->cycle, e->cycle,
+                 "the instruction at 0x%08" PRIx32 " moved data at 0x%08" PRIx32 " (cycle %" PRIu64 "), its data "
+                 "address in port cycle %" PRIu64 " says 0x%08" PRIx32, r->insn_addr, r->daddr, r->cycle, e->cycle,
+                 e->data_addr);
+        return;
+    }
+    if (v->dvalues) {
+        uint8_t want[V1_MAX_XFER * 8];
+        unsigned n = rec_bytes(r, want);
+        if (r->nwait) {
+            vfy_fail(v, ETM_VFAIL_DATA_VALUE, r->cycle, e->cycle,
+                     "port cycle %" PRIu64 " gives the values of the instruction at 0x%08" PRIx32 " (cycle %" PRIu64
+                     "), %u of whose values the core has not given", e->cycle, r->insn_addr, r->cycle, r->nwait);
+            return;
+        }
+        for (unsigned i = 0; i < n && i < e->nbytes; i++)
+            if (e->bytes[i] != want[i]) {
+                vfy_fail(v, ETM_VFAIL_DATA_VALUE, r->cycle, e->cycle,
+                         "value byte %u of the instruction at 0x%08" PRIx32 " (data at 0x%08" PRIx32 ", cycle %"
+                         PRIu64 ") is 0x%02x, the port (status in cycle %" PRIu64 ") says 0x%02x", i, r->insn_addr,
+                         r->daddr, r->cycle, want[i], e->cycle, e->bytes[i]);
+                return;
+            }
+    }
+    v->r.data_checked += r->nxfer;
+}
 
 /* An instruction status, against the instruction the core executed next. */
 static void on_insn(etm_verify_t *v, const etm_v1el_t *e)
@@ -202,6 +400,8 @@ static void on_insn(etm_verify_t *v, const etm_v1el_t *e)
                  status_name(e->status));
         return;
     }
+    if (v->data && !insn_data(v, x, e))
+        return;
     v->r.instructions++;
     v->r.branches += (uint64_t)be;
     v->cur++;
@@ -276,9 +476,15 @@ static void on_element(void *user, const etm_v1el_t *e)
     case ETM_V1EL_TRIGGER:
         v->r.triggers++;
         break;
+    case ETM_V1EL_DATA:
+        if (!v->data)
+            goto other;
+        on_data(v, e);
+        break;
     case ETM_V1EL_SYNC:
         break; /* the branch it came with is an INSN */
     default:
+    other:
         vfy_fail(v, ETM_VFAIL_GRAMMAR, e->cycle, e->cycle, "port cycle %" PRIu64 ": a %s element, which this "
                  "configuration cannot make", e->cycle, etm_v1el_kind_name(e->kind));
         break;

@@ -105,7 +105,8 @@ typedef struct etm_vresult {
     uint64_t traced_expected;  /* instructions the core executed with TraceEnable */
     uint64_t untraced;         /* instructions the core executed without TraceEnable */
     uint64_t exceptions, returns, cancels, branches, isyncs, asyncs, triggers;
-    uint64_t transfers;        /* ETMv3 data trace: data elements (normal, not traced, placeholders) */
+    uint64_t transfers;        /* data trace: transfers the trace gave (ETMv3: normal, value not traced and
+                                  placeholder packets; ETMv1: the transfers of ID and BD statuses) */
     uint64_t data_checked;     /* ... held to a transfer of the core's (address, value, failed store,
                                   ViewData); the others came after an overflow, before trace found its
                                   place again */
@@ -124,10 +125,10 @@ typedef struct etm_verify etm_verify_t;
 
 /* A checker for the ETM that cfg describes: ETMv3 trace (bytes,
  * etm_verify_bytes) or ETMv1 instruction trace (the port, etm_verify_port).
- * With ETMv3 data trace every data packet is also held to the core's data
- * slot: the transfer's address, its value in the register view, a failed
- * store, ViewData, and the instruction a decoder gives it to. ETMv1 data
- * trace is refused with ETM_ERR_UNSUPPORTED. opts may be NULL.
+ * With data trace every data packet is also held to the core's data slot:
+ * the transfer's address, its value (ETMv3: the register view, a failed
+ * store; ETMv1: the lanes' bytes), ViewData, and the instruction a decoder
+ * gives it to. opts may be NULL.
  * Returns ETM_OK, ETM_ERR_NOMEM, ETM_ERR_UNSUPPORTED, or what etm_create
  * returns for the configuration. */
 etm_err_t etm_verify_create(etm_verify_t **out, const etm_config_t *cfg, const etm_verify_opts_t *opts,
