@@ -588,7 +588,9 @@ static int decode_v3(decode_opts_t *d, const etm_config_t *cfg)
     etm_v3dec_t *dec;
     etm_diag_t e;
     etm_diag_clear(&e);
-    if (etm_v3dec_create(&dec, cfg, d->v7m ? ETM_V3DEC_V7M : 0u, &e) != ETM_OK) {
+    /* Packets alone (a listing without elements or statistics): the trace layer need not run. */
+    unsigned flags = (d->v7m ? ETM_V3DEC_V7M : 0u) | (!d->o.elements && !d->stats ? ETM_V3DEC_PACKETS : 0u);
+    if (etm_v3dec_create(&dec, cfg, flags, &e) != ETM_OK) {
         fprintf(stderr, "etm decode: configuration: %s\n", e.msg);
         return 2;
     }

@@ -105,6 +105,7 @@ etm_err_t etm_v3dec_create(etm_v3dec_t **out, const etm_config_t *cfg, unsigned 
     d->data_addr = (cfg->etmcr & ETM_FIELD_PUT(ETM_CR_DATA_ACCESS, ETM_DATA_ACCESS_ADDR)) != 0;
     d->data_only = ETM_FIELD_GET(ETM_CR_DATA_ONLY, cfg->etmcr) != 0;
     d->v7m = (flags & ETM_V3DEC_V7M) != 0;
+    d->packets_only = (flags & ETM_V3DEC_PACKETS) != 0;
     d->isa = ETM_V3_ISA_ARM;
     state_reset(d);
     *out = d;
@@ -155,6 +156,52 @@ static void send_packet(etm_v3dec_t *d, etm_v3pkt_t *p)
         d->pkt_fn(d->pkt_user, p);
 }
 
+/* What the next packets' parsing needs from this one: the trace layer keeps
+ * it as it goes (decode_v3_trace.c); with ETM_V3DEC_PACKETS, only this runs. */
+static void packet_state(etm_v3dec_t *d, const etm_v3pkt_t *p)
+{
+    switch (p->kind) {
+    case ETM_V3PKT_BRANCH:
+        d->last_addr = p->addr;
+        d->isa = p->isa;
+        break;
+    case ETM_V3PKT_ISYNC:
+    case ETM_V3PKT_ISYNC_CC:
+        if (p->has_addr) {
+            d->isa = p->isa;
+            d->last_addr = p->lsip ? p->lsip_addr : p->addr;
+        }
+        break;
+    default:
+        break;
+    }
+    /* a store-failed packet completes the normal or out-of-order data packet before it */
+    d->ddata_held = p->kind == ETM_V3PKT_NORMAL_DATA || p->kind == ETM_V3PKT_OOO_DATA;
+}
+
+/* What the trace layer holds goes out (an error, the end: with placeholders
+ * that will get no values). With packets only, nothing is held. */
+static void flush_trace(etm_v3dec_t *d, int end)
+{
+    if (d->packets_only) {
+        d->ddata_held = 0;
+        return;
+    }
+    dv3_data_release(d);
+    if (end)
+        dv3_data_lose_placeholders(d);
+    dv3_commit(d);
+}
+
+/* A complete packet to the trace layer, or only to the packet state. */
+static void on_packet_done(etm_v3dec_t *d, etm_v3pkt_t *p)
+{
+    if (d->packets_only)
+        packet_state(d, p);
+    else
+        dv3_on_packet(d, p);
+}
+
 static void send_nosync(etm_v3dec_t *d, uint64_t upto)
 {
     if (upto <= d->skip_start)
@@ -183,14 +230,14 @@ static void send_async(etm_v3dec_t *d, uint64_t start)
     raw[p.raw_len - 1] = ETMV3_HDR_ASYNC_LAST;
     p.raw = raw;
     send_packet(d, &p);
-    dv3_on_packet(d, &p);
+    if (!d->packets_only)
+        dv3_on_packet(d, &p);
 }
 
 /* Lose synchronisation after an error: commit what was decoded, look for A-sync. */
 static etm_err_t fail(etm_v3dec_t *d, etm_diag_t *diag, uint64_t offset, const char *msg)
 {
-    dv3_data_release(d);
-    dv3_commit(d);
+    flush_trace(d, 0);
     uint64_t next = d->pos + 1;
     d->pos = next;
     state_reset(d);
@@ -253,8 +300,27 @@ static etm_err_t feed_byte(etm_v3dec_t *d, uint8_t c, etm_diag_t *diag)
             d->pos++;
             return ETM_OK;
         }
+        /* A P-header, the commonest packet: one byte, its own packet object. */
+        perr_t pe;
+        if ((c & 0x81u) == 0x80u && v3p_parse_packet(d, &c, 1, &d->phdr, &pe) == PARSE_DONE) {
+            d->buf[0] = c;
+            d->phdr.offset = d->pos;
+            d->phdr.size = 1;
+            d->phdr.raw = d->buf;
+            d->phdr.raw_len = 1;
+            send_packet(d, &d->phdr);
+            on_packet_done(d, &d->phdr);
+            d->pos++;
+            return ETM_OK;
+        }
     }
     d->buf[d->len++] = c;
+    /* An address byte of a branch packet with its continuation bit (bit 7 of
+     * bytes 0 to 3, in either branch encoding): more follow, nothing to parse yet. */
+    if ((d->buf[0] & 1u) && d->len < 5 && (c & 0x80u)) {
+        d->pos++;
+        return ETM_OK;
+    }
 
     etm_v3pkt_t p = d->pkt_zero;
     perr_t e;
@@ -306,7 +372,7 @@ static etm_err_t feed_byte(etm_v3dec_t *d, uint8_t c, etm_diag_t *diag)
     if (p.has_data_addr)
         d->last_data_addr = p.data_addr;
     send_packet(d, &p);
-    dv3_on_packet(d, &p);
+    on_packet_done(d, &p);
     d->len = 0;
     d->pos++;
     return ETM_OK;
@@ -333,9 +399,7 @@ etm_err_t etm_v3dec_feed(etm_v3dec_t *d, const uint8_t *data, size_t n, size_t *
 
 etm_err_t etm_v3dec_end(etm_v3dec_t *d, etm_diag_t *diag)
 {
-    dv3_data_release(d);
-    dv3_data_lose_placeholders(d);
-    dv3_commit(d);
+    flush_trace(d, 1);
     d->stats.cycles = d->cycle;
     if (!d->synced) {
         send_nosync(d, d->pos);

@@ -27,6 +27,7 @@ static inline uint32_t dv3_le32(const uint8_t *b) { return dv3_le16(b) | (dv3_le
 typedef struct pend {
     etm_v3el_t el;
     int cancellable; /* a Cancel bit would withdraw it */
+    int light;       /* made by the atom path: only the atom's fields can be non-zero */
 } pend_t;
 
 struct etm_v3dec {
@@ -35,6 +36,10 @@ struct etm_v3dec {
      * string instruction, and the decoder clears one per byte and per atom). */
     etm_v3pkt_t pkt_zero;
     etm_v3el_t el_zero;
+    /* The packet of every P-header: only a P-header's fields are ever written
+     * into it, and each P-header writes all of them, so it needs no clearing. */
+    etm_v3pkt_t phdr;
+    int packets_only;     /* ETM_V3DEC_PACKETS */
 
     /* configuration, decoded once */
     unsigned minor;       /* ETMIDR[7:4] */

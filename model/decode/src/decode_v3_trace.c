@@ -46,6 +46,7 @@ static void emit(etm_v3dec_t *d, const etm_v3el_t *el)
     }
     d->pend[d->npend].el = *el;
     d->pend[d->npend].cancellable = 0;
+    d->pend[d->npend].light = 0;
     d->npend++;
 }
 
@@ -56,17 +57,31 @@ static void hold(etm_v3dec_t *d, const etm_v3el_t *el)
         dv3_commit(d);
     d->pend[d->npend].el = *el;
     d->pend[d->npend].cancellable = 1;
+    d->pend[d->npend].light = 0;
     d->npend++;
 }
 
-/* A new held element, made in place (an atom is the commonest element: no
- * copy of it is made). */
-static etm_v3el_t *hold_slot(etm_v3dec_t *d)
+/* A held atom without its instruction, made in place (the commonest element
+ * without a code image): a slot the atom path made before holds nothing but
+ * an atom's fields, which are all written again; any other is cleared first. */
+static void hold_atom(etm_v3dec_t *d, int executed, uint64_t offset, int known)
 {
     if (d->npend == PEND_MAX)
         dv3_commit(d);
-    d->pend[d->npend].cancellable = 1;
-    return &d->pend[d->npend++].el;
+    pend_t *s = &d->pend[d->npend++];
+    if (!s->light) {
+        s->el = d->el_zero;
+        s->light = 1;
+    }
+    s->cancellable = 1;
+    etm_v3el_t *h = &s->el;
+    h->kind = ETM_V3EL_ATOM;
+    h->offset = offset;
+    h->cycle = d->cycle;
+    h->isa = d->isa;
+    h->executed = executed;
+    h->addr = known ? d->pc : 0;
+    h->addr_valid = known;
 }
 
 /* Cancel bit: withdraw the held elements, deliver the rest. Returns how many
@@ -123,14 +138,9 @@ static void on_atom(etm_v3dec_t *d, int executed, uint64_t offset)
     int known = d->isync_seen && d->addr_valid && d->isa != ETM_V3_ISA_JAZELLE;
     if (!known || !d->read_fn) {
         /* Without the code: the address of this one at most, not of the next. */
-        etm_v3el_t *h = hold_slot(d);
-        el_init(d, h, ETM_V3EL_ATOM, offset);
-        h->executed = executed;
-        if (known) {
-            h->addr = d->pc;
-            h->addr_valid = 1;
+        hold_atom(d, executed, offset, known);
+        if (known)
             d->addr_valid = 0;
-        }
         return;
     }
     el_init(d, &el, ETM_V3EL_ATOM, offset);

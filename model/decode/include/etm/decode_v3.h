@@ -300,6 +300,9 @@ typedef struct etm_v3dec etm_v3dec_t;
 #define ETM_V3DEC_V7M (1u << 0) /* ARMv7-M exception numbers: 9 bits, byte 1 carries [8:4];
                                    and 0x76 means the return completed (a later cancel
                                    withdraws only the return, not the instruction) */
+#define ETM_V3DEC_PACKETS (1u << 1) /* packets only: the trace layer does not run and no
+                                       element is made (a packet lister's decoder); the
+                                       packets and their checks are the same */
 
 typedef void (*etm_v3pkt_fn)(void *user, const etm_v3pkt_t *pkt);
 typedef void (*etm_v3el_fn)(void *user, const etm_v3el_t *el);
