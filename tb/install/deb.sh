@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The Debian package (docs/install.md):
+#   tb/install/deb.sh BUILD_DIR WORK_DIR
+# builds it with cpack -G DEB, installs it with dpkg -i, runs the installed
+# etm --help and shows its man page, then removes it and checks that nothing
+# of it is left. Needs root (it installs into /usr): exit 77 (skipped) without.
+set -euo pipefail
+build=$1 work=$2
+fail() { echo "deb test: $*" >&2; exit 1; }
+if [ "$(id -u)" != 0 ]; then
+  echo "deb test: needs root to install a package; skipped"
+  exit 77
+fi
+if dpkg-query -W -f='${Status}' etm-model 2>/dev/null | grep -q installed; then
+  fail "a package etm-model is installed already; remove it first (dpkg -r etm-model)"
+fi
+rm -rf "$work"
+mkdir -p "$work"
+(cd "$work" && cpack --config "$build/CPackConfig.cmake" -G DEB -B "$work" >cpack.log) ||
+  { cat "$work/cpack.log"; fail "cpack"; }
+deb=$(ls "$work"/etm-model_*.deb)
+dpkg-deb --info "$deb" | grep -E "Package|Version|Depends"
+trap 'dpkg -r etm-model >/dev/null 2>&1 || true' EXIT
+dpkg -i "$deb" >"$work/dpkg-i.log" || { cat "$work/dpkg-i.log"; fail "dpkg -i"; }
+/usr/bin/etm --help | grep -q "Subcommands:" || fail "the installed etm --help"
+/usr/bin/etm --version
+man -P cat etm 2>/dev/null | grep -Eq "protocol +scoreboard" || fail "man etm"
+pkg-config --exists etm || fail "pkg-config does not find etm.pc"
+files=$(dpkg -L etm-model | grep -c .)
+dpkg -r etm-model >"$work/dpkg-r.log" || { cat "$work/dpkg-r.log"; fail "dpkg -r"; }
+trap - EXIT
+[ ! -e /usr/bin/etm ] || fail "/usr/bin/etm is left after dpkg -r"
+[ ! -e /usr/lib/libetm.so.0 ] || fail "libetm.so.0 is left after dpkg -r"
+dpkg-query -W -f='${Status}' etm-model 2>/dev/null | grep -q "not-installed\|deinstall" ||
+  ! dpkg-query -W etm-model >/dev/null 2>&1 || fail "the package is still listed as installed"
+echo "deb test: $(basename "$deb") installed ($files paths), ran and removed cleanly"
