@@ -38,7 +38,8 @@ static void help(FILE *f)
             "  --v7m, --no-v7m    ARMv7-M exception numbers (default: on when the configuration\n"
             "                     uses the alternative branch encoding, as Cortex-M ETMs do)\n"
             "Code:\n"
-            "  --image ADDR:FILE  code image loaded at ADDR (hex, as etm snapshot), repeatable\n"
+            "  --image FILE       code image: an ELF file, placed by its program headers, or\n"
+            "                     ADDR:FILE, a raw binary loaded at ADDR (hex); repeatable\n"
             "Output:\n"
             "  --packets          list every packet (offset, raw bytes, fields)\n"
             "  --no-elements      do not list instructions and other elements\n"
@@ -61,17 +62,10 @@ static void help(FILE *f)
 
 static int parse_image_opt(etm_image_t *im, const char *arg)
 {
-    const char *colon = strchr(arg, ':');
-    char *end;
-    unsigned long long a = colon ? strtoull(arg, &end, 16) : 0;
-    if (!colon || end != colon || a > 0xFFFFFFFFull) {
-        fprintf(stderr, "etm decode: --image wants ADDR:FILE with ADDR in hex, e.g. 8000:code.bin (got '%s')\n", arg);
-        return -1;
-    }
     etm_diag_t d;
     etm_diag_clear(&d);
-    if (etm_image_load(im, (uint32_t)a, colon + 1, 0, &d) != ETM_OK) {
-        fprintf(stderr, "etm decode: %s\n", d.msg);
+    if (etm_image_load_arg(im, arg, &d) != ETM_OK) {
+        fprintf(stderr, "etm decode: --image %s\n", d.msg);
         return -1;
     }
     return 0;

@@ -19,35 +19,13 @@ static void help(FILE *f)
                "image), etm_0.ini (the ETM registers, as a debugger reads them back through the\n"
                "debug APB at the end of the run), trace.bin (the ETMv3 bytes) and the\n"
                "image files. Decode it with:  trc_pkt_lister -ss_dir DIR -decode\n\n"
-               "  --image ADDR:FILE  code image FILE loaded at ADDR (hex), repeatable\n"
+               "  --image FILE       code image: an ELF file (placed by its program headers), or\n"
+               "                     ADDR:FILE, a raw binary loaded at ADDR (hex); repeatable\n"
                "  --tpiu PINS[:DIV]  the trace goes through a TPIU (docs/tpiu.md): trace.bin holds its pins,\n"
                "                     CoreSight-formatted (format=coresight; decode with trc_pkt_lister\n"
                "                     -tpiu_hsync)\n"
                "  --set NAME=0xV     override a register or parameter\n\n%s",
             source_opts_help);
-}
-
-static int copy_file(const char *from, const char *to)
-{
-    FILE *a = fopen(from, "rb"), *b = a ? fopen(to, "wb") : NULL;
-    int ok = a && b;
-    char buf[65536];
-    size_t n;
-    while (ok && (n = fread(buf, 1, sizeof buf, a)) > 0)
-        ok = fwrite(buf, 1, n, b) == n;
-    if (a && ferror(a))
-        ok = 0;
-    if (a)
-        fclose(a);
-    if (b && fclose(b) != 0)
-        ok = 0;
-    return ok;
-}
-
-static long file_size(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 ? (long)st.st_size : -1;
 }
 
 static FILE *open_in(const char *dir, const char *name)
@@ -81,7 +59,7 @@ int cmd_snapshot(int argc, char **argv)
     const char *paths[2] = { NULL, NULL };
     int npaths = 0, nimg = 0, nsets = 0;
     const char *sets[32];
-    struct { unsigned long addr; const char *file; } img[MAX_IMAGES];
+    const char *img[MAX_IMAGES];
     etm_tpiu_params_t tp;
     const etm_tpiu_params_t *tpiu = NULL;
     for (int i = 1; i < argc; i++) {
@@ -95,18 +73,11 @@ int cmd_snapshot(int argc, char **argv)
             help(stdout);
             return 0;
         } else if (!strcmp(a, "--image") && i + 1 < argc) {
-            const char *v = argv[++i], *colon = strchr(v, ':');
-            char *end;
-            if (!colon || nimg == MAX_IMAGES) {
-                fprintf(stderr, "etm snapshot: --image wants ADDR:FILE (at most %d)\n", MAX_IMAGES);
+            if (nimg == MAX_IMAGES) {
+                fprintf(stderr, "etm snapshot: at most %d --image options\n", MAX_IMAGES);
                 return 2;
             }
-            img[nimg].addr = strtoul(v, &end, 16);
-            if (end != colon) {
-                fprintf(stderr, "etm snapshot: --image %s: '%.*s' is not a hex address\n", v, (int)(colon - v), v);
-                return 2;
-            }
-            img[nimg++].file = colon + 1;
+            img[nimg++] = argv[++i];
         } else if (!strcmp(a, "--set") && i + 1 < argc && nsets < 32) {
             sets[nsets++] = argv[++i];
         } else if (!strcmp(a, "--tpiu") && i + 1 < argc) {
@@ -179,19 +150,33 @@ int cmd_snapshot(int argc, char **argv)
     ok &= f != NULL;
     if (f) {
         fprintf(f, "[device]\nname=cpu_0\nclass=core\ntype=Cortex-M3\n\n[regs]\nPC=0x0\n");
-        for (int i = 0; i < nimg; i++) {
+        /* Each region of each image (an ELF file's segments, a raw binary) as a dump. */
+        etm_image_t im;
+        memset(&im, 0, sizeof im);
+        etm_diag_t dd;
+        etm_diag_clear(&dd);
+        for (int i = 0; i < nimg && ok; i++)
+            if (etm_image_load_arg(&im, img[i], &dd) != ETM_OK) {
+                fprintf(stderr, "etm snapshot: --image %s\n", dd.msg);
+                ok = 0;
+            }
+        for (unsigned i = 0; i < im.n && ok; i++) {
             char name[64], dst[1100];
-            snprintf(name, sizeof name, "image%d.bin", i);
+            snprintf(name, sizeof name, "image%u.bin", i);
             snprintf(dst, sizeof dst, "%s/%s", dir, name);
-            long sz = file_size(img[i].file);
-            if (sz <= 0 || !copy_file(img[i].file, dst)) {
-                fprintf(stderr, "etm snapshot: %s: cannot read the image\n", img[i].file);
+            FILE *out = fopen(dst, "wb");
+            int wrote = out && fwrite(im.r[i].bytes, 1, im.r[i].size, out) == im.r[i].size;
+            if (out)
+                wrote &= fclose(out) == 0;
+            if (!wrote) {
+                fprintf(stderr, "etm snapshot: cannot write %s\n", dst);
                 ok = 0;
                 break;
             }
-            fprintf(f, "\n[dump%d]\nfile=%s\naddress=0x%08lX\nlength=0x%lX\n", i + 1, name, img[i].addr,
-                    (unsigned long)sz);
+            fprintf(f, "\n[dump%u]\nfile=%s\naddress=0x%08lX\nlength=0x%lX\n", i + 1, name,
+                    (unsigned long)im.r[i].addr, (unsigned long)im.r[i].size);
         }
+        etm_image_free(&im);
         ok &= fclose(f) == 0;
     }
     if (!ok) {

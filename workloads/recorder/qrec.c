@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "etm/snapshot.h"
 #include "qtrace_format.h"
 
 extern char **environ;
@@ -61,59 +62,29 @@ int qrec_image_load(qrec_image_t *img, const char *path, char *err, size_t errle
         say(err, errlen, "%s: cannot read", path);
         return -1;
     }
-    size_t size = (size_t)n;
-    int rc = -1;
-    if (size < 52 || memcmp(data, "\177ELF", 4) != 0) {
-        say(err, errlen, "%s: offset 0: not an ELF file", path);
-    } else if (data[4] != 1 || data[5] != 1) {
-        say(err, errlen, "%s: offset 4: not a 32-bit little-endian ELF file", path);
-    } else if (le16(data + 18) != 40) {
-        say(err, errlen, "%s: offset 18: machine %u is not ARM (40)", path, le16(data + 18));
-    } else {
-        uint32_t phoff = le32(data + 28);
-        unsigned phentsize = le16(data + 42), phnum = le16(data + 44);
-        img->entry = le32(data + 24);
-        rc = 0;
-        for (unsigned i = 0; i < phnum && rc == 0; i++) {
-            size_t o = (size_t)phoff + (size_t)i * phentsize;
-            if (phentsize < 32 || o + 32 > size) {
-                say(err, errlen, "%s: offset %zu: program header %u outside the file", path, o, i);
-                rc = -1;
-                break;
-            }
-            const uint8_t *ph = data + o;
-            uint32_t type = le32(ph), off = le32(ph + 4), paddr = le32(ph + 12), filesz = le32(ph + 16),
-                     flags = le32(ph + 24);
-            if (type != 1 || filesz == 0) /* PT_LOAD with contents */
-                continue;
-            if ((size_t)off + filesz > size) {
-                say(err, errlen, "%s: offset %zu: segment %u (%u bytes at file offset %u) runs past the end", path,
-                    o, i, (unsigned)filesz, (unsigned)off);
-                rc = -1;
-                break;
-            }
-            if (img->nseg == QREC_MAX_SEGMENTS) {
-                say(err, errlen, "%s: more than %d loadable segments", path, QREC_MAX_SEGMENTS);
-                rc = -1;
-                break;
-            }
-            qrec_segment_t *s = &img->seg[img->nseg];
-            s->bytes = (uint8_t *)malloc(filesz);
-            if (!s->bytes) {
-                say(err, errlen, "out of memory");
-                rc = -1;
-                break;
-            }
-            memcpy(s->bytes, data + off, filesz);
-            s->addr = paddr;
-            s->size = filesz;
-            s->exec = (flags & 1) != 0;
-            img->nseg++;
-        }
-        if (rc == 0 && img->nseg == 0) {
-            say(err, errlen, "%s: no loadable segment", path);
+    /* The program headers as libetm reads them (etm/snapshot.h); QEMU loads
+     * each segment at its physical address. */
+    etm_elf_segment_t seg[QREC_MAX_SEGMENTS];
+    unsigned nseg = 0;
+    etm_diag_t d;
+    int rc = 0;
+    if (etm_elf_parse(data, (size_t)n, path, seg, QREC_MAX_SEGMENTS, &nseg, &img->entry, &d) != ETM_OK) {
+        say(err, errlen, "%s", d.msg);
+        rc = -1;
+    }
+    for (unsigned i = 0; i < nseg && rc == 0; i++) {
+        qrec_segment_t *s = &img->seg[img->nseg];
+        s->bytes = (uint8_t *)malloc(seg[i].filesz);
+        if (!s->bytes) {
+            say(err, errlen, "out of memory");
             rc = -1;
+            break;
         }
+        memcpy(s->bytes, data + seg[i].offset, seg[i].filesz);
+        s->addr = seg[i].paddr;
+        s->size = seg[i].filesz;
+        s->exec = (seg[i].flags & 1) != 0;
+        img->nseg++;
     }
     free(data);
     if (rc)

@@ -1,4 +1,4 @@
-/* snapshot.c - code images and OpenCSD snapshot folders (etm/snapshot.h). */
+/* snapshot.c - OpenCSD snapshot folders (etm/snapshot.h); code images are image.c's. */
 #include "etm/snapshot.h"
 
 #include <stdio.h>
@@ -10,67 +10,6 @@
 
 #define PATH_LEN 4096
 #define MAX_DEVICES 64
-
-/* ---- Code images ------------------------------------------------------------- */
-
-etm_err_t etm_image_load(etm_image_t *im, uint32_t addr, const char *path, uint64_t max_len, etm_diag_t *diag)
-{
-    if (im->n == ETM_IMAGE_MAX_REGIONS)
-        return etm_util_fail(diag, ETM_ERR_ARG, "%s: at most %d code images", path, ETM_IMAGE_MAX_REGIONS);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return etm_util_fail(diag, ETM_ERR_IO, "%s: cannot open the code image", path);
-    size_t cap = 1 << 16, n = 0, got;
-    uint8_t *b = (uint8_t *)malloc(cap);
-    while (b && (got = fread(b + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            uint8_t *nb = (uint8_t *)realloc(b, cap * 2);
-            if (!nb)
-                free(b);
-            b = nb;
-            cap *= 2;
-        }
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (!b)
-        return etm_util_fail(diag, ETM_ERR_NOMEM, "%s: out of memory for the code image", path);
-    if (bad) {
-        free(b);
-        return etm_util_fail(diag, ETM_ERR_IO, "%s: cannot read the code image", path);
-    }
-    if (max_len && n > max_len)
-        n = (size_t)max_len;
-    im->r[im->n].addr = addr;
-    im->r[im->n].bytes = b;
-    im->r[im->n].size = n;
-    im->n++;
-    return ETM_OK;
-}
-
-int etm_image_read(void *user, uint32_t addr, uint8_t *buf, unsigned n)
-{
-    const etm_image_t *im = (const etm_image_t *)user;
-    for (unsigned i = 0; i < im->n; i++) {
-        const etm_mem_region_t *r = &im->r[i];
-        if (addr >= r->addr && (uint64_t)addr - r->addr < r->size) {
-            size_t off = addr - r->addr;
-            unsigned k = 0;
-            for (; k < n && off + k < r->size; k++)
-                buf[k] = r->bytes[off + k];
-            return (int)k;
-        }
-    }
-    return 0;
-}
-
-void etm_image_free(etm_image_t *im)
-{
-    for (unsigned i = 0; i < im->n; i++)
-        free(im->r[i].bytes);
-    memset(im, 0, sizeof *im);
-}
 
 /* ---- .ini files ------------------------------------------------------------------ */
 

@@ -44,6 +44,36 @@ typedef struct etm_image {
  * Returns ETM_OK, ETM_ERR_IO, ETM_ERR_NOMEM or ETM_ERR_ARG (the image is full). */
 etm_err_t etm_image_load(etm_image_t *im, uint32_t addr, const char *path, uint64_t max_len, etm_diag_t *diag);
 
+/* The loadable segments (PT_LOAD with contents) of a 32-bit little-endian ARM
+ * ELF file, each at the address the core runs it at (p_vaddr). Returns ETM_OK,
+ * ETM_ERR_IO, ETM_ERR_NOMEM, ETM_ERR_SYNTAX (not ELF, or a header or segment
+ * outside the file: diag names the byte), ETM_ERR_UNSUPPORTED (64-bit,
+ * big-endian or not ARM) or ETM_ERR_ARG (more regions than the image holds). */
+etm_err_t etm_image_load_elf(etm_image_t *im, const char *path, etm_diag_t *diag);
+
+/* A code image as the tool's --image gives it: "FILE", an ELF file placed by
+ * its program headers, or "ADDR:FILE" (ADDR in hex), a raw binary at ADDR.
+ * A raw binary without an address and an ELF file with one are refused
+ * (ETM_ERR_ARG), with the reason. */
+etm_err_t etm_image_load_arg(etm_image_t *im, const char *arg, etm_diag_t *diag);
+
+/* One loadable segment of an ELF file. */
+typedef struct etm_elf_segment {
+    uint32_t vaddr, paddr;   /* where it runs; where it is loaded */
+    uint32_t offset, filesz; /* its bytes in the file */
+    uint32_t memsz, flags;   /* p_memsz, p_flags (PF_X = 1: executable) */
+} etm_elf_segment_t;
+
+/* 1 when data starts with the ELF magic number. */
+int etm_is_elf(const uint8_t *data, size_t size);
+
+/* The PT_LOAD segments with contents of the ELF file in data (size bytes),
+ * at most max into seg (*nseg of them), and its entry point (entry may be
+ * NULL); name is for messages. Returns ETM_OK or the errors of
+ * etm_image_load_elf. */
+etm_err_t etm_elf_parse(const uint8_t *data, size_t size, const char *name, etm_elf_segment_t *seg, unsigned max,
+                        unsigned *nseg, uint32_t *entry, etm_diag_t *diag);
+
 /* Up to n bytes from addr, as etm_v3_read_fn and the ETMv1 decoder's windows
  * expect; returns how many (0 outside every region). */
 int etm_image_read(void *image, uint32_t addr, uint8_t *buf, unsigned n);
