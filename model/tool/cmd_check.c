@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "etm/etm.h"
+#include "json.h"
 #include "source.h"
 #include "subcommands.h"
 
@@ -15,6 +16,8 @@ static void help(FILE *f)
                "  FILE:LINE: cycle N: RULE: what the rule says\n\n"
                "  --warn         report every violation and continue (default: stop at the first)\n"
                "  --max-report N in --warn mode, print at most N violations (default 100); all are counted\n"
+               "  --json         the counts and the violations reported as one JSON object (docs/json.md),\n"
+               "                 on stdout, instead of the text\n"
                "  --rules        list the rules and exit\n\n%s\n"
                "Exit status: 0 no violation, 1 violations (with --warn too, after the counts), 2 bad usage or input.\n",
             source_opts_help);
@@ -24,7 +27,7 @@ int cmd_check(int argc, char **argv)
 {
     source_opts_t so;
     source_opts_init(&so);
-    int warn = 0;
+    int warn = 0, json = 0;
     unsigned long max_report = 100;
     const char *path = NULL;
     for (int i = 1; i < argc; i++) {
@@ -38,6 +41,8 @@ int cmd_check(int argc, char **argv)
             return 0;
         } else if (!strcmp(argv[i], "--warn")) {
             warn = 1;
+        } else if (!strcmp(argv[i], "--json")) {
+            json = 1;
         } else if (!strcmp(argv[i], "--rules")) {
             for (int r = 0; r < ETM_RULE_COUNT; r++)
                 printf("%-28s %s\n", etm_rule_name((etm_rule_t)r), etm_rule_text((etm_rule_t)r));
@@ -71,13 +76,29 @@ int cmd_check(int argc, char **argv)
     etm_err_t e;
     unsigned long reported = 0;
     int stopped = 0;
+    /* --json: the violations reported, kept for the object at the end. */
+    typedef struct seen_rule {
+        uint64_t cycle;
+        unsigned long line;
+        etm_rule_t rule;
+    } seen_rule_t;
+    seen_rule_t *seen = json ? (seen_rule_t *)calloc(warn ? max_report + 1 : 1, sizeof *seen) : NULL;
+    if (json && !seen) {
+        fprintf(stderr, "etm check: out of memory\n");
+        source_close(&src);
+        return 2;
+    }
     while ((e = source_read_in(&src, &in)) == ETM_OK) {
         etm_rule_t fired[ETM_RULE_COUNT];
         uint64_t cycle = chk.cycle;
         progress("check", cycle);
         unsigned n = etm_check_step(&chk, &in, fired, ETM_RULE_COUNT);
         for (unsigned k = 0; k < n; k++) {
-            if (!warn || reported < max_report) {
+            if (json && (!warn || reported < max_report)) {
+                seen[reported].cycle = cycle;
+                seen[reported].line = source_line(&src);
+                seen[reported].rule = fired[k];
+            } else if (!warn || reported < max_report) {
                 progress_done();
                 if (src.is_vcd)
                     fprintf(stderr, "%s: cycle %llu (time %llu): %s: %s\n", path, (unsigned long long)cycle,
@@ -98,8 +119,38 @@ int cmd_check(int argc, char **argv)
     }
     progress_done();
     source_close(&src);
-    if (e != ETM_OK && e != ETM_END)
+    if (e != ETM_OK && e != ETM_END) {
+        free(seen);
         return 2;
+    }
+    int status = chk.total ? 1 : 0;
+    if (json) {
+        json_t j;
+        json_begin(&j, stdout, "check", status);
+        json_str(&j, "stimulus", path);
+        json_u64(&j, "cycles", chk.cycle);
+        json_u64(&j, "violations", chk.total);
+        json_bool(&j, "stopped_at_first", stopped);
+        json_object(&j, "rules");
+        for (int r = 0; r < ETM_RULE_COUNT; r++)
+            if (chk.counts[r])
+                json_u64(&j, etm_rule_name((etm_rule_t)r), chk.counts[r]);
+        json_end(&j);
+        json_array(&j, "reported");
+        for (unsigned long k = 0; k < reported && k < (warn ? max_report : 1); k++) {
+            json_object(&j, NULL);
+            json_u64(&j, "cycle", seen[k].cycle);
+            if (seen[k].line)
+                json_u64(&j, "line", seen[k].line);
+            json_str(&j, "rule", etm_rule_name(seen[k].rule));
+            json_str(&j, "text", etm_rule_text(seen[k].rule));
+            json_end(&j);
+        }
+        json_end(&j);
+        json_finish(&j);
+        free(seen);
+        return status;
+    }
     if (stopped) {
         fprintf(stderr, "etm check: stopped at the first violation (--warn continues)\n");
         return 1;

@@ -11,6 +11,7 @@
 #include "etm/decode_v3.h"
 #include "etm/snapshot.h"
 #include "etm/vector.h"
+#include "json.h"
 #include "subcommands.h"
 
 #define MAX_SETS 32
@@ -44,6 +45,7 @@ static void help(FILE *f)
             "  --packets          list every packet (offset, raw bytes, fields)\n"
             "  --no-elements      do not list instructions and other elements\n"
             "  --stats            print counts at the end\n"
+            "  --json             print the counts as one JSON object (docs/json.md), nothing else\n"
             "  --keep-going       after a malformed packet, report it and resynchronise at the next A-sync\n\n"
             "ETMv1 (a configuration with ETMCCR[31] = 0, e.g. the header of TRACE):\n"
             "  TRACE is the port itself, PIPESTAT, TRACEPKT and TRACESYNC per cycle: an expected-output\n"
@@ -343,6 +345,30 @@ static void on_frames(void *user, unsigned id, const uint8_t *data, size_t n, ui
         feed(r, data, n, offset);
 }
 
+static void json_stats(const etm_v3dec_t *dec, int cycle_acc, const char *path, unsigned long errors)
+{
+    const etm_v3dec_stats_t *s = etm_v3dec_get_stats(dec);
+    json_t j;
+    json_begin(&j, stdout, "decode", errors ? 2 : 0);
+    json_str(&j, "trace", path);
+    json_str(&j, "protocol", "etmv3");
+    json_object(&j, "stats");
+    json_u64(&j, "bytes", s->bytes);
+    json_u64(&j, "instructions", s->insns);
+    json_u64(&j, "atoms", s->atoms);
+    json_u64(&j, "withdrawn", s->withdrawn);
+    if (cycle_acc)
+        json_u64(&j, "cycles", s->cycles);
+    json_object(&j, "packets");
+    for (int k = 0; k < ETM_V3PKT_KIND_COUNT; k++)
+        if (s->packets[k])
+            json_u64(&j, etm_v3pkt_kind_name((etm_v3pkt_kind_t)k), s->packets[k]);
+    json_end(&j);
+    json_end(&j);
+    json_u64(&j, "errors", errors);
+    json_finish(&j);
+}
+
 static void print_stats(const etm_v3dec_t *dec, int cycle_acc)
 {
     const etm_v3dec_stats_t *s = etm_v3dec_get_stats(dec);
@@ -362,7 +388,7 @@ static void print_stats(const etm_v3dec_t *dec, int cycle_acc)
 typedef struct decode_opts {
     const char *path, *config_path, *snapshot;
     const char *sets[MAX_SETS];
-    int nsets, coresight, tpiu, have_id, v7m, stats, keep_going, v1_strict;
+    int nsets, coresight, tpiu, have_id, v7m, stats, json, keep_going, v1_strict;
     unsigned id;
     source_opts_t so;    /* VCD options, for an ETMv1 port recording */
     out_t o;
@@ -416,6 +442,8 @@ static int decode_flag(decode_opts_t *d, const char *a)
         d->o.elements = 0;
     else if (!strcmp(a, "--stats"))
         d->stats = 1;
+    else if (!strcmp(a, "--json"))
+        d->json = 1;
     else if (!strcmp(a, "--keep-going"))
         d->keep_going = 1;
     else if (!strcmp(a, "--strict"))
@@ -531,6 +559,7 @@ static int decode_v1(const decode_opts_t *d, const etm_config_t *cfg)
     v1.elements = d->o.elements;
     v1.strict = d->v1_strict;
     v1.stats = d->stats;
+    v1.json = d->json;
     v1.keep_going = d->keep_going;
     return decode_v1_run(&v1);
 }
@@ -583,7 +612,7 @@ static int decode_v3(decode_opts_t *d, const etm_config_t *cfg)
     etm_diag_t e;
     etm_diag_clear(&e);
     /* Packets alone (a listing without elements or statistics): the trace layer need not run. */
-    unsigned flags = (d->v7m ? ETM_V3DEC_V7M : 0u) | (!d->o.elements && !d->stats ? ETM_V3DEC_PACKETS : 0u);
+    unsigned flags = (d->v7m ? ETM_V3DEC_V7M : 0u) | (!d->o.elements && !d->stats && !d->json ? ETM_V3DEC_PACKETS : 0u);
     if (etm_v3dec_create(&dec, cfg, flags, &e) != ETM_OK) {
         fprintf(stderr, "etm decode: configuration: %s\n", e.msg);
         return 2;
@@ -620,7 +649,9 @@ static int decode_v3(decode_opts_t *d, const etm_config_t *cfg)
     decode_file(&r, f, cs);
     fclose(f);
     fflush(stdout);
-    if (d->stats)
+    if (d->json)
+        json_stats(dec, d->o.cycle_acc, d->path, (unsigned long)r.errors);
+    else if (d->stats)
         print_stats(dec, d->o.cycle_acc);
     etm_cs_destroy(cs);
     etm_v3dec_destroy(dec);
@@ -638,6 +669,8 @@ int cmd_decode(int argc, char **argv)
     d.o.elements = 1;
     d.image = &image;
     int rc = decode_args(&d, argc, argv);
+    if (d.json) /* stdout holds the JSON object alone */
+        d.o.elements = d.o.packets = 0;
     if (rc < 0) {
         etm_config_t cfg;
         if (decode_config(&d, &cfg) != 0)

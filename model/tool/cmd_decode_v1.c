@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "etm/decode_v1.h"
+#include "json.h"
 #include "subcommands.h"
 
 /* File lines of recent cycles, so that an error about an earlier cycle can name its
@@ -184,7 +185,27 @@ int decode_v1_run(const decode_v1_args_t *a)
             break;
     }
     fflush(stdout);
-    if (a->stats) {
+    rc = errors ? 2 : 0;
+    if (a->json) {
+        const etm_v1dec_stats_t *s = etm_v1dec_get_stats(dec);
+        json_t j;
+        json_begin(&j, stdout, "decode", rc);
+        json_str(&j, "trace", a->path);
+        json_str(&j, "protocol", "etmv1");
+        json_object(&j, "stats");
+        json_u64(&j, "cycles", s->cycles);
+        json_u64(&j, "instructions", s->insns);
+        json_u64(&j, "executed", s->executed);
+        json_u64(&j, "branches", s->branches);
+        json_u64(&j, "data_transfers", s->data);
+        json_u64(&j, "restarts", s->restarts);
+        json_u64(&j, "triggers", s->triggers);
+        json_u64(&j, "packets", s->packets);
+        json_u64(&j, "unsynced_statuses", s->unsynced_statuses);
+        json_end(&j);
+        json_u64(&j, "errors", s->errors);
+        json_finish(&j);
+    } else if (a->stats) {
         const etm_v1dec_stats_t *s = etm_v1dec_get_stats(dec);
         printf("cycles %" PRIu64 ", instructions %" PRIu64 " (%" PRIu64 " executed), branches %" PRIu64
                ", data transfers %" PRIu64 ", trace restarts %" PRIu64 ", triggers %" PRIu64 ", packets %" PRIu64
@@ -192,7 +213,6 @@ int decode_v1_run(const decode_v1_args_t *a)
                s->cycles, s->insns, s->executed, s->branches, s->data, s->restarts, s->triggers, s->packets,
                s->unsynced_statuses, s->errors);
     }
-    rc = errors ? 2 : 0;
 done:
     free(lines);
     source_close(&src);

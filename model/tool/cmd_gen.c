@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "etm/etm.h"
+#include "json.h"
 #include "source.h"
 #include "subcommands.h"
 
@@ -37,7 +38,8 @@ static void help(FILE *f)
                "                    for the header's configuration with a new trace ID (ETMSR read\n"
                "                    for as long as the FIFO takes to drain, instead of a poll)\n"
                "  --image PREFIX    write the code image as PREFIX.thread.bin and PREFIX.handler.bin\n"
-               "  --events FILE     write what executed, one line per instruction or exception\n");
+               "  --events FILE     write what executed, one line per instruction or exception\n"
+               "  --json            print what was generated as one JSON object (docs/json.md)\n");
 }
 
 static int num_arg(int argc, char **argv, int *i, unsigned long long *v)
@@ -60,6 +62,8 @@ typedef struct gen_opts {
     etm_gen_params_t gp;
     unsigned long long cycles, reprogram;
     const char *out, *config, *preset, *image, *events_path;
+    int json;
+    unsigned long long events[4]; /* instructions, cancels, exception entries, returns generated */
 } gen_opts_t;
 
 /* A numeric option into the generator's parameters: 1 taken, 0 not one, -1 bad. */
@@ -126,6 +130,8 @@ static int gen_args(gen_opts_t *o, int argc, char **argv)
             o->image = argv[++i];
         } else if (!strcmp(a, "--events") && i + 1 < argc) {
             o->events_path = argv[++i];
+        } else if (!strcmp(a, "--json")) {
+            o->json = 1;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "etm gen: unknown option '%s' (try --help)\n", a);
             return 2;
@@ -138,6 +144,10 @@ static int gen_args(gen_opts_t *o, int argc, char **argv)
     }
     if (!o->out) {
         help(stderr);
+        return 2;
+    }
+    if (o->json && !strcmp(o->out, "-")) {
+        fprintf(stderr, "etm gen: --json prints on stdout, which the output '-' takes: give a file\n");
         return 2;
     }
     return -1;
@@ -214,7 +224,7 @@ static size_t reprogram_ops(const etm_config_t *cfg, unsigned k, etm_apb_op_t *o
 }
 
 /* Every cycle into the vector file or VCD f (and what executed into ef). */
-static etm_err_t gen_write(const gen_opts_t *o, const etm_config_t *cfg, etm_gen_t *g, FILE *f, FILE *ef)
+static etm_err_t gen_write(gen_opts_t *o, const etm_config_t *cfg, etm_gen_t *g, FILE *f, FILE *ef)
 {
     size_t olen = strlen(o->out);
     int vcd = olen > 4 && !strcmp(o->out + olen - 4, ".vcd");
@@ -244,9 +254,12 @@ static etm_err_t gen_write(const gen_opts_t *o, const etm_config_t *cfg, etm_gen
             etm_apb_observe(&drv, &none);
         }
         e = vcd ? etm_vcd_write(cw, &in, NULL) : etm_vec_write_in(vw, &in);
-        for (unsigned k = 0; ef && k < n; k++)
-            fprintf(ef, "%llu %s %08x %u %u %u %u\n", c, kinds[ev[k].kind], (unsigned)ev[k].addr, ev[k].size,
-                    ev[k].passed, ev[k].excnum, ev[k].slot);
+        for (unsigned k = 0; k < n; k++) {
+            o->events[(unsigned)ev[k].kind < 4 ? ev[k].kind : 0]++;
+            if (ef)
+                fprintf(ef, "%llu %s %08x %u %u %u %u\n", c, kinds[ev[k].kind], (unsigned)ev[k].addr, ev[k].size,
+                        ev[k].passed, ev[k].excnum, ev[k].slot);
+        }
     }
     progress_done();
     etm_err_t ce = vcd ? etm_vcd_writer_close(cw) : etm_vec_writer_close(vw);
@@ -291,6 +304,23 @@ int cmd_gen(int argc, char **argv)
     if (e != ETM_OK) {
         fprintf(stderr, "etm gen: %s\n", etm_strerror(e));
         return 2;
+    }
+    if (o.json) {
+        json_t j;
+        json_begin(&j, stdout, "gen", 0);
+        json_str(&j, "output", o.out);
+        json_u64(&j, "cycles", o.cycles);
+        json_u64(&j, "seed", o.gp.seed);
+        json_u64(&j, "issue_width", o.gp.issue_width);
+        json_bool(&j, "data", o.gp.data);
+        json_object(&j, "generated");
+        json_u64(&j, "instructions", o.events[0]);
+        json_u64(&j, "cancels", o.events[1]);
+        json_u64(&j, "exception_entries", o.events[2]);
+        json_u64(&j, "exception_returns", o.events[3]);
+        json_end(&j);
+        json_str(&j, "events", o.events_path);
+        json_finish(&j);
     }
     return 0;
 }

@@ -27,7 +27,8 @@ static void help(FILE *f)
                "                   docs/tpiu.md) whose ATREADY holds it back; --trace then writes the\n"
                "                   TPIU's pins: CoreSight-formatted frames, frame and half-word syncs\n"
                "  --strict         stop at the first interface rule violation (exit 1)\n"
-               "  --quiet          no summary\n\n%s",
+               "  --quiet          no summary\n"
+               "  --json           the summary as one JSON object (docs/json.md)\n\n%s",
             source_opts_help);
 }
 
@@ -57,6 +58,35 @@ static void summary(const etm_ctx_t *etm, FILE *f)
         if (s->packets[k])
             fprintf(f, " %s %llu;", etm_pkt_kind_name((etm_pkt_kind_t)k), (unsigned long long)s->packets[k]);
     fprintf(f, "\n");
+}
+
+void json_run_stats(json_t *j, const etm_stats_t *s)
+{
+    json_object(j, "stats");
+    json_u64(j, "cycles", s->cycles);
+    json_u64(j, "instructions", s->instructions);
+    json_u64(j, "atoms", s->atoms);
+    json_u64(j, "trace_bytes", s->bytes);
+    if (s->instructions)
+        json_double(j, "bits_per_instruction", 8.0 * (double)s->bytes / (double)s->instructions);
+    else
+        json_null(j, "bits_per_instruction");
+    json_u64(j, "overflows", s->overflows);
+    json_u64(j, "bytes_lost", s->bytes_lost);
+    json_u64(j, "cycles_lost", s->cycles_lost);
+    json_u64(j, "exceptions", s->exceptions);
+    json_u64(j, "triggers", s->triggers);
+    json_u64(j, "violations", s->violations);
+    json_u64(j, "untraceable", s->untraceable);
+    json_u64(j, "fifofull_cycles", s->fifofull_cycles);
+    json_u64(j, "staged_cycles", s->staged_cycles);
+    json_u64(j, "stage_overflows", s->stage_overflows);
+    json_object(j, "packets");
+    for (int k = 0; k < ETM_PKT_ALL_COUNT; k++)
+        if (s->packets[k])
+            json_u64(j, etm_pkt_kind_name((etm_pkt_kind_t)k), s->packets[k]);
+    json_end(j);
+    json_end(j);
 }
 
 int tpiu_opt_parse(const char *cmd, const char *v, etm_tpiu_params_t *p)
@@ -256,7 +286,28 @@ int run_stimulus(const char *path, const source_opts_t *so, const char *const *s
         rc = 2;
     if (vw && etm_vcd_writer_close(vw) != ETM_OK)
         rc = 2;
-    if (rc == 0 && !o->quiet) {
+    if (o->json && rc <= 1) {
+        json_t j;
+        json_begin(&j, stdout, o->json_command ? o->json_command : "run", rc);
+        json_str(&j, "stimulus", path);
+        json_run_stats(&j, etm_get_stats(etm));
+        if (tr.t) {
+            const etm_tpiu_stats_t *ts = etm_tpiu_get_stats(tr.t);
+            json_object(&j, "tpiu");
+            json_u64(&j, "pins", o->tpiu->port_bits);
+            json_u64(&j, "clock_divider", o->tpiu->clk_div);
+            json_u64(&j, "frames", ts->frames);
+            json_u64(&j, "id_bytes", ts->id_bytes);
+            json_u64(&j, "padding_bytes", ts->pad_bytes);
+            json_u64(&j, "frame_syncs", ts->fsyncs);
+            json_u64(&j, "halfword_syncs", ts->hsyncs);
+            json_u64(&j, "stall_cycles", ts->stall_cycles[0]);
+            json_end(&j);
+        }
+        if (o->json_more)
+            o->json_more(o->user, &j);
+        json_finish(&j);
+    } else if (rc == 0 && !o->quiet) {
         summary(etm, stdout);
         if (tr.t) {
             const etm_tpiu_stats_t *ts = etm_tpiu_get_stats(tr.t);
@@ -313,6 +364,8 @@ int cmd_run(int argc, char **argv)
             o.strict = 1;
         } else if (!strcmp(a, "--quiet")) {
             o.quiet = 1;
+        } else if (!strcmp(a, "--json")) {
+            o.json = 1;
         } else if (!strcmp(a, "--program")) {
             o.program = 1;
         } else if (!strcmp(a, "--at-reset")) {

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "etm/etm.h"
+#include "json.h"
 #include "source.h"
 #include "subcommands.h"
 
@@ -24,7 +25,8 @@ static void help(FILE *f)
                "  --tpiu PINS[:DIV]  the trace goes through a TPIU (docs/tpiu.md): trace.bin holds its pins,\n"
                "                     CoreSight-formatted (format=coresight; decode with trc_pkt_lister\n"
                "                     -tpiu_hsync)\n"
-               "  --set NAME=0xV     override a register or parameter\n\n%s",
+               "  --set NAME=0xV     override a register or parameter\n"
+               "  --json             print what was written as one JSON object (docs/json.md)\n\n%s",
             source_opts_help);
 }
 
@@ -39,6 +41,7 @@ static FILE *open_in(const char *dir, const char *name)
  * the programmer's model (the debug APB, PADDRDBG31 set). */
 typedef struct readback {
     uint32_t etmcr, etmccr, etmidr, etmccer, etmtraceidr;
+    etm_stats_t stats;
 } readback_t;
 
 static int read_back(void *user, const etm_ctx_t *etm)
@@ -49,6 +52,7 @@ static int read_back(void *user, const etm_ctx_t *etm)
     r->etmidr = etm_reg_peek(etm, 4 * 0x079, 1);
     r->etmccer = etm_reg_peek(etm, 4 * 0x07A, 1);
     r->etmtraceidr = etm_reg_peek(etm, 4 * 0x080, 1);
+    r->stats = *etm_get_stats(etm);
     return 0;
 }
 
@@ -57,7 +61,8 @@ int cmd_snapshot(int argc, char **argv)
     source_opts_t so;
     source_opts_init(&so);
     const char *paths[2] = { NULL, NULL };
-    int npaths = 0, nimg = 0, nsets = 0;
+    int npaths = 0, nimg = 0, nsets = 0, json = 0;
+    unsigned regions = 0;
     const char *sets[32];
     const char *img[MAX_IMAGES];
     etm_tpiu_params_t tp;
@@ -80,6 +85,8 @@ int cmd_snapshot(int argc, char **argv)
             img[nimg++] = argv[++i];
         } else if (!strcmp(a, "--set") && i + 1 < argc && nsets < 32) {
             sets[nsets++] = argv[++i];
+        } else if (!strcmp(a, "--json")) {
+            json = 1;
         } else if (!strcmp(a, "--tpiu") && i + 1 < argc) {
             if (tpiu_opt_parse("snapshot", argv[++i], &tp))
                 return 2;
@@ -176,6 +183,7 @@ int cmd_snapshot(int argc, char **argv)
             fprintf(f, "\n[dump%u]\nfile=%s\naddress=0x%08lX\nlength=0x%lX\n", i + 1, name,
                     (unsigned long)im.r[i].addr, (unsigned long)im.r[i].size);
         }
+        regions = im.n;
         etm_image_free(&im);
         ok &= fclose(f) == 0;
     }
@@ -183,7 +191,21 @@ int cmd_snapshot(int argc, char **argv)
         fprintf(stderr, "etm snapshot: cannot write %s\n", dir);
         return 2;
     }
-    printf("snapshot in %s: decode with  trc_pkt_lister -ss_dir %s -decode%s\n", dir, dir,
-           tpiu ? " -tpiu_hsync" : "");
+    char lister[1200];
+    snprintf(lister, sizeof lister, "trc_pkt_lister -ss_dir %s -decode%s", dir, tpiu ? " -tpiu_hsync" : "");
+    if (json) {
+        json_t j;
+        json_begin(&j, stdout, "snapshot", 0);
+        json_str(&j, "stimulus", paths[0]);
+        json_str(&j, "dir", dir);
+        json_str(&j, "trace", tracepath);
+        json_str(&j, "trace_format", tpiu ? "coresight" : "source_data");
+        json_u64(&j, "memory_dumps", regions);
+        json_str(&j, "decode_with", lister);
+        json_run_stats(&j, &rb.stats);
+        json_finish(&j);
+    } else {
+        printf("snapshot in %s: decode with  %s\n", dir, lister);
+    }
     return 0;
 }

@@ -8,6 +8,7 @@
 #include "etm/coresight.h"
 #include "etm/etm.h"
 #include "etm/verify.h"
+#include "json.h"
 #include "source.h"
 #include "subcommands.h"
 
@@ -35,6 +36,7 @@ static void help(FILE *f)
             "  --overflow-at-end  the design's ETMSR[0] read 1 when the trace ended: an overflow whose\n"
             "                  restart never came; what followed the last instruction traced was lost\n"
             "  --quiet         print nothing but a failure\n"
+            "  --json          print the result as one JSON object (docs/json.md) instead\n"
             "  --rules         list the rules a trace can break and exit\n\n%s\n"
             "Exit status: 0 the trace is right, 1 it is not (the first divergence is printed with the\n"
             "cycle, the byte offset and the rule), 2 bad usage or input.\n",
@@ -120,6 +122,52 @@ static void print_result(const etm_verify_t *v, const char *trace_path)
                r->asyncs, r->max_sync_gap, r->isyncs, r->branches, r->triggers, r->max_lag);
 }
 
+static void json_result(const etm_verify_t *v, const char *stim_path, const char *trace_path, int status)
+{
+    const etm_verify_result_t *r = etm_verify_result(v);
+    json_t j;
+    json_begin(&j, stdout, "verify", status);
+    json_str(&j, "stimulus", stim_path);
+    json_str(&j, "trace", trace_path);
+    json_str(&j, "protocol", etm_verify_is_v1(v) ? "etmv1" : "etmv3");
+    json_bool(&j, "passed", !r->failures);
+    json_object(&j, "result");
+    json_u64(&j, "cycles", r->cycles);
+    json_u64(&j, etm_verify_is_v1(v) ? "port_cycles" : "bytes", r->bytes);
+    json_u64(&j, "instructions", r->instructions);
+    json_u64(&j, "traced_expected", r->traced_expected);
+    json_u64(&j, "untraced", r->untraced);
+    json_u64(&j, "exceptions", r->exceptions);
+    json_u64(&j, "returns", r->returns);
+    json_u64(&j, "cancels", r->cancels);
+    json_u64(&j, "branches", r->branches);
+    json_u64(&j, "isyncs", r->isyncs);
+    json_u64(&j, "asyncs", r->asyncs);
+    json_u64(&j, "triggers", r->triggers);
+    json_u64(&j, "data_transfers", r->transfers);
+    json_u64(&j, "data_checked", r->data_checked);
+    json_u64(&j, "data_lost", r->data_lost);
+    json_u64(&j, "overflows", r->overflows);
+    json_u64(&j, "lost", r->lost);
+    json_u64(&j, "cycles_checked", r->cycles_checked);
+    json_u64(&j, "max_sync_gap", r->max_sync_gap);
+    json_u64(&j, "max_lag", r->max_lag);
+    json_u64(&j, "max_latency", r->max_latency);
+    json_end(&j);
+    if (r->failures) {
+        json_object(&j, "first_failure");
+        json_str(&j, "rule", etm_vfail_id(r->first.rule));
+        json_str(&j, "rule_text", etm_vfail_text(r->first.rule));
+        json_u64(&j, "cycle", r->first.cycle);
+        json_u64(&j, "offset", r->first.offset);
+        json_str(&j, "text", r->first.text);
+        json_end(&j);
+    } else {
+        json_null(&j, "first_failure");
+    }
+    json_finish(&j);
+}
+
 /* ETMv1: the port, one record a cycle (an expected-output vector file or a
  * VCD), beside the stimulus, then its drain cycles. Returns 0, or 2 for bad
  * input (printed). */
@@ -147,7 +195,7 @@ int cmd_verify(int argc, char **argv)
     source_opts_t so;
     source_opts_init(&so);
     const char *sets[MAX_SETS];
-    int nsets = 0, formatted = 0, tpiu = 0, have_id = 0, quiet = 0, ovf_end = 0;
+    int nsets = 0, formatted = 0, tpiu = 0, have_id = 0, quiet = 0, ovf_end = 0, json = 0;
     unsigned id = 0;
     etm_verify_opts_t vo;
     memset(&vo, 0, sizeof vo);
@@ -177,6 +225,8 @@ int cmd_verify(int argc, char **argv)
             ovf_end = 1;
         } else if (!strcmp(a, "--quiet")) {
             quiet = 1;
+        } else if (!strcmp(a, "--json")) {
+            json = 1;
         } else if (!strcmp(a, "--set") || !strcmp(a, "--id") || !strcmp(a, "--max-lag")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "etm verify: %s needs a value\n", a);
@@ -301,9 +351,11 @@ done:
     if (!status) {
         etm_verify_end(v, ovf_end);
         const etm_verify_result_t *r = etm_verify_result(v);
-        if (r->failures || !quiet)
-            print_result(v, paths[1]);
         status = r->failures ? 1 : 0;
+        if (json)
+            json_result(v, paths[0], paths[1], status);
+        else if (r->failures || !quiet)
+            print_result(v, paths[1]);
     }
     etm_verify_destroy(v);
     etm_cs_destroy(t.cs);

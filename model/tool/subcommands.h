@@ -14,6 +14,7 @@ int cmd_verify(int argc, char **argv);
 
 #include "etm/config.h"
 #include "etm/model.h"
+#include "json.h"
 #include "etm/tpiu.h"
 #include "source.h"
 
@@ -24,6 +25,9 @@ typedef struct run_outputs {
     const char *vcd;   /* inputs and outputs as VCD */
     int strict;        /* stop at the first interface violation */
     int quiet;         /* no summary */
+    int json;          /* the summary as one JSON object (docs/json.md) */
+    const char *json_command;       /* its "command" (NULL: "run") */
+    void (*json_more)(void *user, struct json *j); /* members the caller adds (may be NULL) */
     int program;       /* from reset, programmed through the debug APB before the stimulus */
     int at_reset;      /* from reset, unprogrammed: the stimulus programs it */
     /* The ETM's ATB into a TPIU (ATREADY from it); the trace file then holds the
@@ -34,6 +38,9 @@ typedef struct run_outputs {
     int (*at_end)(void *user, const etm_ctx_t *etm);
     void *user;
 } run_outputs_t;
+
+/* A model run's statistics as the member "stats" of the current JSON object. */
+void json_run_stats(json_t *j, const etm_stats_t *s);
 
 /* "PINS[:DIV]" into a TPIU's parameters; returns 0, or -1 with a message. */
 int tpiu_opt_parse(const char *cmd, const char *v, etm_tpiu_params_t *p);
@@ -56,6 +63,7 @@ typedef struct decode_v1_args {
     int elements;                     /* print instructions and other elements */
     int strict;                       /* ETM_V1DEC_STRICT */
     int stats;
+    int json;                         /* the statistics as one JSON object */
     int keep_going;
 } decode_v1_args_t;
 
