@@ -42,6 +42,13 @@ install(FILES ${PROJECT_SOURCE_DIR}/tb/systemc/etm_sc.h DESTINATION ${CMAKE_INST
 install(FILES ${ETM_RTL_SOURCES} ${ETM_RTL_DIR}/etm_ports.svh ${ETM_RTL_DIR}/etm.f ${ETM_RTL_DIR}/lint_waivers.vlt
         DESTINATION ${ETM_INSTALL_RTLDIR})
 
+# ---- The Python package (docs/python.md) ------------------------------------------------------
+# Where Debian's python3 looks for packages under /usr; for another prefix,
+# PYTHONPATH names PREFIX/lib/python3/dist-packages. It finds libetm.so.0 three
+# levels up, in PREFIX/lib.
+install(FILES ${PROJECT_SOURCE_DIR}/python/etm/__init__.py DESTINATION ${CMAKE_INSTALL_LIBDIR}/python3/dist-packages/etm)
+install(FILES ${PROJECT_SOURCE_DIR}/python/examples/fifo_sweep.py DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
+
 # ---- Man page, completion, documentation ----------------------------------------------------
 install(FILES ${PROJECT_SOURCE_DIR}/docs/man/etm.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 install(FILES ${PROJECT_SOURCE_DIR}/scripts/etm-completion.bash DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions

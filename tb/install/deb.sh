@@ -2,8 +2,8 @@
 # The Debian package (docs/install.md):
 #   tb/install/deb.sh BUILD_DIR WORK_DIR
 # builds it with cpack -G DEB, installs it with dpkg -i, runs the installed
-# etm --help and shows its man page, then removes it and checks that nothing
-# of it is left. Needs root (it installs into /usr): exit 77 (skipped) without.
+# etm --help, shows its man page and imports the Python package, then removes
+# it and checks that nothing of it is left. Needs root (it installs into /usr): exit 77 (skipped) without.
 set -euo pipefail
 build=$1 work=$2
 fail() { echo "deb test: $*" >&2; exit 1; }
@@ -26,6 +26,8 @@ dpkg -i "$deb" >"$work/dpkg-i.log" || { cat "$work/dpkg-i.log"; fail "dpkg -i"; 
 /usr/bin/etm --version
 man -P cat etm 2>/dev/null | grep -Eq "protocol +scoreboard" || fail "man etm"
 pkg-config --exists etm || fail "pkg-config does not find etm.pc"
+/usr/bin/python3 -c "import etm; print('python3: import etm:', etm.__version__, etm._lib._name)" ||
+  fail "python3 -c 'import etm'"
 files=$(dpkg -L etm-model | grep -c .)
 dpkg -r etm-model >"$work/dpkg-r.log" || { cat "$work/dpkg-r.log"; fail "dpkg -r"; }
 trap - EXIT

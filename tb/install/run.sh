@@ -24,7 +24,8 @@ for f in bin/etm lib/libetm.a lib/libetm.so lib/libetm.so.0 lib/libetm_dpi.so li
          share/etm/rtl/etm.f share/etm/rtl/etm_ports.svh share/etm/rtl/lint_waivers.vlt \
          share/etm/dpi/etm_dpi_pkg.sv share/etm/dpi/etm_dpi_defs.svh share/etm/dpi/etm_scoreboard.sv \
          share/man/man1/etm.1 share/bash-completion/completions/etm share/doc/etm-model/README.md \
-         share/doc/etm-model/docs/install.md; do
+         share/doc/etm-model/docs/install.md lib/python3/dist-packages/etm/__init__.py \
+         share/doc/etm-model/examples/fifo_sweep.py; do
   [ -e "$prefix/$f" ] || fail "$f is not installed"
 done
 soname=$(readelf -d "$prefix/lib/libetm.so" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
@@ -68,6 +69,21 @@ verilator --binary -Wno-fatal -I"$dpi" --Mdir "$work/dpi" --top-module tb \
   { cat "$work/dpi.log"; fail "the DPI testbench does not build"; }
 "$work/dpi/Vtb" | tee "$work/dpi.out"
 grep -q "consumer_dpi: ok" "$work/dpi.out" || fail "the DPI testbench"
+
+echo "== the Python package, from the prefix, finding libetm there"
+py=/usr/bin/python3
+[ -x "$py" ] || py=python3
+env -u LD_LIBRARY_PATH -u ETM_LIBRARY PYTHONPATH="$prefix/lib/python3/dist-packages" "$py" -c "
+import os, sys, etm
+lib = os.path.realpath(etm._lib._name)
+assert lib.startswith(os.path.realpath(sys.argv[1])), lib
+r = etm.generate(20000, seed=2)
+with etm.Etm(etm.Config.preset('etm-m3')) as m:
+    t = m.run(r, finish=True)
+v = etm.verify(etm.Config.preset('etm-m3'), r, t)
+assert v['passed'] and v['instructions'] > 5000, v
+print('python: etm', etm.__version__, 'from', lib + ':', len(t), 'bytes,', v['instructions'], 'instructions verified')
+" "$prefix" || fail "the Python package"
 
 echo "== the installed RTL, linted from its file list"
 verilator --lint-only -Wall "$prefix/share/etm/rtl/lint_waivers.vlt" -F "$prefix/share/etm/rtl/etm.f" \

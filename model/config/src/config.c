@@ -30,6 +30,8 @@ static void set_counter_events(etm_config_t *cfg)
     }
 }
 
+size_t etm_config_size(void) { return sizeof(etm_config_t); }
+
 void etm_config_default(etm_config_t *cfg)
 {
     memset(cfg, 0, sizeof *cfg);

@@ -42,6 +42,7 @@ static const char *const pkt_names[ETM_PKT_ALL_COUNT] = {
 const char *etm_pkt_kind_name(etm_pkt_kind_t k) { return (unsigned)k < ETM_PKT_ALL_COUNT ? pkt_names[k] : "?"; }
 
 size_t etm_ctx_size(void) { return sizeof(struct etm_ctx); }
+size_t etm_stats_size(void) { return sizeof(etm_stats_t); }
 
 /* Tracing runs: not powered down (ETMCR[0]) and not being programmed (ETMCR[10]). */
 static int cr_enabled(uint32_t etmcr)
@@ -705,6 +706,37 @@ etm_err_t etm_drain_in(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
 }
 
 etm_err_t etm_drain(etm_ctx_t *ctx, etm_out_t *out) { return etm_drain_in(ctx, NULL, out); }
+
+etm_err_t etm_run_records(etm_ctx_t *ctx, const etm_in_t *in, size_t n, int finish, uint8_t *bytes, size_t cap,
+                          size_t *nbytes, size_t *done)
+{
+    etm_out_t out;
+    size_t nb = 0, k = 0;
+    etm_err_t e = ETM_OK;
+    for (; k < n && cap - nb >= ETM_MAX_PORT_BYTES; k++) {
+        e = etm_step(ctx, &in[k], &out);
+        if (e == ETM_ERR_RULE)
+            e = ETM_OK;
+        if (e != ETM_OK)
+            break;
+        memcpy(bytes + nb, out.v3_bytes, out.v3_count);
+        nb += out.v3_count;
+    }
+    if (e == ETM_OK && finish && k == n) {
+        if (!ctx->ended)
+            e = etm_end(ctx);
+        while (e == ETM_OK && cap - nb >= ETM_MAX_PORT_BYTES) {
+            etm_err_t d = etm_drain(ctx, &out);
+            if (d != ETM_OK)
+                break;
+            memcpy(bytes + nb, out.v3_bytes, out.v3_count);
+            nb += out.v3_count;
+        }
+    }
+    *nbytes = nb;
+    *done = k;
+    return e;
+}
 
 uint32_t etm_reg_peek(const etm_ctx_t *ctx, unsigned offset, int debugger)
 {

@@ -134,6 +134,8 @@ void etm_v3dec_set_image(etm_v3dec_t *d, etm_v3_read_fn fn, void *user)
 
 const etm_v3dec_stats_t *etm_v3dec_get_stats(const etm_v3dec_t *d) { return &d->stats; }
 
+size_t etm_v3dec_stats_size(void) { return sizeof(etm_v3dec_stats_t); }
+
 void etm_v3dec_reset(etm_v3dec_t *d)
 {
     d->pos = 0;

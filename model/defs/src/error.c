@@ -30,6 +30,8 @@ const char *etm_errname(etm_err_t err)
     return error_names[err];
 }
 
+size_t etm_diag_size(void) { return sizeof(etm_diag_t); }
+
 void etm_diag_clear(etm_diag_t *d)
 {
     if (!d)

@@ -79,6 +79,9 @@ const char *etm_in_qualifiers(size_t i, char *buf, size_t size)
     return buf;
 }
 
+size_t etm_in_size(void) { return sizeof(etm_in_t); }
+size_t etm_out_size(void) { return sizeof(etm_out_t); }
+
 int etm_signal_find(const etm_signal_t *table, size_t count, const char *name)
 {
     for (size_t i = 0; i < count; i++)

@@ -40,6 +40,8 @@ static void schedule_irq(etm_gen_t *g, uint64_t now)
 
 /* ---- Parameters ------------------------------------------------------------------ */
 
+size_t etm_gen_params_size(void) { return sizeof(etm_gen_params_t); }
+
 void etm_gen_params_default(etm_gen_params_t *p)
 {
     memset(p, 0, sizeof *p);
@@ -605,4 +607,10 @@ unsigned etm_gen_next(etm_gen_t *g, etm_in_t *in, etm_gen_event_t *events)
         memcpy(events, e->ev, n * sizeof *events);
     g->cycle++;
     return n;
+}
+
+void etm_gen_fill(etm_gen_t *g, etm_in_t *in, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        etm_gen_next(g, &in[i], NULL);
 }

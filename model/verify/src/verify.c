@@ -927,6 +927,16 @@ etm_err_t etm_verify_end(etm_verify_t *v, int untraced_overflow)
 
 const etm_verify_result_t *etm_verify_result(const etm_verify_t *v) { return &v->r; }
 
+size_t etm_verify_result_size(void) { return sizeof(etm_verify_result_t); }
+
+etm_err_t etm_verify_cycles(etm_verify_t *v, const etm_in_t *in, size_t n)
+{
+    etm_err_t e = ETM_OK;
+    for (size_t i = 0; i < n && e == ETM_OK; i++)
+        e = etm_verify_cycle(v, &in[i]);
+    return e;
+}
+
 int etm_verify_is_v1(const etm_verify_t *v) { return v->v1; }
 
 char *etm_verify_describe(const etm_verify_t *v, char *buf, size_t size)

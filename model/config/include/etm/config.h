@@ -35,6 +35,9 @@ void etm_config_default(etm_config_t *cfg);
  * and FIFOFULL. Configuration text may begin with
  * a line "preset NAME". Returns ETM_OK or ETM_ERR_UNKNOWN_NAME. */
 etm_err_t etm_config_preset(etm_config_t *cfg, const char *name);
+
+/* sizeof(etm_config_t), for bindings that hold one as an opaque buffer. */
+size_t etm_config_size(void);
 extern const char *const etm_config_preset_names[]; /* NULL-terminated */
 
 /* ETMSCR, PIDR and ETMCR_IMPL for a configuration that does not give them

@@ -81,6 +81,8 @@ typedef struct etm_stats {
 
 /* Bytes of caller memory for one instance (alignment: that of uint64_t). */
 size_t etm_ctx_size(void);
+/* sizeof(etm_stats_t), for bindings that mirror it. */
+size_t etm_stats_size(void);
 
 /* Initialise an instance in caller memory. Checks the configuration
  * (etm_config_validate) and that the model implements everything it selects.
@@ -144,6 +146,17 @@ etm_err_t etm_end(etm_ctx_t *ctx);
  * external port (PORT_BYTES=0) there is no port to drain through: ETM_END at
  * once; take the bytes with etm_port_take. */
 etm_err_t etm_drain(etm_ctx_t *ctx, etm_out_t *out);
+
+/* For batch callers and bindings: etm_step over n records, the bytes that
+ * left the port appended to bytes (at most cap). It stops before a cycle
+ * whose bytes might not fit (ETM_MAX_PORT_BYTES a cycle), or at an error
+ * other than ETM_ERR_RULE (rules broken are counted in the statistics).
+ * *done: records stepped; *nbytes: bytes written. With finish set, once all
+ * n are stepped, etm_end and etm_drain follow until the port is empty (or
+ * bytes is full: call again with n 0 and finish set). Returns ETM_OK or the
+ * error that stopped it. */
+etm_err_t etm_run_records(etm_ctx_t *ctx, const etm_in_t *in, size_t n, int finish, uint8_t *bytes, size_t cap,
+                          size_t *nbytes, size_t *done);
 
 /* The same, with the trace sink's ATB inputs of the edge from in (ATREADY as
  * in->atstall, AFVALID; the other fields are ignored): a sink that applies

@@ -354,6 +354,9 @@ typedef struct etm_v3dec_stats {
     uint64_t unresolved;    /* placeholders whose value never came (tag reused, overflow, end) */
 } etm_v3dec_stats_t;
 
+/* sizeof(etm_v3dec_stats_t), for bindings that mirror it. */
+size_t etm_v3dec_stats_size(void);
+
 const etm_v3dec_stats_t *etm_v3dec_get_stats(const etm_v3dec_t *d);
 
 #ifdef __cplusplus

@@ -69,6 +69,9 @@ typedef struct etm_diag {
 /* Reset a diagnostic to "no error, location unknown". */
 void etm_diag_clear(etm_diag_t *d);
 
+/* sizeof(etm_diag_t), for bindings that mirror it. */
+size_t etm_diag_size(void);
+
 /* Formats "file:line: message" (or "cycle N: message", or "offset N: message",
  * whichever location fields are known) into buf; returns buf. */
 char *etm_diag_format(const etm_diag_t *d, char *buf, size_t size);

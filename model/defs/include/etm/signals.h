@@ -94,6 +94,11 @@ extern const size_t etm_in_signal_count;
 extern const etm_signal_t etm_out_signals[];
 extern const size_t etm_out_signal_count;
 
+/* sizeof(etm_in_t) and sizeof(etm_out_t): with the tables' offsets and sizes,
+ * what a binding needs to lay records out (an array of etm_in_t, say). */
+size_t etm_in_size(void);
+size_t etm_out_size(void);
+
 /* Index of a signal by name (case-insensitive), or -1. */
 int etm_signal_find(const etm_signal_t *table, size_t count, const char *name);
 

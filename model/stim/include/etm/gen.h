@@ -55,6 +55,9 @@ typedef struct etm_gen_params {
  * handlers at 0x20000000, ATREADY always high (bursts of 1 when set). */
 void etm_gen_params_default(etm_gen_params_t *p);
 
+/* sizeof(etm_gen_params_t), for bindings that mirror it. */
+size_t etm_gen_params_size(void);
+
 /* ATB back-pressure as the generator draws it, for any other driver of
  * ATREADY (a study's lane, a harness): a two-state chain whose bursts of
  * ATREADY low end with probability 1/burst each cycle and start with the
@@ -116,6 +119,9 @@ void etm_gen_free(etm_gen_t *g);
 /* The next cycle's inputs; `events` (may be NULL) receives what retired in it,
  * and the return value is how many (at most ETM_GEN_MAX_EVENTS). */
 unsigned etm_gen_next(etm_gen_t *g, etm_in_t *in, etm_gen_event_t *events);
+
+/* The next n cycles into in[0..n-1] (for batch callers and bindings). */
+void etm_gen_fill(etm_gen_t *g, etm_in_t *in, size_t n);
 
 /* The data transfer whose address is in the cycle etm_gen_next() returned
  * last (x->valid 0 when there is none). */

@@ -166,6 +166,13 @@ etm_err_t etm_verify_end(etm_verify_t *v, int untraced_overflow);
 
 const etm_verify_result_t *etm_verify_result(const etm_verify_t *v);
 
+/* sizeof(etm_verify_result_t), for bindings that mirror it. */
+size_t etm_verify_result_size(void);
+
+/* etm_verify_cycle for each of n records in turn. Returns what the last call
+ * returned (ETM_OK, or ETM_ERR_STATE after etm_verify_end). */
+etm_err_t etm_verify_cycles(etm_verify_t *v, const etm_in_t *in, size_t n);
+
 /* 1 for an ETMv1 checker (etm_verify_port), 0 for ETMv3 (etm_verify_bytes). */
 int etm_verify_is_v1(const etm_verify_t *v);
 
