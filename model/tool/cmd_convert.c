@@ -19,12 +19,6 @@ static void help(FILE *f)
             source_opts_help);
 }
 
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
 int cmd_convert(int argc, char **argv)
 {
     source_opts_t so;
@@ -65,7 +59,7 @@ int cmd_convert(int argc, char **argv)
         help(stderr);
         return 2;
     }
-    int in_vcd = so.format ? !strcmp(so.format, "vcd") : ends_with(paths[0], ".vcd");
+    int in_vcd = so.format ? !strcmp(so.format, "vcd") || !strcmp(so.format, "fst") : is_wave_path(paths[0]);
     if (!in_vcd && !kind_given) {
         /* A vector file says its kind in its first line. */
         etm_vec_reader_t *peek;
@@ -77,7 +71,7 @@ int cmd_convert(int argc, char **argv)
         kind = etm_vec_kind(peek);
         etm_vec_close(peek);
     }
-    int out_vcd = ends_with(paths[1], ".vcd");
+    int out_vcd = is_wave_path(paths[1]); /* .vcd or .fst */
     if (binary && (out_vcd || kind != ETM_VEC_STIMULUS)) {
         fprintf(stderr, "etm convert: --binary writes stimulus as a vector file, not %s\n",
                 out_vcd ? "a VCD" : "expected output");
@@ -86,7 +80,7 @@ int cmd_convert(int argc, char **argv)
     source_t src;
     if (source_open(&src, paths[0], &so, kind))
         return 2;
-    FILE *f = strcmp(paths[1], "-") ? fopen(paths[1], "wb") : stdout;
+    FILE *f = !strcmp(paths[1], "-") ? stdout : out_vcd ? wave_create(paths[1]) : fopen(paths[1], "wb");
     if (!f) {
         fprintf(stderr, "etm: %s: cannot create the file\n", paths[1]);
         source_close(&src);
@@ -130,7 +124,7 @@ int cmd_convert(int argc, char **argv)
     }
     progress_done();
     source_close(&src);
-    if (f != stdout && fclose(f) != 0 && we == ETM_OK)
+    if (f != stdout && (out_vcd ? wave_finish(f, paths[1]) : fclose(f)) != 0 && we == ETM_OK)
         we = ETM_ERR_IO;
     if (we != ETM_OK) {
         fprintf(stderr, "etm: %s: %s\n", paths[1], etm_strerror(we));

@@ -226,8 +226,7 @@ static size_t reprogram_ops(const etm_config_t *cfg, unsigned k, etm_apb_op_t *o
 /* Every cycle into the vector file or VCD f (and what executed into ef). */
 static etm_err_t gen_write(gen_opts_t *o, const etm_config_t *cfg, etm_gen_t *g, FILE *f, FILE *ef)
 {
-    size_t olen = strlen(o->out);
-    int vcd = olen > 4 && !strcmp(o->out + olen - 4, ".vcd");
+    int vcd = is_wave_path(o->out);
     uint64_t mask = gen_columns(o);
     char comment[160];
     snprintf(comment, sizeof comment, "etm gen --seed %llu --cycles %llu", (unsigned long long)o->gp.seed, o->cycles);
@@ -282,7 +281,8 @@ int cmd_gen(int argc, char **argv)
         fprintf(stderr, "etm gen: %s\n", d.msg);
         return 2;
     }
-    FILE *f = strcmp(o.out, "-") ? fopen(o.out, "w") : stdout;
+    int wave = is_wave_path(o.out);
+    FILE *f = !strcmp(o.out, "-") ? stdout : wave ? wave_create(o.out) : fopen(o.out, "w");
     FILE *ef = o.events_path ? fopen(o.events_path, "w") : NULL;
     if (!f || (o.events_path && !ef)) {
         fprintf(stderr, "etm gen: cannot create %s\n", !f ? o.out : o.events_path);
@@ -290,7 +290,7 @@ int cmd_gen(int argc, char **argv)
         return 2;
     }
     etm_err_t e = gen_write(&o, &cfg, g, f, ef);
-    if (f != stdout && fclose(f) != 0 && e == ETM_OK)
+    if (f != stdout && (wave ? wave_finish(f, o.out) : fclose(f)) != 0 && e == ETM_OK)
         e = ETM_ERR_IO;
     if (ef && fclose(ef) != 0 && e == ETM_OK)
         e = ETM_ERR_IO;

@@ -182,7 +182,7 @@ int run_stimulus(const char *path, const source_opts_t *so, const char *const *s
         etm_tpiu_cap_init(&tr.cap, tp.port_bits);
     }
     if ((o->trace && !(tf = fopen(o->trace, "wb"))) || (o->out && !(of = fopen(o->out, "w"))) ||
-        (o->vcd && !(vf = fopen(o->vcd, "w")))) {
+        (o->vcd && !(vf = wave_create(o->vcd)))) {
         fprintf(stderr, "etm: cannot create an output file\n");
         rc = 2;
         goto out;
@@ -325,7 +325,7 @@ out:
         rc = 2;
     if (of && fclose(of) != 0)
         rc = 2;
-    if (vf && fclose(vf) != 0)
+    if (vf && wave_finish(vf, o->vcd) != 0)
         rc = 2;
     etm_destroy(etm);
     source_close(&src);

@@ -127,12 +127,35 @@ static int ends_with(const char *s, const char *suffix)
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+int is_wave_path(const char *path) { return ends_with(path, ".vcd") || ends_with(path, ".fst"); }
+
+FILE *wave_create(const char *path)
+{
+    /* An FST is written as VCD text first, then converted (etm/vcd.h). */
+    return etm_is_fst_path(path) ? tmpfile() : fopen(path, "w");
+}
+
+int wave_finish(FILE *f, const char *path)
+{
+    int ok = fflush(f) == 0 && !ferror(f);
+    if (ok && etm_is_fst_path(path)) {
+        etm_diag_t d;
+        etm_diag_clear(&d);
+        rewind(f);
+        if (etm_vcd_to_fst(f, path, &d) != ETM_OK) {
+            fprintf(stderr, "etm: %s\n", d.msg);
+            ok = 0;
+        }
+    }
+    return (fclose(f) == 0) && ok ? 0 : -1;
+}
+
 int source_open(source_t *s, const char *path, const source_opts_t *o, etm_veckind_t kind)
 {
     etm_diag_t d;
     memset(s, 0, sizeof *s);
     s->path = path;
-    s->is_vcd = o->format ? !strcmp(o->format, "vcd") : ends_with(path, ".vcd");
+    s->is_vcd = o->format ? !strcmp(o->format, "vcd") || !strcmp(o->format, "fst") : is_wave_path(path);
     if (!s->is_vcd) {
         if (o->config_path) {
             fprintf(stderr, "etm: --config applies to VCD input; %s carries its configuration in its header\n", path);

@@ -52,6 +52,14 @@ uint64_t source_signal_mask(const source_t *s);
 /* Line of the record last read (0 for a VCD), cycle of it. */
 unsigned long source_line(const source_t *s);
 
+/* A waveform file's path: .vcd or .fst. */
+int is_wave_path(const char *path);
+/* A waveform file to write the VCD writer's text into: path itself for a VCD,
+ * a temporary file for an FST; wave_finish closes it (writing the FST). Returns
+ * NULL when it cannot be created; wave_finish 0, or -1 (printed). */
+FILE *wave_create(const char *path);
+int wave_finish(FILE *f, const char *path);
+
 /* Apply the --set NAME=0xV items to cfg; on a bad one print "CMD: --set ITEM:
  * why" and return -1, else 0. */
 int config_apply_sets(const char *cmd, etm_config_t *cfg, const char *const *sets, int nsets);

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
+#include <utility>
 
 namespace etm_sc {
 
@@ -773,14 +774,27 @@ int parse_option(Options &o, int argc, char **argv, int &i)
     return 1;
 }
 
+// An FST is traced as VCD (SystemC writes no FST) next to it, then converted
+// when the trace closes (etm_vcd_to_fst): the trace file and the FST's name.
+static std::pair<sc_trace_file *, std::string> &fst_pending()
+{
+    static std::pair<sc_trace_file *, std::string> p(nullptr, "");
+    return p;
+}
+
 sc_trace_file *open_waves(const std::string &path, const sc_clock &clk, const sc_signal<bool> &rst_n)
 {
     if (path.empty())
         return nullptr;
     std::string base = path;
-    if (base.size() > 4 && base.compare(base.size() - 4, 4, ".vcd") == 0)
+    bool fst = etm_is_fst_path(path.c_str()) != 0;
+    if (fst)
+        base += ".tmp"; // SystemC adds .vcd
+    else if (base.size() > 4 && base.compare(base.size() - 4, 4, ".vcd") == 0)
         base.resize(base.size() - 4);
     sc_trace_file *tf = sc_create_vcd_trace_file(base.c_str());
+    if (fst)
+        fst_pending() = std::make_pair(tf, path);
     tf->set_time_unit(100, SC_PS);
     sc_trace(tf, clk, "clk");
     sc_trace(tf, rst_n, "rst_n");
@@ -793,8 +807,22 @@ void run_from_reset(sc_signal<bool> &rst_n, sc_trace_file *tf)
     sc_start(12, SC_NS);
     rst_n.write(true);
     sc_start();
-    if (tf)
-        sc_close_vcd_trace_file(tf);
+    if (!tf)
+        return;
+    sc_close_vcd_trace_file(tf);
+    if (fst_pending().first != tf)
+        return;
+    std::string fst = fst_pending().second, vcd = fst + ".tmp.vcd";
+    fst_pending() = std::make_pair(nullptr, std::string());
+    FILE *f = std::fopen(vcd.c_str(), "r");
+    etm_diag_t d;
+    etm_diag_clear(&d);
+    etm_err_t e = f ? etm_vcd_to_fst(f, fst.c_str(), &d) : ETM_ERR_IO;
+    if (f)
+        std::fclose(f);
+    std::remove(vcd.c_str());
+    if (e != ETM_OK)
+        throw std::runtime_error(fst + ": " + (f ? d.msg : "the VCD traced for it cannot be read"));
 }
 
 etm_stim_t *open_source(const Options &o)

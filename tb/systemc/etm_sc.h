@@ -51,6 +51,7 @@
 #include "etm/decode_v3.h"
 #include "etm/etm.h"
 #include "etm/stim.h"
+#include "etm/vcd.h"
 #include "etm/verify.h"
 
 namespace etm_sc {
@@ -428,7 +429,9 @@ const char *common_usage();
 // environment removes it).
 void quiet_kernel();
 // A VCD for sc_trace at `path` (".vcd" added if missing), 100 ps resolution,
-// with the core clock and reset in it; nullptr when path is empty.
+// with the core clock and reset in it; nullptr when path is empty. A path
+// ending in .fst gives an FST (traced as VCD, converted when run_from_reset
+// closes it).
 sc_trace_file *open_waves(const std::string &path, const sc_core::sc_clock &clk, const sc_signal<bool> &rst_n);
 // Reset for the first rising edge (10 ns), then run until sc_stop; closes tf.
 void run_from_reset(sc_signal<bool> &rst_n, sc_trace_file *tf);

@@ -133,7 +133,25 @@ static etm_err_t vcd_open_common(etm_vcd_reader_t **out, FILE *f, int owns, cons
 
 etm_err_t etm_vcd_open(etm_vcd_reader_t **out, const char *path, const etm_vcd_opts_t *opts, etm_diag_t *diag)
 {
-    return vcd_open_common(out, NULL, 1, path, opts, diag);
+    if (!etm_is_fst_path(path))
+        return vcd_open_common(out, NULL, 1, path, opts, diag);
+    /* An FST file: read as the VCD text of its contents. */
+    *out = NULL;
+    FILE *tmp = tmpfile();
+    if (!tmp)
+        return etm_util_fail(diag, ETM_ERR_IO, "%s: no temporary file for its VCD text", path);
+    etm_err_t e = etm_fst_to_vcd(path, tmp, diag);
+    if (e == ETM_OK)
+        rewind(tmp);
+    if (e == ETM_OK)
+        e = vcd_open_common(out, tmp, 1, path, opts, diag);
+    else
+        fclose(tmp);
+    if (e == ETM_OK)
+        (*out)->from_fst = 1;
+    else if (diag)
+        diag->line = 0;
+    return e;
 }
 
 etm_err_t etm_vcd_open_stream(etm_vcd_reader_t **out, FILE *f, const char *name, const etm_vcd_opts_t *opts,
@@ -526,13 +544,19 @@ etm_err_t etm_vcd_read_in(etm_vcd_reader_t *r, etm_in_t *in, etm_diag_t *diag)
 {
     if (r->opts.kind != ETM_VEC_STIMULUS)
         return etm_util_fail(diag, ETM_ERR_STATE, "reader was opened for output signals");
-    return read_record(r, in, sizeof *in, diag);
+    etm_err_t e = read_record(r, in, sizeof *in, diag);
+    if (e != ETM_OK && r->from_fst && diag)
+        diag->line = 0; /* the cycle and time say where */
+    return e;
 }
 
 etm_err_t etm_vcd_read_out(etm_vcd_reader_t *r, etm_out_t *out, etm_diag_t *diag)
 {
     if (r->opts.kind != ETM_VEC_EXPECTED)
         return etm_util_fail(diag, ETM_ERR_STATE, "reader was opened for input signals");
-    return read_record(r, out, sizeof *out, diag);
+    etm_err_t e = read_record(r, out, sizeof *out, diag);
+    if (e != ETM_OK && r->from_fst && diag)
+        diag->line = 0;
+    return e;
 }
 

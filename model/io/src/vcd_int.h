@@ -75,6 +75,7 @@ typedef struct target {
 struct etm_vcd_reader {
     tokenizer_t tk;
     int owns_file; /* tk.f is closed with the reader */
+    int from_fst;  /* tk.f is the VCD text of an FST file: its lines mean nothing to the user */
     const char *path;
     etm_vcd_opts_t opts;
     const etm_signal_t *table;

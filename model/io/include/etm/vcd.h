@@ -57,6 +57,20 @@ typedef struct etm_vcd_reader etm_vcd_reader_t;
  * V3DATA bytes past V3COUNT, anything while the reset is active. Returns ETM_OK, ETM_ERR_IO, ETM_ERR_NOMEM, ETM_ERR_SYNTAX,
  * ETM_ERR_VCD_SIGNAL; diag names the file and line. */
 etm_err_t etm_vcd_open(etm_vcd_reader_t **out, const char *path, const etm_vcd_opts_t *opts, etm_diag_t *diag);
+
+/* FST (the format of GTKWave and Verilator's --trace-fst), through the FST
+ * library of Debian's Verilator package. etm_vcd_open reads a path ending in
+ * .fst as the VCD text of its contents (messages then give the cycle and time,
+ * no line). */
+int etm_is_fst_path(const char *path);
+/* The FST file at path as VCD text into out: scopes, variables (real-valued
+ * ones left out), every change. Returns ETM_OK, ETM_ERR_IO, ETM_ERR_SYNTAX (not
+ * FST), ETM_ERR_NOMEM; diag->file is path. */
+etm_err_t etm_fst_to_vcd(const char *path, FILE *out, etm_diag_t *diag);
+/* VCD text from vcd (the VCD writer's, or any simulator's: scopes, wires and
+ * registers, scalar and vector changes; reals left out) into an FST file at
+ * path. Returns ETM_OK, ETM_ERR_IO, ETM_ERR_NOMEM. */
+etm_err_t etm_vcd_to_fst(FILE *vcd, const char *path, etm_diag_t *diag);
 /* The same on an open stream (a pipe, standard input, memory), named name in
  * messages; the stream stays open after etm_vcd_close. */
 etm_err_t etm_vcd_open_stream(etm_vcd_reader_t **out, FILE *f, const char *name, const etm_vcd_opts_t *opts,
