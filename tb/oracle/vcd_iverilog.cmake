@@ -5,12 +5,7 @@
 # 3. The vector file written as VCD and read back must not change.
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
-function(run)
-  execute_process(COMMAND ${ARGV} WORKING_DIRECTORY ${WORK} RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_VARIABLE out)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "failed (${rc}): ${ARGV}\n${out}\n${err}")
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/../common/run_step.cmake)
 function(data_lines file var)
   file(STRINGS ${WORK}/${file} lines)
   list(FILTER lines EXCLUDE REGEX "^#")

@@ -11,6 +11,7 @@
 #include "etm/vcd.h"
 #include "fstapi.h"
 #include "util.h"
+#include "vcd_int.h"
 
 int etm_is_fst_path(const char *path)
 {
@@ -19,17 +20,6 @@ int etm_is_fst_path(const char *path)
 }
 
 /* ---- FST to VCD ------------------------------------------------------------------------------ */
-
-/* A VCD identifier for an FST handle (1 and up): printable characters '!' to '~'. */
-static void vcd_code(fstHandle h, char *buf)
-{
-    int k = 0;
-    do {
-        buf[k++] = (char)('!' + h % 94);
-        h /= 94;
-    } while (h && k < 8);
-    buf[k] = '\0';
-}
 
 typedef struct to_vcd {
     FILE *out;
@@ -49,7 +39,7 @@ static void on_change(void *user, uint64_t time, fstHandle h, const unsigned cha
         t->started = 1;
     }
     char code[12];
-    vcd_code(h, code);
+    vcd_make_code(code, h);
     if (t->width[h] == 1)
         fprintf(t->out, "%c%s\n", value[0], code);
     else
@@ -133,7 +123,7 @@ etm_err_t etm_fst_to_vcd(const char *path, FILE *out, etm_diag_t *diag)
             if (real || h->u.var.handle > max)
                 continue;
             char code[12];
-            vcd_code(h->u.var.handle, code);
+            vcd_make_code(code, h->u.var.handle);
             fprintf(out, "$var wire %u %s %s $end\n", (unsigned)h->u.var.length, code, h->u.var.name);
             t.width[h->u.var.handle] = h->u.var.length ? h->u.var.length : 1;
         }

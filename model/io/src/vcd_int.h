@@ -142,4 +142,7 @@ etm_err_t vcd_setup_targets(etm_vcd_reader_t *r, etm_diag_t *diag);
 /* Find the variables of every target; set r->signal_mask. */
 etm_err_t vcd_resolve_all(etm_vcd_reader_t *r, etm_diag_t *diag);
 
+/* A VCD identifier for variable n: printable characters '!' to '~' (vcd_write.c). */
+void vcd_make_code(char *buf, unsigned long n);
+
 #endif

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "vcd_int.h"
+
 /* ---- Writer --------------------------------------------------------------------------- */
 
 typedef struct wsig {
@@ -25,7 +27,7 @@ struct etm_vcd_writer {
     char clk_code[8];
 };
 
-static void make_code(char *buf, int n)
+void vcd_make_code(char *buf, unsigned long n)
 {
     /* Printable identifiers from '!' (33) to '~' (126). */
     int k = 0;
@@ -45,7 +47,7 @@ etm_err_t etm_vcd_writer_open(etm_vcd_writer_t **out, FILE *f, uint64_t in_mask,
         return ETM_ERR_NOMEM;
     w->f = f;
     int n = 0;
-    make_code(w->clk_code, n++);
+    vcd_make_code(w->clk_code, n++);
     fprintf(f, "$version etm-model $end\n");
     if (comment)
         fprintf(f, "$comment %s $end\n", comment);
@@ -56,7 +58,7 @@ etm_err_t etm_vcd_writer_open(etm_vcd_writer_t **out, FILE *f, uint64_t in_mask,
             continue;
         const etm_signal_t *s = &etm_in_signals[i];
         wsig_t *g = &w->sigs[w->nsigs++];
-        make_code(g->code, n++);
+        vcd_make_code(g->code, n++);
         g->width = s->width;
         g->sig = (int)i;
         if (s->width == 1)
@@ -70,13 +72,13 @@ etm_err_t etm_vcd_writer_open(etm_vcd_writer_t **out, FILE *f, uint64_t in_mask,
         const etm_signal_t *s = &etm_out_signals[i];
         if (s->kind == ETM_SIG_BYTES) {
             wsig_t *g = &w->sigs[w->nsigs++];
-            make_code(g->code, n++);
+            vcd_make_code(g->code, n++);
             g->width = 4;
             g->is_out = 1;
             g->sig = -1;
             fprintf(f, "$var wire 4 %s V3COUNT [3:0] $end\n", g->code);
             g = &w->sigs[w->nsigs++];
-            make_code(g->code, n++);
+            vcd_make_code(g->code, n++);
             g->width = 64;
             g->is_out = 1;
             g->sig = -2;
@@ -84,7 +86,7 @@ etm_err_t etm_vcd_writer_open(etm_vcd_writer_t **out, FILE *f, uint64_t in_mask,
             continue;
         }
         wsig_t *g = &w->sigs[w->nsigs++];
-        make_code(g->code, n++);
+        vcd_make_code(g->code, n++);
         g->width = s->width;
         g->is_out = 1;
         g->sig = (int)i;

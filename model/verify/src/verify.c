@@ -59,23 +59,18 @@ void vfy_fail(etm_verify_t *v, etm_vfail_t rule, uint64_t cycle, uint64_t offset
     va_end(ap);
 }
 
-static void suspect(etm_verify_t *v, etm_vfail_t rule, uint64_t cycle, uint64_t offset, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 5, 6)))
-#endif
-    ;
-
-static void suspect(etm_verify_t *v, etm_vfail_t rule, uint64_t cycle, uint64_t offset, const char *fmt, ...)
+void vfy_hold(etm_verify_t *v, suspect_t *held, etm_vfail_t rule, uint64_t cycle, uint64_t offset, const char *fmt,
+              ...)
 {
-    if (v->sus.on || vfy_failed(v))
+    if (held->on || vfy_failed(v))
         return;
-    v->sus.on = 1;
-    v->sus.rule = rule;
-    v->sus.cycle = cycle;
-    v->sus.offset = offset;
+    held->on = 1;
+    held->rule = rule;
+    held->cycle = cycle;
+    held->offset = offset;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(v->sus.text, sizeof v->sus.text, fmt, ap);
+    vsnprintf(held->text, sizeof held->text, fmt, ap);
     va_end(ap);
 }
 
@@ -452,11 +447,11 @@ static void on_atom(etm_verify_t *v, const etm_v3el_t *e)
         return;
     }
     if (x->indirect && !v->addr_given && !x->restart)
-        suspect(v, ETM_VFAIL_BRANCH_MISSING, x->cycle, e->offset,
+        vfy_hold(v, &v->sus, ETM_VFAIL_BRANCH_MISSING, x->cycle, e->offset,
                 "the core reached 0x%08" PRIx32 " (cycle %" PRIu64 ") by an indirect branch, but its atom (byte %" PRIu64
                 ") comes without a branch packet", x->addr, x->cycle, e->offset);
     if (x->exec != e->executed)
-        suspect(v, ETM_VFAIL_ATOM_EN, x->cycle, e->offset,
+        vfy_hold(v, &v->sus, ETM_VFAIL_ATOM_EN, x->cycle, e->offset,
                 "the instruction at 0x%08" PRIx32 " (cycle %" PRIu64 ") %s, but its atom at byte %" PRIu64 " is %c",
                 x->addr, x->cycle, x->exec ? "executed" : "failed its condition", e->offset, e->executed ? 'E' : 'N');
     if (v->ca && !v->sus.on) {

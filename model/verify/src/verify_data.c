@@ -23,7 +23,6 @@
  * packet takes the first transfer since the restart that agrees with it.
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,30 +36,12 @@ enum { DX_WAITING, DX_DONE, DX_NONE }; /* dxfer_t.state */
 
 #define DX_LOOKAHEAD 4 /* transfers a dropped packet may hide behind */
 
-/* A data failure is held until the instruction flow agrees at the next
- * address point (vfy_data_confirm): data packets are held to transfers
- * through the atoms, and when the atoms are wrong (a filter ignored, atoms
- * dropped) the flow's own rule is the one to report. No data packet is
- * compared meanwhile. */
-static void dfail(etm_verify_t *v, etm_vfail_t rule, uint64_t cycle, uint64_t offset, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 5, 6)))
-#endif
-    ;
-
-static void dfail(etm_verify_t *v, etm_vfail_t rule, uint64_t cycle, uint64_t offset, const char *fmt, ...)
-{
-    if (v->dpend.on || vfy_failed(v))
-        return;
-    v->dpend.on = 1;
-    v->dpend.rule = rule;
-    v->dpend.cycle = cycle;
-    v->dpend.offset = offset;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(v->dpend.text, sizeof v->dpend.text, fmt, ap);
-    va_end(ap);
-}
+/* A data failure is held (vfy_hold into dpend) until the instruction flow
+ * agrees at the next address point (vfy_data_confirm): data packets are held
+ * to transfers through the atoms, and when the atoms are wrong (a filter
+ * ignored, atoms dropped) the flow's own rule is the one to report. No data
+ * packet is compared meanwhile. */
+#define dfail(v, ...) vfy_hold(v, &(v)->dpend, __VA_ARGS__)
 
 static dxfer_t *dx_at(const etm_verify_t *v, size_t i) { return &v->dx[(v->dx_head + i) & (v->dx_cap - 1)]; }
 

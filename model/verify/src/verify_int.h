@@ -190,6 +190,15 @@ void vfy_fail(etm_verify_t *v, etm_vfail_t rule, uint64_t cycle, uint64_t offset
     __attribute__((format(printf, 5, 6)))
 #endif
     ;
+/* A failure held (an E/N difference until the next address point, a data
+ * failure until the flow agrees): the first is kept in *held; vfy_fail makes
+ * it the run's when it stands. */
+void vfy_hold(etm_verify_t *v, suspect_t *held, etm_vfail_t rule, uint64_t cycle, uint64_t offset, const char *fmt,
+              ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
 /* The i-th instruction waiting (from the oldest still held); cap is a power of two. */
 static inline vitem_t *vfy_item(const etm_verify_t *v, size_t i) { return &v->q[(v->head + i) & (v->cap - 1)]; }
 void vfy_push(etm_verify_t *v, const vitem_t *x);
