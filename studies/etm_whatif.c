@@ -44,6 +44,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: etm-whatif STUDY [-o DIR] [-j JOBS] [--area] [--no-plots] [--quiet]\n"
+            "       etm-whatif STUDY --shard I/N [-o DIR] [-j JOBS] [--quiet]\n"
+            "       etm-whatif STUDY --merge SHARD... [-o DIR] [--area] [--no-plots] [--quiet]\n"
             "       etm-whatif run WORKLOAD [KEY=VALUE]...\n\n"
             "Runs a what-if study (docs/whatif.md): every configuration of every sweep on every workload\n"
             "of the sweep, then writes DIR/results.csv, the plots (gnuplot: PNG and SVG) and\n"
@@ -52,7 +54,11 @@ static void usage(FILE *f)
             "  -j JOBS      worker processes (default: the processors online)\n"
             "  --area       run the area sweeps' synthesis script (slow; otherwise an earlier\n"
             "               result in DIR is reused)\n"
-            "  --no-plots   write the gnuplot scripts and data but do not run gnuplot\n\n"
+            "  --no-plots   write the gnuplot scripts and data but do not run gnuplot\n"
+            "  --shard I/N  run shard I (0 to N-1) of N: every Nth work item, and write only\n"
+            "               DIR/shard.res, its runs' figures (a cluster's job array runs the N shards)\n"
+            "  --merge SHARD...  run nothing: read the shards' .res files (all N of them) and write\n"
+            "               DIR/results.csv, the plots and the report as a whole run would\n\n"
             "run: one configuration on one workload, one summary line (the format of sc_system's).\n"
             "  WORKLOAD     a program (etm-qemu list), an ELF, random or random:SEED:CYCLES\n"
             "  KEY=VALUE    preset=NAME, a register or FIFO_DEPTH/PORT_BYTES (decimal or 0x hex),\n"
@@ -154,6 +160,9 @@ int main(int argc, char **argv)
     const char *study_path = NULL, *dir = NULL;
     long jobs = sysconf(_SC_NPROCESSORS_ONLN);
     int area = 0, plots = 1, quiet = 0;
+    unsigned shard = 0, nshards = 1;
+    const char **merge = NULL;
+    int nmerge = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -174,6 +183,22 @@ int main(int argc, char **argv)
             plots = 0;
         } else if (!strcmp(a, "--quiet")) {
             quiet = 1;
+        } else if (!strcmp(a, "--shard") && i + 1 < argc) {
+            char extra;
+            if (sscanf(argv[++i], "%u/%u%c", &shard, &nshards, &extra) != 2 || nshards < 1 || shard >= nshards) {
+                fprintf(stderr, "etm-whatif: --shard wants I/N with 0 <= I < N, not '%s'\n", argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(a, "--merge")) {
+            merge = (const char **)(argv + i + 1);
+            while (i + 1 < argc && argv[i + 1][0] != '-') {
+                i++;
+                nmerge++;
+            }
+            if (!nmerge) {
+                fprintf(stderr, "etm-whatif: --merge wants the shards' .res files\n");
+                return 2;
+            }
         } else if (a[0] != '-' && !study_path) {
             study_path = a;
         } else {
@@ -212,13 +237,40 @@ int main(int argc, char **argv)
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int rc = 0;
-    if (run_all(&st, &pl, work, (unsigned)jobs, quiet) != 0) {
+    if (merge) {
+        /* The shards' figures, every run of the plan from one of them. */
+        for (int k = 0; k < nmerge; k++)
+            if (read_shard(&pl, merge[k], err, sizeof err) != 0) {
+                fprintf(stderr, "etm-whatif: --merge %s\n", err);
+                free_all(&st, &pl);
+                return 1;
+            }
+        for (size_t r = 0; r < pl.nruns; r++)
+            if (!pl.runs[r].done) {
+                fprintf(stderr, "etm-whatif: --merge: no shard has run %zu (%s on %s): a shard is missing\n", r,
+                        pl.runs[r].c->label, st.wl[pl.runs[r].wl].name);
+                free_all(&st, &pl);
+                return 1;
+            }
+    } else if (run_all(&st, &pl, work, (unsigned)jobs, quiet, shard, nshards) != 0) {
         fprintf(stderr, "etm-whatif: a run failed (above); no report written\n");
         free_all(&st, &pl);
         return 1;
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     rmdir(work);
+    if (nshards > 1) {
+        char res[1024];
+        snprintf(res, sizeof res, "%s/shard.res", dir);
+        if (write_shard(&pl, study_path, shard, nshards, res) != 0) {
+            fprintf(stderr, "etm-whatif: %s: cannot write\n", res);
+            rc = 1;
+        } else if (!quiet) {
+            printf("etm-whatif: shard %u/%u; %s\n", shard, nshards, res);
+        }
+        free_all(&st, &pl);
+        return rc;
+    }
     char path[1024];
     snprintf(path, sizeof path, "%s/results.csv", dir);
     const char *base = strrchr(study_path, '/');

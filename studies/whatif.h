@@ -200,8 +200,15 @@ typedef struct plan {
 
 /* One run per workload and distinct configuration. */
 void make_plan(const study_t *st, plan_t *pl);
-/* Run every run of the plan in up to `jobs` worker processes; 0, or -1 if one failed. */
-int run_all(const study_t *st, plan_t *pl, const char *workdir, unsigned jobs, int quiet);
+/* Run every run of the plan (of shard `shard` of `nshards`: every nshards-th work
+ * item; nshards 1: all) in up to `jobs` worker processes; 0, or -1 if one failed. */
+int run_all(const study_t *st, plan_t *pl, const char *workdir, unsigned jobs, int quiet, unsigned shard,
+            unsigned nshards);
+/* A shard's runs (those done) to path, with a first line naming the shard, the
+ * study and its number of runs; 0, or -1. */
+int write_shard(const plan_t *pl, const char *study, unsigned shard, unsigned nshards, const char *path);
+/* A shard's file into the plan; 0, or -1 with the reason in err (another study's, unreadable). */
+int read_shard(plan_t *pl, const char *path, char *err, size_t errlen);
 
 /* ---- Results: CSV (whatif_results.c) ------------------------------------------------------ */
 

@@ -92,6 +92,19 @@ static item_t *make_items(const study_t *st, const plan_t *pl, size_t *nitems)
     return items;
 }
 
+/* A run's figures as one line: its index, the counts, the packets by kind. */
+static void print_run(FILE *f, size_t r, const metrics_t *m)
+{
+    fprintf(f, "%zu %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+               " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %u %" PRIu64,
+            r, m->cycles, m->held, m->instructions, m->bytes, m->port_bytes, m->port_cycles, m->overflows,
+            m->bytes_lost, m->cycles_lost, m->fifofull_cycles, m->atoms, m->exceptions, m->untraceable,
+            m->peak_level, m->peak_window);
+    for (int k = 0; k < ETM_PKT_KIND_COUNT; k++)
+        fprintf(f, " %" PRIu64, m->packets[k]);
+    fprintf(f, " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", m->atb_wait, m->fmt_bytes, m->pin_bytes);
+}
+
 /* One work item, in a worker process: one line per run into f. */
 static int run_item(const study_t *st, const plan_t *pl, const item_t *it, FILE *f)
 {
@@ -111,15 +124,7 @@ static int run_item(const study_t *st, const plan_t *pl, const item_t *it, FILE 
             rc = -1;
             break;
         }
-        const metrics_t *m = &lanes[i].m;
-        fprintf(f, "%zu %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
-                   " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %u %" PRIu64,
-                it->runs[i], m->cycles, m->held, m->instructions, m->bytes, m->port_bytes, m->port_cycles,
-                m->overflows, m->bytes_lost, m->cycles_lost, m->fifofull_cycles, m->atoms, m->exceptions,
-                m->untraceable, m->peak_level, m->peak_window);
-        for (int k = 0; k < ETM_PKT_KIND_COUNT; k++)
-            fprintf(f, " %" PRIu64, m->packets[k]);
-        fprintf(f, " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", m->atb_wait, m->fmt_bytes, m->pin_bytes);
+        print_run(f, it->runs[i], &lanes[i].m);
     }
     for (size_t i = 0; i < it->n; i++)
         lane_close(&lanes[i]);
@@ -129,14 +134,15 @@ static int run_item(const study_t *st, const plan_t *pl, const item_t *it, FILE 
     return rc;
 }
 
-static int read_item_results(plan_t *pl, const char *path)
+/* Lines of print_run into the plan's runs ('#' lines are comments); 0, or -1
+ * at a line that names no run of the plan. */
+static int read_runs(plan_t *pl, FILE *f)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
     char line[2048];
     int rc = 0;
     while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#' || line[0] == '\n')
+            continue;
         metrics_t m;
         memset(&m, 0, sizeof m);
         size_t r;
@@ -161,15 +167,71 @@ static int read_item_results(plan_t *pl, const char *path)
         pl->runs[r].m = m;
         pl->runs[r].done = 1;
     }
+    return rc;
+}
+
+static int read_item_results(plan_t *pl, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    int rc = read_runs(pl, f);
     fclose(f);
     return rc;
 }
 
+int write_shard(const plan_t *pl, const char *study, unsigned shard, unsigned nshards, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "# etm-whatif shard %u/%u of %s: %zu runs in the plan\n", shard, nshards, study, pl->nruns);
+    for (size_t r = 0; r < pl->nruns; r++)
+        if (pl->runs[r].done)
+            print_run(f, r, &pl->runs[r].m);
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+int read_shard(plan_t *pl, const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot read", path);
+        return -1;
+    }
+    char head[512];
+    size_t nruns = 0;
+    const char *p = fgets(head, sizeof head, f) ? strstr(head, ": ") : NULL;
+    if (!p || strncmp(head, "# etm-whatif shard ", 19) || sscanf(p, ": %zu runs", &nruns) != 1 ||
+        nruns != pl->nruns) {
+        snprintf(err, errlen, "%s: not a shard of this study (%zu runs in its plan, %zu here)", path, nruns,
+                 pl->nruns);
+        fclose(f);
+        return -1;
+    }
+    int rc = read_runs(pl, f);
+    fclose(f);
+    if (rc)
+        snprintf(err, errlen, "%s: a line names no run of this study", path);
+    return rc;
+}
+
 /* Run every item in up to `jobs` worker processes. */
-int run_all(const study_t *st, plan_t *pl, const char *workdir, unsigned jobs, int quiet)
+int run_all(const study_t *st, plan_t *pl, const char *workdir, unsigned jobs, int quiet, unsigned shard,
+            unsigned nshards)
 {
     size_t nitems;
     item_t *items = make_items(st, pl, &nitems);
+    /* A shard runs every nshards-th work item, from its own. */
+    unsigned char *want = (unsigned char *)xcalloc(pl->nruns ? pl->nruns : 1, 1);
+    size_t kept = 0;
+    for (size_t k = 0; k < nitems; k++)
+        if (nshards <= 1 || k % nshards == shard) {
+            for (size_t i = 0; i < items[k].n; i++)
+                want[items[k].runs[i]] = 1;
+            items[kept++] = items[k];
+        }
+    nitems = kept;
     pid_t *pids = (pid_t *)xcalloc(jobs, sizeof *pids);
     size_t *which = (size_t *)xcalloc(jobs, sizeof *which);
     size_t next = 0, done = 0;
@@ -230,7 +292,8 @@ int run_all(const study_t *st, plan_t *pl, const char *workdir, unsigned jobs, i
     free(which);
     free(items);
     for (size_t r = 0; !failed && r < pl->nruns; r++)
-        if (!pl->runs[r].done)
+        if (want[r] && !pl->runs[r].done)
             failed = 1;
+    free(want);
     return failed ? -1 : 0;
 }

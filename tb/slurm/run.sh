@@ -5,7 +5,8 @@
 # writes a munge key and a slurm.conf into WORK_DIR, starts munged, slurmctld
 # and slurmd (controller and one node on localhost, every file and port its
 # own), runs the long lockstep regression as a four-shard job array with a few
-# thousand cycles, checks the merged result, and shuts everything down again,
+# thousand cycles and the quick what-if study as three shards, checks the
+# merged results (the study's against one run's), and shuts everything down again,
 # leaving nothing running. Needs root (the daemons run as root here) and
 # Debian's slurmctld, slurmd, slurm-client and munge: exit 77 (skipped) without.
 set -euo pipefail
@@ -99,9 +100,23 @@ assert m["cycles"] >= 4000 * m["configurations"] // 4 * 0.9, m
 print("merged:", m["configurations"], "configuration runs,", m["cycles"], "cycles,", m["mismatches"], "mismatches")
 PY
 for i in 0 1 2 3; do
-  grep -q "shard $i/4 on" "$work/out/shard-$i.log" || fail "shard $i did not run as an array task"
+  grep -q "shard $i/4 of cosim on" "$work/out/shard-$i.log" || fail "shard $i did not run as an array task"
+done
+
+# A what-if study as a job array of three shards, merged: the results of one
+# run on this machine.
+mkdir -p "$work/whatif"
+cp "$src/studies/default/area-area.txt" "$work/whatif/" 2>/dev/null || true
+bash "$src/scripts/slurm-whatif" "$src/studies/quick.study" --shards 3 --out "$work/whatif" --build "$build" ||
+  { tail -20 "$work"/whatif/shard-*.log 2>/dev/null; fail "scripts/slurm-whatif"; }
+mkdir -p "$work/whatif/report" "$work/local"
+"$build/studies/etm-whatif" "$src/studies/quick.study" -o "$work/local" -j 2 --quiet --no-plots
+cmp "$work/local/results.csv" "$work/whatif/report/results.csv" || fail "the sharded study's results differ from one run's"
+[ -s "$work/whatif/report/report.md" ] || fail "the sharded study wrote no report"
+for i in 0 1 2; do
+  grep -q "shard $i/3 of whatif on" "$work/whatif/shard-$i.log" || fail "what-if shard $i did not run as an array task"
 done
 trap - EXIT
 stop_all
 if daemons; then fail "something of the cluster is still running (above)"; fi
-echo "slurm test: four shards ran as a job array, merged, nothing left running"
+echo "slurm test: the regression's four shards and the study's three ran as job arrays, merged; nothing left running"
