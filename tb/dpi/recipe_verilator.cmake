@@ -11,7 +11,7 @@ endforeach()
 execute_process(
   COMMAND ${VERILATOR} --binary --timing --top-module tb_etm +incdir+tb/dpi
           tb/dpi/etm_dpi_pkg.sv tb/dpi/etm_scoreboard.sv -F rtl/etm.f tb/dpi/example/tb_etm.sv
-          ${TOP}/tb/dpi/etm_dpi.c -CFLAGS ${inc} -LDFLAGS ${LIBETM} --Mdir ${WORK}/obj_dir
+          ${TOP}/tb/dpi/etm_dpi.c -CFLAGS ${inc} -LDFLAGS "${LIBETM} -lz -lm" --Mdir ${WORK}/obj_dir
   WORKING_DIRECTORY ${TOP} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "the documented verilator command failed (${rc}):\n${err}")
