@@ -1,5 +1,6 @@
 /* etm.c - the model's top level: one etm_step = one rising clock edge through
  * the stages check, frontend, filter, pheader/packet and fifo. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +10,8 @@
 #include "util.h"
 
 #define MAX_RULES_KEPT 8
+
+#define RP_MAX_STATS 6 /* the repeat path's statistics a cycle may move */
 
 struct etm_ctx {
     etm_config_t cfg;  /* the registers as they stand (the programmer's model writes them) */
@@ -29,8 +32,37 @@ struct etm_ctx {
     int owned;     /* allocated by etm_create */
     int watch;     /* etm_watch_create: the stages up to the filter only */
     etm_in_t idle_in; /* all zero: a cycle with no core activity */
+    /* The repeat path (docs/performance.md, "The repeat path"). */
+    uint8_t rp_on;      /* the state is a fixed point of rp_in: the next cycle with rp_in gives rp_out */
+    uint8_t rp_off;     /* etm_set_repeat_path(ctx, 0) */
+    uint8_t rp_have;    /* rp_in holds the last cycle's inputs (it had no instruction, no APB access) */
+    uint8_t rp_run;     /*   the cycles before it with the same (up to RP_TRY_AFTER) */
+    uint8_t rp_wait;    /* cycles before the next try, */
+    uint8_t rp_backoff; /*   and the wait after a try that fails */
+    uint8_t rp_ncount;  /* counters the cycle moves by one (RP_*) */
+    uint8_t rp_count_k[4];
+    uint32_t rp_budget; /* cycles it may repeat before one of them reaches its limit */
+    uint8_t rp_nst;     /* statistics it moves: which (a uint64_t's index), */
+    uint8_t rp_st_idx[RP_MAX_STATS];
+    uint64_t rp_st_add[RP_MAX_STATS]; /*   by how much */
+    uint64_t rp_count;  /* cycles it gave */
+    etm_in_t rp_in;     /* the last cycle's inputs, if rp_have */
+    etm_out_t rp_out;   /* what they gave, once rp_on */
     fifo_state_t fifo; /* last: the largest */
 };
+
+/* What a cycle may change, less the FIFO's store (written only where its level
+ * or read pointer moves, which the header holds). */
+typedef struct rp_snap {
+    regs_state_t rg;
+    etm_check_t chk;
+    filter_state_t flt;
+    packet_state_t pk;
+    etm_stats_t st;
+    int end_wait;
+    uint8_t fifo[offsetof(fifo_state_t, mem)];
+    pipestat_state_t ps;
+} rp_snap_t;
 
 static const char *const pkt_names[ETM_PKT_ALL_COUNT] = {
     "P-header format 1", "P-header format 2", "P-header format 3", "P-header format 4",
@@ -214,6 +246,7 @@ etm_err_t etm_ctx_init(etm_ctx_t *ctx, const etm_config_t *cfg, etm_diag_t *diag
     ctx->cfg0 = *cfg;
     ctx->owned = 0;
     ctx->watch = 0;
+    ctx->rp_off = 0;
     etm_reset(ctx);
     return ETM_OK;
 }
@@ -267,6 +300,9 @@ void etm_destroy(etm_ctx_t *ctx)
 
 void etm_reset(etm_ctx_t *ctx)
 {
+    ctx->rp_on = ctx->rp_have = ctx->rp_run = ctx->rp_wait = ctx->rp_backoff = 0;
+    ctx->rp_count = 0;
+    memset(&ctx->rp_in, 0, sizeof ctx->rp_in);
     ctx->cfg = ctx->cfg0;
     ctx->last_mask = 0;
     unsigned version = 0;
@@ -299,6 +335,9 @@ unsigned etm_last_rules(const etm_ctx_t *ctx, etm_rule_t *rules, unsigned max)
 
 static void clear_out(etm_out_t *out) { memset(out, 0, sizeof *out); }
 
+/* Anything that changes the state outside etm_step ends a fixed point. */
+static void rp_leave(etm_ctx_t *ctx) { ctx->rp_on = 0; }
+
 /* FIFOFULL after the cycle: fewer than ETMFFLR bytes free (ETMCR[7]). */
 static void fifofull(etm_ctx_t *ctx, etm_out_t *out)
 {
@@ -314,6 +353,7 @@ unsigned etm_port_take(etm_ctx_t *ctx, uint8_t *buf, unsigned max)
 {
     if (!ctx->mode.v3 || ctx->mode.port_bytes)
         return 0;
+    rp_leave(ctx);
     unsigned n = etm_fifo_take(&ctx->fifo, buf, max);
     ctx->st.port_bytes += n;
     if (ctx->end_wait && n) {
@@ -583,11 +623,237 @@ static unsigned edge_begin(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out, r
     return nr;
 }
 
+/* ---- The repeat path ----------------------------------------------------------------------------
+ * etm_step is a function of the state and the inputs. When a cycle leaves the
+ * state as it found it, but for counters that nothing in such a cycle reads,
+ * and the next cycle's inputs are the same bytes, that cycle does exactly the
+ * same again: the repeat path gives the stored outputs and moves the counters
+ * on, without running the stages. Idle stretches (WFI, stalls, an empty FIFO)
+ * are such cycles. A cycle is tried as a fixed point when its inputs equal the
+ * last cycle's and it has no APB access and no data value (the interface check
+ * reads its cycle number only for a value). A try that fails waits 1, 3, 7 ...
+ * 63 cycles before the next.
+ *
+ * The counters: the statistics (written, never read, by the stages), the
+ * interface check's cycle number, and four that a cycle may move by one:
+ *   - the packet stage's cycle count, read only for an I-sync's count (an
+ *     I-sync's bytes would move the FIFO: no fixed point sends one);
+ *   - the run of idle cycles not yet sent (cycle-accurate), read by an idle
+ *     cycle only as 0 or full: it may move from 1 on;
+ *   - the ETMv1 cycles since a full branch address, read only for a branch
+ *     status, whose bytes would move the FIFO;
+ *   - the ETMv3.0 cycles since an A-sync, read as having reached ETMSYNCFR:
+ *     it may move while it stays below (or once the sync is due).
+ * A counter that moved leaves the repeat path at its limit. */
+
+enum { RP_WTOTAL, RP_WRUN, RP_SINCE_FULL, RP_SYNC, RP_NCOUNT };
+#define RP_LIMIT 0xFFFFFFF0u
+
+static void rp_counters(packet_state_t *pk, pipestat_state_t *ps, uint32_t *c[RP_NCOUNT])
+{
+    c[RP_WTOTAL] = &pk->wtotal_q;
+    c[RP_WRUN] = &pk->ph.wrun_q;
+    c[RP_SINCE_FULL] = &ps->since_full_q;
+    c[RP_SYNC] = &pk->sync_count_q;
+}
+
+/* The highest value counter k may have before a repeated cycle moves it from
+ * `before` (0: it may not move). */
+static uint32_t rp_limit(const etm_ctx_t *ctx, unsigned k, uint32_t before)
+{
+    switch (k) {
+    case RP_WRUN:
+        return before ? RP_LIMIT : 0;
+    case RP_SYNC:
+        return ctx->pk.sync_due_q || ctx->mode.sync_period < 2 ? RP_LIMIT : ctx->mode.sync_period - 2;
+    default:
+        return RP_LIMIT;
+    }
+}
+
+static void rp_take(const etm_ctx_t *ctx, rp_snap_t *s)
+{
+    memcpy(&s->rg, &ctx->rg, sizeof s->rg);
+    memcpy(&s->chk, &ctx->chk, sizeof s->chk);
+    memcpy(&s->flt, &ctx->flt, sizeof s->flt);
+    memcpy(&s->pk, &ctx->pk, sizeof s->pk);
+    memcpy(&s->st, &ctx->st, sizeof s->st);
+    s->end_wait = ctx->end_wait;
+    memcpy(s->fifo, &ctx->fifo, sizeof s->fifo);
+    if (!ctx->mode.v3)
+        memcpy(&s->ps, &ctx->ps, sizeof s->ps);
+    else /* ETMv3 leaves the ETMv1 stage alone */
+        s->ps.since_full_q = ctx->ps.since_full_q;
+}
+
+static int rp_same(const etm_ctx_t *ctx, const rp_snap_t *s)
+{
+    return !memcmp(&s->rg, &ctx->rg, sizeof s->rg) && !memcmp(&s->chk, &ctx->chk, sizeof s->chk) &&
+           !memcmp(&s->flt, &ctx->flt, sizeof s->flt) && !memcmp(&s->pk, &ctx->pk, sizeof s->pk) &&
+           s->end_wait == ctx->end_wait && !memcmp(s->fifo, &ctx->fifo, sizeof s->fifo) &&
+           (ctx->mode.v3 ? s->ps.since_full_q == ctx->ps.since_full_q : !memcmp(&s->ps, &ctx->ps, sizeof s->ps));
+}
+
+/* The same inputs, byte for byte (padding included: a difference there only
+ * costs a repeat). Inline: a call to memcmp costs as much as the rest of a
+ * repeated cycle. */
+static inline int rp_same_in(const etm_in_t *a, const etm_in_t *b)
+{
+    const unsigned char *x = (const unsigned char *)a, *y = (const unsigned char *)b;
+    uint64_t d = 0, u, v;
+#define RP_WORD(i)                                                                                                    \
+    do {                                                                                                              \
+        memcpy(&u, x + 8 * (i), 8);                                                                                   \
+        memcpy(&v, y + 8 * (i), 8);                                                                                   \
+        d |= u ^ v;                                                                                                   \
+    } while (0)
+    if (sizeof *a == 72) { /* unrolled for the record as it is */
+        RP_WORD(0); RP_WORD(1); RP_WORD(2); RP_WORD(3); RP_WORD(4); RP_WORD(5); RP_WORD(6); RP_WORD(7); RP_WORD(8);
+        return d == 0;
+    }
+#undef RP_WORD
+    return !memcmp(a, b, sizeof *a);
+}
+
+/* Is this cycle tried as a fixed point? Only a cycle without an instruction or
+ * an APB access is (an instruction traced moves the trace; one not traced
+ * repeats only in a loop of one instruction), and only the third of the same
+ * inputs in a row: tries cost, and most runs of idle cycles among
+ * instructions are one or two cycles long. */
+#define RP_TRY_AFTER 2
+static int rp_try(etm_ctx_t *ctx, const etm_in_t *in)
+{
+    if (ctx->rp_off || ctx->watch || ctx->rp_run < RP_TRY_AFTER)
+        return 0;
+    if (ctx->rp_wait) {
+        ctx->rp_wait--;
+        return 0;
+    }
+    return ETM_DDCTL_SLOT(in->ddctl) == 0;
+}
+
+/* Was the cycle just modelled a fixed point but for its counters? s: the
+ * state before it. */
+static void rp_judge(etm_ctx_t *ctx, rp_snap_t *s, etm_err_t e, const etm_out_t *out)
+{
+    uint32_t *now[RP_NCOUNT], *was[RP_NCOUNT];
+    rp_counters(&ctx->pk, &ctx->ps, now);
+    rp_counters(&s->pk, &s->ps, was);
+    ctx->rp_ncount = 0;
+    ctx->rp_budget = 0xFFFFFFFFu;
+    for (unsigned k = 0; k < RP_NCOUNT; k++) {
+        uint32_t limit = rp_limit(ctx, k, *was[k]);
+        if (*now[k] != *was[k] + 1 || !limit || *was[k] > limit)
+            continue; /* it did not move by one, or may not: the state differs */
+        ctx->rp_count_k[ctx->rp_ncount++] = (uint8_t)k;
+        uint32_t budget = *now[k] < limit ? limit - *now[k] : 0;
+        ctx->rp_budget = budget < ctx->rp_budget ? budget : ctx->rp_budget;
+        ++*was[k];
+    }
+    s->chk.cycle++;
+    /* The statistics that moved, and by how much: commonly the cycles alone. */
+    unsigned nst = 0;
+    s->st.cycles++;
+    if (!memcmp(&s->st, &ctx->st, sizeof s->st)) {
+        ctx->rp_st_idx[nst] = offsetof(etm_stats_t, cycles) / sizeof(uint64_t);
+        ctx->rp_st_add[nst++] = 1;
+    } else {
+        s->st.cycles--;
+        const uint64_t *sn = (const uint64_t *)(const void *)&ctx->st, *sw = (const uint64_t *)(const void *)&s->st;
+        for (unsigned i = 0; i < sizeof s->st / sizeof(uint64_t); i++) {
+            if (sn[i] == sw[i])
+                continue;
+            if (nst == RP_MAX_STATS) {
+                e = ETM_ERR_INTERNAL; /* not tried again: too many */
+                break;
+            }
+            ctx->rp_st_idx[nst] = (uint8_t)i;
+            ctx->rp_st_add[nst++] = sn[i] - sw[i];
+        }
+    }
+    ctx->rp_nst = (uint8_t)nst;
+    if (e == ETM_OK && rp_same(ctx, s)) {
+        ctx->rp_on = 1;
+        ctx->rp_out = *out;
+        ctx->rp_backoff = 0;
+    } else {
+        ctx->rp_wait = ctx->rp_backoff;
+        ctx->rp_backoff = (uint8_t)(ctx->rp_backoff < 32 ? 2 * ctx->rp_backoff + 1 : 63);
+    }
+}
+
+/* A repeated cycle: 0 when a counter has reached its limit (the cycle is then
+ * modelled in full). */
+static int rp_repeat(etm_ctx_t *ctx, etm_out_t *out)
+{
+    if (!ctx->rp_budget)
+        return 0;
+    ctx->rp_budget--;
+    uint32_t *c[RP_NCOUNT];
+    rp_counters(&ctx->pk, &ctx->ps, c);
+    for (unsigned i = 0; i < ctx->rp_ncount; i++)
+        ++*c[ctx->rp_count_k[i]];
+    ctx->chk.cycle++;
+    uint64_t *st = (uint64_t *)(void *)&ctx->st;
+    for (unsigned i = 0; i < ctx->rp_nst; i++)
+        st[ctx->rp_st_idx[i]] += ctx->rp_st_add[i];
+    ctx->rp_count++;
+    *out = ctx->rp_out;
+    return 1;
+}
+
+void etm_set_repeat_path(etm_ctx_t *ctx, int on)
+{
+    ctx->rp_off = (uint8_t)!on;
+    ctx->rp_on = 0;
+}
+
+uint64_t etm_repeated_cycles(const etm_ctx_t *ctx) { return ctx->rp_count; }
+
+static etm_err_t step_edge(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out);
+
+/* A cycle that is not repeated: every stage runs, and the cycle may be tried
+ * as a fixed point. Kept out of etm_step so that a repeated cycle needs no
+ * stack frame. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static etm_err_t step_full(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
+{
+    if (ctx->ended) {
+        clear_out(out);
+        return ETM_ERR_STATE;
+    }
+    rp_snap_t snap;
+    int quiet = !in->ivalid && !in->psel;
+    int same = quiet && ctx->rp_have && rp_same_in(in, &ctx->rp_in);
+    ctx->rp_run = (uint8_t)(same ? ctx->rp_run + (ctx->rp_run < RP_TRY_AFTER) : 0);
+    int tried = same && rp_try(ctx, in);
+    if (tried)
+        rp_take(ctx, &snap);
+    etm_err_t e = step_edge(ctx, in, out);
+    if (tried)
+        rp_judge(ctx, &snap, e, out);
+    ctx->rp_have = (uint8_t)quiet;
+    if (quiet && !same)
+        memcpy(&ctx->rp_in, in, sizeof *in);
+    return e;
+}
+
 etm_err_t etm_step(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
 {
+    if (ctx->rp_on) {
+        if (rp_same_in(in, &ctx->rp_in) && rp_repeat(ctx, out))
+            return ETM_OK;
+        ctx->rp_on = 0;
+    }
+    return step_full(ctx, in, out);
+}
+
+/* One edge through every stage. */
+static etm_err_t step_edge(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
+{
     clear_out(out);
-    if (ctx->ended)
-        return ETM_ERR_STATE;
     regs_access_t acc;
     unsigned nr = edge_begin(ctx, in, out, &acc);
     if (in->ivalid)
@@ -666,6 +932,7 @@ static etm_err_t end_try(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
 
 etm_err_t etm_end(etm_ctx_t *ctx)
 {
+    rp_leave(ctx);
     if (ctx->ended)
         return ETM_ERR_STATE;
     if (!ctx->mode.v3) {
@@ -682,6 +949,7 @@ etm_err_t etm_end(etm_ctx_t *ctx)
 
 etm_err_t etm_drain_in(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
 {
+    rp_leave(ctx);
     clear_out(out);
     out->pready = 1;
     if (!ctx->mode.v3) {

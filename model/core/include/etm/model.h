@@ -129,6 +129,15 @@ etm_err_t etm_model_supports(const etm_config_t *cfg, etm_diag_t *diag);
  * bug: the cycle is treated as an overflow, counted in internal_errors). */
 etm_err_t etm_step(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out);
 
+/* The repeat path (on by default): a cycle whose inputs are the same bytes as
+ * the last cycle's, from a state that cycle left unchanged (but for the cycle
+ * counters), gives the same outputs without running the stages. Outputs,
+ * statistics and state are the same either way (docs/performance.md); off
+ * serves to measure it and to prove that. */
+void etm_set_repeat_path(etm_ctx_t *ctx, int on);
+/* Cycles the repeat path gave since the instance was made or reset. */
+uint64_t etm_repeated_cycles(const etm_ctx_t *ctx);
+
 /* Rules broken in the last cycle: writes up to max, returns how many. */
 unsigned etm_last_rules(const etm_ctx_t *ctx, etm_rule_t *rules, unsigned max);
 

@@ -1,0 +1,202 @@
+/* test_repeat.c - the repeat path of etm_step changes nothing: two instances
+ * of every preset, one with the path (the default) and one without it, step
+ * the same generated stimulus (idle stretches, ATB back-pressure, data,
+ * triggers, reprogramming through the APB, an external port taken between
+ * cycles, a reset half way); every cycle's return value, outputs and rules, the
+ * statistics, the FIFO level and the untraced-overflow flag must agree, and at
+ * the end every register reads the same and the drained trace is the same.
+ * The path must also be taken: idle stimulus repeats most of its cycles. */
+#include <stdlib.h>
+
+#include "etm/etm.h"
+#include "test.h"
+
+enum { CYCLES = 30000 };
+
+typedef struct variant {
+    const char *name;
+    unsigned sleep, atb_stall, atb_burst, stall_pct, irq_period;
+    int data, triggers, cycle_accurate, external_port, reprogram, reset;
+} variant_t;
+
+static const variant_t variants[] = {
+    { "idle", 60, 0, 1, 10, 300, 0, 0, 0, 0, 0, 0 },
+    { "idle, cycle-accurate", 60, 0, 1, 10, 300, 0, 0, 1, 0, 0, 0 },
+    { "idle, bursty ATREADY", 60, 40, 16, 10, 300, 0, 0, 0, 0, 0, 0 },
+    { "stalls, triggers", 20, 0, 1, 60, 100, 0, 1, 0, 0, 0, 0 },
+    { "data", 40, 10, 4, 10, 300, 1, 0, 0, 0, 0, 0 },
+    { "external port", 60, 0, 1, 10, 300, 0, 0, 0, 1, 0, 0 },
+    { "reprogrammed, reset", 60, 0, 1, 10, 300, 0, 0, 0, 0, 1, 1 },
+};
+
+static unsigned long long repeated_total, cycles_total;
+
+static void same_out(const etm_out_t *a, const etm_out_t *b, const char *what, unsigned long cyc)
+{
+    for (size_t i = 0; i < etm_out_signal_count; i++) {
+        const etm_signal_t *s = &etm_out_signals[i];
+        if (s->kind == ETM_SIG_BYTES) {
+            int same = a->v3_count == b->v3_count && !memcmp(a->v3_bytes, b->v3_bytes, a->v3_count);
+            if (!same)
+                fprintf(stderr, "%s, cycle %lu: port bytes differ (%u, %u)\n", what, cyc, a->v3_count, b->v3_count);
+            CHECK(same);
+        } else if (etm_signal_get(s, a) != etm_signal_get(s, b)) {
+            fprintf(stderr, "%s, cycle %lu: %s %llx with the repeat path, %llx without\n", what, cyc, s->name,
+                    (unsigned long long)etm_signal_get(s, a), (unsigned long long)etm_signal_get(s, b));
+            CHECK(0);
+        }
+    }
+}
+
+static int same_state(etm_ctx_t *a, etm_ctx_t *b, const char *what, unsigned long cyc)
+{
+    int ok = !memcmp(etm_get_stats(a), etm_get_stats(b), sizeof(etm_stats_t)) &&
+             etm_last_rule_mask(a) == etm_last_rule_mask(b) && etm_fifo_level(a) == etm_fifo_level(b) &&
+             etm_untraced_overflow(a) == etm_untraced_overflow(b);
+    if (!ok)
+        fprintf(stderr, "%s, cycle %lu: statistics, rules, FIFO level or ETMSR[0] differ\n", what, cyc);
+    CHECK(ok);
+    return ok;
+}
+
+static void run(const char *preset, const variant_t *v)
+{
+    char what[160];
+    snprintf(what, sizeof what, "%s, %s", preset, v->name);
+    etm_config_t cfg;
+    etm_diag_t d;
+    CHECK_EQ(etm_config_preset(&cfg, preset), ETM_OK);
+    if (v->cycle_accurate)
+        cfg.etmcr |= 1u << 12;
+    if (v->data)
+        cfg.etmcr |= 3u << 2;
+    if (v->external_port)
+        cfg.port_bytes = 0;
+    etm_ctx_t *a = NULL, *b = NULL;
+    if (etm_create(&a, &cfg, &d) != ETM_OK)
+        return; /* the part does not have it (an ETMv1 port with PORT_BYTES 0, ETM-M3 cycle accuracy ...) */
+    CHECK_EQ(etm_create(&b, &cfg, &d), ETM_OK);
+    etm_set_repeat_path(b, 0);
+
+    etm_gen_params_t gp;
+    etm_gen_params_default(&gp);
+    gp.seed = 7 + (uint64_t)(v - variants);
+    gp.sleep_pct = v->sleep;
+    gp.atb_stall_pct = v->atb_stall;
+    gp.atb_burst = v->atb_burst;
+    gp.stall_pct = v->stall_pct;
+    gp.irq_period = v->irq_period;
+    gp.data = v->data;
+    gp.triggers = v->triggers;
+    gp.max_intnum = 79;
+    etm_gen_t *g = NULL;
+    CHECK_EQ(etm_gen_create(&g, &gp, &d), ETM_OK);
+    if (!g) {
+        etm_destroy(a);
+        etm_destroy(b);
+        return;
+    }
+    etm_apb_op_t ops[ETM_PROGRAM_MAX_OPS];
+    etm_apb_driver_t drv;
+    memset(&drv, 0, sizeof drv);
+    int programming = 0;
+    unsigned long rep0 = 0;
+    for (unsigned long cyc = 0; cyc < CYCLES; cyc++) {
+        etm_in_t in;
+        etm_gen_next(g, &in, NULL);
+        if (v->reprogram && cyc % 7000 == 3000 && !programming) {
+            size_t n = etm_program_ops(etm_get_config(a), etm_get_config(a), ops, ETM_PROGRAM_MAX_OPS);
+            CHECK(n > 0);
+            etm_apb_driver_start(&drv, ops, n);
+            programming = 1;
+        }
+        if (programming)
+            etm_apb_drive(&drv, &in);
+        if (v->reset && cyc == CYCLES / 2) {
+            etm_reset(a);
+            etm_reset(b);
+        }
+        etm_out_t oa, ob;
+        etm_err_t ea = etm_step(a, &in, &oa), eb = etm_step(b, &in, &ob);
+        if (ea != eb)
+            fprintf(stderr, "%s, cycle %lu: etm_step returned %d with the repeat path, %d without\n", what, cyc,
+                    (int)ea, (int)eb);
+        CHECK_EQ(ea, eb);
+        same_out(&oa, &ob, what, cyc);
+        if (programming) {
+            etm_apb_observe(&drv, &oa);
+            programming = etm_apb_busy(&drv);
+        }
+        if (v->external_port && cyc % 3 == 0) {
+            uint8_t ba[64], bb[64];
+            unsigned na = etm_port_take(a, ba, 5), nb = etm_port_take(b, bb, 5);
+            CHECK(na == nb && !memcmp(ba, bb, na));
+        }
+        if (!same_state(a, b, what, cyc))
+            break;
+    }
+    rep0 = (unsigned long)etm_repeated_cycles(a);
+    CHECK_EQ(etm_repeated_cycles(b), 0);
+    CHECK_EQ(etm_end(a), etm_end(b));
+    for (int k = 0; k < 100000; k++) {
+        etm_out_t oa, ob;
+        etm_err_t ea = etm_drain(a, &oa), eb = etm_drain(b, &ob);
+        CHECK_EQ(ea, eb);
+        same_out(&oa, &ob, what, CYCLES + (unsigned long)k);
+        if (ea != ETM_OK)
+            break;
+    }
+    if (v->external_port) {
+        uint8_t ba[4096], bb[4096];
+        unsigned na = etm_port_take(a, ba, sizeof ba), nb = etm_port_take(b, bb, sizeof bb);
+        CHECK(na == nb && !memcmp(ba, bb, na));
+    }
+    same_state(a, b, what, CYCLES);
+    for (unsigned off = 0; off < 0x1000; off += 4)
+        for (int dbg = 0; dbg < 2; dbg++)
+            if (etm_reg_peek(a, off, dbg) != etm_reg_peek(b, off, dbg)) {
+                fprintf(stderr, "%s: register 0x%03x reads differently\n", what, off);
+                CHECK(0);
+            }
+    /* Idle stretches of 60 per mille of instructions are most of the cycles. */
+    if (v->sleep >= 60 && !v->atb_stall && (rep0 <= CYCLES / 4 || getenv("REPEAT_VERBOSE")))
+        fprintf(stderr, "%s: %lu of %u repeated\n", what, rep0, (unsigned)CYCLES);
+    if (v->sleep >= 60 && !v->atb_stall)
+        CHECK(rep0 > CYCLES / 4);
+    repeated_total += rep0;
+    cycles_total += CYCLES;
+    etm_gen_free(g);
+    etm_destroy(a);
+    etm_destroy(b);
+}
+
+int main(void)
+{
+    for (size_t p = 0; etm_config_preset_names[p]; p++)
+        for (size_t k = 0; k < sizeof variants / sizeof variants[0]; k++)
+            run(etm_config_preset_names[p], &variants[k]);
+    /* Repeating one cycle is not a fixed point when the FIFO has bytes to move. */
+    etm_config_t cfg;
+    etm_diag_t d;
+    CHECK_EQ(etm_config_preset(&cfg, "etm-m3"), ETM_OK);
+    cfg.port_bytes = 1;
+    etm_ctx_t *e = NULL;
+    CHECK_EQ(etm_create(&e, &cfg, &d), ETM_OK);
+    etm_in_t in, idle;
+    memset(&in, 0, sizeof in);
+    memset(&idle, 0, sizeof idle);
+    in.ivalid = 1;
+    in.ia = 0x100;
+    etm_out_t o;
+    etm_step(e, &in, &o); /* A-sync and I-sync: 12 bytes leave one a cycle */
+    unsigned left = 0;
+    for (int k = 0; k < 20; k++) {
+        etm_step(e, &idle, &o);
+        left += o.v3_count;
+    }
+    CHECK_EQ(left, 12);
+    CHECK(etm_repeated_cycles(e) > 0 && etm_repeated_cycles(e) < 20 - 12);
+    etm_destroy(e);
+    printf("repeat path: %llu of %llu cycles repeated\n", repeated_total, cycles_total);
+    return test_report("repeat");
+}
