@@ -7,7 +7,10 @@
  *   - a cycle's buffer bound holds (etm_step never returns ETM_ERR_INTERNAL);
  *   - at most the port's width of bytes leaves per cycle;
  *   - ETMv3: every byte that leaves the port parses (the project's decoder, no
- *     code image): no reserved header, no broken packet, ever.
+ *     code image): no reserved header, no broken packet, ever;
+ *   - the repeat path changes nothing: a twin instance without it returns the
+ *     same, gives the same outputs and the same external-port bytes every
+ *     cycle, and has the same statistics.
  * The debug APB is fuzzed too, short of writes to ETMCR (fuzz_full_record).
  * Records cost few bytes: per cycle one byte chooses an idle run, a run of
  * sequential instructions, or a full record built signal by signal from the
@@ -27,6 +30,7 @@ static int model_supports(const etm_config_t *cfg)
 
 typedef struct run {
     etm_ctx_t *etm;
+    etm_ctx_t *twin; /* the same, without the repeat path */
     const etm_config_t *cfg;
     etm_v3dec_t *dec;
     uint64_t lost;
@@ -46,6 +50,25 @@ static void encoder_fail(const run_t *r, const char *what)
                         (unsigned)etm_register_get(r->cfg, d, k));
     }
     fuzz_fail(what);
+}
+
+/* The twin's cycle (its return e2 and outputs o2) against the instance's. */
+static void check_twin(const run_t *r, etm_err_t e, const etm_out_t *out, etm_err_t e2, const etm_out_t *o2)
+{
+    if (e != e2)
+        encoder_fail(r, "the repeat path changed etm_step's return value");
+    for (size_t i = 0; i < etm_out_signal_count; i++) {
+        const etm_signal_t *s = &etm_out_signals[i];
+        int same = s->kind == ETM_SIG_BYTES
+                       ? out->v3_count == o2->v3_count && !memcmp(out->v3_bytes, o2->v3_bytes, out->v3_count)
+                       : etm_signal_get(s, out) == etm_signal_get(s, o2);
+        if (!same) {
+            fprintf(stderr, "fuzz: %s differs\n", s->name);
+            encoder_fail(r, "the repeat path changed an output");
+        }
+    }
+    if (memcmp(etm_get_stats(r->etm), etm_get_stats(r->twin), sizeof(etm_stats_t)))
+        encoder_fail(r, "the repeat path changed the statistics");
 }
 
 static void check_cycle(run_t *r, etm_err_t e, const etm_out_t *out)
@@ -68,6 +91,9 @@ static void check_cycle(run_t *r, etm_err_t e, const etm_out_t *out)
     if (r->dec && !r->cfg->port_bytes) {
         n = etm_port_take(r->etm, r->port, sizeof r->port);
         bytes = r->port;
+        uint8_t twin[sizeof r->port];
+        if (etm_port_take(r->twin, twin, sizeof twin) != n || memcmp(twin, r->port, n))
+            encoder_fail(r, "the repeat path changed the external port's bytes");
     }
     if (r->dec && n) {
         etm_diag_t diag;
@@ -87,8 +113,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     run_t r;
     memset(&r, 0, sizeof r);
     r.cfg = &cfg;
-    if (etm_create(&r.etm, &cfg, &diag) != ETM_OK)
+    if (etm_create(&r.etm, &cfg, &diag) != ETM_OK || etm_create(&r.twin, &cfg, &diag) != ETM_OK)
         fuzz_fail("a validated configuration the model supports was refused");
+    etm_set_repeat_path(r.twin, 0);
     unsigned version = 0;
     etm_config_version(&cfg, &version, NULL);
     if (version >= ETM_V(3, 0)) {
@@ -108,18 +135,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (unsigned k = 0; k < repeat && cycles < MAX_CYCLES; k++, cycles++) {
             fuzz_vectors_write(&vec, &in);
             etm_err_t e = etm_step(r.etm, &in, &out);
+            etm_out_t o2;
+            check_twin(&r, e, &out, etm_step(r.twin, &in, &o2), &o2);
             check_cycle(&r, e, &out);
             if (sequential)
                 in.ia += 2;
         }
     }
     fuzz_vectors_close(&vec);
-    if (etm_end(r.etm) == ETM_ERR_INTERNAL)
+    etm_err_t ended = etm_end(r.etm);
+    if (ended != etm_end(r.twin))
+        fuzz_fail("the repeat path changed etm_end's return value");
+    if (ended == ETM_ERR_INTERNAL)
         fuzz_fail("the end broke the cycle buffer's bound");
     if (etm_get_stats(r.etm)->bytes_lost != r.lost)
         encoder_fail(&r, "bytes lost at the end of trace, with no cycle to signal the overflow");
     for (unsigned k = 0; k < 100000; k++) {
         etm_err_t e = etm_drain(r.etm, &out);
+        etm_out_t o2;
+        check_twin(&r, e, &out, etm_drain(r.twin, &o2), &o2);
         if (e == ETM_END)
             break;
         check_cycle(&r, e, &out);
@@ -136,5 +170,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     etm_v3dec_destroy(r.dec);
     etm_destroy(r.etm);
+    etm_destroy(r.twin);
     return 0;
 }
