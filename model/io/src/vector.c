@@ -14,8 +14,15 @@ typedef struct bincol {
     uint64_t mask;     /* the bits the value may hold */
     uint64_t inv;      /* what to XOR it with for the field (ETM_SIGF_INV) */
     uint16_t offset;   /* of the field in etm_in_t */
+    uint16_t at;       /* of the value in the record */
     uint8_t size;      /* of the field, and of the value in the record */
 } bincol_t;
+
+/* A 1-byte column (most are), compact for the common decode. */
+typedef struct bin1 {
+    uint16_t at, offset;
+    uint8_t mask, inv;
+} bin1_t;
 
 struct etm_vec_reader {
     etm_linereader_t lr;
@@ -36,6 +43,9 @@ struct etm_vec_reader {
     size_t recsize;        /* bytes of a record */
     uint64_t data_at;      /* file offset of the first record; UINT64_MAX when unknown (a pipe) */
     bincol_t bcol[ETM_VEC_MAX_COLUMNS];
+    uint8_t bsize[4][ETM_VEC_MAX_COLUMNS]; /* the columns of 1, 2, 4 and 8 bytes, */
+    uint8_t nsize[4];                       /*   how many of each */
+    bin1_t b1[ETM_VEC_MAX_COLUMNS];         /* the 1-byte columns, compact */
     unsigned char *bbuf;   /* records read ahead */
     size_t bpos, blen;
 };
@@ -191,13 +201,24 @@ static etm_err_t read_header(etm_vec_reader_t *r, etm_diag_t *diag)
             return at_line(r, diag, etm_util_fail(diag, ETM_ERR_SYNTAX,
                                                   "a binary file has no CYCLE column: its records are cycles 0, 1, ..."));
         r->recsize = 0;
+        memset(r->nsize, 0, sizeof r->nsize);
         for (size_t i = 0; i < r->ncol; i++) {
             const etm_signal_t *s = &r->table[r->col[i]];
+            unsigned cls = s->size == 1 ? 0 : s->size == 2 ? 1 : s->size == 4 ? 2 : 3;
+            r->bsize[cls][r->nsize[cls]++] = (uint8_t)i;
+            r->bcol[i].at = (uint16_t)r->recsize;
             r->recsize += s->size;
             r->bcol[i].mask = etm_signal_mask(s);
             r->bcol[i].inv = (s->flags & ETM_SIGF_INV) ? r->bcol[i].mask : 0;
             r->bcol[i].offset = s->offset;
             r->bcol[i].size = s->size;
+        }
+        for (unsigned k = 0; k < r->nsize[0]; k++) {
+            const bincol_t *c = &r->bcol[r->bsize[0][k]];
+            r->b1[k].at = c->at;
+            r->b1[k].offset = c->offset;
+            r->b1[k].mask = (uint8_t)c->mask;
+            r->b1[k].inv = (uint8_t)c->inv;
         }
         r->bbuf = (unsigned char *)malloc(BIN_BUF);
         if (!r->bbuf)
@@ -402,40 +423,58 @@ static etm_err_t read_binary(etm_vec_reader_t *r, etm_in_t *in, etm_diag_t *diag
     }
     const unsigned char *p = r->bbuf + r->bpos;
     memset(in, 0, sizeof *in);
-    size_t at = 0;
     unsigned char *field = (unsigned char *)in;
-    for (size_t i = 0; i < r->ncol; i++) {
-        const bincol_t *c = &r->bcol[i];
-        const unsigned char *q = p + at;
-        uint64_t v;
-        switch (c->size) {
-        case 1: v = q[0]; break;
-        case 2: v = (uint64_t)q[0] | (uint64_t)q[1] << 8; break;
-        case 4: v = (uint64_t)q[0] | (uint64_t)q[1] << 8 | (uint64_t)q[2] << 16 | (uint64_t)q[3] << 24; break;
-        default:
-            v = 0;
-            for (unsigned k = 0; k < 8; k++)
-                v |= (uint64_t)q[k] << (8 * k);
-            break;
-        }
-        uint64_t bad = v & ~c->mask;
-        if (bad) {
-            const etm_signal_t *s = &r->table[r->col[i]];
-            int low_only = (bad >> s->lsb) == 0; /* only bits below the signal's lsb: an odd address */
-            return at_byte(r, diag, at, etm_util_fail(diag, ETM_ERR_FIELD_WIDTH,
-                                                      "%s 0x%llx is wider than %s[%u:%u]%s", s->name,
-                                                      (unsigned long long)v, s->name, s->lsb + s->width - 1, s->lsb,
-                                                      low_only ? " (bit 0 set: the address must be even)" : ""));
-        }
+    /* The columns by size, each value checked against its width; a value too
+     * wide is reported in column order below. */
+    uint64_t bad = 0;
+    const bin1_t *b1 = r->b1; /* locals: a store through field may alias r */
+    unsigned n1 = r->nsize[0];
+    unsigned bad1 = 0;
+    for (unsigned k = 0; k < n1; k++) {
+        uint8_t v = p[b1[k].at];
+        bad1 |= v & (uint8_t)~b1[k].mask;
+        field[b1[k].offset] = (uint8_t)(v ^ b1[k].inv);
+    }
+    bad |= bad1;
+    for (unsigned k = 0; k < r->nsize[1]; k++) {
+        const bincol_t *c = &r->bcol[r->bsize[1][k]];
+        const unsigned char *q = p + c->at;
+        uint16_t v = (uint16_t)(q[0] | q[1] << 8);
+        bad |= v & ~c->mask;
+        v = (uint16_t)(v ^ c->inv);
+        memcpy(field + c->offset, &v, 2);
+    }
+    for (unsigned k = 0; k < r->nsize[2]; k++) {
+        const bincol_t *c = &r->bcol[r->bsize[2][k]];
+        const unsigned char *q = p + c->at;
+        uint32_t v = (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
+        bad |= v & ~c->mask;
+        v = (uint32_t)(v ^ c->inv);
+        memcpy(field + c->offset, &v, 4);
+    }
+    for (unsigned k = 0; k < r->nsize[3]; k++) {
+        const bincol_t *c = &r->bcol[r->bsize[3][k]];
+        uint64_t v = 0;
+        for (unsigned b = 0; b < 8; b++)
+            v |= (uint64_t)p[c->at + b] << (8 * b);
+        bad |= v & ~c->mask;
         v ^= c->inv;
-        unsigned char *f = field + c->offset;
-        switch (c->size) { /* the field's own type, so no byte order is assumed */
-        case 1: *f = (uint8_t)v; break;
-        case 2: { uint16_t x = (uint16_t)v; memcpy(f, &x, 2); break; }
-        case 4: { uint32_t x = (uint32_t)v; memcpy(f, &x, 4); break; }
-        default: memcpy(f, &v, 8); break;
-        }
-        at += c->size;
+        memcpy(field + c->offset, &v, 8);
+    }
+    for (size_t i = 0; bad && i < r->ncol; i++) {
+        const bincol_t *c = &r->bcol[i];
+        uint64_t v = 0;
+        for (unsigned b = 0; b < c->size; b++)
+            v |= (uint64_t)p[c->at + b] << (8 * b);
+        uint64_t over = v & ~c->mask;
+        if (!over)
+            continue;
+        const etm_signal_t *s = &r->table[r->col[i]];
+        int low_only = (over >> s->lsb) == 0; /* only bits below the signal's lsb: an odd address */
+        return at_byte(r, diag, c->at, etm_util_fail(diag, ETM_ERR_FIELD_WIDTH,
+                                                     "%s 0x%llx is wider than %s[%u:%u]%s", s->name,
+                                                     (unsigned long long)v, s->name, s->lsb + s->width - 1, s->lsb,
+                                                     low_only ? " (bit 0 set: the address must be even)" : ""));
     }
     r->bpos += r->recsize;
     r->cycle = r->next_cycle++;
