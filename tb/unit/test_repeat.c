@@ -88,7 +88,6 @@ static void run(const char *preset, const variant_t *v)
     gp.irq_period = v->irq_period;
     gp.data = v->data;
     gp.triggers = v->triggers;
-    gp.max_intnum = 79;
     etm_gen_t *g = NULL;
     CHECK_EQ(etm_gen_create(&g, &gp, &d), ETM_OK);
     if (!g) {
