@@ -5,10 +5,17 @@
  * cycles, a reset half way); every cycle's return value, outputs and rules, the
  * statistics, the FIFO level and the untraced-overflow flag must agree, and at
  * the end every register reads the same and the drained trace is the same.
- * The path must also be taken: idle stimulus repeats most of its cycles. */
+ * The path must also be taken: idle stimulus repeats most of its cycles.
+ * The watching instance's path (etm_watch_step, etm_watch_repeat) is held to a
+ * watching instance without it, and the scoreboard fed whole slices
+ * (etm_verify_cycles, which repeats idle runs at once) to one fed cycle by
+ * cycle, on the model's trace and on a trace with a byte taken out. */
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "etm/etm.h"
+#include "etm/verify.h"
+#include "etm/watch.h"
 #include "test.h"
 
 enum { CYCLES = 30000 };
@@ -169,8 +176,210 @@ static void run(const char *preset, const variant_t *v)
     etm_destroy(b);
 }
 
+/* Watching instances with and without the repeat path, cycle by cycle and in
+ * runs (etm_watch_repeat): the same seen records, rules and statistics. */
+static void test_watch(const char *preset, int ca)
+{
+    etm_config_t cfg;
+    etm_diag_t d;
+    CHECK_EQ(etm_config_preset(&cfg, preset), ETM_OK);
+    if (ca)
+        cfg.etmcr |= 1u << 12;
+    etm_ctx_t *a = NULL, *b = NULL;
+    CHECK_EQ(etm_watch_create(&a, &cfg, 0, &d), ETM_OK);
+    CHECK_EQ(etm_watch_create(&b, &cfg, 0, &d), ETM_OK);
+    if (!a || !b)
+        return;
+    etm_set_repeat_path(b, 0);
+    etm_gen_params_t gp;
+    etm_gen_params_default(&gp);
+    gp.sleep_pct = 200;
+    gp.seed = 11;
+    etm_gen_t *g = NULL;
+    CHECK_EQ(etm_gen_create(&g, &gp, &d), ETM_OK);
+    enum { N = 40000, SLICE = 512 };
+    etm_in_t *rec = (etm_in_t *)calloc(N, sizeof *rec);
+    for (unsigned i = 0; i < N; i++)
+        etm_gen_next(g, &rec[i], NULL);
+    etm_seen_t sa, sb;
+    memset(&sa, 0, sizeof sa);
+    unsigned long runs = 0;
+    for (unsigned i = 0; i < N;) {
+        size_t k = (i % SLICE) ? etm_watch_repeat(a, &rec[i], SLICE - i % SLICE) : 0;
+        for (size_t j = 0; j < k; j++) { /* each repeated cycle saw what the last one saw */
+            CHECK_EQ(etm_watch_step(b, &rec[i + j], &sb), ETM_OK);
+            CHECK(!memcmp(&sa, &sb, sizeof sa));
+        }
+        runs += k;
+        i += (unsigned)k;
+        if (k)
+            continue;
+        etm_err_t ea = etm_watch_step(a, &rec[i], &sa), eb = etm_watch_step(b, &rec[i], &sb);
+        CHECK_EQ(ea, eb);
+        CHECK(!memcmp(&sa, &sb, sizeof sa));
+        i++;
+    }
+    CHECK(!memcmp(etm_get_stats(a), etm_get_stats(b), sizeof(etm_stats_t)));
+    CHECK(runs > N / 2);
+    CHECK_EQ(etm_repeated_cycles(b), 0);
+    free(rec);
+    etm_gen_free(g);
+    etm_destroy(a);
+    etm_destroy(b);
+}
+
+/* The scoreboard over the model's trace of idle stimulus, fed cycle by cycle
+ * and in slices: the same result, passing; and with the byte at `cut` taken
+ * out of the trace, the same first failure. */
+static void test_verify_slices(const char *preset, int ca, size_t cut)
+{
+    etm_config_t cfg;
+    etm_diag_t d;
+    CHECK_EQ(etm_config_preset(&cfg, preset), ETM_OK);
+    if (ca)
+        cfg.etmcr |= 1u << 12;
+    etm_ctx_t *etm = NULL;
+    CHECK_EQ(etm_create(&etm, &cfg, &d), ETM_OK);
+    etm_gen_params_t gp;
+    etm_gen_params_default(&gp);
+    gp.sleep_pct = 200;
+    gp.seed = 12;
+    etm_gen_t *g = NULL;
+    CHECK_EQ(etm_gen_create(&g, &gp, &d), ETM_OK);
+    if (!etm || !g)
+        return;
+    enum { N = 60000, SLICE = 4096 };
+    etm_in_t *rec = (etm_in_t *)calloc(N, sizeof *rec);
+    uint8_t *bytes = (uint8_t *)malloc((size_t)N * 4 + 4096);
+    size_t mark[N / SLICE + 2], nb = 0;
+    etm_out_t out;
+    for (unsigned i = 0; i < N; i++) {
+        etm_gen_next(g, &rec[i], NULL);
+        etm_step(etm, &rec[i], &out);
+        memcpy(bytes + nb, out.v3_bytes, out.v3_count);
+        nb += out.v3_count;
+        if (i % SLICE == SLICE - 1 || i + 1 == N)
+            mark[i / SLICE] = nb;
+    }
+    etm_end(etm);
+    while (etm_drain(etm, &out) == ETM_OK) {
+        memcpy(bytes + nb, out.v3_bytes, out.v3_count);
+        nb += out.v3_count;
+    }
+    if (cut < nb) { /* the byte at cut taken out */
+        memmove(bytes + cut, bytes + cut + 1, nb - cut - 1);
+        nb--;
+        for (unsigned k = 0; k < N / SLICE + 1; k++)
+            if (mark[k] > cut)
+                mark[k]--;
+    }
+    etm_verify_t *v[2];
+    for (int m = 0; m < 2; m++) {
+        CHECK_EQ(etm_verify_create(&v[m], &cfg, NULL, &d), ETM_OK);
+        if (!v[m])
+            return;
+        size_t fed = 0;
+        for (unsigned i = 0; i < N; i += SLICE) {
+            unsigned n = N - i < SLICE ? N - i : SLICE;
+            if (m)
+                etm_verify_cycles(v[m], &rec[i], n);
+            else
+                for (unsigned j = 0; j < n; j++)
+                    etm_verify_cycle(v[m], &rec[i + j]);
+            etm_verify_bytes(v[m], bytes + fed, mark[i / SLICE] - fed, 0);
+            fed = mark[i / SLICE];
+        }
+        etm_verify_bytes(v[m], bytes + fed, nb - fed, 0);
+        etm_verify_end(v[m], etm_untraced_overflow(etm));
+    }
+    const etm_verify_result_t *ra = etm_verify_result(v[0]), *rb = etm_verify_result(v[1]);
+    CHECK(!memcmp(ra, rb, offsetof(etm_verify_result_t, first)));
+    CHECK_EQ(ra->cycles, (uint64_t)N);
+    CHECK_EQ(ra->failures, (uint64_t)(cut < nb + 1));
+    if (ra->failures && rb->failures) {
+        CHECK_EQ(ra->first.rule, rb->first.rule);
+        CHECK_EQ(ra->first.cycle, rb->first.cycle);
+        CHECK_EQ(ra->first.offset, rb->first.offset);
+        CHECK(!strcmp(ra->first.text, rb->first.text));
+    }
+    etm_verify_destroy(v[0]);
+    etm_verify_destroy(v[1]);
+    free(bytes);
+    free(rec);
+    etm_gen_free(g);
+    etm_destroy(etm);
+}
+
+/* etm_run_records (which repeats runs at once) against etm_step without the
+ * repeat path: the same bytes and statistics, in pieces of every size. */
+static void test_run_records(const char *preset, int ca)
+{
+    etm_config_t cfg;
+    etm_diag_t d;
+    CHECK_EQ(etm_config_preset(&cfg, preset), ETM_OK);
+    if (ca)
+        cfg.etmcr |= 1u << 12;
+    etm_ctx_t *a = NULL, *b = NULL;
+    CHECK_EQ(etm_create(&a, &cfg, &d), ETM_OK);
+    CHECK_EQ(etm_create(&b, &cfg, &d), ETM_OK);
+    etm_gen_params_t gp;
+    etm_gen_params_default(&gp);
+    gp.sleep_pct = 200;
+    gp.seed = 13;
+    etm_gen_t *g = NULL;
+    CHECK_EQ(etm_gen_create(&g, &gp, &d), ETM_OK);
+    if (!a || !b || !g)
+        return;
+    etm_set_repeat_path(b, 0);
+    enum { N = 50000 };
+    etm_in_t *rec = (etm_in_t *)calloc(N, sizeof *rec);
+    uint8_t *ba = (uint8_t *)malloc((size_t)N * 4 + 8192), *bb = (uint8_t *)malloc((size_t)N * 4 + 8192);
+    for (unsigned i = 0; i < N; i++)
+        etm_gen_next(g, &rec[i], NULL);
+    size_t na = 0, nbb = 0, done = 0, piece = 1;
+    while (done < N) {
+        size_t n = N - done < piece ? N - done : piece, got = 0, used = 0;
+        CHECK_EQ(etm_run_records(a, rec + done, n, done + n == N, ba + na, (size_t)N * 4 + 8192 - na, &got, &used),
+                 ETM_OK);
+        CHECK_EQ(used, n);
+        na += got;
+        done += n;
+        piece = piece * 3 + 1; /* 1, 4, 13, 40 ... */
+    }
+    etm_out_t out;
+    for (unsigned i = 0; i < N; i++) {
+        etm_step(b, &rec[i], &out);
+        memcpy(bb + nbb, out.v3_bytes, out.v3_count);
+        nbb += out.v3_count;
+    }
+    etm_end(b);
+    while (etm_drain(b, &out) == ETM_OK) {
+        memcpy(bb + nbb, out.v3_bytes, out.v3_count);
+        nbb += out.v3_count;
+    }
+    CHECK(na == nbb && !memcmp(ba, bb, na));
+    CHECK(!memcmp(etm_get_stats(a), etm_get_stats(b), sizeof(etm_stats_t)));
+    CHECK(etm_repeated_cycles(a) > N / 2);
+    free(ba);
+    free(bb);
+    free(rec);
+    etm_gen_free(g);
+    etm_destroy(a);
+    etm_destroy(b);
+}
+
 int main(void)
 {
+    test_run_records("etm-m3", 0);
+    test_run_records("cm3-ca-whatif", 1);
+    test_watch("etm-m3", 0);
+    test_watch("cm3-ca-whatif", 1);
+    test_watch("etmv3.0", 1);
+    test_verify_slices("etm-m3", 0, (size_t)-1);
+    test_verify_slices("cm3-ca-whatif", 1, (size_t)-1);
+    test_verify_slices("etmv3.5", 1, (size_t)-1);
+    test_verify_slices("etm-m3", 0, 700);
+    test_verify_slices("cm3-ca-whatif", 1, 1500);
     for (size_t p = 0; etm_config_preset_names[p]; p++)
         for (size_t k = 0; k < sizeof variants / sizeof variants[0]; k++)
             run(etm_config_preset_names[p], &variants[k]);

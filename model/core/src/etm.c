@@ -48,6 +48,7 @@ struct etm_ctx {
     uint64_t rp_count;  /* cycles it gave */
     etm_in_t rp_in;     /* the last cycle's inputs, if rp_have */
     etm_out_t rp_out;   /* what they gave, once rp_on */
+    etm_seen_t rp_seen; /*   (a watching instance: what it saw) */
     fifo_state_t fifo; /* last: the largest */
 };
 
@@ -723,7 +724,7 @@ static inline int rp_same_in(const etm_in_t *a, const etm_in_t *b)
 #define RP_TRY_AFTER 2
 static int rp_try(etm_ctx_t *ctx, const etm_in_t *in)
 {
-    if (ctx->rp_off || ctx->watch || ctx->rp_run < RP_TRY_AFTER)
+    if (ctx->rp_off || ctx->rp_run < RP_TRY_AFTER)
         return 0;
     if (ctx->rp_wait) {
         ctx->rp_wait--;
@@ -734,7 +735,7 @@ static int rp_try(etm_ctx_t *ctx, const etm_in_t *in)
 
 /* Was the cycle just modelled a fixed point but for its counters? s: the
  * state before it. */
-static void rp_judge(etm_ctx_t *ctx, rp_snap_t *s, etm_err_t e, const etm_out_t *out)
+static int rp_judge(etm_ctx_t *ctx, rp_snap_t *s, etm_err_t e)
 {
     uint32_t *now[RP_NCOUNT], *was[RP_NCOUNT];
     rp_counters(&ctx->pk, &ctx->ps, now);
@@ -774,31 +775,58 @@ static void rp_judge(etm_ctx_t *ctx, rp_snap_t *s, etm_err_t e, const etm_out_t 
     ctx->rp_nst = (uint8_t)nst;
     if (e == ETM_OK && rp_same(ctx, s)) {
         ctx->rp_on = 1;
-        ctx->rp_out = *out;
         ctx->rp_backoff = 0;
-    } else {
-        ctx->rp_wait = ctx->rp_backoff;
-        ctx->rp_backoff = (uint8_t)(ctx->rp_backoff < 32 ? 2 * ctx->rp_backoff + 1 : 63);
+        return 1;
     }
+    ctx->rp_wait = ctx->rp_backoff;
+    ctx->rp_backoff = (uint8_t)(ctx->rp_backoff < 32 ? 2 * ctx->rp_backoff + 1 : 63);
+    return 0;
 }
 
-/* A repeated cycle: 0 when a counter has reached its limit (the cycle is then
- * modelled in full). */
-static int rp_repeat(etm_ctx_t *ctx, etm_out_t *out)
+/* Before a cycle modelled in full: is it tried as a fixed point (the state
+ * then in snap)? *quiet and *same say what rp_after needs. */
+static int rp_before(etm_ctx_t *ctx, const etm_in_t *in, rp_snap_t *snap, int *quiet, int *same)
 {
-    if (!ctx->rp_budget)
-        return 0;
-    ctx->rp_budget--;
+    *quiet = !in->ivalid && !in->psel;
+    *same = *quiet && ctx->rp_have && rp_same_in(in, &ctx->rp_in);
+    ctx->rp_run = (uint8_t)(*same ? ctx->rp_run + (ctx->rp_run < RP_TRY_AFTER) : 0);
+    int tried = *same && rp_try(ctx, in);
+    if (tried)
+        rp_take(ctx, snap);
+    return tried;
+}
+
+/* After it: keeps the inputs for the next cycle's comparison. */
+static void rp_after(etm_ctx_t *ctx, const etm_in_t *in, int quiet, int same)
+{
+    ctx->rp_have = (uint8_t)quiet;
+    if (quiet && !same)
+        memcpy(&ctx->rp_in, in, sizeof *in);
+}
+
+/* k repeated cycles' counters (the caller gives their outputs), k at most
+ * rp_budget. */
+static inline void rp_advance(etm_ctx_t *ctx, uint32_t k)
+{
+    ctx->rp_budget -= k;
     uint32_t *c[RP_NCOUNT];
     rp_counters(&ctx->pk, &ctx->ps, c);
     for (unsigned i = 0; i < ctx->rp_ncount; i++)
-        ++*c[ctx->rp_count_k[i]];
-    ctx->chk.cycle++;
+        *c[ctx->rp_count_k[i]] += k;
+    ctx->chk.cycle += k;
     uint64_t *st = (uint64_t *)(void *)&ctx->st;
     for (unsigned i = 0; i < ctx->rp_nst; i++)
-        st[ctx->rp_st_idx[i]] += ctx->rp_st_add[i];
-    ctx->rp_count++;
-    *out = ctx->rp_out;
+        st[ctx->rp_st_idx[i]] += k * ctx->rp_st_add[i];
+    ctx->rp_count += k;
+}
+
+/* A repeated cycle's counters: 0 when a counter has reached its limit (the
+ * cycle is then modelled in full). */
+static inline int rp_repeat(etm_ctx_t *ctx)
+{
+    if (!ctx->rp_budget)
+        return 0;
+    rp_advance(ctx, 1);
     return 1;
 }
 
@@ -825,26 +853,22 @@ static etm_err_t step_full(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
         return ETM_ERR_STATE;
     }
     rp_snap_t snap;
-    int quiet = !in->ivalid && !in->psel;
-    int same = quiet && ctx->rp_have && rp_same_in(in, &ctx->rp_in);
-    ctx->rp_run = (uint8_t)(same ? ctx->rp_run + (ctx->rp_run < RP_TRY_AFTER) : 0);
-    int tried = same && rp_try(ctx, in);
-    if (tried)
-        rp_take(ctx, &snap);
+    int quiet, same;
+    int tried = rp_before(ctx, in, &snap, &quiet, &same);
     etm_err_t e = step_edge(ctx, in, out);
-    if (tried)
-        rp_judge(ctx, &snap, e, out);
-    ctx->rp_have = (uint8_t)quiet;
-    if (quiet && !same)
-        memcpy(&ctx->rp_in, in, sizeof *in);
+    if (tried && rp_judge(ctx, &snap, e))
+        ctx->rp_out = *out;
+    rp_after(ctx, in, quiet, same);
     return e;
 }
 
 etm_err_t etm_step(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
 {
     if (ctx->rp_on) {
-        if (rp_same_in(in, &ctx->rp_in) && rp_repeat(ctx, out))
+        if (rp_same_in(in, &ctx->rp_in) && rp_repeat(ctx)) {
+            *out = ctx->rp_out;
             return ETM_OK;
+        }
         ctx->rp_on = 0;
     }
     return step_full(ctx, in, out);
@@ -875,10 +899,15 @@ etm_err_t etm_watch_create(etm_ctx_t **out, const etm_config_t *cfg, int at_rese
     return e;
 }
 
-etm_err_t etm_watch_step(etm_ctx_t *ctx, const etm_in_t *in, etm_seen_t *seen)
+/* A watched cycle that is not repeated (out of line, as step_full). */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static etm_err_t watch_full(etm_ctx_t *ctx, const etm_in_t *in, etm_seen_t *seen)
 {
-    if (!ctx->watch)
-        return ETM_ERR_ARG;
+    rp_snap_t snap;
+    int quiet, same;
+    int tried = rp_before(ctx, in, &snap, &quiet, &same);
     /* etm_step's edge up to the filter, without the trace stages' bookkeeping. */
     etm_out_t out;
     out.prdata = 0;
@@ -892,7 +921,42 @@ etm_err_t etm_watch_step(etm_ctx_t *ctx, const etm_in_t *in, etm_seen_t *seen)
     watch_record(ctx, in, &fe, &fo, seen);
     if (acc.write || ctx->rg.stop_q || ctx->rg.restart_q)
         regs_edge(ctx, &acc);
-    return nr ? ETM_ERR_RULE : ETM_OK;
+    etm_err_t e = nr ? ETM_ERR_RULE : ETM_OK;
+    if (tried && rp_judge(ctx, &snap, e))
+        ctx->rp_seen = *seen;
+    rp_after(ctx, in, quiet, same);
+    return e;
+}
+
+etm_err_t etm_watch_step(etm_ctx_t *ctx, const etm_in_t *in, etm_seen_t *seen)
+{
+    if (!ctx->watch)
+        return ETM_ERR_ARG;
+    if (ctx->rp_on) { /* the repeat path, as in etm_step */
+        if (rp_same_in(in, &ctx->rp_in) && rp_repeat(ctx)) {
+            *seen = ctx->rp_seen;
+            return ETM_OK;
+        }
+        ctx->rp_on = 0;
+    }
+    return watch_full(ctx, in, seen);
+}
+
+/* The leading cycles of in[0..n-1] that the repeat path gives, at once. */
+static size_t rp_repeat_run(etm_ctx_t *ctx, const etm_in_t *in, size_t n)
+{
+    if (!ctx->rp_on)
+        return 0;
+    size_t max = n < ctx->rp_budget ? n : ctx->rp_budget, k = 0;
+    while (k < max && rp_same_in(&in[k], &ctx->rp_in))
+        k++;
+    rp_advance(ctx, (uint32_t)k);
+    return k;
+}
+
+size_t etm_watch_repeat(etm_ctx_t *ctx, const etm_in_t *in, size_t n)
+{
+    return ctx->watch ? rp_repeat_run(ctx, in, n) : 0;
 }
 
 /* etm_end's bytes (the P-headers still being gathered) into the FIFO: on the
@@ -982,6 +1046,12 @@ etm_err_t etm_run_records(etm_ctx_t *ctx, const etm_in_t *in, size_t n, int fini
     size_t nb = 0, k = 0;
     etm_err_t e = ETM_OK;
     for (; k < n && cap - nb >= ETM_MAX_PORT_BYTES; k++) {
+        if (ctx->rp_on && !ctx->rp_out.v3_count) { /* a run of repeated cycles: no bytes leave */
+            size_t r = rp_repeat_run(ctx, &in[k], n - k);
+            k += r;
+            if (r && k == n)
+                break;
+        }
         e = etm_step(ctx, &in[k], &out);
         if (e == ETM_ERR_RULE)
             e = ETM_OK;

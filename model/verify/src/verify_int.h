@@ -116,6 +116,7 @@ struct etm_verify {
     uint64_t cancel_seq;       /* ... for the instruction numbered so */
     size_t cur;                /* index (from head) of the next instruction an atom will match */
     int active;                /* the last instruction seen was traced */
+    int idle_last;             /* the last cycle had no instruction, trigger or cancel (etm_verify_cycles) */
     int last_pushed;           /* ... and is the newest item of the queue */
     uint32_t untraced_run;
     uint32_t untraced_addr[UNTRACED_KEPT];

@@ -64,6 +64,12 @@ etm_err_t etm_watch_create(etm_ctx_t **out, const etm_config_t *cfg, int at_rese
  * instance). */
 etm_err_t etm_watch_step(etm_ctx_t *ctx, const etm_in_t *in, etm_seen_t *seen);
 
+/* The cycles in[0..n-1] at once for as long as the repeat path
+ * (etm_set_repeat_path) gives them: each has the last cycle's inputs and sees
+ * what the last etm_watch_step saw. Returns how many (0: none; step the next
+ * one with etm_watch_step). */
+size_t etm_watch_repeat(etm_ctx_t *ctx, const etm_in_t *in, size_t n);
+
 #ifdef __cplusplus
 }
 #endif
