@@ -544,14 +544,16 @@ static etm_err_t trace_cycle(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
     out->trigger = fo.trigger;
     out->trace_enable = fo.trace_enable;
     out->view_data = fo.view_data;
-    ctx->st.triggers += fo.trigger;
-    ctx->st.exceptions += fe.entry && fo.trace_enable;
-    ctx->st.ss_starts += fo.ss_change & 1;
-    ctx->st.ss_stops += (fo.ss_change >> 1) & 1;
-    for (unsigned m = fo.cnt_reload; m; m &= m - 1)
-        ctx->st.counter_reloads++;
-    ctx->st.include_hits += fo.ie_hit & 1;
-    ctx->st.exclude_hits += (fo.ie_hit >> 1) & 1;
+    if (fo.trigger | fe.entry | fo.ss_change | fo.cnt_reload | fo.ie_hit) { /* most cycles have none */
+        ctx->st.triggers += fo.trigger;
+        ctx->st.exceptions += fe.entry && fo.trace_enable;
+        ctx->st.ss_starts += fo.ss_change & 1;
+        ctx->st.ss_stops += (fo.ss_change >> 1) & 1;
+        for (unsigned m = fo.cnt_reload; m; m &= m - 1)
+            ctx->st.counter_reloads++;
+        ctx->st.include_hits += fo.ie_hit & 1;
+        ctx->st.exclude_hits += (fo.ie_hit >> 1) & 1;
+    }
 
     if (!ctx->mode.v3) {
         if (ctx->rg.stop_q) {
@@ -787,7 +789,7 @@ static int rp_judge(etm_ctx_t *ctx, rp_snap_t *s, etm_err_t e)
  * then in snap)? *quiet and *same say what rp_after needs. */
 static int rp_before(etm_ctx_t *ctx, const etm_in_t *in, rp_snap_t *snap, int *quiet, int *same)
 {
-    *quiet = !in->ivalid && !in->psel;
+    *quiet = !in->ivalid && !in->psel && !ctx->rp_off;
     *same = *quiet && ctx->rp_have && rp_same_in(in, &ctx->rp_in);
     ctx->rp_run = (uint8_t)(*same ? ctx->rp_run + (ctx->rp_run < RP_TRY_AFTER) : 0);
     int tried = *same && rp_try(ctx, in);
@@ -843,10 +845,7 @@ static etm_err_t step_edge(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out);
 /* A cycle that is not repeated: every stage runs, and the cycle may be tried
  * as a fixed point. Kept out of etm_step so that a repeated cycle needs no
  * stack frame. */
-#if defined(__GNUC__)
-__attribute__((noinline))
-#endif
-static etm_err_t step_full(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
+ETM_NOINLINE static etm_err_t step_full(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
 {
     if (ctx->ended) {
         clear_out(out);
@@ -900,10 +899,7 @@ etm_err_t etm_watch_create(etm_ctx_t **out, const etm_config_t *cfg, int at_rese
 }
 
 /* A watched cycle that is not repeated (out of line, as step_full). */
-#if defined(__GNUC__)
-__attribute__((noinline))
-#endif
-static etm_err_t watch_full(etm_ctx_t *ctx, const etm_in_t *in, etm_seen_t *seen)
+ETM_NOINLINE static etm_err_t watch_full(etm_ctx_t *ctx, const etm_in_t *in, etm_seen_t *seen)
 {
     rp_snap_t snap;
     int quiet, same;

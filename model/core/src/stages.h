@@ -17,6 +17,14 @@
 #include "etm/regmap.h"
 #include "etm/signals.h"
 
+/* A path kept out of line, so that the common path beside it needs no stack
+ * frame of its own. */
+#if defined(__GNUC__)
+#define ETM_NOINLINE __attribute__((noinline))
+#else
+#define ETM_NOINLINE
+#endif
+
 /* Header codes, reasons, PIPESTAT codes and sizes: etm/consts.h (etm/consts.def). */
 
 /* ---- Version and mode, decoded once from the configuration ------------------ */
