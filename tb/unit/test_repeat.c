@@ -176,31 +176,52 @@ static void run(const char *preset, const variant_t *v)
     etm_destroy(b);
 }
 
+/* A preset, cycle-accurate if ca. */
+static etm_config_t preset_config(const char *preset, int ca)
+{
+    etm_config_t cfg;
+    CHECK_EQ(etm_config_preset(&cfg, preset), ETM_OK);
+    if (ca)
+        cfg.etmcr |= 1u << 12;
+    return cfg;
+}
+
+/* n records of generated stimulus with WFI gaps after one instruction in five. */
+static etm_in_t *idle_stimulus(uint64_t seed, size_t n)
+{
+    etm_gen_params_t gp;
+    etm_gen_params_default(&gp);
+    gp.sleep_pct = 200;
+    gp.seed = seed;
+    etm_gen_t *g = NULL;
+    etm_diag_t d;
+    etm_in_t *rec = (etm_in_t *)calloc(n, sizeof *rec);
+    CHECK_EQ(etm_gen_create(&g, &gp, &d), ETM_OK);
+    if (!g || !rec) {
+        free(rec);
+        etm_gen_free(g);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+        etm_gen_next(g, &rec[i], NULL);
+    etm_gen_free(g);
+    return rec;
+}
+
 /* Watching instances with and without the repeat path, cycle by cycle and in
  * runs (etm_watch_repeat): the same seen records, rules and statistics. */
 static void test_watch(const char *preset, int ca)
 {
-    etm_config_t cfg;
+    etm_config_t cfg = preset_config(preset, ca);
     etm_diag_t d;
-    CHECK_EQ(etm_config_preset(&cfg, preset), ETM_OK);
-    if (ca)
-        cfg.etmcr |= 1u << 12;
     etm_ctx_t *a = NULL, *b = NULL;
     CHECK_EQ(etm_watch_create(&a, &cfg, 0, &d), ETM_OK);
     CHECK_EQ(etm_watch_create(&b, &cfg, 0, &d), ETM_OK);
-    if (!a || !b)
+    enum { N = 40000, SLICE = 512 };
+    etm_in_t *rec = idle_stimulus(11, N);
+    if (!a || !b || !rec)
         return;
     etm_set_repeat_path(b, 0);
-    etm_gen_params_t gp;
-    etm_gen_params_default(&gp);
-    gp.sleep_pct = 200;
-    gp.seed = 11;
-    etm_gen_t *g = NULL;
-    CHECK_EQ(etm_gen_create(&g, &gp, &d), ETM_OK);
-    enum { N = 40000, SLICE = 512 };
-    etm_in_t *rec = (etm_in_t *)calloc(N, sizeof *rec);
-    for (unsigned i = 0; i < N; i++)
-        etm_gen_next(g, &rec[i], NULL);
     etm_seen_t sa, sb;
     memset(&sa, 0, sizeof sa);
     unsigned long runs = 0;
@@ -223,7 +244,6 @@ static void test_watch(const char *preset, int ca)
     CHECK(runs > N / 2);
     CHECK_EQ(etm_repeated_cycles(b), 0);
     free(rec);
-    etm_gen_free(g);
     etm_destroy(a);
     etm_destroy(b);
 }
@@ -233,28 +253,18 @@ static void test_watch(const char *preset, int ca)
  * out of the trace, the same first failure. */
 static void test_verify_slices(const char *preset, int ca, size_t cut)
 {
-    etm_config_t cfg;
+    etm_config_t cfg = preset_config(preset, ca);
     etm_diag_t d;
-    CHECK_EQ(etm_config_preset(&cfg, preset), ETM_OK);
-    if (ca)
-        cfg.etmcr |= 1u << 12;
     etm_ctx_t *etm = NULL;
     CHECK_EQ(etm_create(&etm, &cfg, &d), ETM_OK);
-    etm_gen_params_t gp;
-    etm_gen_params_default(&gp);
-    gp.sleep_pct = 200;
-    gp.seed = 12;
-    etm_gen_t *g = NULL;
-    CHECK_EQ(etm_gen_create(&g, &gp, &d), ETM_OK);
-    if (!etm || !g)
-        return;
     enum { N = 60000, SLICE = 4096 };
-    etm_in_t *rec = (etm_in_t *)calloc(N, sizeof *rec);
+    etm_in_t *rec = idle_stimulus(12, N);
+    if (!etm || !rec)
+        return;
     uint8_t *bytes = (uint8_t *)malloc((size_t)N * 4 + 4096);
     size_t mark[N / SLICE + 2], nb = 0;
     etm_out_t out;
     for (unsigned i = 0; i < N; i++) {
-        etm_gen_next(g, &rec[i], NULL);
         etm_step(etm, &rec[i], &out);
         memcpy(bytes + nb, out.v3_bytes, out.v3_count);
         nb += out.v3_count;
@@ -306,7 +316,6 @@ static void test_verify_slices(const char *preset, int ca, size_t cut)
     etm_verify_destroy(v[1]);
     free(bytes);
     free(rec);
-    etm_gen_free(g);
     etm_destroy(etm);
 }
 
@@ -314,28 +323,17 @@ static void test_verify_slices(const char *preset, int ca, size_t cut)
  * repeat path: the same bytes and statistics, in pieces of every size. */
 static void test_run_records(const char *preset, int ca)
 {
-    etm_config_t cfg;
+    etm_config_t cfg = preset_config(preset, ca);
     etm_diag_t d;
-    CHECK_EQ(etm_config_preset(&cfg, preset), ETM_OK);
-    if (ca)
-        cfg.etmcr |= 1u << 12;
     etm_ctx_t *a = NULL, *b = NULL;
     CHECK_EQ(etm_create(&a, &cfg, &d), ETM_OK);
     CHECK_EQ(etm_create(&b, &cfg, &d), ETM_OK);
-    etm_gen_params_t gp;
-    etm_gen_params_default(&gp);
-    gp.sleep_pct = 200;
-    gp.seed = 13;
-    etm_gen_t *g = NULL;
-    CHECK_EQ(etm_gen_create(&g, &gp, &d), ETM_OK);
-    if (!a || !b || !g)
+    enum { N = 50000 };
+    etm_in_t *rec = idle_stimulus(13, N);
+    if (!a || !b || !rec)
         return;
     etm_set_repeat_path(b, 0);
-    enum { N = 50000 };
-    etm_in_t *rec = (etm_in_t *)calloc(N, sizeof *rec);
     uint8_t *ba = (uint8_t *)malloc((size_t)N * 4 + 8192), *bb = (uint8_t *)malloc((size_t)N * 4 + 8192);
-    for (unsigned i = 0; i < N; i++)
-        etm_gen_next(g, &rec[i], NULL);
     size_t na = 0, nbb = 0, done = 0, piece = 1;
     while (done < N) {
         size_t n = N - done < piece ? N - done : piece, got = 0, used = 0;
@@ -363,7 +361,6 @@ static void test_run_records(const char *preset, int ca)
     free(ba);
     free(bb);
     free(rec);
-    etm_gen_free(g);
     etm_destroy(a);
     etm_destroy(b);
 }
