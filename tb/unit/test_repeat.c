@@ -226,7 +226,8 @@ static void test_watch(const char *preset, int ca)
     memset(&sa, 0, sizeof sa);
     unsigned long runs = 0;
     for (unsigned i = 0; i < N;) {
-        size_t k = (i % SLICE) ? etm_watch_repeat(a, &rec[i], SLICE - i % SLICE) : 0;
+        size_t left = N - i < SLICE - i % SLICE ? N - i : SLICE - i % SLICE; /* to the slice's end or the last */
+        size_t k = (i % SLICE) ? etm_watch_repeat(a, &rec[i], left) : 0;
         for (size_t j = 0; j < k; j++) { /* each repeated cycle saw what the last one saw */
             CHECK_EQ(etm_watch_step(b, &rec[i + j], &sb), ETM_OK);
             CHECK(!memcmp(&sa, &sb, sizeof sa));
