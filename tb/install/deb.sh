@@ -11,7 +11,10 @@ if [ "$(id -u)" != 0 ]; then
   echo "deb test: needs root to install a package; skipped"
   exit 77
 fi
-if dpkg-query -W -f='${Status}' etm-model 2>/dev/null | grep -q installed; then
+# (Outputs are taken whole before grep -q looks at them: under pipefail, grep -q
+# leaving at its first match can kill the writer with SIGPIPE and fail the pipe.)
+status=$(dpkg-query -W -f='${Status}' etm-model 2>/dev/null || true)
+if grep -q installed <<<"$status"; then
   fail "a package etm-model is installed already; remove it first (dpkg -r etm-model)"
 fi
 rm -rf "$work"
@@ -22,9 +25,11 @@ deb=$(ls "$work"/etm-model_*.deb)
 dpkg-deb --info "$deb" | grep -E "Package|Version|Depends"
 trap 'dpkg -r etm-model >/dev/null 2>&1 || true' EXIT
 dpkg -i "$deb" >"$work/dpkg-i.log" || { cat "$work/dpkg-i.log"; fail "dpkg -i"; }
-/usr/bin/etm --help | grep -q "Subcommands:" || fail "the installed etm --help"
+help=$(/usr/bin/etm --help)
+grep -q "Subcommands:" <<<"$help" || fail "the installed etm --help"
 /usr/bin/etm --version
-man -P cat etm 2>/dev/null | grep -Eq "protocol +scoreboard" || fail "man etm"
+page=$(man -P cat etm 2>/dev/null || true)
+grep -Eq "protocol +scoreboard" <<<"$page" || fail "man etm"
 pkg-config --exists etm || fail "pkg-config does not find etm.pc"
 /usr/bin/python3 -c "import etm; print('python3: import etm:', etm.__version__, etm._lib._name)" ||
   fail "python3 -c 'import etm'"
@@ -33,6 +38,7 @@ dpkg -r etm-model >"$work/dpkg-r.log" || { cat "$work/dpkg-r.log"; fail "dpkg -r
 trap - EXIT
 [ ! -e /usr/bin/etm ] || fail "/usr/bin/etm is left after dpkg -r"
 [ ! -e /usr/lib/libetm.so.0 ] || fail "libetm.so.0 is left after dpkg -r"
-dpkg-query -W -f='${Status}' etm-model 2>/dev/null | grep -q "not-installed\|deinstall" ||
+status=$(dpkg-query -W -f='${Status}' etm-model 2>/dev/null || true)
+grep -q "not-installed\|deinstall" <<<"$status" ||
   ! dpkg-query -W etm-model >/dev/null 2>&1 || fail "the package is still listed as installed"
 echo "deb test: $(basename "$deb") installed ($files paths), ran and removed cleanly"

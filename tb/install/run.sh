@@ -34,9 +34,13 @@ while read -r f; do
   case $f in *.sv) [ -e "$prefix/share/etm/rtl/$f" ] || fail "etm.f lists $f, which is not installed" ;; esac
 done <"$prefix/share/etm/rtl/etm.f"
 "$prefix/bin/etm" --version
-"$prefix/bin/etm" --help | grep -q "Subcommands:" || fail "etm --help"
+# (Each output is taken whole before grep -q looks at it: under pipefail, grep -q
+# leaving at its first match can kill the writer with SIGPIPE and fail the pipe.)
+help=$("$prefix/bin/etm" --help)
+grep -q "Subcommands:" <<<"$help" || fail "etm --help"
 if command -v man >/dev/null; then
-  man -l -P cat "$prefix/share/man/man1/etm.1" 2>/dev/null | grep -Eq "protocol +scoreboard" || fail "the man page"
+  page=$(man -l -P cat "$prefix/share/man/man1/etm.1" 2>/dev/null || true)
+  grep -Eq "protocol +scoreboard" <<<"$page" || fail "the man page"
 fi
 bash -n "$prefix/share/bash-completion/completions/etm" || fail "the completion script"
 
@@ -46,7 +50,8 @@ cmake -S "$src/tb/install/c" -B "$work/c" -DCMAKE_PREFIX_PATH="$prefix" >"$work/
 cmake --build "$work/c" >>"$work/c.log"
 "$work/c/consumer"
 "$work/c/consumer_static"
-ldd "$work/c/consumer" | grep -q "$prefix/lib/libetm.so.0" || fail "the consumer does not use the installed libetm.so.0"
+libs=$(ldd "$work/c/consumer")
+grep -q "$prefix/lib/libetm.so.0" <<<"$libs" || fail "the consumer does not use the installed libetm.so.0"
 
 echo "== the same through pkg-config"
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
