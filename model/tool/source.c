@@ -8,6 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#define SOURCE_BLOCK 1024 /* records of binary stimulus decoded at a time */
+
 int config_apply_sets(const char *cmd, etm_config_t *cfg, const char *const *sets, int nsets)
 {
     etm_diag_t d;
@@ -174,6 +176,8 @@ int source_open(source_t *s, const char *path, const source_opts_t *o, etm_vecki
             return 2;
         }
         s->cfg = *etm_vec_config(s->vec);
+        if (kind == ETM_VEC_STIMULUS && etm_vec_is_binary(s->vec))
+            s->blk = (etm_in_t *)malloc(SOURCE_BLOCK * sizeof *s->blk); /* without it: record by record */
         return 0;
     }
     if (o->config_path) {
@@ -205,14 +209,41 @@ int source_open(source_t *s, const char *path, const source_opts_t *o, etm_vecki
 
 void source_close(source_t *s)
 {
+    free(s->blk);
+    s->blk = NULL;
     etm_vec_close(s->vec);
     etm_vcd_close(s->vcd);
     s->vec = NULL;
     s->vcd = NULL;
 }
 
+/* The next block of binary stimulus; an error or the end after some good
+ * records is kept until they are used up. */
+static etm_err_t source_refill(source_t *s)
+{
+    s->bn = s->bpos = 0;
+    if (s->bend == ETM_OK) {
+        etm_diag_clear(&s->bdiag);
+        s->bend = etm_vec_read_block(s->vec, s->blk, SOURCE_BLOCK, &s->bn, &s->bdiag);
+    }
+    if (s->bn)
+        return ETM_OK;
+    if (s->bend != ETM_END)
+        print_diag(&s->bdiag);
+    return s->bend;
+}
+
 etm_err_t source_read_in(source_t *s, etm_in_t *in)
 {
+    if (s->blk) {
+        if (s->bpos == s->bn) {
+            etm_err_t e = source_refill(s);
+            if (e != ETM_OK)
+                return e;
+        }
+        *in = s->blk[s->bpos++];
+        return ETM_OK;
+    }
     etm_diag_t d;
     etm_diag_clear(&d);
     etm_err_t e = s->is_vcd ? etm_vcd_read_in(s->vcd, in, &d) : etm_vec_read_in(s->vec, in, &d);

@@ -15,6 +15,11 @@ typedef struct source {
     etm_vec_reader_t *vec;
     etm_vcd_reader_t *vcd;
     etm_config_t cfg;      /* from the vector header, or --config / default for a VCD */
+    /* Binary stimulus is read a block at a time (etm_vec_read_block). */
+    etm_in_t *blk;
+    size_t bn, bpos;       /* records in blk, the next to give */
+    etm_err_t bend;        /* what stopped the last block early (given once blk is used up) */
+    etm_diag_t bdiag;      /*   and its diagnostic */
 } source_t;
 
 /* Options common to subcommands that read stimulus. */

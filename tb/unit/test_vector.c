@@ -370,8 +370,103 @@ static void test_binary_malformed(void)
     }
 }
 
+/* etm_vec_read_block against etm_vec_read_in on the same binary file of
+ * random records (every column): the same records, byte for byte, in blocks
+ * of every size; and a value too wide in the middle of a block (record BAD)
+ * reported as record by record, after the good records before it. */
+static void test_read_block(void)
+{
+    test_rng_t rng = { 7 };
+    etm_config_t cfg;
+    etm_config_preset(&cfg, "etmv3.5");
+    enum { N = 9000, BAD = 6101 };
+    etm_in_t *ref = (etm_in_t *)calloc(N, sizeof *ref), *got = (etm_in_t *)calloc(N, sizeof *got);
+    FILE *f = tmpfile();
+    etm_vec_writer_t *w;
+    CHECK_EQ(etm_vec_writer_open_binary(&w, f, &cfg, 0, NULL), ETM_OK);
+    for (int i = 0; i < N; i++) {
+        etm_in_t in;
+        rand_in(&rng, &in);
+        CHECK_EQ(etm_vec_write_in(w, &in), ETM_OK);
+    }
+    CHECK_EQ(etm_vec_writer_close(w), ETM_OK);
+    long end = ftell(f);
+    size_t rec = 0; /* bytes of a record: every column in the size of its field */
+    for (size_t s = 0; s < etm_in_signal_count; s++)
+        rec += etm_in_signals[s].size;
+    for (int bad = 0; bad < 2; bad++) {
+        if (bad) { /* ETMIVALID, the first column, of record BAD: 2 */
+            CHECK(fseek(f, end - (long)(rec * (N - BAD)), SEEK_SET) == 0);
+            fputc(2, f);
+        }
+        /* Record by record: the reference. */
+        rewind(f);
+        etm_vec_reader_t *r;
+        etm_diag_t d, want_d;
+        memset(&want_d, 0, sizeof want_d);
+        CHECK_EQ(etm_vec_open_stream(&r, f, "blk.bin", &d), ETM_OK);
+        if (!r)
+            break;
+        etm_err_t want_err = ETM_END;
+        size_t want_n = N;
+        for (size_t i = 0; i < N; i++) {
+            etm_err_t e = etm_vec_read_in(r, &ref[i], &d);
+            if (e != ETM_OK) {
+                want_err = e;
+                want_d = d;
+                want_n = i;
+                break;
+            }
+        }
+        if (want_err == ETM_END) {
+            etm_in_t extra;
+            CHECK_EQ(etm_vec_read_in(r, &extra, &d), ETM_END);
+        }
+        etm_vec_close(r);
+        CHECK_EQ(want_n, bad ? (size_t)BAD : (size_t)N);
+        CHECK_EQ(want_err, bad ? ETM_ERR_FIELD_WIDTH : ETM_END);
+        static const size_t sizes[] = { 1, 7, 1000, 4096, N };
+        for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+            rewind(f);
+            CHECK_EQ(etm_vec_open_stream(&r, f, "blk.bin", &d), ETM_OK);
+            if (!r)
+                break;
+            memset(got, 0xA5, N * sizeof *got); /* what a block does not write shows */
+            size_t n = 0, blocks = 0, g = 0;
+            etm_err_t e = ETM_OK;
+            while (n < N && (e = etm_vec_read_block(r, got + n, sizes[k] < N - n ? sizes[k] : N - n, &g, &d)) == ETM_OK) {
+                CHECK(g >= 1 && g <= sizes[k]);
+                n += g;
+                blocks++;
+            }
+            if (e == ETM_OK) { /* all N read: the next call ends */
+                etm_in_t extra;
+                e = etm_vec_read_block(r, &extra, 1, &g, &d);
+                CHECK_EQ(g, 0);
+            } else {
+                n += g;
+            }
+            CHECK_EQ(e, want_err);
+            CHECK_EQ(n, want_n);
+            CHECK(!memcmp(got, ref, want_n * sizeof *got));
+            if (bad) {
+                CHECK_EQ(d.cycle, want_d.cycle);
+                CHECK_EQ(d.offset, want_d.offset);
+                CHECK(!strcmp(d.msg, want_d.msg));
+            }
+            if (sizes[k] > 1) /* whole blocks, not records one by one */
+                CHECK(sizes[k] >= 1000 ? blocks * 100 < n : blocks < n);
+            etm_vec_close(r);
+        }
+    }
+    fclose(f);
+    free(ref);
+    free(got);
+}
+
 int main(void)
 {
+    test_read_block();
     test_signal_parts();
     test_handwritten();
     test_roundtrip();

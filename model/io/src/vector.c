@@ -18,11 +18,16 @@ typedef struct bincol {
     uint8_t size;      /* of the field, and of the value in the record */
 } bincol_t;
 
-/* A 1-byte column (most are), compact for the common decode. */
-typedef struct bin1 {
-    uint16_t at, offset;
-    uint8_t mask, inv;
-} bin1_t;
+/* Columns whose values lie side by side in the record and whose fields lie
+ * side by side in etm_in_t (most 1-byte columns, as the two orders mostly
+ * agree), decoded as one little-endian word of up to 8 bytes. */
+typedef struct binrun {
+    uint16_t at, offset; /* of its first byte in the record and in etm_in_t */
+    uint8_t len;         /* bytes, 1 to 8 */
+    uint8_t wide;        /* offset + 8 <= sizeof(etm_in_t): a whole word may be read and written */
+    uint64_t keep;       /* the word's bytes past len */
+    uint64_t mask, inv;  /* the bits its values may hold; what to XOR them with (ETM_SIGF_INV) */
+} binrun_t;
 
 struct etm_vec_reader {
     etm_linereader_t lr;
@@ -43,10 +48,9 @@ struct etm_vec_reader {
     size_t recsize;        /* bytes of a record */
     uint64_t data_at;      /* file offset of the first record; UINT64_MAX when unknown (a pipe) */
     bincol_t bcol[ETM_VEC_MAX_COLUMNS];
-    uint8_t bsize[4][ETM_VEC_MAX_COLUMNS]; /* the columns of 1, 2, 4 and 8 bytes, */
-    uint8_t nsize[4];                       /*   how many of each */
-    bin1_t b1[ETM_VEC_MAX_COLUMNS];         /* the 1-byte columns, compact */
-    unsigned char *bbuf;   /* records read ahead */
+    binrun_t run[ETM_VEC_MAX_COLUMNS];      /* the columns as runs, */
+    unsigned nrun;                          /*   how many */
+    unsigned char *bbuf;   /* records read ahead (and 8 bytes more: a run's word may reach past the last) */
     size_t bpos, blen;
 };
 
@@ -201,26 +205,30 @@ static etm_err_t read_header(etm_vec_reader_t *r, etm_diag_t *diag)
             return at_line(r, diag, etm_util_fail(diag, ETM_ERR_SYNTAX,
                                                   "a binary file has no CYCLE column: its records are cycles 0, 1, ..."));
         r->recsize = 0;
-        memset(r->nsize, 0, sizeof r->nsize);
+        r->nrun = 0;
         for (size_t i = 0; i < r->ncol; i++) {
             const etm_signal_t *s = &r->table[r->col[i]];
-            unsigned cls = s->size == 1 ? 0 : s->size == 2 ? 1 : s->size == 4 ? 2 : 3;
-            r->bsize[cls][r->nsize[cls]++] = (uint8_t)i;
-            r->bcol[i].at = (uint16_t)r->recsize;
+            bincol_t *c = &r->bcol[i];
+            c->at = (uint16_t)r->recsize;
             r->recsize += s->size;
-            r->bcol[i].mask = etm_signal_mask(s);
-            r->bcol[i].inv = (s->flags & ETM_SIGF_INV) ? r->bcol[i].mask : 0;
-            r->bcol[i].offset = s->offset;
-            r->bcol[i].size = s->size;
+            c->mask = etm_signal_mask(s);
+            c->inv = (s->flags & ETM_SIGF_INV) ? c->mask : 0;
+            c->offset = s->offset;
+            c->size = s->size;
+            binrun_t *u = r->nrun ? &r->run[r->nrun - 1] : NULL;
+            if (!u || c->at != u->at + u->len || c->offset != u->offset + u->len || u->len + c->size > 8) {
+                u = &r->run[r->nrun++]; /* a run of its own */
+                memset(u, 0, sizeof *u);
+                u->at = c->at;
+                u->offset = c->offset;
+                u->wide = (uint8_t)(c->offset + 8u <= sizeof(etm_in_t));
+            }
+            u->mask |= c->mask << (8 * u->len);
+            u->inv |= c->inv << (8 * u->len);
+            u->len = (uint8_t)(u->len + c->size);
+            u->keep = u->len == 8 ? 0 : ~0ull << (8 * u->len);
         }
-        for (unsigned k = 0; k < r->nsize[0]; k++) {
-            const bincol_t *c = &r->bcol[r->bsize[0][k]];
-            r->b1[k].at = c->at;
-            r->b1[k].offset = c->offset;
-            r->b1[k].mask = (uint8_t)c->mask;
-            r->b1[k].inv = (uint8_t)c->inv;
-        }
-        r->bbuf = (unsigned char *)malloc(BIN_BUF);
+        r->bbuf = (unsigned char *)calloc(1, BIN_BUF + 8);
         if (!r->bbuf)
             return etm_util_fail(diag, ETM_ERR_NOMEM, "out of memory");
         long at = ftell(r->lr.f); /* fgets stopped just after the columns line */
@@ -403,6 +411,45 @@ static etm_err_t at_byte(etm_vec_reader_t *r, etm_diag_t *diag, uint64_t within,
     return e;
 }
 
+/* Little-endian words of the records and of etm_in_t, on any host. */
+static inline uint64_t load_le64(const unsigned char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v;
+}
+
+static inline void store_le64(unsigned char *p, uint64_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    memcpy(p, &v, 8);
+}
+
+/* One record's runs into the fields at f (etm_in_t, cleared); returns the
+ * bits of values wider than their signals (0 when all fit). */
+static inline uint64_t decode_runs(const binrun_t *run, unsigned nrun, const unsigned char *p, unsigned char *f)
+{
+    uint64_t bad = 0;
+    for (unsigned k = 0; k < nrun; k++) {
+        const binrun_t *u = &run[k];
+        uint64_t v = load_le64(p + u->at) & ~u->keep;
+        bad |= v & ~u->mask;
+        v ^= u->inv;
+        if (u->wide) {
+            store_le64(f + u->offset, (load_le64(f + u->offset) & u->keep) | v);
+        } else {
+            for (unsigned b = 0; b < u->len; b++)
+                f[u->offset + b] = (unsigned char)(v >> (8 * b));
+        }
+    }
+    return bad;
+}
+
 /* The next record of a binary file: each column's value in the size of its
  * etm_in_t field, little-endian, checked against the signal's width as a
  * text value is. */
@@ -423,44 +470,9 @@ static etm_err_t read_binary(etm_vec_reader_t *r, etm_in_t *in, etm_diag_t *diag
     }
     const unsigned char *p = r->bbuf + r->bpos;
     memset(in, 0, sizeof *in);
-    unsigned char *field = (unsigned char *)in;
-    /* The columns by size, each value checked against its width; a value too
-     * wide is reported in column order below. */
-    uint64_t bad = 0;
-    const bin1_t *b1 = r->b1; /* locals: a store through field may alias r */
-    unsigned n1 = r->nsize[0];
-    unsigned bad1 = 0;
-    for (unsigned k = 0; k < n1; k++) {
-        uint8_t v = p[b1[k].at];
-        bad1 |= v & (uint8_t)~b1[k].mask;
-        field[b1[k].offset] = (uint8_t)(v ^ b1[k].inv);
-    }
-    bad |= bad1;
-    for (unsigned k = 0; k < r->nsize[1]; k++) {
-        const bincol_t *c = &r->bcol[r->bsize[1][k]];
-        const unsigned char *q = p + c->at;
-        uint16_t v = (uint16_t)(q[0] | q[1] << 8);
-        bad |= v & ~c->mask;
-        v = (uint16_t)(v ^ c->inv);
-        memcpy(field + c->offset, &v, 2);
-    }
-    for (unsigned k = 0; k < r->nsize[2]; k++) {
-        const bincol_t *c = &r->bcol[r->bsize[2][k]];
-        const unsigned char *q = p + c->at;
-        uint32_t v = (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
-        bad |= v & ~c->mask;
-        v = (uint32_t)(v ^ c->inv);
-        memcpy(field + c->offset, &v, 4);
-    }
-    for (unsigned k = 0; k < r->nsize[3]; k++) {
-        const bincol_t *c = &r->bcol[r->bsize[3][k]];
-        uint64_t v = 0;
-        for (unsigned b = 0; b < 8; b++)
-            v |= (uint64_t)p[c->at + b] << (8 * b);
-        bad |= v & ~c->mask;
-        v ^= c->inv;
-        memcpy(field + c->offset, &v, 8);
-    }
+    /* The runs, each value checked against its width; a value too wide is
+     * reported in column order below. */
+    uint64_t bad = decode_runs(r->run, r->nrun, p, (unsigned char *)in);
     for (size_t i = 0; bad && i < r->ncol; i++) {
         const bincol_t *c = &r->bcol[i];
         uint64_t v = 0;
@@ -481,6 +493,56 @@ static etm_err_t read_binary(etm_vec_reader_t *r, etm_in_t *in, etm_diag_t *diag
     if (diag)
         diag->cycle = r->cycle;
     return ETM_OK;
+}
+
+/* Up to max whole records of a binary file, from its read-ahead; a value too
+ * wide sends the block back to read_binary, record by record, which reports
+ * it where it is. */
+static etm_err_t read_binary_block(etm_vec_reader_t *r, etm_in_t *in, size_t max, size_t *got, etm_diag_t *diag)
+{
+    size_t n = (r->blen - r->bpos) / r->recsize;
+    if (n == 0) { /* the buffer ends inside a record: read_binary refills it */
+        etm_err_t e = read_binary(r, in, diag);
+        *got = e == ETM_OK;
+        return e;
+    }
+    if (n > max)
+        n = max;
+    const unsigned char *p = r->bbuf + r->bpos;
+    memset(in, 0, n * sizeof *in);
+    uint64_t bad = 0;
+    for (size_t i = 0; i < n; i++, p += r->recsize)
+        bad |= decode_runs(r->run, r->nrun, p, (unsigned char *)&in[i]);
+    if (bad) { /* somewhere in the block: found again in order */
+        for (*got = 0; *got < n; ++*got) {
+            etm_err_t e = read_binary(r, &in[*got], diag);
+            if (e != ETM_OK)
+                return e;
+        }
+        return ETM_OK;
+    }
+    r->bpos += n * r->recsize;
+    r->next_cycle += n;
+    r->cycle = r->next_cycle - 1;
+    if (diag)
+        diag->cycle = r->cycle;
+    *got = n;
+    return ETM_OK;
+}
+
+etm_err_t etm_vec_read_block(etm_vec_reader_t *r, etm_in_t *in, size_t max, size_t *got, etm_diag_t *diag)
+{
+    *got = 0;
+    if (r->kind != ETM_VEC_STIMULUS)
+        return etm_util_fail(diag, ETM_ERR_STATE, "%s is an expected-output file, not stimulus", r->name);
+    if (max == 0)
+        return ETM_OK;
+    if (r->binary)
+        return read_binary_block(r, in, max, got, diag);
+    /* Text: one record, so that the line of the record last read is its line. */
+    etm_err_t e = read_record(r, in, sizeof *in, diag);
+    *got = e == ETM_OK;
+    return e;
 }
 
 etm_err_t etm_vec_read_in(etm_vec_reader_t *r, etm_in_t *in, etm_diag_t *diag)

@@ -77,6 +77,14 @@ uint64_t etm_vec_signal_mask(const etm_vec_reader_t *r);
  * ETM_ERR_IO, ETM_ERR_STATE (wrong kind); diag names file, line and cycle. */
 etm_err_t etm_vec_read_in(etm_vec_reader_t *r, etm_in_t *in, etm_diag_t *diag);
 etm_err_t etm_vec_read_out(etm_vec_reader_t *r, etm_out_t *out, etm_diag_t *diag);
+/* The next records of stimulus, as etm_vec_read_in would read them one by one,
+ * at most max into in[]: a binary file gives as many as its read-ahead holds,
+ * decoded a column at a time (much faster than record by record); a text file
+ * gives one, so that etm_vec_line stays the line of each. Returns ETM_OK with
+ * *got >= 1 (at most max; 0 only when max is 0), ETM_END with *got 0 at the
+ * end, or the error etm_vec_read_in would give at the first bad record, with
+ * *got the good records before it (in[0 .. *got-1]). */
+etm_err_t etm_vec_read_block(etm_vec_reader_t *r, etm_in_t *in, size_t max, size_t *got, etm_diag_t *diag);
 
 /* Cycle number (0-based) and file line of the record last read. */
 uint64_t etm_vec_cycle(const etm_vec_reader_t *r);
