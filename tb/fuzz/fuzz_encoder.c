@@ -8,9 +8,9 @@
  *   - at most the port's width of bytes leaves per cycle;
  *   - ETMv3: every byte that leaves the port parses (the project's decoder, no
  *     code image): no reserved header, no broken packet, ever;
- *   - the repeat path changes nothing: a twin instance without it returns the
- *     same, gives the same outputs and the same external-port bytes every
- *     cycle, and has the same statistics.
+ *   - the speed paths change nothing: a twin instance without the repeat path
+ *     and the plain-cycle path returns the same, gives the same outputs and
+ *     the same external-port bytes every cycle, and has the same statistics.
  * The debug APB is fuzzed too, short of writes to ETMCR (fuzz_full_record).
  * Records cost few bytes: per cycle one byte chooses an idle run, a run of
  * sequential instructions, or a full record built signal by signal from the
@@ -30,7 +30,7 @@ static int model_supports(const etm_config_t *cfg)
 
 typedef struct run {
     etm_ctx_t *etm;
-    etm_ctx_t *twin; /* the same, without the repeat path */
+    etm_ctx_t *twin; /* the same, without the speed paths */
     const etm_config_t *cfg;
     etm_v3dec_t *dec;
     uint64_t lost;
@@ -56,7 +56,7 @@ static void encoder_fail(const run_t *r, const char *what)
 static void check_twin(const run_t *r, etm_err_t e, const etm_out_t *out, etm_err_t e2, const etm_out_t *o2)
 {
     if (e != e2)
-        encoder_fail(r, "the repeat path changed etm_step's return value");
+        encoder_fail(r, "the speed paths changed etm_step's return value");
     for (size_t i = 0; i < etm_out_signal_count; i++) {
         const etm_signal_t *s = &etm_out_signals[i];
         int same = s->kind == ETM_SIG_BYTES
@@ -64,11 +64,11 @@ static void check_twin(const run_t *r, etm_err_t e, const etm_out_t *out, etm_er
                        : etm_signal_get(s, out) == etm_signal_get(s, o2);
         if (!same) {
             fprintf(stderr, "fuzz: %s differs\n", s->name);
-            encoder_fail(r, "the repeat path changed an output");
+            encoder_fail(r, "the speed paths changed an output");
         }
     }
     if (memcmp(etm_get_stats(r->etm), etm_get_stats(r->twin), sizeof(etm_stats_t)))
-        encoder_fail(r, "the repeat path changed the statistics");
+        encoder_fail(r, "the speed paths changed the statistics");
 }
 
 static void check_cycle(run_t *r, etm_err_t e, const etm_out_t *out)
@@ -93,7 +93,7 @@ static void check_cycle(run_t *r, etm_err_t e, const etm_out_t *out)
         bytes = r->port;
         uint8_t twin[sizeof r->port];
         if (etm_port_take(r->twin, twin, sizeof twin) != n || memcmp(twin, r->port, n))
-            encoder_fail(r, "the repeat path changed the external port's bytes");
+            encoder_fail(r, "the speed paths changed the external port's bytes");
     }
     if (r->dec && n) {
         etm_diag_t diag;
@@ -116,6 +116,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (etm_create(&r.etm, &cfg, &diag) != ETM_OK || etm_create(&r.twin, &cfg, &diag) != ETM_OK)
         fuzz_fail("a validated configuration the model supports was refused");
     etm_set_repeat_path(r.twin, 0);
+    etm_set_plain_path(r.twin, 0);
     unsigned version = 0;
     etm_config_version(&cfg, &version, NULL);
     if (version >= ETM_V(3, 0)) {
@@ -145,7 +146,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_vectors_close(&vec);
     etm_err_t ended = etm_end(r.etm);
     if (ended != etm_end(r.twin))
-        fuzz_fail("the repeat path changed etm_end's return value");
+        fuzz_fail("the speed paths changed etm_end's return value");
     if (ended == ETM_ERR_INTERNAL)
         fuzz_fail("the end broke the cycle buffer's bound");
     if (etm_get_stats(r.etm)->bytes_lost != r.lost)

@@ -1,15 +1,20 @@
-/* test_repeat.c - the repeat path of etm_step changes nothing: two instances
- * of every preset, one with the path (the default) and one without it, step
- * the same generated stimulus (idle stretches, ATB back-pressure, data,
- * triggers, reprogramming through the APB, an external port taken between
- * cycles, a reset half way); every cycle's return value, outputs and rules, the
- * statistics, the FIFO level and the untraced-overflow flag must agree, and at
- * the end every register reads the same and the drained trace is the same.
- * The path must also be taken: idle stimulus repeats most of its cycles.
- * The watching instance's path (etm_watch_step, etm_watch_repeat) is held to a
- * watching instance without it, and the scoreboard fed whole slices
- * (etm_verify_cycles, which repeats idle runs at once) to one fed cycle by
- * cycle, on the model's trace and on a trace with a byte taken out. */
+/* test_repeat.c - the speed paths of etm_step change nothing: the repeat path
+ * (a cycle that leaves the state as it found it, repeated) and the plain-cycle
+ * path (a cycle that sends no packet of its own, run through the stages'
+ * plain steps). Two instances of every preset, one with both paths (the
+ * default) and one without either, step the same generated stimulus (idle
+ * stretches, busy code, ATB back-pressure with overflows, data, triggers, branch
+ * broadcast, PH_EAGER, a trigger that fires at once, reprogramming through the
+ * APB, an external port taken between cycles, a reset half way); every cycle's
+ * return value, outputs and rules, the statistics, the FIFO level and the
+ * untraced-overflow flag must agree, and at the end every register reads the
+ * same and the drained trace is the same. Both paths must also be taken: idle
+ * stimulus repeats most of its cycles, and an ETMv3 instance without data trace
+ * runs most cycles as plain ones. The watching instance's path (etm_watch_step,
+ * etm_watch_repeat) is held to a watching instance without it, and the
+ * scoreboard fed whole slices (etm_verify_cycles, which repeats idle runs at
+ * once) to one fed cycle by cycle, on the model's trace and on a trace with a
+ * byte taken out. */
 #include <stddef.h>
 #include <stdlib.h>
 
@@ -24,19 +29,30 @@ typedef struct variant {
     const char *name;
     unsigned sleep, atb_stall, atb_burst, stall_pct, irq_period;
     int data, triggers, cycle_accurate, external_port, reprogram, reset;
+    uint32_t etmcr_or;   /* more ETMCR bits (branch broadcast) */
+    int ph_eager;        /* PH_EAGER=1 */
+    uint32_t trigger;    /* ETMTRIGGER when nonzero */
+    unsigned fifo_depth; /* FIFO_DEPTH when nonzero (PORT_BYTES 1) */
 } variant_t;
 
 static const variant_t variants[] = {
-    { "idle", 60, 0, 1, 10, 300, 0, 0, 0, 0, 0, 0 },
-    { "idle, cycle-accurate", 60, 0, 1, 10, 300, 0, 0, 1, 0, 0, 0 },
-    { "idle, bursty ATREADY", 60, 40, 16, 10, 300, 0, 0, 0, 0, 0, 0 },
-    { "stalls, triggers", 20, 0, 1, 60, 100, 0, 1, 0, 0, 0, 0 },
-    { "data", 40, 10, 4, 10, 300, 1, 0, 0, 0, 0, 0 },
-    { "external port", 60, 0, 1, 10, 300, 0, 0, 0, 1, 0, 0 },
-    { "reprogrammed, reset", 60, 0, 1, 10, 300, 0, 0, 0, 0, 1, 1 },
+    { "idle", 60, 0, 1, 10, 300, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+    { "idle, cycle-accurate", 60, 0, 1, 10, 300, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0 },
+    { "idle, bursty ATREADY", 60, 40, 16, 10, 300, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+    { "stalls, triggers", 20, 0, 1, 60, 100, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0 },
+    { "data", 40, 10, 4, 10, 300, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+    { "external port", 60, 0, 1, 10, 300, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0 },
+    { "reprogrammed, reset", 60, 0, 1, 10, 300, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0 },
+    { "busy", 0, 0, 1, 10, 300, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+    { "busy, cycle-accurate", 0, 0, 1, 10, 300, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0 },
+    { "busy, branch broadcast, PH_EAGER", 0, 0, 1, 30, 200, 0, 0, 0, 0, 0, 0, 1u << 8, 1, 0, 0 },
+    { "busy, cycle-accurate, PH_EAGER", 0, 0, 1, 30, 200, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0 },
+    { "busy, trigger at once", 0, 0, 1, 10, 300, 0, 0, 0, 0, 0, 0, 0, 0, 0x6F, 0 },
+    { "busy, overflowing", 0, 70, 8, 10, 300, 0, 0, 0, 0, 0, 0, 0, 0, 0, 24 },
+    { "busy, cycle-accurate, overflowing", 0, 70, 8, 10, 300, 0, 0, 1, 0, 0, 0, 0, 0, 0, 24 },
 };
 
-static unsigned long long repeated_total, cycles_total;
+static unsigned long long repeated_total, plain_total, cycles_total;
 
 static void same_out(const etm_out_t *a, const etm_out_t *b, const char *what, unsigned long cyc)
 {
@@ -79,11 +95,21 @@ static void run(const char *preset, const variant_t *v)
         cfg.etmcr |= 3u << 2;
     if (v->external_port)
         cfg.port_bytes = 0;
+    cfg.etmcr |= v->etmcr_or;
+    if (v->ph_eager)
+        cfg.ph_eager = 1;
+    if (v->trigger)
+        cfg.etmtrigger = v->trigger;
+    if (v->fifo_depth) {
+        cfg.fifo_depth = v->fifo_depth;
+        cfg.port_bytes = 1;
+    }
     etm_ctx_t *a = NULL, *b = NULL;
     if (etm_create(&a, &cfg, &d) != ETM_OK)
         return; /* the part does not have it (an ETMv1 port with PORT_BYTES 0, ETM-M3 cycle accuracy ...) */
     CHECK_EQ(etm_create(&b, &cfg, &d), ETM_OK);
     etm_set_repeat_path(b, 0);
+    etm_set_plain_path(b, 0);
 
     etm_gen_params_t gp;
     etm_gen_params_default(&gp);
@@ -142,7 +168,21 @@ static void run(const char *preset, const variant_t *v)
             break;
     }
     rep0 = (unsigned long)etm_repeated_cycles(a);
+    unsigned long plain = (unsigned long)etm_plain_cycles(a);
     CHECK_EQ(etm_repeated_cycles(b), 0);
+    CHECK_EQ(etm_plain_cycles(b), 0);
+    /* Without data trace, busy code runs most of its cycles as plain ones
+     * (ETMv3); with idle stretches, the repeat path takes most of them. */
+    unsigned version = 0;
+    etm_config_version(&cfg, &version, NULL);
+    int v3 = ETM_V_MAJOR(version) == 3;
+    unsigned long want = v->sleep || v->fifo_depth ? CYCLES / 20 : CYCLES / 2;
+    if (v3 && !v->data && (plain <= want || getenv("REPEAT_VERBOSE")))
+        fprintf(stderr, "%s: %lu of %u plain\n", what, plain, (unsigned)CYCLES);
+    if (v3 && !v->data)
+        CHECK(plain > want);
+    if (!v3 || v->data)
+        CHECK_EQ(plain, 0);
     CHECK_EQ(etm_end(a), etm_end(b));
     for (int k = 0; k < 100000; k++) {
         etm_out_t oa, ob;
@@ -170,6 +210,7 @@ static void run(const char *preset, const variant_t *v)
     if (v->sleep >= 60 && !v->atb_stall)
         CHECK(rep0 > CYCLES / 4);
     repeated_total += rep0;
+    plain_total += plain;
     cycles_total += CYCLES;
     etm_gen_free(g);
     etm_destroy(a);
@@ -334,6 +375,7 @@ static void test_run_records(const char *preset, int ca)
     if (!a || !b || !rec)
         return;
     etm_set_repeat_path(b, 0);
+    etm_set_plain_path(b, 0);
     uint8_t *ba = (uint8_t *)malloc((size_t)N * 4 + 8192), *bb = (uint8_t *)malloc((size_t)N * 4 + 8192);
     size_t na = 0, nbb = 0, done = 0, piece = 1;
     while (done < N) {
@@ -403,6 +445,7 @@ int main(void)
     CHECK_EQ(left, 12);
     CHECK(etm_repeated_cycles(e) > 0 && etm_repeated_cycles(e) < 20 - 12);
     etm_destroy(e);
-    printf("repeat path: %llu of %llu cycles repeated\n", repeated_total, cycles_total);
+    printf("repeat path: %llu of %llu cycles repeated; plain-cycle path: %llu\n", repeated_total, cycles_total,
+           plain_total);
     return test_report("repeat");
 }

@@ -1,4 +1,4 @@
-/* cbuf.c - the cycle buffer (cbuf_put is inline in stages.h): where the ETMv3 stages put one cycle's packets
+/* cbuf.c - the cycle buffer (cbuf_init and cbuf_put are inline in stages.h): where the ETMv3 stages put one cycle's packets
  * before they enter the FIFO as one write (fifo.c). A bounded writer: it never
  * writes past ETM_CYCLE_BYTES_MAX; a byte that does not fit is counted in
  * `overrun` (etm_step then treats the cycle as an overflow and reports
@@ -11,19 +11,6 @@
 #include <string.h>
 
 #include "stages.h"
-
-void cbuf_init(cycle_buf_t *c, uint8_t last_single)
-{
-    /* The bytes past n are never read: only the counts are cleared. */
-    c->n = 0;
-    c->overrun = 0;
-    c->w = 0;
-    memset(c->kinds, 0, sizeof c->kinds);
-    c->last_single = last_single;
-    c->atoms = 0;
-    c->hook = NULL;
-    c->hook_user = NULL;
-}
 
 void cbuf_put_bytes(cycle_buf_t *c, const uint8_t *b, unsigned n)
 {

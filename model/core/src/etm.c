@@ -49,6 +49,10 @@ struct etm_ctx {
     etm_in_t rp_in;     /* the last cycle's inputs, if rp_have */
     etm_out_t rp_out;   /* what they gave, once rp_on */
     etm_seen_t rp_seen; /*   (a watching instance: what it saw) */
+    /* The plain-cycle path (docs/performance.md, "The plain-cycle path"). */
+    uint8_t plain_cfg;   /* the configuration allows it (refresh) */
+    uint8_t plain_off;   /* etm_set_plain_path(ctx, 0) */
+    uint64_t plain_count; /* cycles it gave */
     fifo_state_t fifo; /* last: the largest */
 };
 
@@ -248,6 +252,7 @@ etm_err_t etm_ctx_init(etm_ctx_t *ctx, const etm_config_t *cfg, etm_diag_t *diag
     ctx->owned = 0;
     ctx->watch = 0;
     ctx->rp_off = 0;
+    ctx->plain_off = 0;
     etm_reset(ctx);
     return ETM_OK;
 }
@@ -268,6 +273,9 @@ static void refresh(etm_ctx_t *ctx)
     mode_from_config(&ctx->cfg, &ctx->mode);
     ctx->mode.enabled = ctx->mode.enabled && !ctx->rg.restart_q;
     etm_filter_setup(&ctx->cfg, ctx->mode.version, &ctx->fsetup);
+    const etm_mode_t *m = &ctx->mode;
+    ctx->plain_cfg = (uint8_t)(m->v3 && m->enabled && !m->data_addr && !m->data_value && ctx->fsetup.plain &&
+                               !ctx->plain_off);
 }
 
 static etm_err_t create(etm_ctx_t **out, const etm_config_t *cfg, int at_reset, etm_diag_t *diag)
@@ -303,6 +311,7 @@ void etm_reset(etm_ctx_t *ctx)
 {
     ctx->rp_on = ctx->rp_have = ctx->rp_run = ctx->rp_wait = ctx->rp_backoff = 0;
     ctx->rp_count = 0;
+    ctx->plain_count = 0;
     memset(&ctx->rp_in, 0, sizeof ctx->rp_in);
     ctx->cfg = ctx->cfg0;
     ctx->last_mask = 0;
@@ -382,7 +391,8 @@ static void count_accepted(etm_ctx_t *ctx, const cycle_buf_t *c)
  * etm_packet_overflow drops what it had gathered (P-headers, data transfers
  * waiting for values) and waits for the FIFO to empty; the A-sync of a dropped
  * cycle never went out, so it is still to be sent (started_before). */
-static void commit_cycle(etm_ctx_t *ctx, const etm_in_t *in, uint8_t started_before, cycle_buf_t *c, etm_out_t *out)
+static ETM_INLINE void commit_cycle(etm_ctx_t *ctx, const etm_in_t *in, uint8_t started_before, cycle_buf_t *c,
+                                    etm_out_t *out)
 {
     int fit = etm_fifo_cycle(&ctx->fifo, &ctx->mode, in, c->b, c->overrun ? 0 : c->n, out) && !c->overrun;
     if (fit) {
@@ -851,6 +861,11 @@ ETM_NOINLINE static etm_err_t step_full(etm_ctx_t *ctx, const etm_in_t *in, etm_
         clear_out(out);
         return ETM_ERR_STATE;
     }
+    if (in->ivalid | in->psel) { /* never tried, and what rp_before and rp_after come to for such a cycle */
+        ctx->rp_run = 0;
+        ctx->rp_have = 0;
+        return step_edge(ctx, in, out);
+    }
     rp_snap_t snap;
     int quiet, same;
     int tried = rp_before(ctx, in, &snap, &quiet, &same);
@@ -873,9 +888,79 @@ etm_err_t etm_step(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
     return step_full(ctx, in, out);
 }
 
+/* ---- The plain-cycle path ---------------------------------------------------------------------
+ * Most cycles of a program traced without data and without filtering are
+ * plain: no instruction, or one (with an IT folded after it) that is not the
+ * target of a traced branch, an exception entry or a return, with no cancel,
+ * no DWT match, no data transfer, no APB access, while trace is on and nothing
+ * waits. Such a cycle breaks no rule, sends no packet of its own and leaves
+ * TraceEnable on: it is the stages' own plain steps (etm_check_plain,
+ * etm_filter_plain, etm_packet_plain) and the FIFO's cycle, in step_edge's
+ * order, with the same outputs, state and statistics. Which signals and which
+ * state make a cycle plain is listed here and in each stage's *_plain_ok; a
+ * rule, packet or filter term on a signal not listed must add it. */
+
+/* The signals a plain cycle does not have. An instruction may be a direct
+ * branch's target only without branch broadcast, and ETMFLUSH closes nothing
+ * only without PH_EAGER; without an instruction, its qualifiers break rules. */
+static inline int plain_in(const etm_ctx_t *ctx, const etm_in_t *in)
+{
+    if (in->psel | in->cancel | in->intstat | in->trigger | in->findbr | in->iindbr | in->ivalid1 | in->ibranch1 |
+        in->iindbr1 | in->iccfail1 | ETM_DACTL_SLOT(in->dactl) | ETM_DDCTL_SLOT(in->ddctl))
+        return 0;
+    if (in->flush && ctx->mode.ph_eager)
+        return 0;
+    if (in->ivalid)
+        return !in->istall && !(in->ibranch && ctx->mode.branch_broadcast);
+    return !(in->ibranch | in->iccfail | in->fold);
+}
+
+static inline int plain_state(const etm_ctx_t *ctx)
+{
+    return ctx->plain_cfg && !(ctx->rg.stop_q | ctx->rg.restart_q) && !ctx->end_wait && etm_check_plain_ok(&ctx->chk) &&
+           etm_filter_plain_ok(&ctx->fsetup, &ctx->flt) && etm_packet_plain_ok(&ctx->pk);
+}
+
+/* step_edge for a plain cycle: edge_begin without a rule or an access, the
+ * frontend's atoms, then trace_cycle's ETMv3 part. */
+static etm_err_t step_plain(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
+{
+    clear_out(out);
+    etm_check_plain(&ctx->chk, in->ivalid);
+    out->pready = 1;
+    ctx->rg.setup_q = 0;
+    ctx->nlast = 0;
+    ctx->last_mask = 0;
+    ctx->st.violations = ctx->chk.total;
+    ctx->st.cycles++;
+    unsigned natoms = in->ivalid ? 1u + in->fold : 0u;
+    ctx->st.instructions += natoms;
+    ctx->st.counter_reloads += etm_filter_plain(&ctx->flt, &ctx->fsetup, in);
+    out->trace_enable = 1;
+    cycle_buf_t c;
+    cbuf_init(&c, ctx->pk.single_q);
+    const uint8_t exec[2] = { (uint8_t)!in->iccfail, 1 }; /* a folded IT always executes */
+    etm_packet_plain(&ctx->pk, &ctx->mode, natoms, exec, &c);
+    commit_cycle(ctx, in, ctx->pk.started_q, &c, out);
+    etm_packet_tick(&ctx->pk, &ctx->mode);
+    fifofull(ctx, out);
+    ctx->plain_count++;
+    return c.overrun ? ETM_ERR_INTERNAL : ETM_OK;
+}
+
+void etm_set_plain_path(etm_ctx_t *ctx, int on)
+{
+    ctx->plain_off = (uint8_t)!on;
+    refresh(ctx);
+}
+
+uint64_t etm_plain_cycles(const etm_ctx_t *ctx) { return ctx->plain_count; }
+
 /* One edge through every stage. */
 static etm_err_t step_edge(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
 {
+    if (plain_state(ctx) && plain_in(ctx, in))
+        return step_plain(ctx, in, out);
     clear_out(out);
     regs_access_t acc;
     unsigned nr = edge_begin(ctx, in, out, &acc);

@@ -151,8 +151,8 @@ void etm_fifo_pop(fifo_state_t *f)
     etm_fifo_take(f, &b, 1);
 }
 
-ETM_NOINLINE static int fifo_cycle_full(fifo_state_t *f, const etm_mode_t *m, const etm_in_t *in, const uint8_t *b,
-                                       unsigned n, etm_out_t *out)
+int etm_fifo_cycle_full(fifo_state_t *f, const etm_mode_t *m, const etm_in_t *in, const uint8_t *b, unsigned n,
+                        etm_out_t *out)
 {
     /* Validation keeps PORT_BYTES within the port; the bound says so to the compiler too. */
     unsigned width = m->port_bytes < sizeof out->v3_bytes ? m->port_bytes : (unsigned)sizeof out->v3_bytes;
@@ -190,26 +190,4 @@ ETM_NOINLINE static int fifo_cycle_full(fifo_state_t *f, const etm_mode_t *m, co
     int fit = etm_fifo_stage(f, m, b, n);
     out->fifo_level = (uint16_t)etm_fifo_held(f);
     return fit;
-}
-
-int etm_fifo_cycle(fifo_state_t *f, const etm_mode_t *m, const etm_in_t *in, const uint8_t *b, unsigned n,
-                   etm_out_t *out)
-{
-    if (f->level_q | f->slevel_q | f->held_q | f->flush_q | n)
-        return fifo_cycle_full(f, m, in, b, n, out);
-    /* Empty, no flush under way, and nothing comes: no word, a flush asked
-     * for now done at once (what the general case comes to). */
-    memset(out->v3_bytes, 0, sizeof out->v3_bytes);
-    out->v3_count = 0;
-    out->atvalid = 0;
-    out->atid = 0;
-    out->afready = (uint8_t)(m->atb_flush ? in && in->afvalid : 1);
-    if (m->atb_flush) {
-        f->flush_rem_q = 0;
-        f->flush_q = 0;
-    }
-    f->held_id_q = 0;
-    f->stage_full = 0;
-    out->fifo_level = 0;
-    return 1;
 }

@@ -91,6 +91,15 @@ void etm_filter_setup(const etm_config_t *c, unsigned version, filter_setup_t *f
         f->cntenr[0] = 0x6F;
         f->cntrldevr[0] = EV_NEVER;
     }
+    /* Counters that neither count nor reload, but for a reduced-function
+     * counter 1, which counts every cycle (etm_filter_plain follows it). */
+    f->plain_count1 = f->reduced1 && f->ncnt > 0;
+    int counters_still = 1;
+    for (unsigned i = f->plain_count1; i < ETM_NUM_COUNTERS; i++)
+        counters_still &= f->cntenr[i] == EV_NEVER && f->cntrldevr[i] == EV_NEVER;
+    f->trigger_never = f->trigger == EV_NEVER;
+    f->plain = f->no_compare && !f->v1 && f->teevr == EV_ALWAYS && (f->ie_always || f->exclude) && !f->use_ss &&
+               counters_still;
 }
 
 void etm_filter_reset(filter_state_t *s, const filter_setup_t *f)

@@ -296,25 +296,6 @@ void etm_packet_cycle(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t *
     cbuf_on_atoms(c, NULL, NULL);
 }
 
-void etm_packet_tick(packet_state_t *s, const etm_mode_t *m)
-{
-    /* Counted after the cycle: an I-sync's count covers the cycles before the
-     * instruction that follows it. */
-    s->wtotal_q++;
-    if (!m->sync_in_bytes && m->sync_period && s->started_q && ++s->sync_count_q >= m->sync_period)
-        s->sync_due_q = 1;
-}
-
-void etm_packet_accepted(packet_state_t *s, const etm_mode_t *m, const cycle_buf_t *c)
-{
-    s->wsent_q += c->w;
-    if (m->sync_in_bytes && m->sync_period && s->started_q) {
-        s->sync_count_q += c->n;
-        if (s->sync_count_q >= m->sync_period)
-            s->sync_due_q = 1;
-    }
-}
-
 void etm_packet_overflow(packet_state_t *s)
 {
     /* Everything gathered is lost with the cycle's bytes. Trace restarts with an

@@ -46,12 +46,16 @@ static void put_header(cycle_buf_t *c, const etm_mode_t *m, uint8_t h, unsigned 
     count_kind(c, h, m->cycle_accurate);
 }
 
-static void push_held(pheader_state_t *p, const etm_mode_t *m, cycle_buf_t *c)
+static void push_held_now(pheader_state_t *p, const etm_mode_t *m, cycle_buf_t *c)
 {
-    if (p->held_q) {
-        put_header(c, m, p->held_q, p->held_atoms_q, p->held_w_q);
-        p->held_q = 0;
-    }
+    put_header(c, m, p->held_q, p->held_atoms_q, p->held_w_q);
+    p->held_q = 0;
+}
+
+static ETM_INLINE void push_held(pheader_state_t *p, const etm_mode_t *m, cycle_buf_t *c)
+{
+    if (p->held_q)
+        push_held_now(p, m, c);
 }
 
 /* A header is complete: send the one held before it and hold this one. */

@@ -9,6 +9,7 @@
 #define ETM_STAGES_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "etm/check.h"
 #include "etm/config.h"
@@ -24,8 +25,28 @@
 #else
 #define ETM_NOINLINE
 #endif
+/* A step of the common path, inlined into it. */
+#if defined(__GNUC__)
+#define ETM_INLINE inline __attribute__((always_inline))
+#else
+#define ETM_INLINE inline
+#endif
 
 /* Header codes, reasons, PIPESTAT codes and sizes: etm/consts.h (etm/consts.def). */
+
+/* ---- check: what a plain cycle does to it (check.c; the rest is etm/check.h) ---- */
+
+/* A cycle that breaks no rule and carries no data slot activity: an
+ * instruction is counted for the data address rules, and the cycle. For the
+ * plain-cycle path (etm.c), which knows the cycle breaks none when no cancel
+ * waits (etm_check_plain_ok). */
+static inline int etm_check_plain_ok(const etm_check_t *c) { return !c->cancel_q; }
+static inline void etm_check_plain(etm_check_t *c, uint8_t ivalid)
+{
+    if (ivalid)
+        c->insn_q = 1;
+    c->cycle++;
+}
 
 /* ---- Version and mode, decoded once from the configuration ------------------ */
 
@@ -96,6 +117,11 @@ typedef struct filter_setup {
     uint8_t ie_always;         /* no comparator or decoder exists: include/exclude is true */
     uint8_t no_compare;        /* no comparator compares and no DWT input starts or stops: the
                                   cycle's items need not be walked */
+    uint8_t plain;             /* no_compare, TraceEnable "always", include/exclude true for
+                                  every instruction, no start/stop, no counter counts or reloads:
+                                  once on, TraceEnable stays on (etm_filter_plain_ok) */
+    uint8_t plain_count1;      /* ... but for a reduced-function counter 1, counting every cycle */
+    uint8_t trigger_never;     /* ETMTRIGGER is "never" */
     uint8_t exclude;           /* ETMTECR1[24] */
     uint8_t use_ss;            /* ETMTECR1[25] */
     uint8_t te_range;          /* ETMTECR1[7:0] */
@@ -140,6 +166,38 @@ typedef struct filter_out {
 void etm_filter_reset(filter_state_t *s, const filter_setup_t *f);
 void etm_filter(filter_state_t *s, const filter_setup_t *f, const etm_in_t *in, const fe_cycle_t *fe,
                 filter_out_t *out);
+/* The plain-cycle path (etm.c): with this setup and state, a cycle whose
+ * inputs have no ETMCANCEL, no DWT match (ETMTRIGGER), no data transfer and no
+ * second instruction leaves TraceEnable on, fires no trigger and reloads no
+ * counter; etm_filter_plain is then all that etm_filter does. */
+static inline int etm_filter_plain_ok(const filter_setup_t *f, const filter_state_t *s)
+{
+    /* TraceEnable is on after an instruction and, with a plain setup, stays on;
+     * the trigger is never or has fired (it fires once). */
+    return f->plain && s->seen_insn_q && s->te_insn_q && (s->triggered_q || f->trigger_never);
+}
+/* What etm_filter changes in such a cycle: nothing compares, so only the DWT
+ * inputs' latch (a comparison without a match: an instruction for the PC
+ * comparators, ETMDVALID for the others), the instruction's
+ * include/exclude term (true) and a reduced-function counter 1 move.
+ * Returns filter_out_t's cnt_reload. */
+static inline uint8_t etm_filter_plain(filter_state_t *s, const filter_setup_t *f, const etm_in_t *in)
+{
+    uint8_t reload = 0;
+    if (f->plain_count1) { /* as count() */
+        if (s->cnt_q[0] == 0) {
+            s->cnt_q[0] = f->cntrldvr[0];
+            reload = 1;
+        } else {
+            s->cnt_q[0]--;
+        }
+    }
+    uint8_t e_cmp = (uint8_t)(((in->ivalid ? s->eice_pc_q : 0) | (in->dvalid ? ~s->eice_pc_q : 0)) & 0xf);
+    s->eice_latch_q = (uint8_t)(s->eice_latch_q & ~e_cmp);
+    if (in->ivalid)
+        s->ie_q = 1;
+    return reload;
+}
 
 /* ---- cbuf: the cycle buffer, one cycle's ETMv3 packets (cbuf.c) ----------------------- */
 
@@ -162,7 +220,18 @@ typedef struct cycle_buf {
 } cycle_buf_t;
 
 /* An empty buffer; last_single: the packet before it is a P-header with one atom. */
-void cbuf_init(cycle_buf_t *c, uint8_t last_single);
+static inline void cbuf_init(cycle_buf_t *c, uint8_t last_single)
+{
+    /* The bytes past n are never read: only the counts are cleared. */
+    c->n = 0;
+    c->overrun = 0;
+    c->w = 0;
+    memset(c->kinds, 0, sizeof c->kinds);
+    c->last_single = last_single;
+    c->atoms = 0;
+    c->hook = NULL;
+    c->hook_user = NULL;
+}
 static inline void cbuf_put(cycle_buf_t *c, uint8_t byte)
 {
     if (c->n < ETM_CYCLE_BYTES_MAX)
@@ -283,16 +352,52 @@ void etm_packet_reset(packet_state_t *s);
 void etm_packet_cycle(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t *fe, const filter_out_t *flt,
                       int fifo_empty, cycle_buf_t *c, etm_stats_t *st);
 /* After every cycle, whatever happened to its bytes. */
-void etm_packet_tick(packet_state_t *s, const etm_mode_t *m);
+static inline void etm_packet_tick(packet_state_t *s, const etm_mode_t *m)
+{
+    /* Counted after the cycle: an I-sync's count covers the cycles before the
+     * instruction that follows it. */
+    s->wtotal_q++;
+    if (!m->sync_in_bytes && m->sync_period && s->started_q && ++s->sync_count_q >= m->sync_period)
+        s->sync_due_q = 1;
+}
 /* The cycle's bytes did not fit in the FIFO: what was gathered is dropped
  * (no roll-back: the rest of the state is the cycle's), and trace is lost
  * until the FIFO drains. */
 void etm_packet_overflow(packet_state_t *s);
 /* The cycle's bytes went into the FIFO. */
-void etm_packet_accepted(packet_state_t *s, const etm_mode_t *m, const cycle_buf_t *c);
+static inline void etm_packet_accepted(packet_state_t *s, const etm_mode_t *m, const cycle_buf_t *c)
+{
+    s->wsent_q += c->w;
+    if (m->sync_in_bytes && m->sync_period && s->started_q) {
+        s->sync_count_q += c->n;
+        if (s->sync_count_q >= m->sync_period)
+            s->sync_due_q = 1;
+    }
+}
 /* End of trace: send everything gathered. */
 void etm_packet_end(packet_state_t *s, const etm_mode_t *m, cycle_buf_t *c);
-
+/* The plain-cycle path (etm.c): trace is on and nothing waits (no overflow,
+ * cancel, trigger or periodic sync). A cycle with TraceEnable on and only
+ * instructions that are not branch targets, exception entries or returns
+ * (natoms of them, exec their E/N), no trigger, no cancel and no flush that
+ * closes headers is then all etm_packet_plain does: the atoms (or an idle
+ * cycle's W) into the P-headers. Without data trace only. */
+static inline int etm_packet_plain_ok(const packet_state_t *s)
+{
+    return s->active_q && !(s->ovf_q | s->cancel_q | s->trig_pend_q | s->sync_due_q);
+}
+/* instr_cycle's steps 5 and 6 for such a cycle: no packet before the atoms. */
+static inline void etm_packet_plain(packet_state_t *s, const etm_mode_t *m, unsigned natoms, const uint8_t *exec,
+                                    cycle_buf_t *c)
+{
+    if (natoms) {
+        s->dp.newest_q = 1;
+        c->atoms = natoms;
+        ph_cycle(&s->ph, m, natoms, exec, c);
+    } else if (m->cycle_accurate) {
+        ph_cycle(&s->ph, m, 0, NULL, c);
+    }
+}
 
 /* ---- fifo -------------------------------------------------------------------------------------- */
 
@@ -335,8 +440,29 @@ void etm_fifo_pop(fifo_state_t *f);
  * packets), or the word still waiting for ATREADY; ATREADY (in->atstall clear;
  * in NULL: a drain edge, ready, no flush) takes it. Then etm_fifo_stage: the n
  * bytes at b go in if they all fit. Returns 1 when they fitted (or n is 0). */
-int etm_fifo_cycle(fifo_state_t *f, const etm_mode_t *m, const etm_in_t *in, const uint8_t *b, unsigned n,
-                   etm_out_t *out);
+int etm_fifo_cycle_full(fifo_state_t *f, const etm_mode_t *m, const etm_in_t *in, const uint8_t *b, unsigned n,
+                        etm_out_t *out);
+static inline int etm_fifo_cycle(fifo_state_t *f, const etm_mode_t *m, const etm_in_t *in, const uint8_t *b,
+                                 unsigned n, etm_out_t *out)
+{
+    if (f->level_q | f->slevel_q | f->held_q | f->flush_q | n)
+        return etm_fifo_cycle_full(f, m, in, b, n, out);
+    /* Empty, no flush under way, and nothing comes: no word, a flush asked
+     * for now done at once (what the general case comes to). */
+    memset(out->v3_bytes, 0, sizeof out->v3_bytes);
+    out->v3_count = 0;
+    out->atvalid = 0;
+    out->atid = 0;
+    out->afready = (uint8_t)(m->atb_flush ? in && in->afvalid : 1);
+    if (m->atb_flush) {
+        f->flush_rem_q = 0;
+        f->flush_q = 0;
+    }
+    f->held_id_q = 0;
+    f->stage_full = 0;
+    out->fifo_level = 0;
+    return 1;
+}
 
 /* ---- pipestat (ETMv1) --------------------------------------------------------------------------- */
 

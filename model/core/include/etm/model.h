@@ -138,6 +138,15 @@ void etm_set_repeat_path(etm_ctx_t *ctx, int on);
 /* Cycles the repeat path gave since the instance was made or reset. */
 uint64_t etm_repeated_cycles(const etm_ctx_t *ctx);
 
+/* The plain-cycle path (on by default): a cycle with no instruction or one
+ * that sends no packet of its own (not a traced branch's target, an exception
+ * or a return), traced without data or filtering while nothing waits, runs
+ * only what such a cycle changes. Outputs, statistics and state are the same
+ * either way (docs/performance.md); off serves to measure it and to prove that. */
+void etm_set_plain_path(etm_ctx_t *ctx, int on);
+/* Cycles the plain-cycle path gave since the instance was made or reset. */
+uint64_t etm_plain_cycles(const etm_ctx_t *ctx);
+
 /* Rules broken in the last cycle: writes up to max, returns how many. */
 unsigned etm_last_rules(const etm_ctx_t *ctx, etm_rule_t *rules, unsigned max);
 
