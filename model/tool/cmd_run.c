@@ -130,6 +130,32 @@ static void emit(FILE *tf, etm_vec_writer_t *ow, etm_vcd_writer_t *vw, const etm
         etm_vcd_write(vw, in, out);
 }
 
+/* The rules the cycle just stepped broke, on stderr: where (the file's line
+ * when with_line and it has lines), the cycle, the rule and, for an APB rule,
+ * the register. */
+static void report_rules(const etm_ctx_t *etm, const etm_config_t *cfg, const etm_in_t *in, const source_t *src,
+                         const char *path, int with_line, uint64_t cycle)
+{
+    etm_rule_t r[4];
+    unsigned n = etm_last_rules(etm, r, 4);
+    for (unsigned k = 0; k < n && k < 4; k++) {
+        char where[64] = "";
+        if (!strncmp(etm_rule_name(r[k]), "APB_", 4)) { /* the register it names */
+            char reg[24];
+            etm_reg_name_at(cfg, (in->paddr >> 2) & 0x3FFu, reg, sizeof reg);
+            if (reg[0] == '0') /* no register there */
+                snprintf(where, sizeof where, " (%s at 0x%03X)", in->pwrite ? "write" : "read", (unsigned)in->paddr);
+            else
+                snprintf(where, sizeof where, " (%s %s at 0x%03X)", in->pwrite ? "write to" : "read of", reg,
+                         (unsigned)in->paddr);
+        }
+        progress_done();
+        char at[600];
+        fprintf(stderr, "%s: cycle %llu: %s%s: %s\n", source_where(src, path, with_line, at, sizeof at),
+                (unsigned long long)cycle, etm_rule_name(r[k]), where, etm_rule_text(r[k]));
+    }
+}
+
 int run_stimulus(const char *path, const source_opts_t *so, const char *const *sets, int nsets,
                  const run_outputs_t *o, etm_config_t *cfg_out)
 {
@@ -212,10 +238,34 @@ int run_stimulus(const char *path, const source_opts_t *so, const char *const *s
     etm_apb_op_t ops[ETM_PROGRAM_MAX_OPS];
     etm_apb_driver_t drv;
     etm_apb_driver_start(&drv, ops, o->program ? etm_program_ops(&cfg, NULL, ops, ETM_PROGRAM_MAX_OPS) : 0);
+    /* Binary stimulus, with nothing to write per cycle but the trace: a block
+     * of records at a time. */
+    int blocks = src.blk && !tr.t && !ow && !vw;
     for (;;) {
         int programming = etm_apb_busy(&drv);
         if (rc != 0)
             break;
+        if (blocks && !programming) {
+            const etm_in_t *blk;
+            size_t nb, i;
+            if ((e = source_read_block(&src, &blk, &nb)) != ETM_OK)
+                break;
+            if ((cycle ^ (cycle + nb)) >> 16) /* a multiple of 65536 cycles is crossed */
+                progress("run", (cycle + nb) & ~(uint64_t)0xffff);
+            for (i = 0; i < nb; i++) {
+                if (etm_step(etm, &blk[i], &out) == ETM_ERR_RULE) {
+                    report_rules(etm, &cfg, &blk[i], &src, path, 1, cycle + i);
+                    if (o->strict) {
+                        rc = 1;
+                        break;
+                    }
+                }
+                if (tf && out.v3_count)
+                    fwrite(out.v3_bytes, 1, out.v3_count, tf);
+            }
+            cycle += i;
+            continue;
+        }
         if (programming) {
             memset(&in, 0, sizeof in);
             etm_apb_drive(&drv, &in);
@@ -227,25 +277,7 @@ int run_stimulus(const char *path, const source_opts_t *so, const char *const *s
         if (tr.t)
             in.atstall = (uint8_t)(stall || !etm_tpiu_ready(tr.t, 0));
         if (etm_step(etm, &in, &out) == ETM_ERR_RULE) {
-            etm_rule_t r[4];
-            unsigned n = etm_last_rules(etm, r, 4);
-            for (unsigned k = 0; k < n && k < 4; k++) {
-                char where[64] = "";
-                if (!strncmp(etm_rule_name(r[k]), "APB_", 4)) { /* the register it names */
-                    char reg[24];
-                    etm_reg_name_at(&cfg, (in.paddr >> 2) & 0x3FFu, reg, sizeof reg);
-                    if (reg[0] == '0') /* no register there */
-                        snprintf(where, sizeof where, " (%s at 0x%03X)", in.pwrite ? "write" : "read",
-                                 (unsigned)in.paddr);
-                    else
-                        snprintf(where, sizeof where, " (%s %s at 0x%03X)", in.pwrite ? "write to" : "read of", reg,
-                                 (unsigned)in.paddr);
-                }
-                progress_done();
-                char at[600];
-                fprintf(stderr, "%s: cycle %llu: %s%s: %s\n", source_where(&src, path, !programming, at, sizeof at),
-                        (unsigned long long)cycle, etm_rule_name(r[k]), where, etm_rule_text(r[k]));
-            }
+            report_rules(etm, &cfg, &in, &src, path, !programming, cycle);
             if (o->strict) {
                 rc = 1;
                 break;

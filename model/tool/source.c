@@ -233,6 +233,20 @@ static etm_err_t source_refill(source_t *s)
     return s->bend;
 }
 
+etm_err_t source_read_block(source_t *s, const etm_in_t **in, size_t *n)
+{
+    *n = 0;
+    if (s->bpos == s->bn) {
+        etm_err_t e = source_refill(s);
+        if (e != ETM_OK)
+            return e;
+    }
+    *in = s->blk + s->bpos;
+    *n = s->bn - s->bpos;
+    s->bpos = s->bn;
+    return ETM_OK;
+}
+
 etm_err_t source_read_in(source_t *s, etm_in_t *in)
 {
     if (s->blk) {

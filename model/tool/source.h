@@ -49,6 +49,10 @@ void source_close(source_t *s);
 
 /* Returns ETM_OK, ETM_END or an error (printed). */
 etm_err_t source_read_in(source_t *s, etm_in_t *in);
+/* Binary stimulus (s->blk set): the records of the current block not yet
+ * read, *n of them at *in (valid until the next read), which now count as
+ * read; the next block when it is used up. Returns as source_read_in. */
+etm_err_t source_read_block(source_t *s, const etm_in_t **in, size_t *n);
 etm_err_t source_read_out(source_t *s, etm_out_t *out);
 
 /* Bit mask of the signals present in the source. */
