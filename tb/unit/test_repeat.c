@@ -249,7 +249,7 @@ static etm_in_t *idle_stimulus(uint64_t seed, size_t n)
     return rec;
 }
 
-/* Watching instances with and without the repeat path, cycle by cycle and in
+/* Watching instances with and without the speed paths, cycle by cycle and in
  * runs (etm_watch_repeat): the same seen records, rules and statistics. */
 static void test_watch(const char *preset, int ca)
 {
@@ -263,6 +263,7 @@ static void test_watch(const char *preset, int ca)
     if (!a || !b || !rec)
         return;
     etm_set_repeat_path(b, 0);
+    etm_set_plain_path(b, 0);
     etm_seen_t sa, sb;
     memset(&sa, 0, sizeof sa);
     unsigned long runs = 0;
@@ -284,7 +285,9 @@ static void test_watch(const char *preset, int ca)
     }
     CHECK(!memcmp(etm_get_stats(a), etm_get_stats(b), sizeof(etm_stats_t)));
     CHECK(runs > N / 2);
+    CHECK(etm_plain_cycles(a) > N / 20); /* the instructions between the idle stretches */
     CHECK_EQ(etm_repeated_cycles(b), 0);
+    CHECK_EQ(etm_plain_cycles(b), 0);
     free(rec);
     etm_destroy(a);
     etm_destroy(b);

@@ -39,6 +39,8 @@ struct etm_ctx {
     uint8_t rp_run;     /*   the cycles before it with the same (up to RP_TRY_AFTER) */
     uint8_t rp_wait;    /* cycles before the next try, */
     uint8_t rp_backoff; /*   and the wait after a try that fails */
+    uint8_t rp_miss;    /* quiet cycles in a row whose inputs differed from the last cycle's */
+    uint8_t rp_pause;   /* quiet cycles left before their inputs are compared again */
     uint8_t rp_ncount;  /* counters the cycle moves by one (RP_*) */
     uint8_t rp_count_k[4];
     uint32_t rp_budget; /* cycles it may repeat before one of them reaches its limit */
@@ -51,6 +53,7 @@ struct etm_ctx {
     etm_seen_t rp_seen; /*   (a watching instance: what it saw) */
     /* The plain-cycle path (docs/performance.md, "The plain-cycle path"). */
     uint8_t plain_cfg;   /* the configuration allows it (refresh) */
+    uint64_t plain_forbid[2][sizeof(etm_in_t) / 8]; /* the input bits a plain cycle has none of: [ETMIVALID] */
     uint8_t plain_off;   /* etm_set_plain_path(ctx, 0) */
     uint64_t plain_count; /* cycles it gave */
     fifo_state_t fifo; /* last: the largest */
@@ -267,6 +270,63 @@ etm_err_t etm_ctx_init_at_reset(etm_ctx_t *ctx, const etm_config_t *impl, etm_di
     return ETM_OK;
 }
 
+/* Sets the bits of field (at off, size bytes) that are in bits, in a byte
+ * image of etm_in_t: the host's byte order, as a record in memory. */
+static void forbid(unsigned char *img, size_t off, size_t size, uint64_t bits)
+{
+    unsigned char b[8];
+    if (size == 1) {
+        b[0] = (unsigned char)bits;
+    } else if (size == 2) {
+        uint16_t v = (uint16_t)bits;
+        memcpy(b, &v, 2);
+    } else if (size == 4) {
+        uint32_t v = (uint32_t)bits;
+        memcpy(b, &v, 4);
+    } else {
+        memcpy(b, &bits, 8);
+    }
+    for (size_t i = 0; i < size; i++)
+        img[off + i] |= b[i];
+}
+#define FORBID(img, field, bits) forbid(img, offsetof(etm_in_t, field), sizeof(((etm_in_t *)0)->field), bits)
+
+/* plain_in's masks (the plain-cycle path, below): the signals no plain cycle
+ * has; with an instruction ETMISTALL, and ETMIBRANCH under branch broadcast;
+ * without one, the instruction's qualifiers; ETMFLUSH under PH_EAGER. */
+static void plain_masks(etm_ctx_t *ctx)
+{
+    unsigned char img[2][sizeof(etm_in_t)];
+    memset(img, 0, sizeof img);
+    for (int insn = 0; insn < 2; insn++) {
+        unsigned char *m = img[insn];
+        FORBID(m, psel, ~0ull);
+        FORBID(m, cancel, ~0ull);
+        FORBID(m, intstat, ~0ull);
+        FORBID(m, trigger, ~0ull);
+        FORBID(m, findbr, ~0ull);
+        FORBID(m, iindbr, ~0ull);
+        FORBID(m, ivalid1, ~0ull);
+        FORBID(m, ibranch1, ~0ull);
+        FORBID(m, iindbr1, ~0ull);
+        FORBID(m, iccfail1, ~0ull);
+        FORBID(m, dactl, 3); /* DASlot */
+        FORBID(m, ddctl, 3); /* DDSlot */
+        if (ctx->mode.ph_eager)
+            FORBID(m, flush, ~0ull);
+        if (insn) {
+            FORBID(m, istall, ~0ull);
+            if (ctx->mode.branch_broadcast)
+                FORBID(m, ibranch, ~0ull);
+        } else {
+            FORBID(m, ibranch, ~0ull);
+            FORBID(m, iccfail, ~0ull);
+            FORBID(m, fold, ~0ull);
+        }
+        memcpy(ctx->plain_forbid[insn], m, sizeof(etm_in_t));
+    }
+}
+
 /* The mode and the filter's setup from the registers as they stand. */
 static void refresh(etm_ctx_t *ctx)
 {
@@ -274,8 +334,10 @@ static void refresh(etm_ctx_t *ctx)
     ctx->mode.enabled = ctx->mode.enabled && !ctx->rg.restart_q;
     etm_filter_setup(&ctx->cfg, ctx->mode.version, &ctx->fsetup);
     const etm_mode_t *m = &ctx->mode;
+    /* plain_in reads the record as 64-bit words (etm_in_t holds a uint64_t: its size is a multiple of 8). */
     ctx->plain_cfg = (uint8_t)(m->v3 && m->enabled && !m->data_addr && !m->data_value && ctx->fsetup.plain &&
-                               !ctx->plain_off);
+                               !ctx->plain_off && sizeof(etm_in_t) % 8 == 0);
+    plain_masks(ctx);
 }
 
 static etm_err_t create(etm_ctx_t **out, const etm_config_t *cfg, int at_reset, etm_diag_t *diag)
@@ -310,6 +372,7 @@ void etm_destroy(etm_ctx_t *ctx)
 void etm_reset(etm_ctx_t *ctx)
 {
     ctx->rp_on = ctx->rp_have = ctx->rp_run = ctx->rp_wait = ctx->rp_backoff = 0;
+    ctx->rp_miss = ctx->rp_pause = 0;
     ctx->rp_count = 0;
     ctx->plain_count = 0;
     memset(&ctx->rp_in, 0, sizeof ctx->rp_in);
@@ -375,7 +438,7 @@ unsigned etm_port_take(etm_ctx_t *ctx, uint8_t *buf, unsigned max)
 }
 
 /* The cycle's packets were accepted into the FIFO: count them. */
-static void count_accepted(etm_ctx_t *ctx, const cycle_buf_t *c)
+static ETM_INLINE void count_accepted(etm_ctx_t *ctx, const cycle_buf_t *c)
 {
     etm_packet_accepted(&ctx->pk, &ctx->mode, c);
     if (!c->n) /* no bytes, no packets */
@@ -728,12 +791,43 @@ static inline int rp_same_in(const etm_in_t *a, const etm_in_t *b)
     return !memcmp(a, b, sizeof *a);
 }
 
+/* A quiet cycle's inputs: are they the bytes rp_in holds? They are kept
+ * there for the next cycle, in the same pass. */
+static inline int rp_keep_in(etm_ctx_t *ctx, const etm_in_t *in)
+{
+    const unsigned char *x = (const unsigned char *)in;
+    unsigned char *y = (unsigned char *)&ctx->rp_in;
+    uint64_t d = 0, u, v;
+#define RP_KEEP(i)                                                                                                    \
+    do {                                                                                                              \
+        memcpy(&u, x + 8 * (i), 8);                                                                                   \
+        memcpy(&v, y + 8 * (i), 8);                                                                                   \
+        d |= u ^ v;                                                                                                   \
+        memcpy(y + 8 * (i), &u, 8);                                                                                   \
+    } while (0)
+    if (sizeof *in == 72) { /* unrolled for the record as it is */
+        RP_KEEP(0); RP_KEEP(1); RP_KEEP(2); RP_KEEP(3); RP_KEEP(4); RP_KEEP(5); RP_KEEP(6); RP_KEEP(7); RP_KEEP(8);
+        return d == 0;
+    }
+    for (size_t i = 0; i < sizeof *in / 8; i++)
+        RP_KEEP(i);
+#undef RP_KEEP
+    return d == 0;
+}
+
 /* Is this cycle tried as a fixed point? Only a cycle without an instruction or
  * an APB access is (an instruction traced moves the trace; one not traced
  * repeats only in a loop of one instruction), and only the third of the same
  * inputs in a row: tries cost, and most runs of idle cycles among
  * instructions are one or two cycles long. */
 #define RP_TRY_AFTER 2
+/* After RP_MISSES quiet cycles in a row that each differ from the cycle
+ * before, the next RP_PAUSE quiet cycles are not compared: where idle cycles
+ * are bubbles between instructions, keeping their inputs costs more than the
+ * path gives; a long idle stretch is still found, at most RP_PAUSE quiet
+ * cycles late. */
+#define RP_MISSES 16
+#define RP_PAUSE 240
 static int rp_try(etm_ctx_t *ctx, const etm_in_t *in)
 {
     if (ctx->rp_off || ctx->rp_run < RP_TRY_AFTER)
@@ -795,26 +889,32 @@ static int rp_judge(etm_ctx_t *ctx, rp_snap_t *s, etm_err_t e)
     return 0;
 }
 
-/* Before a cycle modelled in full: is it tried as a fixed point (the state
- * then in snap)? *quiet and *same say what rp_after needs. */
-static int rp_before(etm_ctx_t *ctx, const etm_in_t *in, rp_snap_t *snap, int *quiet, int *same)
+/* Before a cycle that is not repeated: is it tried as a fixed point
+ * (step_tried)? *quiet says what rp_after needs. A quiet cycle's inputs are
+ * compared with the last cycle's and kept for the next. */
+static ETM_INLINE int rp_before(etm_ctx_t *ctx, const etm_in_t *in, int *quiet)
 {
     *quiet = !in->ivalid && !in->psel && !ctx->rp_off;
-    *same = *quiet && ctx->rp_have && rp_same_in(in, &ctx->rp_in);
-    ctx->rp_run = (uint8_t)(*same ? ctx->rp_run + (ctx->rp_run < RP_TRY_AFTER) : 0);
-    int tried = *same && rp_try(ctx, in);
-    if (tried)
-        rp_take(ctx, snap);
-    return tried;
+    if (*quiet && ctx->rp_pause) { /* not compared: as a cycle that is not quiet */
+        ctx->rp_pause--;
+        *quiet = 0;
+    }
+    if (!*quiet) {
+        ctx->rp_run = 0;
+        return 0;
+    }
+    int same = rp_keep_in(ctx, in) && ctx->rp_have;
+    ctx->rp_miss = (uint8_t)(same ? 0 : ctx->rp_miss + 1);
+    if (ctx->rp_miss == RP_MISSES) { /* idle cycles come one at a time here: compare fewer */
+        ctx->rp_miss = 0;
+        ctx->rp_pause = RP_PAUSE;
+    }
+    ctx->rp_run = (uint8_t)(same ? ctx->rp_run + (ctx->rp_run < RP_TRY_AFTER) : 0);
+    return same && rp_try(ctx, in);
 }
 
-/* After it: keeps the inputs for the next cycle's comparison. */
-static void rp_after(etm_ctx_t *ctx, const etm_in_t *in, int quiet, int same)
-{
-    ctx->rp_have = (uint8_t)quiet;
-    if (quiet && !same)
-        memcpy(&ctx->rp_in, in, sizeof *in);
-}
+/* After it: rp_in holds its inputs if it was quiet (rp_keep_in). */
+static ETM_INLINE void rp_after(etm_ctx_t *ctx, int quiet) { ctx->rp_have = (uint8_t)quiet; }
 
 /* k repeated cycles' counters (the caller gives their outputs), k at most
  * rp_budget. */
@@ -850,44 +950,6 @@ void etm_set_repeat_path(etm_ctx_t *ctx, int on)
 
 uint64_t etm_repeated_cycles(const etm_ctx_t *ctx) { return ctx->rp_count; }
 
-static etm_err_t step_edge(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out);
-
-/* A cycle that is not repeated: every stage runs, and the cycle may be tried
- * as a fixed point. Kept out of etm_step so that a repeated cycle needs no
- * stack frame. */
-ETM_NOINLINE static etm_err_t step_full(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
-{
-    if (ctx->ended) {
-        clear_out(out);
-        return ETM_ERR_STATE;
-    }
-    if (in->ivalid | in->psel) { /* never tried, and what rp_before and rp_after come to for such a cycle */
-        ctx->rp_run = 0;
-        ctx->rp_have = 0;
-        return step_edge(ctx, in, out);
-    }
-    rp_snap_t snap;
-    int quiet, same;
-    int tried = rp_before(ctx, in, &snap, &quiet, &same);
-    etm_err_t e = step_edge(ctx, in, out);
-    if (tried && rp_judge(ctx, &snap, e))
-        ctx->rp_out = *out;
-    rp_after(ctx, in, quiet, same);
-    return e;
-}
-
-etm_err_t etm_step(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
-{
-    if (ctx->rp_on) {
-        if (rp_same_in(in, &ctx->rp_in) && rp_repeat(ctx)) {
-            *out = ctx->rp_out;
-            return ETM_OK;
-        }
-        ctx->rp_on = 0;
-    }
-    return step_full(ctx, in, out);
-}
-
 /* ---- The plain-cycle path ---------------------------------------------------------------------
  * Most cycles of a program traced without data and without filtering are
  * plain: no instruction, or one (with an IT folded after it) that is not the
@@ -895,35 +957,49 @@ etm_err_t etm_step(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
  * no DWT match, no data transfer, no APB access, while trace is on and nothing
  * waits. Such a cycle breaks no rule, sends no packet of its own and leaves
  * TraceEnable on: it is the stages' own plain steps (etm_check_plain,
- * etm_filter_plain, etm_packet_plain) and the FIFO's cycle, in step_edge's
+ * etm_filter_plain, etm_packet_plain) and the FIFO's cycle, in step_stages'
  * order, with the same outputs, state and statistics. Which signals and which
  * state make a cycle plain is listed here and in each stage's *_plain_ok; a
  * rule, packet or filter term on a signal not listed must add it. */
 
-/* The signals a plain cycle does not have. An instruction may be a direct
- * branch's target only without branch broadcast, and ETMFLUSH closes nothing
- * only without PH_EAGER; without an instruction, its qualifiers break rules. */
+/* None of the signals a plain cycle does not have (plain_masks): no APB
+ * access, ETMCANCEL, ETMINTSTAT, DWT match, ETMFINDBR, ETMIINDBR, second
+ * instruction or data slot activity; an instruction may be a direct branch's
+ * target only without branch broadcast, and ETMFLUSH closes nothing only
+ * without PH_EAGER; without an instruction, its qualifiers break rules. The
+ * record is read a word at a time against the masks. */
 static inline int plain_in(const etm_ctx_t *ctx, const etm_in_t *in)
 {
-    if (in->psel | in->cancel | in->intstat | in->trigger | in->findbr | in->iindbr | in->ivalid1 | in->ibranch1 |
-        in->iindbr1 | in->iccfail1 | ETM_DACTL_SLOT(in->dactl) | ETM_DDCTL_SLOT(in->ddctl))
-        return 0;
-    if (in->flush && ctx->mode.ph_eager)
-        return 0;
-    if (in->ivalid)
-        return !in->istall && !(in->ibranch && ctx->mode.branch_broadcast);
-    return !(in->ibranch | in->iccfail | in->fold);
+    const uint64_t *f = ctx->plain_forbid[in->ivalid != 0];
+    const unsigned char *x = (const unsigned char *)in;
+    uint64_t hit = 0, w;
+#define PLAIN_WORD(i)                                                                                                 \
+    do {                                                                                                              \
+        memcpy(&w, x + 8 * (i), 8);                                                                                   \
+        hit |= w & f[i];                                                                                              \
+    } while (0)
+    if (sizeof *in == 72) { /* unrolled for the record as it is */
+        PLAIN_WORD(0); PLAIN_WORD(1); PLAIN_WORD(2); PLAIN_WORD(3); PLAIN_WORD(4); PLAIN_WORD(5); PLAIN_WORD(6);
+        PLAIN_WORD(7); PLAIN_WORD(8);
+        return hit == 0;
+    }
+    for (size_t i = 0; i < sizeof *in / 8; i++)
+        PLAIN_WORD(i);
+#undef PLAIN_WORD
+    return hit == 0;
 }
 
 static inline int plain_state(const etm_ctx_t *ctx)
 {
-    return ctx->plain_cfg && !(ctx->rg.stop_q | ctx->rg.restart_q) && !ctx->end_wait && etm_check_plain_ok(&ctx->chk) &&
-           etm_filter_plain_ok(&ctx->fsetup, &ctx->flt) && etm_packet_plain_ok(&ctx->pk);
+    return ctx->plain_cfg && !(ctx->rg.stop_q | ctx->rg.restart_q) && !(ctx->end_wait | ctx->ended) &&
+           etm_check_plain_ok(&ctx->chk) && etm_filter_plain_ok(&ctx->fsetup, &ctx->flt) &&
+           etm_packet_plain_ok(&ctx->pk);
 }
 
-/* step_edge for a plain cycle: edge_begin without a rule or an access, the
- * frontend's atoms, then trace_cycle's ETMv3 part. */
-static etm_err_t step_plain(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
+/* step_stages for a plain cycle: edge_begin without a rule or an access, the
+ * frontend's atoms, then trace_cycle's ETMv3 part. Out of line, with a frame
+ * of its own: the general path's is large. */
+ETM_NOINLINE static etm_err_t step_plain(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
 {
     clear_out(out);
     etm_check_plain(&ctx->chk, in->ivalid);
@@ -957,10 +1033,8 @@ void etm_set_plain_path(etm_ctx_t *ctx, int on)
 uint64_t etm_plain_cycles(const etm_ctx_t *ctx) { return ctx->plain_count; }
 
 /* One edge through every stage. */
-static etm_err_t step_edge(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
+ETM_NOINLINE static etm_err_t step_stages(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
 {
-    if (plain_state(ctx) && plain_in(ctx, in))
-        return step_plain(ctx, in, out);
     clear_out(out);
     regs_access_t acc;
     unsigned nr = edge_begin(ctx, in, out, &acc);
@@ -975,6 +1049,63 @@ static etm_err_t step_edge(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
     return e != ETM_OK ? e : nr ? ETM_ERR_RULE : ETM_OK;
 }
 
+/* One edge: the plain-cycle path or every stage. */
+static inline etm_err_t step_edge(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
+{
+    if (plain_state(ctx) && plain_in(ctx, in))
+        return step_plain(ctx, in, out);
+    return step_stages(ctx, in, out);
+}
+
+/* A cycle tried as a fixed point: modelled with the state before it kept. */
+ETM_NOINLINE static etm_err_t step_tried(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out, int quiet)
+{
+    rp_snap_t snap;
+    rp_take(ctx, &snap);
+    etm_err_t e = step_edge(ctx, in, out);
+    if (rp_judge(ctx, &snap, e))
+        ctx->rp_out = *out;
+    rp_after(ctx, quiet);
+    return e;
+}
+
+/* A cycle that is not repeated nor plain: every stage runs, and the cycle
+ * may be tried as a fixed point. Kept out of etm_step so that a repeated or
+ * plain cycle needs no large stack frame. */
+ETM_NOINLINE static etm_err_t step_full(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
+{
+    if (ctx->ended) {
+        clear_out(out);
+        return ETM_ERR_STATE;
+    }
+    int quiet;
+    if (rp_before(ctx, in, &quiet))
+        return step_tried(ctx, in, out, quiet);
+    etm_err_t e = step_stages(ctx, in, out);
+    rp_after(ctx, quiet);
+    return e;
+}
+
+etm_err_t etm_step(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
+{
+    if (ctx->rp_on) {
+        if (rp_same_in(in, &ctx->rp_in) && rp_repeat(ctx)) {
+            *out = ctx->rp_out;
+            return ETM_OK;
+        }
+        ctx->rp_on = 0;
+    }
+    if (plain_state(ctx) && plain_in(ctx, in)) {
+        int quiet;
+        if (rp_before(ctx, in, &quiet))
+            return step_tried(ctx, in, out, quiet);
+        etm_err_t e = step_plain(ctx, in, out);
+        rp_after(ctx, quiet);
+        return e;
+    }
+    return step_full(ctx, in, out);
+}
+
 etm_err_t etm_watch_create(etm_ctx_t **out, const etm_config_t *cfg, int at_reset, etm_diag_t *diag)
 {
     etm_err_t e = create(out, cfg, at_reset, diag);
@@ -983,13 +1114,9 @@ etm_err_t etm_watch_create(etm_ctx_t **out, const etm_config_t *cfg, int at_rese
     return e;
 }
 
-/* A watched cycle that is not repeated (out of line, as step_full). */
-ETM_NOINLINE static etm_err_t watch_full(etm_ctx_t *ctx, const etm_in_t *in, etm_seen_t *seen)
+/* etm_step's edge up to the filter, without the trace stages' bookkeeping. */
+static etm_err_t watch_edge(etm_ctx_t *ctx, const etm_in_t *in, etm_seen_t *seen)
 {
-    rp_snap_t snap;
-    int quiet, same;
-    int tried = rp_before(ctx, in, &snap, &quiet, &same);
-    /* etm_step's edge up to the filter, without the trace stages' bookkeeping. */
     etm_out_t out;
     out.prdata = 0;
     regs_access_t acc;
@@ -1002,10 +1129,45 @@ ETM_NOINLINE static etm_err_t watch_full(etm_ctx_t *ctx, const etm_in_t *in, etm
     watch_record(ctx, in, &fe, &fo, seen);
     if (acc.write || ctx->rg.stop_q || ctx->rg.restart_q)
         regs_edge(ctx, &acc);
-    etm_err_t e = nr ? ETM_ERR_RULE : ETM_OK;
+    return nr ? ETM_ERR_RULE : ETM_OK;
+}
+
+/* The same for a plain cycle (the plain-cycle path): the interface check's
+ * and the filter's plain steps; the packet stage, which a watching instance
+ * does not run, does not count. */
+static etm_err_t watch_plain(etm_ctx_t *ctx, const etm_in_t *in, etm_seen_t *seen)
+{
+    etm_check_plain(&ctx->chk, in->ivalid);
+    ctx->rg.setup_q = 0;
+    ctx->nlast = 0;
+    ctx->last_mask = 0;
+    ctx->st.violations = ctx->chk.total;
+    ctx->st.cycles++;
+    fe_cycle_t fe;
+    etm_frontend(&ctx->mode, in, &fe);
+    etm_filter_plain(&ctx->flt, &ctx->fsetup, in); /* a watching instance counts no reloads */
+    filter_out_t fo;
+    memset(&fo, 0, sizeof fo);
+    fo.trace_enable = 1;
+    watch_record(ctx, in, &fe, &fo, seen);
+    ctx->plain_count++;
+    return ETM_OK;
+}
+
+/* A watched cycle that is not repeated (out of line, as step_full). */
+ETM_NOINLINE static etm_err_t watch_full(etm_ctx_t *ctx, const etm_in_t *in, etm_seen_t *seen)
+{
+    rp_snap_t snap;
+    int quiet;
+    int tried = rp_before(ctx, in, &quiet);
+    if (tried)
+        rp_take(ctx, &snap);
+    int plain = ctx->plain_cfg && !(ctx->rg.stop_q | ctx->rg.restart_q) && etm_check_plain_ok(&ctx->chk) &&
+                etm_filter_plain_ok(&ctx->fsetup, &ctx->flt) && plain_in(ctx, in);
+    etm_err_t e = plain ? watch_plain(ctx, in, seen) : watch_edge(ctx, in, seen);
     if (tried && rp_judge(ctx, &snap, e))
         ctx->rp_seen = *seen;
-    rp_after(ctx, in, quiet, same);
+    rp_after(ctx, quiet);
     return e;
 }
 

@@ -43,8 +43,7 @@
 static inline int etm_check_plain_ok(const etm_check_t *c) { return !c->cancel_q; }
 static inline void etm_check_plain(etm_check_t *c, uint8_t ivalid)
 {
-    if (ivalid)
-        c->insn_q = 1;
+    c->insn_q = (uint8_t)(c->insn_q | (ivalid != 0));
     c->cycle++;
 }
 
@@ -194,8 +193,7 @@ static inline uint8_t etm_filter_plain(filter_state_t *s, const filter_setup_t *
     }
     uint8_t e_cmp = (uint8_t)(((in->ivalid ? s->eice_pc_q : 0) | (in->dvalid ? ~s->eice_pc_q : 0)) & 0xf);
     s->eice_latch_q = (uint8_t)(s->eice_latch_q & ~e_cmp);
-    if (in->ivalid)
-        s->ie_q = 1;
+    s->ie_q = (uint8_t)(s->ie_q | (in->ivalid != 0)); /* an instruction's term is true */
     return reload;
 }
 
@@ -261,6 +259,34 @@ enum { PH_OPEN_NONE, PH_OPEN_F1, PH_OPEN_N };
 void ph_reset(pheader_state_t *p);
 /* One cycle: W (cycle-accurate) followed by its atoms. */
 void ph_cycle(pheader_state_t *p, const etm_mode_t *m, unsigned natoms, const uint8_t *exec, cycle_buf_t *c);
+/* The same, with the commonest cycles done here, where ph_cycle would do just
+ * that: with no header held back, one E that joins an open format 1 header
+ * with room for it (15 E atoms, 7 cycle-accurate, after no idle run); without
+ * cycle accuracy, no atom; cycle-accurate, an idle cycle with no header open
+ * and no W owed, which lengthens the idle run. */
+static inline void ph_cycle_inline(pheader_state_t *p, const etm_mode_t *m, unsigned natoms, const uint8_t *exec,
+                                   cycle_buf_t *c)
+{
+    if (!p->held_q) {
+        if (!m->cycle_accurate) {
+            if (natoms == 0)
+                return;
+            if (natoms == 1 && exec[0] && p->open_q == PH_OPEN_F1 && p->open_e_q < 15) {
+                p->open_e_q++;
+                return;
+            }
+        } else if (natoms == 0) {
+            if (!p->wdebt_q && p->open_q == PH_OPEN_NONE && !p->open_e_q && p->wrun_q != 0xFFFFFFFFu) {
+                p->wrun_q++;
+                return;
+            }
+        } else if (natoms == 1 && exec[0] && !p->wrun_q && p->open_q == PH_OPEN_F1 && p->open_e_q < 7) {
+            p->open_e_q++;
+            return;
+        }
+    }
+    ph_cycle(p, m, natoms, exec, c);
+}
 /* An atom without a W: the second of a cycle after a packet between the two.
  * Before ETMv3.3 (no format 4) in cycle-accurate mode it gets a W of its own,
  * which the next idle cycle gives back; returns 0 then (the timing of the
@@ -386,17 +412,15 @@ static inline int etm_packet_plain_ok(const packet_state_t *s)
 {
     return s->active_q && !(s->ovf_q | s->cancel_q | s->trig_pend_q | s->sync_due_q);
 }
-/* instr_cycle's steps 5 and 6 for such a cycle: no packet before the atoms. */
+/* instr_cycle's steps 5 and 6 for such a cycle: no packet before the atoms.
+ * Without atoms, ph_cycle does nothing unless cycle-accurate (a W): it is
+ * called anyway, rather than branching on the inputs. */
 static inline void etm_packet_plain(packet_state_t *s, const etm_mode_t *m, unsigned natoms, const uint8_t *exec,
                                     cycle_buf_t *c)
 {
-    if (natoms) {
-        s->dp.newest_q = 1;
-        c->atoms = natoms;
-        ph_cycle(&s->ph, m, natoms, exec, c);
-    } else if (m->cycle_accurate) {
-        ph_cycle(&s->ph, m, 0, NULL, c);
-    }
+    s->dp.newest_q = (uint8_t)(s->dp.newest_q | (natoms != 0));
+    c->atoms = natoms;
+    ph_cycle_inline(&s->ph, m, natoms, exec, c);
 }
 
 /* ---- fifo -------------------------------------------------------------------------------------- */
