@@ -1133,9 +1133,11 @@ static etm_err_t watch_edge(etm_ctx_t *ctx, const etm_in_t *in, etm_seen_t *seen
 }
 
 /* The same for a plain cycle (the plain-cycle path): the interface check's
- * and the filter's plain steps; the packet stage, which a watching instance
- * does not run, does not count. */
-static etm_err_t watch_plain(etm_ctx_t *ctx, const etm_in_t *in, etm_seen_t *seen)
+ * and the filter's plain steps, and what watch_record makes of such a cycle
+ * (the frontend's atoms: the instruction and a folded IT, neither an
+ * indirect branch's target; trace on; no trigger, data, exception or cancel).
+ * The packet stage, which a watching instance does not run, does not count. */
+static etm_err_t watch_plain(etm_ctx_t *ctx, const etm_in_t *in, etm_seen_t *s)
 {
     etm_check_plain(&ctx->chk, in->ivalid);
     ctx->rg.setup_q = 0;
@@ -1143,30 +1145,54 @@ static etm_err_t watch_plain(etm_ctx_t *ctx, const etm_in_t *in, etm_seen_t *see
     ctx->last_mask = 0;
     ctx->st.violations = ctx->chk.total;
     ctx->st.cycles++;
-    fe_cycle_t fe;
-    etm_frontend(&ctx->mode, in, &fe);
     etm_filter_plain(&ctx->flt, &ctx->fsetup, in); /* a watching instance counts no reloads */
-    filter_out_t fo;
-    memset(&fo, 0, sizeof fo);
-    fo.trace_enable = 1;
-    watch_record(ctx, in, &fe, &fo, seen);
+    memset(s, 0, sizeof *s);
+    s->running = 1;
+    s->trace_enable = 1;
+    if (in->ivalid) {
+        uint32_t a = in->ia & ~1u;
+        s->ninsn = (uint8_t)(1u + (in->fold != 0));
+        s->insn[0].addr = a;
+        s->insn[0].exec = (uint8_t)!in->iccfail;
+        s->insn[0].branch = (uint8_t)(in->ibranch != 0);
+        if (in->fold) {
+            s->fold = 1;
+            s->insn[1].addr = a + 2;
+            s->insn[1].exec = 1;
+        }
+    }
+    s->flush = in->flush;
+    s->trace_id = ctx->mode.trace_id;
+    s->etmcr = ctx->cfg.etmcr;
     ctx->plain_count++;
     return ETM_OK;
 }
 
-/* A watched cycle that is not repeated (out of line, as step_full). */
-ETM_NOINLINE static etm_err_t watch_full(etm_ctx_t *ctx, const etm_in_t *in, etm_seen_t *seen)
+static inline int watch_plain_ok(const etm_ctx_t *ctx, const etm_in_t *in)
+{
+    return ctx->plain_cfg && !(ctx->rg.stop_q | ctx->rg.restart_q) && etm_check_plain_ok(&ctx->chk) &&
+           etm_filter_plain_ok(&ctx->fsetup, &ctx->flt) && plain_in(ctx, in);
+}
+
+/* A watched cycle tried as a fixed point (as step_tried). */
+ETM_NOINLINE static etm_err_t watch_tried(etm_ctx_t *ctx, const etm_in_t *in, etm_seen_t *seen, int quiet)
 {
     rp_snap_t snap;
-    int quiet;
-    int tried = rp_before(ctx, in, &quiet);
-    if (tried)
-        rp_take(ctx, &snap);
-    int plain = ctx->plain_cfg && !(ctx->rg.stop_q | ctx->rg.restart_q) && etm_check_plain_ok(&ctx->chk) &&
-                etm_filter_plain_ok(&ctx->fsetup, &ctx->flt) && plain_in(ctx, in);
-    etm_err_t e = plain ? watch_plain(ctx, in, seen) : watch_edge(ctx, in, seen);
-    if (tried && rp_judge(ctx, &snap, e))
+    rp_take(ctx, &snap);
+    etm_err_t e = watch_plain_ok(ctx, in) ? watch_plain(ctx, in, seen) : watch_edge(ctx, in, seen);
+    if (rp_judge(ctx, &snap, e))
         ctx->rp_seen = *seen;
+    rp_after(ctx, quiet);
+    return e;
+}
+
+/* A watched cycle that is not repeated nor plain (out of line, as step_full). */
+ETM_NOINLINE static etm_err_t watch_full(etm_ctx_t *ctx, const etm_in_t *in, etm_seen_t *seen)
+{
+    int quiet;
+    if (rp_before(ctx, in, &quiet))
+        return watch_tried(ctx, in, seen, quiet);
+    etm_err_t e = watch_edge(ctx, in, seen);
     rp_after(ctx, quiet);
     return e;
 }
@@ -1181,6 +1207,14 @@ etm_err_t etm_watch_step(etm_ctx_t *ctx, const etm_in_t *in, etm_seen_t *seen)
             return ETM_OK;
         }
         ctx->rp_on = 0;
+    }
+    if (watch_plain_ok(ctx, in)) { /* the plain-cycle path, as in etm_step */
+        int quiet;
+        if (rp_before(ctx, in, &quiet))
+            return watch_tried(ctx, in, seen, quiet);
+        etm_err_t e = watch_plain(ctx, in, seen);
+        rp_after(ctx, quiet);
+        return e;
     }
     return watch_full(ctx, in, seen);
 }
