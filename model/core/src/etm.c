@@ -292,8 +292,8 @@ static void forbid(unsigned char *img, size_t off, size_t size, uint64_t bits)
 #define FORBID(img, field, bits) forbid(img, offsetof(etm_in_t, field), sizeof(((etm_in_t *)0)->field), bits)
 
 /* plain_in's masks (the plain-cycle path, below): the signals no plain cycle
- * has; with an instruction ETMISTALL, and ETMIBRANCH under branch broadcast;
- * without one, the instruction's qualifiers; ETMFLUSH under PH_EAGER. */
+ * has; with an instruction ETMISTALL; without one, the instruction's
+ * qualifiers; ETMFLUSH under PH_EAGER. */
 static void plain_masks(etm_ctx_t *ctx)
 {
     unsigned char img[2][sizeof(etm_in_t)];
@@ -305,7 +305,6 @@ static void plain_masks(etm_ctx_t *ctx)
         FORBID(m, intstat, ~0ull);
         FORBID(m, trigger, ~0ull);
         FORBID(m, findbr, ~0ull);
-        FORBID(m, iindbr, ~0ull);
         FORBID(m, ivalid1, ~0ull);
         FORBID(m, ibranch1, ~0ull);
         FORBID(m, iindbr1, ~0ull);
@@ -316,10 +315,9 @@ static void plain_masks(etm_ctx_t *ctx)
             FORBID(m, flush, ~0ull);
         if (insn) {
             FORBID(m, istall, ~0ull);
-            if (ctx->mode.branch_broadcast)
-                FORBID(m, ibranch, ~0ull);
         } else {
             FORBID(m, ibranch, ~0ull);
+            FORBID(m, iindbr, ~0ull);
             FORBID(m, iccfail, ~0ull);
             FORBID(m, fold, ~0ull);
         }
@@ -952,22 +950,22 @@ uint64_t etm_repeated_cycles(const etm_ctx_t *ctx) { return ctx->rp_count; }
 
 /* ---- The plain-cycle path ---------------------------------------------------------------------
  * Most cycles of a program traced without data and without filtering are
- * plain: no instruction, or one (with an IT folded after it) that is not the
- * target of a traced branch, an exception entry or a return, with no cancel,
- * no DWT match, no data transfer, no APB access, while trace is on and nothing
- * waits. Such a cycle breaks no rule, sends no packet of its own and leaves
- * TraceEnable on: it is the stages' own plain steps (etm_check_plain,
- * etm_filter_plain, etm_packet_plain) and the FIFO's cycle, in step_stages'
- * order, with the same outputs, state and statistics. Which signals and which
+ * plain: no instruction, or one (with an IT folded after it) that is not an
+ * exception entry or a return, with no cancel, no DWT match, no data
+ * transfer, no APB access, while trace is on and nothing waits. Such a cycle
+ * breaks no rule, sends no packet of its own but the branch address when its
+ * instruction is a traced branch's target, and leaves TraceEnable on: it is
+ * the stages' own plain steps (etm_check_plain, etm_filter_plain,
+ * etm_packet_plain) and the FIFO's cycle, in step_stages' order, with the
+ * same outputs, state and statistics. Which signals and which
  * state make a cycle plain is listed here and in each stage's *_plain_ok; a
  * rule, packet or filter term on a signal not listed must add it. */
 
 /* None of the signals a plain cycle does not have (plain_masks): no APB
- * access, ETMCANCEL, ETMINTSTAT, DWT match, ETMFINDBR, ETMIINDBR, second
- * instruction or data slot activity; an instruction may be a direct branch's
- * target only without branch broadcast, and ETMFLUSH closes nothing only
- * without PH_EAGER; without an instruction, its qualifiers break rules. The
- * record is read a word at a time against the masks. */
+ * access, ETMCANCEL, ETMINTSTAT, DWT match, ETMFINDBR, second instruction or
+ * data slot activity; ETMFLUSH closes nothing only without PH_EAGER; without
+ * an instruction, its qualifiers break rules, and so does ETMIINDBR without
+ * ETMIBRANCH. The record is read a word at a time against the masks. */
 static inline int plain_in(const etm_ctx_t *ctx, const etm_in_t *in)
 {
     const uint64_t *f = ctx->plain_forbid[in->ivalid != 0];
@@ -981,12 +979,19 @@ static inline int plain_in(const etm_ctx_t *ctx, const etm_in_t *in)
     if (sizeof *in == 72) { /* unrolled for the record as it is */
         PLAIN_WORD(0); PLAIN_WORD(1); PLAIN_WORD(2); PLAIN_WORD(3); PLAIN_WORD(4); PLAIN_WORD(5); PLAIN_WORD(6);
         PLAIN_WORD(7); PLAIN_WORD(8);
-        return hit == 0;
+    } else {
+        for (size_t i = 0; i < sizeof *in / 8; i++)
+            PLAIN_WORD(i);
     }
-    for (size_t i = 0; i < sizeof *in / 8; i++)
-        PLAIN_WORD(i);
 #undef PLAIN_WORD
-    return hit == 0;
+    return hit == 0 && !(in->iindbr && !in->ibranch);
+}
+
+/* The plain cycle's instruction is a traced branch's target (as the frontend
+ * says: ETMIBRANCH with ETMIINDBR, or with branch broadcast). */
+static inline int plain_target(const etm_ctx_t *ctx, const etm_in_t *in)
+{
+    return in->ivalid && in->ibranch && (in->iindbr || ctx->mode.branch_broadcast);
 }
 
 static inline int plain_state(const etm_ctx_t *ctx)
@@ -1016,7 +1021,7 @@ ETM_NOINLINE static etm_err_t step_plain(etm_ctx_t *ctx, const etm_in_t *in, etm
     cycle_buf_t c;
     cbuf_init(&c, ctx->pk.single_q);
     const uint8_t exec[2] = { (uint8_t)!in->iccfail, 1 }; /* a folded IT always executes */
-    etm_packet_plain(&ctx->pk, &ctx->mode, natoms, exec, &c);
+    etm_packet_plain(&ctx->pk, &ctx->mode, natoms, exec, plain_target(ctx, in), in->ia & ~1u, &c);
     commit_cycle(ctx, in, ctx->pk.started_q, &c, out);
     etm_packet_tick(&ctx->pk, &ctx->mode);
     fifofull(ctx, out);
@@ -1134,8 +1139,8 @@ static etm_err_t watch_edge(etm_ctx_t *ctx, const etm_in_t *in, etm_seen_t *seen
 
 /* The same for a plain cycle (the plain-cycle path): the interface check's
  * and the filter's plain steps, and what watch_record makes of such a cycle
- * (the frontend's atoms: the instruction and a folded IT, neither an
- * indirect branch's target; trace on; no trigger, data, exception or cancel).
+ * (the frontend's atoms: the instruction, maybe a traced branch's target,
+ * and a folded IT; trace on; no trigger, data, exception or cancel).
  * The packet stage, which a watching instance does not run, does not count. */
 static etm_err_t watch_plain(etm_ctx_t *ctx, const etm_in_t *in, etm_seen_t *s)
 {
@@ -1154,6 +1159,7 @@ static etm_err_t watch_plain(etm_ctx_t *ctx, const etm_in_t *in, etm_seen_t *s)
         s->ninsn = (uint8_t)(1u + (in->fold != 0));
         s->insn[0].addr = a;
         s->insn[0].exec = (uint8_t)!in->iccfail;
+        s->insn[0].indirect = (uint8_t)plain_target(ctx, in);
         s->insn[0].branch = (uint8_t)(in->ibranch != 0);
         if (in->fold) {
             s->fold = 1;

@@ -255,6 +255,14 @@ static void instr_cycle(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t
     }
 }
 
+void etm_packet_plain_branch(packet_state_t *s, const etm_mode_t *m, uint32_t to, cycle_buf_t *c)
+{
+    /* instr_cycle's step 5 for a target that is no exception entry or return,
+     * with no cancel and no trigger waiting. */
+    ph_close_atoms(&s->ph, m, c);
+    put_branch(s, m, c, to, -1, 0);
+}
+
 /* The cycle buffer's hook with data trace: placeholders before atoms. */
 typedef struct data_hook {
     dpacket_state_t *dp;

@@ -404,20 +404,27 @@ static inline void etm_packet_accepted(packet_state_t *s, const etm_mode_t *m, c
 void etm_packet_end(packet_state_t *s, const etm_mode_t *m, cycle_buf_t *c);
 /* The plain-cycle path (etm.c): trace is on and nothing waits (no overflow,
  * cancel, trigger or periodic sync). A cycle with TraceEnable on and only
- * instructions that are not branch targets, exception entries or returns
- * (natoms of them, exec their E/N), no trigger, no cancel and no flush that
- * closes headers is then all etm_packet_plain does: the atoms (or an idle
- * cycle's W) into the P-headers. Without data trace only. */
+ * instructions that are not exception entries or returns (natoms of them,
+ * exec their E/N; the first may be a traced branch's target), no trigger, no
+ * cancel and no flush that closes headers is then all etm_packet_plain does:
+ * the branch packet, if any, and the atoms (or an idle cycle's W) into the
+ * P-headers. Without data trace only. */
 static inline int etm_packet_plain_ok(const packet_state_t *s)
 {
     return s->active_q && !(s->ovf_q | s->cancel_q | s->trig_pend_q | s->sync_due_q);
 }
-/* instr_cycle's steps 5 and 6 for such a cycle: no packet before the atoms.
- * Without atoms, ph_cycle does nothing unless cycle-accurate (a W): it is
- * called anyway, rather than branching on the inputs. */
+/* A plain cycle's traced branch (its instruction is the target, at to): the
+ * atoms gathered, then the branch address packet. */
+void etm_packet_plain_branch(packet_state_t *s, const etm_mode_t *m, uint32_t to, cycle_buf_t *c);
+/* instr_cycle's steps 5 and 6 for such a cycle: a branch packet when the
+ * instruction is a traced branch's target (target), no other packet before
+ * the atoms. Without atoms, ph_cycle does nothing unless cycle-accurate (a W):
+ * it is called anyway, rather than branching on the inputs. */
 static inline void etm_packet_plain(packet_state_t *s, const etm_mode_t *m, unsigned natoms, const uint8_t *exec,
-                                    cycle_buf_t *c)
+                                    int target, uint32_t addr, cycle_buf_t *c)
 {
+    if (target)
+        etm_packet_plain_branch(s, m, addr, c);
     s->dp.newest_q = (uint8_t)(s->dp.newest_q | (natoms != 0));
     c->atoms = natoms;
     ph_cycle_inline(&s->ph, m, natoms, exec, c);

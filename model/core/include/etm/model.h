@@ -139,8 +139,8 @@ void etm_set_repeat_path(etm_ctx_t *ctx, int on);
 uint64_t etm_repeated_cycles(const etm_ctx_t *ctx);
 
 /* The plain-cycle path (on by default): a cycle with no instruction or one
- * that sends no packet of its own (not a traced branch's target, an exception
- * or a return), traced without data or filtering while nothing waits, runs
+ * that is no exception entry or return (it sends no packet of its own but a
+ * branch address), traced without data or filtering while nothing waits, runs
  * only what such a cycle changes. Outputs, statistics and state are the same
  * either way (docs/performance.md); off serves to measure it and to prove that. */
 void etm_set_plain_path(etm_ctx_t *ctx, int on);
