@@ -994,11 +994,30 @@ static inline int plain_target(const etm_ctx_t *ctx, const etm_in_t *in)
     return in->ivalid && in->ibranch && (in->iindbr || ctx->mode.branch_broadcast);
 }
 
+/* The state a plain cycle needs up to the filter (a watching instance's
+ * whole need): the configuration allows it, no programming stop or restart,
+ * no cancel waiting in the interface check, TraceEnable on to stay. */
+static inline int plain_front_state(const etm_ctx_t *ctx)
+{
+    return ctx->plain_cfg && !(ctx->rg.stop_q | ctx->rg.restart_q) && etm_check_plain_ok(&ctx->chk) &&
+           etm_filter_plain_ok(&ctx->fsetup, &ctx->flt);
+}
+
+/* ... and for the trace stages: no end of trace, nothing waiting in the packet stage. */
 static inline int plain_state(const etm_ctx_t *ctx)
 {
-    return ctx->plain_cfg && !(ctx->rg.stop_q | ctx->rg.restart_q) && !(ctx->end_wait | ctx->ended) &&
-           etm_check_plain_ok(&ctx->chk) && etm_filter_plain_ok(&ctx->fsetup, &ctx->flt) &&
-           etm_packet_plain_ok(&ctx->pk);
+    return plain_front_state(ctx) && !(ctx->end_wait | ctx->ended) && etm_packet_plain_ok(&ctx->pk);
+}
+
+/* edge_begin for a plain cycle: no rule broken, no APB access. */
+static inline void plain_edge_begin(etm_ctx_t *ctx, const etm_in_t *in)
+{
+    etm_check_plain(&ctx->chk, in->ivalid);
+    ctx->rg.setup_q = 0;
+    ctx->nlast = 0;
+    ctx->last_mask = 0;
+    ctx->st.violations = ctx->chk.total;
+    ctx->st.cycles++;
 }
 
 /* step_stages for a plain cycle: edge_begin without a rule or an access, the
@@ -1007,13 +1026,8 @@ static inline int plain_state(const etm_ctx_t *ctx)
 ETM_NOINLINE static etm_err_t step_plain(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
 {
     clear_out(out);
-    etm_check_plain(&ctx->chk, in->ivalid);
+    plain_edge_begin(ctx, in);
     out->pready = 1;
-    ctx->rg.setup_q = 0;
-    ctx->nlast = 0;
-    ctx->last_mask = 0;
-    ctx->st.violations = ctx->chk.total;
-    ctx->st.cycles++;
     unsigned natoms = in->ivalid ? 1u + in->fold : 0u;
     ctx->st.instructions += natoms;
     ctx->st.counter_reloads += etm_filter_plain(&ctx->flt, &ctx->fsetup, in);
@@ -1144,12 +1158,7 @@ static etm_err_t watch_edge(etm_ctx_t *ctx, const etm_in_t *in, etm_seen_t *seen
  * The packet stage, which a watching instance does not run, does not count. */
 static etm_err_t watch_plain(etm_ctx_t *ctx, const etm_in_t *in, etm_seen_t *s)
 {
-    etm_check_plain(&ctx->chk, in->ivalid);
-    ctx->rg.setup_q = 0;
-    ctx->nlast = 0;
-    ctx->last_mask = 0;
-    ctx->st.violations = ctx->chk.total;
-    ctx->st.cycles++;
+    plain_edge_begin(ctx, in);
     etm_filter_plain(&ctx->flt, &ctx->fsetup, in); /* a watching instance counts no reloads */
     memset(s, 0, sizeof *s);
     s->running = 1;
@@ -1176,8 +1185,7 @@ static etm_err_t watch_plain(etm_ctx_t *ctx, const etm_in_t *in, etm_seen_t *s)
 
 static inline int watch_plain_ok(const etm_ctx_t *ctx, const etm_in_t *in)
 {
-    return ctx->plain_cfg && !(ctx->rg.stop_q | ctx->rg.restart_q) && etm_check_plain_ok(&ctx->chk) &&
-           etm_filter_plain_ok(&ctx->fsetup, &ctx->flt) && plain_in(ctx, in);
+    return plain_front_state(ctx) && plain_in(ctx, in);
 }
 
 /* A watched cycle tried as a fixed point (as step_tried). */
