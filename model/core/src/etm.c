@@ -55,6 +55,8 @@ struct etm_ctx {
     uint8_t plain_cfg;   /* the configuration allows it (refresh) */
     uint64_t plain_forbid[2][sizeof(etm_in_t) / 8]; /* the input bits a plain cycle has none of: [ETMIVALID] */
     uint8_t plain_off;   /* etm_set_plain_path(ctx, 0) */
+    uint8_t plain_go;    /* plain_state() as the last cycle left it (0: not known, as after
+                            anything outside etm_step changed the state: rp_leave, refresh) */
     uint64_t plain_count; /* cycles it gave */
     fifo_state_t fifo; /* last: the largest */
 };
@@ -335,6 +337,7 @@ static void refresh(etm_ctx_t *ctx)
     /* plain_in reads the record as 64-bit words (etm_in_t holds a uint64_t: its size is a multiple of 8). */
     ctx->plain_cfg = (uint8_t)(m->v3 && m->enabled && !m->data_addr && !m->data_value && ctx->fsetup.plain &&
                                !ctx->plain_off && sizeof(etm_in_t) % 8 == 0);
+    ctx->plain_go = 0; /* the next cycle finds out */
     plain_masks(ctx);
 }
 
@@ -407,7 +410,11 @@ unsigned etm_last_rules(const etm_ctx_t *ctx, etm_rule_t *rules, unsigned max)
 static void clear_out(etm_out_t *out) { memset(out, 0, sizeof *out); }
 
 /* Anything that changes the state outside etm_step ends a fixed point. */
-static void rp_leave(etm_ctx_t *ctx) { ctx->rp_on = 0; }
+static void rp_leave(etm_ctx_t *ctx)
+{
+    ctx->rp_on = 0;
+    ctx->plain_go = 0;
+}
 
 /* FIFOFULL after the cycle: fewer than ETMFFLR bytes free (ETMCR[7]). */
 static void fifofull(etm_ctx_t *ctx, etm_out_t *out)
@@ -768,25 +775,55 @@ static int rp_same(const etm_ctx_t *ctx, const rp_snap_t *s)
            (ctx->mode.v3 ? s->ps.since_full_q == ctx->ps.since_full_q : !memcmp(&s->ps, &ctx->ps, sizeof s->ps));
 }
 
+/* ---- Records as words --------------------------------------------------------------------------
+ * The repeat path and the plain-cycle path read a whole etm_in_t per cycle:
+ * as 16-byte words where the compiler has vector types (SSE2 on x86-64, NEON
+ * on AArch64, or its own lowering), else as 8-byte words. etm_in_t holds a
+ * uint64_t, so its size is a whole number of 8-byte words: REC_N words of
+ * REC_WORD_BYTES, then one 8-byte word when REC_REST. */
+#if defined(__GNUC__)
+typedef uint64_t rec_word_t __attribute__((vector_size(16)));
+#define REC_WORD_BYTES 16
+static inline uint64_t rec_any(rec_word_t w) { return w[0] | w[1]; }
+#else
+typedef uint64_t rec_word_t;
+#define REC_WORD_BYTES 8
+static inline uint64_t rec_any(rec_word_t w) { return w; }
+#endif
+#define REC_N (sizeof(etm_in_t) / REC_WORD_BYTES) /* whole rec_word_t in a record */
+/* Their loops are unrolled: a record is a few words. */
+#if defined(__GNUC__)
+#define REC_UNROLL _Pragma("GCC unroll 8")
+#else
+#define REC_UNROLL
+#endif
+#define REC_REST (sizeof(etm_in_t) % REC_WORD_BYTES != 0) /* and an 8-byte word after them */
+
+static inline rec_word_t rec_load(const unsigned char *p)
+{
+    rec_word_t w;
+    memcpy(&w, p, sizeof w);
+    return w;
+}
+static inline uint64_t rec_load_tail(const unsigned char *p)
+{
+    uint64_t w;
+    memcpy(&w, p + REC_N * REC_WORD_BYTES, 8);
+    return w;
+}
+
 /* The same inputs, byte for byte (padding included: a difference there only
  * costs a repeat). Inline: a call to memcmp costs as much as the rest of a
  * repeated cycle. */
 static inline int rp_same_in(const etm_in_t *a, const etm_in_t *b)
 {
     const unsigned char *x = (const unsigned char *)a, *y = (const unsigned char *)b;
-    uint64_t d = 0, u, v;
-#define RP_WORD(i)                                                                                                    \
-    do {                                                                                                              \
-        memcpy(&u, x + 8 * (i), 8);                                                                                   \
-        memcpy(&v, y + 8 * (i), 8);                                                                                   \
-        d |= u ^ v;                                                                                                   \
-    } while (0)
-    if (sizeof *a == 72) { /* unrolled for the record as it is */
-        RP_WORD(0); RP_WORD(1); RP_WORD(2); RP_WORD(3); RP_WORD(4); RP_WORD(5); RP_WORD(6); RP_WORD(7); RP_WORD(8);
-        return d == 0;
-    }
-#undef RP_WORD
-    return !memcmp(a, b, sizeof *a);
+    rec_word_t d = rec_load(x) ^ rec_load(y);
+    REC_UNROLL
+    for (size_t i = 1; i < REC_N; i++)
+        d |= rec_load(x + i * REC_WORD_BYTES) ^ rec_load(y + i * REC_WORD_BYTES);
+    uint64_t t = REC_REST ? rec_load_tail(x) ^ rec_load_tail(y) : 0;
+    return (rec_any(d) | t) == 0;
 }
 
 /* A quiet cycle's inputs: are they the bytes rp_in holds? They are kept
@@ -795,30 +832,30 @@ static inline int rp_keep_in(etm_ctx_t *ctx, const etm_in_t *in)
 {
     const unsigned char *x = (const unsigned char *)in;
     unsigned char *y = (unsigned char *)&ctx->rp_in;
-    uint64_t d = 0, u, v;
-#define RP_KEEP(i)                                                                                                    \
-    do {                                                                                                              \
-        memcpy(&u, x + 8 * (i), 8);                                                                                   \
-        memcpy(&v, y + 8 * (i), 8);                                                                                   \
-        d |= u ^ v;                                                                                                   \
-        memcpy(y + 8 * (i), &u, 8);                                                                                   \
-    } while (0)
-    if (sizeof *in == 72) { /* unrolled for the record as it is */
-        RP_KEEP(0); RP_KEEP(1); RP_KEEP(2); RP_KEEP(3); RP_KEEP(4); RP_KEEP(5); RP_KEEP(6); RP_KEEP(7); RP_KEEP(8);
-        return d == 0;
+    rec_word_t d = rec_load(x) ^ rec_load(y);
+    memcpy(y, x, REC_WORD_BYTES);
+    REC_UNROLL
+    for (size_t i = 1; i < REC_N; i++) {
+        rec_word_t u = rec_load(x + i * REC_WORD_BYTES);
+        d |= u ^ rec_load(y + i * REC_WORD_BYTES);
+        memcpy(y + i * REC_WORD_BYTES, &u, sizeof u);
     }
-    for (size_t i = 0; i < sizeof *in / 8; i++)
-        RP_KEEP(i);
-#undef RP_KEEP
-    return d == 0;
+    uint64_t t = 0;
+    if (REC_REST) {
+        uint64_t u = rec_load_tail(x);
+        t = u ^ rec_load_tail(y);
+        memcpy(y + REC_N * REC_WORD_BYTES, &u, 8);
+    }
+    return (rec_any(d) | t) == 0;
 }
 
 /* Is this cycle tried as a fixed point? Only a cycle without an instruction or
  * an APB access is (an instruction traced moves the trace; one not traced
- * repeats only in a loop of one instruction), and only the third of the same
- * inputs in a row: tries cost, and most runs of idle cycles among
- * instructions are one or two cycles long. */
-#define RP_TRY_AFTER 2
+ * repeats only in a loop of one instruction), and only the seventh of the
+ * same inputs in a row: a try costs a copy and a comparison of the state,
+ * and runs of idle cycles among instructions are short (on random stimulus,
+ * a try after the third paid for itself less often than it cost). */
+#define RP_TRY_AFTER 6
 /* After RP_MISSES quiet cycles in a row that each differ from the cycle
  * before, the next RP_PAUSE quiet cycles are not compared: where idle cycles
  * are bubbles between instructions, keeping their inputs costs more than the
@@ -968,23 +1005,14 @@ uint64_t etm_repeated_cycles(const etm_ctx_t *ctx) { return ctx->rp_count; }
  * ETMIBRANCH. The record is read a word at a time against the masks. */
 static inline int plain_in(const etm_ctx_t *ctx, const etm_in_t *in)
 {
-    const uint64_t *f = ctx->plain_forbid[in->ivalid != 0];
+    const unsigned char *f = (const unsigned char *)ctx->plain_forbid[in->ivalid != 0];
     const unsigned char *x = (const unsigned char *)in;
-    uint64_t hit = 0, w;
-#define PLAIN_WORD(i)                                                                                                 \
-    do {                                                                                                              \
-        memcpy(&w, x + 8 * (i), 8);                                                                                   \
-        hit |= w & f[i];                                                                                              \
-    } while (0)
-    if (sizeof *in == 72) { /* unrolled for the record as it is */
-        PLAIN_WORD(0); PLAIN_WORD(1); PLAIN_WORD(2); PLAIN_WORD(3); PLAIN_WORD(4); PLAIN_WORD(5); PLAIN_WORD(6);
-        PLAIN_WORD(7); PLAIN_WORD(8);
-    } else {
-        for (size_t i = 0; i < sizeof *in / 8; i++)
-            PLAIN_WORD(i);
-    }
-#undef PLAIN_WORD
-    return hit == 0 && !(in->iindbr && !in->ibranch);
+    rec_word_t hit = rec_load(x) & rec_load(f);
+    REC_UNROLL
+    for (size_t i = 1; i < REC_N; i++)
+        hit |= rec_load(x + i * REC_WORD_BYTES) & rec_load(f + i * REC_WORD_BYTES);
+    uint64_t t = REC_REST ? rec_load_tail(x) & rec_load_tail(f) : 0;
+    return (rec_any(hit) | t) == 0 && !(in->iindbr && !in->ibranch);
 }
 
 /* The plain cycle's instruction is a traced branch's target (as the frontend
@@ -1020,9 +1048,39 @@ static inline void plain_edge_begin(etm_ctx_t *ctx, const etm_in_t *in)
     ctx->st.cycles++;
 }
 
+/* commit_cycle for a plain cycle that put no byte (etm_packet_plain_quick):
+ * the FIFO's cycle with nothing to stage, which always fits, and what
+ * commit_cycle counts of an empty cycle buffer holding natoms atoms. */
+static ETM_INLINE void commit_quiet(etm_ctx_t *ctx, const etm_in_t *in, unsigned natoms, etm_out_t *out)
+{
+    static const uint8_t nothing[1] = { 0 };
+    (void)etm_fifo_cycle(&ctx->fifo, &ctx->mode, in, nothing, 0, out);
+    etm_packet_accepted_n(&ctx->pk, &ctx->mode, 0, 0);
+    ctx->st.atoms += natoms;
+    ctx->st.staged_cycles += ctx->fifo.slevel_q != 0;
+    out->overflow = ctx->pk.ovf_q;
+    ctx->st.port_bytes += out->v3_count;
+}
+
+/* A plain cycle that puts bytes (a branch address, a P-header): its packets
+ * through a cycle buffer into the FIFO. Out of line: the cycle buffer needs a
+ * frame the commoner cycle without bytes does not. */
+ETM_NOINLINE static etm_err_t plain_bytes(etm_ctx_t *ctx, const etm_in_t *in, unsigned natoms, int target,
+                                          etm_out_t *out)
+{
+    const uint8_t exec[2] = { (uint8_t)!in->iccfail, 1 }; /* a folded IT always executes */
+    cycle_buf_t c;
+    cbuf_init(&c, ctx->pk.single_q);
+    etm_packet_plain(&ctx->pk, &ctx->mode, natoms, exec, target, in->ia & ~1u, &c);
+    commit_cycle(ctx, in, ctx->pk.started_q, &c, out);
+    return c.overrun ? ETM_ERR_INTERNAL : ETM_OK;
+}
+
 /* step_stages for a plain cycle: edge_begin without a rule or an access, the
- * frontend's atoms, then trace_cycle's ETMv3 part. Out of line, with a frame
- * of its own: the general path's is large. */
+ * frontend's atoms, then trace_cycle's ETMv3 part. What it leaves for
+ * plain_state: only an overflow or a periodic sync due can end the path
+ * (nothing else it reads moves here). Out of line: the general path's frame
+ * is large. */
 ETM_NOINLINE static etm_err_t step_plain(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
 {
     clear_out(out);
@@ -1032,15 +1090,17 @@ ETM_NOINLINE static etm_err_t step_plain(etm_ctx_t *ctx, const etm_in_t *in, etm
     ctx->st.instructions += natoms;
     ctx->st.counter_reloads += etm_filter_plain(&ctx->flt, &ctx->fsetup, in);
     out->trace_enable = 1;
-    cycle_buf_t c;
-    cbuf_init(&c, ctx->pk.single_q);
-    const uint8_t exec[2] = { (uint8_t)!in->iccfail, 1 }; /* a folded IT always executes */
-    etm_packet_plain(&ctx->pk, &ctx->mode, natoms, exec, plain_target(ctx, in), in->ia & ~1u, &c);
-    commit_cycle(ctx, in, ctx->pk.started_q, &c, out);
+    int target = plain_target(ctx, in);
+    etm_err_t e = ETM_OK;
+    if (etm_packet_plain_quick(&ctx->pk, &ctx->mode, natoms, (uint8_t)!in->iccfail, target))
+        commit_quiet(ctx, in, natoms, out);
+    else
+        e = plain_bytes(ctx, in, natoms, target, out);
     etm_packet_tick(&ctx->pk, &ctx->mode);
     fifofull(ctx, out);
     ctx->plain_count++;
-    return c.overrun ? ETM_ERR_INTERNAL : ETM_OK;
+    ctx->plain_go = (uint8_t)!(ctx->pk.ovf_q | ctx->pk.sync_due_q);
+    return e;
 }
 
 void etm_set_plain_path(etm_ctx_t *ctx, int on)
@@ -1065,13 +1125,14 @@ ETM_NOINLINE static etm_err_t step_stages(etm_ctx_t *ctx, const etm_in_t *in, et
     out->overflow |= (uint8_t)dropped;
     if (acc.write || ctx->rg.stop_q || ctx->rg.restart_q) /* else the registers stay as they are */
         regs_edge(ctx, &acc);
+    ctx->plain_go = (uint8_t)plain_state(ctx);
     return e != ETM_OK ? e : nr ? ETM_ERR_RULE : ETM_OK;
 }
 
 /* One edge: the plain-cycle path or every stage. */
 static inline etm_err_t step_edge(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
 {
-    if (plain_state(ctx) && plain_in(ctx, in))
+    if (ctx->plain_go && plain_in(ctx, in))
         return step_plain(ctx, in, out);
     return step_stages(ctx, in, out);
 }
@@ -1114,7 +1175,7 @@ etm_err_t etm_step(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
         }
         ctx->rp_on = 0;
     }
-    if (plain_state(ctx) && plain_in(ctx, in)) {
+    if (ctx->plain_go && plain_in(ctx, in)) {
         int quiet;
         if (rp_before(ctx, in, &quiet))
             return step_tried(ctx, in, out, quiet);

@@ -99,6 +99,15 @@ int etm_fifo_stage(fifo_state_t *f, const etm_mode_t *m, const uint8_t *b, unsig
     int room = etm_fifo_held(f) + n <= m->fifo_depth;
     int fit = room && f->slevel_q + n <= ETM_STAGE_BYTES;
     f->stage_full = (uint8_t)(room && !fit);
+    if (fit && !f->slevel_q && n <= m->fifo_write) {
+        /* Nothing staged and the write port takes them all: they pass the
+         * staging buffer in this cycle, as the general case below would move them. */
+        uint32_t wr = f->rd_q + f->level_q;
+        for (unsigned i = 0; i < n; i++)
+            f->mem[(wr + i) % ETM_FIFO_MAX] = b[i];
+        f->level_q += n;
+        return 1;
+    }
     if (fit) {
         uint32_t wr = f->srd_q + f->slevel_q;
         for (unsigned i = 0; i < n; i++)

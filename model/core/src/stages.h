@@ -259,33 +259,40 @@ enum { PH_OPEN_NONE, PH_OPEN_F1, PH_OPEN_N };
 void ph_reset(pheader_state_t *p);
 /* One cycle: W (cycle-accurate) followed by its atoms. */
 void ph_cycle(pheader_state_t *p, const etm_mode_t *m, unsigned natoms, const uint8_t *exec, cycle_buf_t *c);
-/* The same, with the commonest cycles done here, where ph_cycle would do just
- * that: with no header held back, one E that joins an open format 1 header
+/* The commonest cycles, done where ph_cycle would do just that and put no
+ * byte; returns 0, having changed nothing, for any other (ph_cycle's). With no
+ * header held back, one E that joins an open format 1 header
  * with room for it (15 E atoms, 7 cycle-accurate, after no idle run); without
  * cycle accuracy, no atom; cycle-accurate, an idle cycle with no header open
  * and no W owed, which lengthens the idle run. */
+static inline int ph_cycle_quick(pheader_state_t *p, const etm_mode_t *m, unsigned natoms, uint8_t exec0)
+{
+    if (p->held_q)
+        return 0;
+    if (!m->cycle_accurate) {
+        if (natoms == 0)
+            return 1;
+        if (natoms == 1 && exec0 && p->open_q == PH_OPEN_F1 && p->open_e_q < 15) {
+            p->open_e_q++;
+            return 1;
+        }
+    } else if (natoms == 0) {
+        if (!p->wdebt_q && p->open_q == PH_OPEN_NONE && !p->open_e_q && p->wrun_q != 0xFFFFFFFFu) {
+            p->wrun_q++;
+            return 1;
+        }
+    } else if (natoms == 1 && exec0 && !p->wrun_q && p->open_q == PH_OPEN_F1 && p->open_e_q < 7) {
+        p->open_e_q++;
+        return 1;
+    }
+    return 0;
+}
+/* ph_cycle with the commonest cycles done here. */
 static inline void ph_cycle_inline(pheader_state_t *p, const etm_mode_t *m, unsigned natoms, const uint8_t *exec,
                                    cycle_buf_t *c)
 {
-    if (!p->held_q) {
-        if (!m->cycle_accurate) {
-            if (natoms == 0)
-                return;
-            if (natoms == 1 && exec[0] && p->open_q == PH_OPEN_F1 && p->open_e_q < 15) {
-                p->open_e_q++;
-                return;
-            }
-        } else if (natoms == 0) {
-            if (!p->wdebt_q && p->open_q == PH_OPEN_NONE && !p->open_e_q && p->wrun_q != 0xFFFFFFFFu) {
-                p->wrun_q++;
-                return;
-            }
-        } else if (natoms == 1 && exec[0] && !p->wrun_q && p->open_q == PH_OPEN_F1 && p->open_e_q < 7) {
-            p->open_e_q++;
-            return;
-        }
-    }
-    ph_cycle(p, m, natoms, exec, c);
+    if (!ph_cycle_quick(p, m, natoms, exec[0]))
+        ph_cycle(p, m, natoms, exec, c);
 }
 /* An atom without a W: the second of a cycle after a packet between the two.
  * Before ETMv3.3 (no format 4) in cycle-accurate mode it gets a W of its own,
@@ -390,15 +397,20 @@ static inline void etm_packet_tick(packet_state_t *s, const etm_mode_t *m)
  * (no roll-back: the rest of the state is the cycle's), and trace is lost
  * until the FIFO drains. */
 void etm_packet_overflow(packet_state_t *s);
-/* The cycle's bytes went into the FIFO. */
-static inline void etm_packet_accepted(packet_state_t *s, const etm_mode_t *m, const cycle_buf_t *c)
+/* n bytes carrying w W atoms went into the FIFO. */
+static inline void etm_packet_accepted_n(packet_state_t *s, const etm_mode_t *m, unsigned n, uint32_t w)
 {
-    s->wsent_q += c->w;
+    s->wsent_q += w;
     if (m->sync_in_bytes && m->sync_period && s->started_q) {
-        s->sync_count_q += c->n;
+        s->sync_count_q += n;
         if (s->sync_count_q >= m->sync_period)
             s->sync_due_q = 1;
     }
+}
+/* The cycle's bytes went into the FIFO. */
+static inline void etm_packet_accepted(packet_state_t *s, const etm_mode_t *m, const cycle_buf_t *c)
+{
+    etm_packet_accepted_n(s, m, c->n, c->w);
 }
 /* End of trace: send everything gathered. */
 void etm_packet_end(packet_state_t *s, const etm_mode_t *m, cycle_buf_t *c);
@@ -428,6 +440,17 @@ static inline void etm_packet_plain(packet_state_t *s, const etm_mode_t *m, unsi
     s->dp.newest_q = (uint8_t)(s->dp.newest_q | (natoms != 0));
     c->atoms = natoms;
     ph_cycle_inline(&s->ph, m, natoms, exec, c);
+}
+/* The same for a cycle that puts no byte, done without a cycle buffer: no
+ * branch packet and atoms that ph_cycle_quick takes. Returns 0, having changed
+ * nothing, for any other cycle (etm_packet_plain's). */
+static inline int etm_packet_plain_quick(packet_state_t *s, const etm_mode_t *m, unsigned natoms, uint8_t exec0,
+                                         int target)
+{
+    if (target || !ph_cycle_quick(&s->ph, m, natoms, exec0))
+        return 0;
+    s->dp.newest_q = (uint8_t)(s->dp.newest_q | (natoms != 0));
+    return 1;
 }
 
 /* ---- fifo -------------------------------------------------------------------------------------- */
