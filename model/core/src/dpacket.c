@@ -77,7 +77,7 @@ static void put_normal(dpacket_state_t *d, const etm_mode_t *m, cycle_buf_t *c, 
     if (addr_out(m, a))
         put_daddr(d, c, addr);
     put_value(c, v, bytes);
-    c->kinds[ETM_PKT_NORMAL_DATA]++;
+    cbuf_kind(c, ETM_PKT_NORMAL_DATA);
 }
 
 static void put_vnt(dpacket_state_t *d, const etm_mode_t *m, cycle_buf_t *c, int a, uint32_t addr)
@@ -87,7 +87,7 @@ static void put_vnt(dpacket_state_t *d, const etm_mode_t *m, cycle_buf_t *c, int
     put(c, (uint8_t)(ETMV3_HDR_VALUE_NOT_TRACED | (unsigned)a << 4));
     if (addr_out(m, a))
         put_daddr(d, c, addr);
-    c->kinds[ETM_PKT_VALUE_NOT_TRACED]++;
+    cbuf_kind(c, ETM_PKT_VALUE_NOT_TRACED);
 }
 
 static void put_placeholder(dpacket_state_t *d, const etm_mode_t *m, cycle_buf_t *c, int a, uint32_t addr,
@@ -96,7 +96,7 @@ static void put_placeholder(dpacket_state_t *d, const etm_mode_t *m, cycle_buf_t
     put(c, (uint8_t)(ETMV3_HDR_OOO_PLACEHOLDER | (unsigned)a << 5 | tag << 2));
     if (addr_out(m, a))
         put_daddr(d, c, addr);
-    c->kinds[ETM_PKT_OOO_PLACEHOLDER]++;
+    cbuf_kind(c, ETM_PKT_OOO_PLACEHOLDER);
 }
 
 static void put_ooo(cycle_buf_t *c, unsigned tag, uint32_t v)
@@ -104,13 +104,13 @@ static void put_ooo(cycle_buf_t *c, unsigned tag, uint32_t v)
     unsigned bytes = value_size(v);
     put(c, (uint8_t)(ETMV3_HDR_OOO_DATA | tag << 5 | size_field(bytes) << 2));
     put_value(c, v, bytes);
-    c->kinds[ETM_PKT_OOO_DATA]++;
+    cbuf_kind(c, ETM_PKT_OOO_DATA);
 }
 
 static void put_store_failed(cycle_buf_t *c)
 {
     put(c, ETMV3_HDR_STORE_FAILED);
-    c->kinds[ETM_PKT_STORE_FAILED]++;
+    cbuf_kind(c, ETM_PKT_STORE_FAILED);
 }
 
 /* ---- Entries ------------------------------------------------------------------------------ */

@@ -39,7 +39,7 @@ struct etm_ctx {
     uint8_t rp_run;     /*   the cycles before it with the same (up to RP_TRY_AFTER) */
     uint8_t rp_wait;    /* cycles before the next try, */
     uint8_t rp_backoff; /*   and the wait after a try that fails */
-    uint8_t rp_miss;    /* quiet cycles in a row whose inputs differed from the last cycle's */
+    uint8_t rp_miss;    /* quiet cycles since one that made a run long enough to be tried */
     uint8_t rp_pause;   /* quiet cycles left before their inputs are compared again */
     uint8_t rp_ncount;  /* counters the cycle moves by one (RP_*) */
     uint8_t rp_count_k[4];
@@ -55,6 +55,7 @@ struct etm_ctx {
     uint8_t plain_cfg;   /* the configuration allows it (refresh) */
     uint64_t plain_forbid[2][sizeof(etm_in_t) / 8]; /* the input bits a plain cycle has none of: [ETMIVALID] */
     uint8_t plain_off;   /* etm_set_plain_path(ctx, 0) */
+    etm_out_t plain_out; /* a plain cycle's outputs while the FIFO is idle (refresh) */
     uint8_t plain_go;    /* plain_state() as the last cycle left it (0: not known, as after
                             anything outside etm_step changed the state: rp_leave, refresh) */
     uint64_t plain_count; /* cycles it gave */
@@ -339,6 +340,10 @@ static void refresh(etm_ctx_t *ctx)
                                !ctx->plain_off && sizeof(etm_in_t) % 8 == 0);
     ctx->plain_go = 0; /* the next cycle finds out */
     plain_masks(ctx);
+    memset(&ctx->plain_out, 0, sizeof ctx->plain_out);
+    ctx->plain_out.pready = 1;
+    ctx->plain_out.trace_enable = 1;
+    ctx->plain_out.fifofull = (uint8_t)(m->fifo_depth < m->fifofull_level); /* as fifofull() with nothing held */
 }
 
 static etm_err_t create(etm_ctx_t **out, const etm_config_t *cfg, int at_reset, etm_diag_t *diag)
@@ -449,8 +454,10 @@ static ETM_INLINE void count_accepted(etm_ctx_t *ctx, const cycle_buf_t *c)
     if (!c->n) /* no bytes, no packets */
         return;
     ctx->st.bytes += c->n;
-    for (int k = 0; k < ETM_PKT_ALL_COUNT; k++)
+    for (uint32_t m = c->kmask; m; m &= m - 1) {
+        unsigned k = etm_lowest_bit(m);
         ctx->st.packets[k] += c->kinds[k];
+    }
 }
 
 /* The port, then the cycle's bytes into the FIFO, or an overflow when they do
@@ -856,12 +863,12 @@ static inline int rp_keep_in(etm_ctx_t *ctx, const etm_in_t *in)
  * and runs of idle cycles among instructions are short (on random stimulus,
  * a try after the third paid for itself less often than it cost). */
 #define RP_TRY_AFTER 6
-/* After RP_MISSES quiet cycles in a row that each differ from the cycle
- * before, the next RP_PAUSE quiet cycles are not compared: where idle cycles
+/* After RP_MISSES quiet cycles none of which ended a run long enough to be
+ * tried, the next RP_PAUSE quiet cycles are not compared: where idle cycles
  * are bubbles between instructions, keeping their inputs costs more than the
  * path gives; a long idle stretch is still found, at most RP_PAUSE quiet
  * cycles late. */
-#define RP_MISSES 16
+#define RP_MISSES 32
 #define RP_PAUSE 240
 static int rp_try(etm_ctx_t *ctx, const etm_in_t *in)
 {
@@ -929,22 +936,24 @@ static int rp_judge(etm_ctx_t *ctx, rp_snap_t *s, etm_err_t e)
  * compared with the last cycle's and kept for the next. */
 static ETM_INLINE int rp_before(etm_ctx_t *ctx, const etm_in_t *in, int *quiet)
 {
-    *quiet = !in->ivalid && !in->psel && !ctx->rp_off;
-    if (*quiet && ctx->rp_pause) { /* not compared: as a cycle that is not quiet */
+    if (ctx->rp_pause) { /* not compared: as a cycle that is not quiet (a branch taken alike each cycle) */
         ctx->rp_pause--;
         *quiet = 0;
+        ctx->rp_run = 0;
+        return 0;
     }
+    *quiet = !in->ivalid && !in->psel && !ctx->rp_off;
     if (!*quiet) {
         ctx->rp_run = 0;
         return 0;
     }
     int same = rp_keep_in(ctx, in) && ctx->rp_have;
-    ctx->rp_miss = (uint8_t)(same ? 0 : ctx->rp_miss + 1);
-    if (ctx->rp_miss == RP_MISSES) { /* idle cycles come one at a time here: compare fewer */
+    ctx->rp_run = (uint8_t)(same ? ctx->rp_run + (ctx->rp_run < RP_TRY_AFTER) : 0);
+    ctx->rp_miss = (uint8_t)(ctx->rp_run == RP_TRY_AFTER ? 0 : ctx->rp_miss + 1);
+    if (ctx->rp_miss == RP_MISSES) { /* idle runs are short here: compare fewer */
         ctx->rp_miss = 0;
         ctx->rp_pause = RP_PAUSE;
     }
-    ctx->rp_run = (uint8_t)(same ? ctx->rp_run + (ctx->rp_run < RP_TRY_AFTER) : 0);
     return same && rp_try(ctx, in);
 }
 
@@ -1050,16 +1059,26 @@ static inline void plain_edge_begin(etm_ctx_t *ctx, const etm_in_t *in)
 
 /* commit_cycle for a plain cycle that put no byte (etm_packet_plain_quick):
  * the FIFO's cycle with nothing to stage, which always fits, and what
- * commit_cycle counts of an empty cycle buffer holding natoms atoms. */
-static ETM_INLINE void commit_quiet(etm_ctx_t *ctx, const etm_in_t *in, unsigned natoms, etm_out_t *out)
+ * commit_cycle counts of an empty cycle buffer. With the FIFO idle, the
+ * outputs are plain_out's. */
+static ETM_INLINE void commit_quiet(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
 {
-    static const uint8_t nothing[1] = { 0 };
-    (void)etm_fifo_cycle(&ctx->fifo, &ctx->mode, in, nothing, 0, out);
+    if (etm_fifo_idle(&ctx->fifo)) {
+        *out = ctx->plain_out;
+        etm_fifo_idle_cycle(&ctx->fifo, &ctx->mode, in, out);
+        ctx->st.fifofull_cycles += ctx->plain_out.fifofull; /* not out's: just written whole */
+    } else {
+        static const uint8_t nothing[1] = { 0 };
+        clear_out(out);
+        out->pready = 1;
+        out->trace_enable = 1;
+        (void)etm_fifo_cycle_full(&ctx->fifo, &ctx->mode, in, nothing, 0, out);
+        out->overflow = ctx->pk.ovf_q;
+        ctx->st.port_bytes += out->v3_count;
+        ctx->st.staged_cycles += ctx->fifo.slevel_q != 0;
+        fifofull(ctx, out);
+    }
     etm_packet_accepted_n(&ctx->pk, &ctx->mode, 0, 0);
-    ctx->st.atoms += natoms;
-    ctx->st.staged_cycles += ctx->fifo.slevel_q != 0;
-    out->overflow = ctx->pk.ovf_q;
-    ctx->st.port_bytes += out->v3_count;
 }
 
 /* A plain cycle that puts bytes (a branch address, a P-header): its packets
@@ -1068,11 +1087,15 @@ static ETM_INLINE void commit_quiet(etm_ctx_t *ctx, const etm_in_t *in, unsigned
 ETM_NOINLINE static etm_err_t plain_bytes(etm_ctx_t *ctx, const etm_in_t *in, unsigned natoms, int target,
                                           etm_out_t *out)
 {
+    clear_out(out);
+    out->pready = 1;
+    out->trace_enable = 1;
     const uint8_t exec[2] = { (uint8_t)!in->iccfail, 1 }; /* a folded IT always executes */
     cycle_buf_t c;
     cbuf_init(&c, ctx->pk.single_q);
     etm_packet_plain(&ctx->pk, &ctx->mode, natoms, exec, target, in->ia & ~1u, &c);
     commit_cycle(ctx, in, ctx->pk.started_q, &c, out);
+    fifofull(ctx, out);
     return c.overrun ? ETM_ERR_INTERNAL : ETM_OK;
 }
 
@@ -1081,23 +1104,22 @@ ETM_NOINLINE static etm_err_t plain_bytes(etm_ctx_t *ctx, const etm_in_t *in, un
  * plain_state: only an overflow or a periodic sync due can end the path
  * (nothing else it reads moves here). Out of line: the general path's frame
  * is large. */
-ETM_NOINLINE static etm_err_t step_plain(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
+ETM_NOINLINE static etm_err_t step_plain(etm_ctx_t *ETM_RESTRICT ctx, const etm_in_t *ETM_RESTRICT in,
+                                         etm_out_t *ETM_RESTRICT out)
 {
-    clear_out(out);
     plain_edge_begin(ctx, in);
-    out->pready = 1;
     unsigned natoms = in->ivalid ? 1u + in->fold : 0u;
     ctx->st.instructions += natoms;
     ctx->st.counter_reloads += etm_filter_plain(&ctx->flt, &ctx->fsetup, in);
-    out->trace_enable = 1;
     int target = plain_target(ctx, in);
     etm_err_t e = ETM_OK;
-    if (etm_packet_plain_quick(&ctx->pk, &ctx->mode, natoms, (uint8_t)!in->iccfail, target))
-        commit_quiet(ctx, in, natoms, out);
-    else
+    if (etm_packet_plain_quick(&ctx->pk, &ctx->mode, natoms, (uint8_t)!in->iccfail, target)) {
+        ctx->st.atoms += natoms;
+        commit_quiet(ctx, in, out);
+    } else {
         e = plain_bytes(ctx, in, natoms, target, out);
+    }
     etm_packet_tick(&ctx->pk, &ctx->mode);
-    fifofull(ctx, out);
     ctx->plain_count++;
     ctx->plain_go = (uint8_t)!(ctx->pk.ovf_q | ctx->pk.sync_due_q);
     return e;

@@ -70,7 +70,7 @@ static void put_async(packet_state_t *s, cycle_buf_t *c)
 {
     static const uint8_t async[6] = { 0, 0, 0, 0, 0, ETMV3_HDR_ASYNC_LAST };
     put_bytes(c, async, 6);
-    c->kinds[ETM_PKT_ASYNC]++;
+    cbuf_kind(c, ETM_PKT_ASYNC);
     s->dp.dfull_q = 1; /* D-sync: the next data address is full */
     s->started_q = 1;
     s->sync_due_q = 0;
@@ -84,7 +84,7 @@ static void put_branch(packet_state_t *s, const etm_mode_t *m, cycle_buf_t *c, u
     uint32_t from = m->branch_full ? ~to : s->last_addr_q;
     unsigned n = etm_v3_branch_packet(b, from, to, m->alt_branch, exc, cancel);
     put_bytes(c, b, n);
-    c->kinds[exc >= 0 ? ETM_PKT_BRANCH_EXC : ETM_PKT_BRANCH]++;
+    cbuf_kind(c, exc >= 0 ? ETM_PKT_BRANCH_EXC : ETM_PKT_BRANCH);
     s->last_addr_q = to & ~1u;
 }
 
@@ -118,7 +118,7 @@ static void put_isync(packet_state_t *s, cycle_buf_t *c, unsigned reason, uint32
     b[k++] = (uint8_t)(a >> 16);
     b[k++] = (uint8_t)(a >> 24);
     put_bytes(c, b, k);
-    c->kinds[cc >= 0 ? ETM_PKT_ISYNC_CC : ETM_PKT_ISYNC]++;
+    cbuf_kind(c, cc >= 0 ? ETM_PKT_ISYNC_CC : ETM_PKT_ISYNC);
     s->last_addr_q = addr & ~1u;
     if (reason != ETMV3_ISYNC_REASON_PERIODIC)
         s->dp.dfull_q = 1;
@@ -131,7 +131,7 @@ static void put_trigger(packet_state_t *s, const etm_mode_t *m, cycle_buf_t *c)
     ph_close_all(&s->ph, m, c);
     cbuf_put(c, ETMV3_HDR_TRIGGER);
     c->last_single = 0;
-    c->kinds[ETM_PKT_TRIGGER]++;
+    cbuf_kind(c, ETM_PKT_TRIGGER);
 }
 
 /* Cycles since the last W or count that was sent (this cycle's bytes
@@ -212,7 +212,7 @@ static void instr_cycle(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t
         if (fe->ret && m->exc_ext) {
             cbuf_put(c, ETMV3_HDR_EXC_RETURN);
             c->last_single = 0;
-            c->kinds[ETM_PKT_EXC_RETURN]++;
+            cbuf_kind(c, ETM_PKT_EXC_RETURN);
         } else if (fe->ret) {
             st->untraceable++; /* no exception-return packet before ETMv3.4 */
         }

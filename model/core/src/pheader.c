@@ -28,11 +28,11 @@ static uint8_t f4(unsigned a) { return (uint8_t)(0x92 | (!a) << 2); }           
 static void count_kind(cycle_buf_t *c, uint8_t h, int ca)
 {
     if ((h & 0x03) == 0x02)
-        c->kinds[(h & 0xF0) == 0x90 ? ETM_PKT_PHDR_F4 : ETM_PKT_PHDR_F2]++;
+        cbuf_kind(c, (h & 0xF0) == 0x90 ? ETM_PKT_PHDR_F4 : ETM_PKT_PHDR_F2);
     else if (ca && (h & 0x20))
-        c->kinds[ETM_PKT_PHDR_F3]++;
+        cbuf_kind(c, ETM_PKT_PHDR_F3);
     else
-        c->kinds[ETM_PKT_PHDR_F1]++;
+        cbuf_kind(c, ETM_PKT_PHDR_F1);
 }
 
 /* Send a header now. */
@@ -101,7 +101,7 @@ static void put_cycle_count(cycle_buf_t *c, uint32_t n)
             break;
     }
     c->last_single = 0;
-    c->kinds[ETM_PKT_CYCLE_COUNT]++;
+    cbuf_kind(c, ETM_PKT_CYCLE_COUNT);
 }
 
 /* Send the W run (n idle cycles) with no atom after it. */
@@ -273,7 +273,7 @@ static void split(pheader_state_t *p, const etm_mode_t *m, cycle_buf_t *c, int h
     if (c->last_single) {
         cbuf_put(c, ETMV3_HDR_IGNORE);
         c->last_single = 0;
-        c->kinds[ETM_PKT_IGNORE]++;
+        cbuf_kind(c, ETM_PKT_IGNORE);
     }
     p->held_q = last;
     p->held_atoms_q = 1;

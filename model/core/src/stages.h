@@ -32,6 +32,15 @@
 #define ETM_INLINE inline
 #endif
 
+/* A pointer through which alone its object is reached in the function (the
+ * plain-cycle path's context, inputs and outputs), so that a store to one
+ * output byte does not make the compiler read the context again. */
+#if defined(__GNUC__)
+#define ETM_RESTRICT __restrict__
+#else
+#define ETM_RESTRICT
+#endif
+
 /* Header codes, reasons, PIPESTAT codes and sizes: etm/consts.h (etm/consts.def). */
 
 /* ---- check: what a plain cycle does to it (check.c; the rest is etm/check.h) ---- */
@@ -209,6 +218,7 @@ typedef struct cycle_buf {
     uint32_t w;           /* W atoms (and counts) these bytes carry */
     uint8_t kinds[ETM_PKT_ALL_COUNT]; /* packets by kind, for the statistics (a cycle's bytes make
                                          fewer than 256 packets) */
+    uint32_t kmask;       /* the kinds counted (bit k: kinds[k] is not 0) */
     uint8_t last_single;  /* the last P-header or other non-data packet is a P-header holding exactly one atom */
     unsigned atoms;       /* atoms of this cycle that were traced */
     /* Called before a P-header with atoms goes out: with data trace, the
@@ -225,10 +235,33 @@ static inline void cbuf_init(cycle_buf_t *c, uint8_t last_single)
     c->overrun = 0;
     c->w = 0;
     memset(c->kinds, 0, sizeof c->kinds);
+    c->kmask = 0;
     c->last_single = last_single;
     c->atoms = 0;
     c->hook = NULL;
     c->hook_user = NULL;
+}
+/* The index of the lowest set bit of m (m not 0). */
+static inline unsigned etm_lowest_bit(uint32_t m)
+{
+#if defined(__GNUC__)
+    return (unsigned)__builtin_ctz(m);
+#else
+    unsigned k = 0;
+    while (!(m & 1u)) {
+        m >>= 1;
+        k++;
+    }
+    return k;
+#endif
+}
+/* kmask has a bit for every kind. */
+typedef char cbuf_kinds_fit_mask[ETM_PKT_ALL_COUNT <= 32 ? 1 : -1];
+/* One more packet of kind k (etm_pkt_kind_t). */
+static inline void cbuf_kind(cycle_buf_t *c, unsigned k)
+{
+    c->kinds[k]++;
+    c->kmask |= 1u << k;
 }
 static inline void cbuf_put(cycle_buf_t *c, uint8_t byte)
 {
@@ -496,17 +529,13 @@ void etm_fifo_pop(fifo_state_t *f);
  * bytes at b go in if they all fit. Returns 1 when they fitted (or n is 0). */
 int etm_fifo_cycle_full(fifo_state_t *f, const etm_mode_t *m, const etm_in_t *in, const uint8_t *b, unsigned n,
                         etm_out_t *out);
-static inline int etm_fifo_cycle(fifo_state_t *f, const etm_mode_t *m, const etm_in_t *in, const uint8_t *b,
-                                 unsigned n, etm_out_t *out)
+/* The FIFO holds nothing, staged or stored, and no flush is under way. */
+static inline int etm_fifo_idle(const fifo_state_t *f) { return !(f->level_q | f->slevel_q | f->held_q | f->flush_q); }
+/* An idle FIFO's cycle when nothing comes: no word, and a flush asked for now
+ * is done at once (what the general case comes to). Writes AFREADY; the
+ * caller gives the other outputs, all 0. */
+static inline void etm_fifo_idle_cycle(fifo_state_t *f, const etm_mode_t *m, const etm_in_t *in, etm_out_t *out)
 {
-    if (f->level_q | f->slevel_q | f->held_q | f->flush_q | n)
-        return etm_fifo_cycle_full(f, m, in, b, n, out);
-    /* Empty, no flush under way, and nothing comes: no word, a flush asked
-     * for now done at once (what the general case comes to). */
-    memset(out->v3_bytes, 0, sizeof out->v3_bytes);
-    out->v3_count = 0;
-    out->atvalid = 0;
-    out->atid = 0;
     out->afready = (uint8_t)(m->atb_flush ? in && in->afvalid : 1);
     if (m->atb_flush) {
         f->flush_rem_q = 0;
@@ -514,7 +543,18 @@ static inline int etm_fifo_cycle(fifo_state_t *f, const etm_mode_t *m, const etm
     }
     f->held_id_q = 0;
     f->stage_full = 0;
+}
+static inline int etm_fifo_cycle(fifo_state_t *f, const etm_mode_t *m, const etm_in_t *in, const uint8_t *b,
+                                 unsigned n, etm_out_t *out)
+{
+    if (!etm_fifo_idle(f) || n)
+        return etm_fifo_cycle_full(f, m, in, b, n, out);
+    memset(out->v3_bytes, 0, sizeof out->v3_bytes);
+    out->v3_count = 0;
+    out->atvalid = 0;
+    out->atid = 0;
     out->fifo_level = 0;
+    etm_fifo_idle_cycle(f, m, in, out);
     return 1;
 }
 
