@@ -64,13 +64,20 @@ static int get_flag(const fifo_state_t *f, uint32_t pos)
     return (f->flag[i / 8] >> (i % 8)) & 1;
 }
 
+/* n bytes onto the store's tail (which has room for them). */
+static void store_put(fifo_state_t *f, const uint8_t *b, unsigned n)
+{
+    uint32_t wr = f->rd_q + f->level_q;
+    for (unsigned i = 0; i < n; i++)
+        f->mem[(wr + i) % ETM_FIFO_MAX] = b[i];
+    f->level_q += n;
+}
+
 int etm_fifo_push(fifo_state_t *f, unsigned depth, const uint8_t *b, const uint8_t *flags, unsigned n)
 {
     if (f->level_q + n > depth)
         return 0;
     uint32_t wr = f->rd_q + f->level_q;
-    for (unsigned i = 0; i < n; i++)
-        f->mem[(wr + i) % ETM_FIFO_MAX] = b[i];
     if (flags) {
         for (unsigned i = 0; i < n; i++) {
             int fl = flags[i] != 0;
@@ -78,7 +85,7 @@ int etm_fifo_push(fifo_state_t *f, unsigned depth, const uint8_t *b, const uint8
             f->nflags_q += (uint32_t)fl;
         }
     }
-    f->level_q += n;
+    store_put(f, b, n);
     return 1;
 }
 
@@ -102,10 +109,7 @@ int etm_fifo_stage(fifo_state_t *f, const etm_mode_t *m, const uint8_t *b, unsig
     if (fit && !f->slevel_q && n <= m->fifo_write) {
         /* Nothing staged and the write port takes them all: they pass the
          * staging buffer in this cycle, as the general case below would move them. */
-        uint32_t wr = f->rd_q + f->level_q;
-        for (unsigned i = 0; i < n; i++)
-            f->mem[(wr + i) % ETM_FIFO_MAX] = b[i];
-        f->level_q += n;
+        store_put(f, b, n);
         return 1;
     }
     if (fit) {
