@@ -40,7 +40,7 @@ struct etm_ctx {
     uint8_t rp_wait;    /* cycles before the next try, */
     uint8_t rp_backoff; /*   and the wait after a try that fails */
     uint8_t rp_miss;    /* quiet cycles since one that made a run long enough to be tried */
-    uint8_t rp_pause;   /* quiet cycles left before their inputs are compared again */
+    uint8_t rp_pause;   /* cycles left before quiet cycles' inputs are compared again */
     uint8_t rp_ncount;  /* counters the cycle moves by one (RP_*) */
     uint8_t rp_count_k[4];
     uint32_t rp_budget; /* cycles it may repeat before one of them reaches its limit */
@@ -55,7 +55,8 @@ struct etm_ctx {
     uint8_t plain_cfg;   /* the configuration allows it (refresh) */
     uint64_t plain_forbid[2][sizeof(etm_in_t) / 8]; /* the input bits a plain cycle has none of: [ETMIVALID] */
     uint8_t plain_off;   /* etm_set_plain_path(ctx, 0) */
-    etm_out_t plain_out; /* a plain cycle's outputs while the FIFO is idle (refresh) */
+    etm_out_t plain_out; /* a plain cycle's outputs before its FIFO cycle: all of them while
+                            the FIFO is idle (refresh) */
     uint8_t plain_go;    /* plain_state() as the last cycle left it (0: not known, as after
                             anything outside etm_step changed the state: rp_leave, refresh) */
     uint64_t plain_count; /* cycles it gave */
@@ -335,7 +336,7 @@ static void refresh(etm_ctx_t *ctx)
     ctx->mode.enabled = ctx->mode.enabled && !ctx->rg.restart_q;
     etm_filter_setup(&ctx->cfg, ctx->mode.version, &ctx->fsetup);
     const etm_mode_t *m = &ctx->mode;
-    /* plain_in reads the record as 64-bit words (etm_in_t holds a uint64_t: its size is a multiple of 8). */
+    /* plain_in reads the record as words ("Records as words": etm_in_t holds a uint64_t, its size is a multiple of 8). */
     ctx->plain_cfg = (uint8_t)(m->v3 && m->enabled && !m->data_addr && !m->data_value && ctx->fsetup.plain &&
                                !ctx->plain_off && sizeof(etm_in_t) % 8 == 0);
     ctx->plain_go = 0; /* the next cycle finds out */
@@ -864,10 +865,9 @@ static inline int rp_keep_in(etm_ctx_t *ctx, const etm_in_t *in)
  * a try after the third paid for itself less often than it cost). */
 #define RP_TRY_AFTER 6
 /* After RP_MISSES quiet cycles none of which ended a run long enough to be
- * tried, the next RP_PAUSE quiet cycles are not compared: where idle cycles
- * are bubbles between instructions, keeping their inputs costs more than the
- * path gives; a long idle stretch is still found, at most RP_PAUSE quiet
- * cycles late. */
+ * tried, the next RP_PAUSE cycles are not compared: where idle cycles are
+ * bubbles between instructions, keeping their inputs costs more than the path
+ * gives; a long idle stretch is still found, at most RP_PAUSE cycles late. */
 #define RP_MISSES 32
 #define RP_PAUSE 240
 static int rp_try(etm_ctx_t *ctx, const etm_in_t *in)
@@ -1060,18 +1060,14 @@ static inline void plain_edge_begin(etm_ctx_t *ctx, const etm_in_t *in)
 /* commit_cycle for a plain cycle that put no byte (etm_packet_plain_quick):
  * the FIFO's cycle with nothing to stage, which always fits, and what
  * commit_cycle counts of an empty cycle buffer. With the FIFO idle, the
- * outputs are plain_out's. */
+ * outputs are plain_out's as they stand. */
 static ETM_INLINE void commit_quiet(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
 {
     if (etm_fifo_idle(&ctx->fifo)) {
-        *out = ctx->plain_out;
         etm_fifo_idle_cycle(&ctx->fifo, &ctx->mode, in, out);
         ctx->st.fifofull_cycles += ctx->plain_out.fifofull; /* not out's: just written whole */
     } else {
         static const uint8_t nothing[1] = { 0 };
-        clear_out(out);
-        out->pready = 1;
-        out->trace_enable = 1;
         (void)etm_fifo_cycle_full(&ctx->fifo, &ctx->mode, in, nothing, 0, out);
         out->overflow = ctx->pk.ovf_q;
         ctx->st.port_bytes += out->v3_count;
@@ -1087,9 +1083,6 @@ static ETM_INLINE void commit_quiet(etm_ctx_t *ctx, const etm_in_t *in, etm_out_
 ETM_NOINLINE static etm_err_t plain_bytes(etm_ctx_t *ctx, const etm_in_t *in, unsigned natoms, int target,
                                           etm_out_t *out)
 {
-    clear_out(out);
-    out->pready = 1;
-    out->trace_enable = 1;
     const uint8_t exec[2] = { (uint8_t)!in->iccfail, 1 }; /* a folded IT always executes */
     cycle_buf_t c;
     cbuf_init(&c, ctx->pk.single_q);
@@ -1107,6 +1100,7 @@ ETM_NOINLINE static etm_err_t plain_bytes(etm_ctx_t *ctx, const etm_in_t *in, un
 ETM_NOINLINE static etm_err_t step_plain(etm_ctx_t *ETM_RESTRICT ctx, const etm_in_t *ETM_RESTRICT in,
                                          etm_out_t *ETM_RESTRICT out)
 {
+    *out = ctx->plain_out; /* the FIFO's cycle writes its own outputs over it */
     plain_edge_begin(ctx, in);
     unsigned natoms = in->ivalid ? 1u + in->fold : 0u;
     ctx->st.instructions += natoms;
