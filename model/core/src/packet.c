@@ -134,6 +134,14 @@ static void put_trigger(packet_state_t *s, const etm_mode_t *m, cycle_buf_t *c)
     cbuf_kind(c, ETM_PKT_TRIGGER);
 }
 
+/* instr_cycle's step 5 for a target that is no exception entry or return,
+ * with no cancel and no trigger waiting. */
+void etm_packet_plain_branch(packet_state_t *s, const etm_mode_t *m, uint32_t to, cycle_buf_t *c)
+{
+    ph_close_atoms(&s->ph, m, c);
+    put_branch(s, m, c, to, -1, 0);
+}
+
 /* Cycles since the last W or count that was sent (this cycle's bytes
  * included), not counting this cycle: its instruction brings its own W. */
 static uint32_t cycles_unsent(const packet_state_t *s, const cycle_buf_t *c)
@@ -141,12 +149,39 @@ static uint32_t cycles_unsent(const packet_state_t *s, const cycle_buf_t *c)
     return s->wtotal_q - s->wsent_q - c->w;
 }
 
-/* Steps 1 to 6: the instruction trace of the cycle. */
-static void instr_cycle(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t *fe, const filter_out_t *flt,
-                        cycle_buf_t *c, etm_stats_t *st)
+/* A cycle's steps 1 to 6 fall into four phases, each run when its test
+ * holds (tested in this order, each on the state the phases before it left):
+ *   events: steps 1 to 4, when the cycle has a trigger, a cancel, a flush
+ *     that closes headers, or TraceEnable off (which ends the cycle);
+ *   first: step 5 for a first instruction that restarts trace, enters or
+ *     returns from an exception, or meets a cancel or trigger waiting;
+ *   periodic: step 5's periodic A-sync and I-sync;
+ *   atoms: step 6.
+ * A plain branch target's packet (step 5 when first does not run) goes with
+ * the first of periodic and atoms.
+ * Run one after the other they are instr_cycle; a generator that spends a
+ * clock on each phase stops between them with the same state. */
+static int phase_events(const etm_mode_t *m, const fe_cycle_t *fe, const filter_out_t *flt)
 {
-    int ca = m->cycle_accurate;
+    return flt->trigger || !flt->trace_enable || fe->cancel || (fe->flush && m->ph_eager);
+}
 
+static int phase_first(const packet_state_t *s, const fe_cycle_t *fe)
+{
+    return fe->natoms && (!s->active_q || fe->entry || fe->ret || s->cancel_q || s->trig_pend_q);
+}
+
+static int phase_periodic(const packet_state_t *s, const fe_cycle_t *fe) { return fe->natoms && s->sync_due_q; }
+
+static int phase_atoms(const packet_state_t *s, const etm_mode_t *m, const fe_cycle_t *fe)
+{
+    return fe->natoms || (s->active_q && m->cycle_accurate);
+}
+
+/* Steps 1 to 4; returns 0 when TraceEnable is off (nothing more in the cycle). */
+static int run_events(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t *fe, const filter_out_t *flt,
+                      cycle_buf_t *c, etm_stats_t *st)
+{
     /* 1. Trigger. */
     if (flt->trigger) {
         if (s->cancel_q)
@@ -163,7 +198,7 @@ static void instr_cycle(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t
             s->isync_reason_q = ETMV3_ISYNC_REASON_TRACE_ON;
             s->cancel_q = 0;
         }
-        return;
+        return 0;
     }
 
     if (s->active_q) {
@@ -178,16 +213,23 @@ static void instr_cycle(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t
         if (fe->flush && m->ph_eager && !s->cancel_q)
             ph_close_atoms(&s->ph, m, c);
     }
+    return 1;
+}
 
-    if (fe->natoms == 0) {
-        if (s->active_q && ca)
-            ph_cycle(&s->ph, m, 0, NULL, c);
-        return;
+/* A trigger that waited behind a cancel goes out once the cancel is resolved. */
+static void trigger_after_cancel(packet_state_t *s, const etm_mode_t *m, cycle_buf_t *c)
+{
+    if (s->trig_pend_q) {
+        put_trigger(s, m, c);
+        s->trig_pend_q = 0;
     }
+}
 
-    /* 5. The cycle's first instruction. Before ETMv3.4 an exception byte holds
-     * numbers 0-15 only (IHI 0014Q 7.5.1): a higher one is traced as a plain
-     * branch to the handler and counted as untraceable. */
+/* Step 5 for the cases of phase_first. Before ETMv3.4 an exception byte holds
+ * numbers 0-15 only (IHI 0014Q 7.5.1): a higher one is traced as a plain
+ * branch to the handler and counted as untraceable. */
+static void run_first(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t *fe, cycle_buf_t *c, etm_stats_t *st)
+{
     const fe_atom_t *a0 = &fe->atom[0];
     int exc = fe->entry ? (int)fe->exc : -1;
     if (exc >= 16 && !m->exc_ext) {
@@ -202,7 +244,7 @@ static void instr_cycle(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t
             dp_place_all(&s->dp, m, c);
         if (!s->started_q || s->sync_due_q)
             put_async(s, c);
-        put_isync(s, c, s->isync_reason_q, a0->addr, ca ? (int64_t)cycles_unsent(s, c) : -1);
+        put_isync(s, c, s->isync_reason_q, a0->addr, m->cycle_accurate ? (int64_t)cycles_unsent(s, c) : -1);
         s->active_q = 1;
         s->cancel_q = 0;
         if (fe->entry && exc >= 0) /* the exception itself is still worth telling */
@@ -220,27 +262,43 @@ static void instr_cycle(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t
         if (s->cancel_q && !fe->entry)
             st->untraceable++; /* a cancel that no exception followed */
         s->cancel_q = 0;
-        if (s->trig_pend_q) {
-            put_trigger(s, m, c);
-            s->trig_pend_q = 0;
-        }
-    } else {
-        if (s->cancel_q) { /* cancelled, but no exception came: the atom stays */
-            st->untraceable++;
-            s->cancel_q = 0;
-            if (s->trig_pend_q) {
-                put_trigger(s, m, c);
-                s->trig_pend_q = 0;
-            }
-        }
+        trigger_after_cancel(s, m, c);
+    } else if (s->cancel_q) { /* cancelled, but no exception came: the atom stays */
+        st->untraceable++;
+        s->cancel_q = 0;
+        trigger_after_cancel(s, m, c);
     }
-    if (s->sync_due_q) { /* periodic synchronisation, after any branch packet */
-        ph_close_atoms(&s->ph, m, c);
-        put_async(s, c);
-        put_isync(s, c, ETMV3_ISYNC_REASON_PERIODIC, a0->addr, -1);
-    }
+}
 
-    /* 6. W and atoms. */
+/* Step 5 for a plain branch target, when phase first did not run: the
+ * branch packet goes with the phase after it, periodic or atoms. */
+static void plain_target(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t *fe, int branch_done, cycle_buf_t *c)
+{
+    if (!branch_done && fe->atom[0].target)
+        etm_packet_plain_branch(s, m, fe->atom[0].addr, c);
+}
+
+/* Step 5's periodic synchronisation, after any branch packet (first: phase
+ * first ran). */
+static void run_periodic(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t *fe, int first, cycle_buf_t *c)
+{
+    plain_target(s, m, fe, first, c);
+    ph_close_atoms(&s->ph, m, c);
+    put_async(s, c);
+    put_isync(s, c, ETMV3_ISYNC_REASON_PERIODIC, fe->atom[0].addr, -1);
+}
+
+/* Step 5 for a plain branch target (branch_done: phase first or periodic
+ * ran), then step 6: W and atoms. */
+static void run_atoms(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t *fe, int branch_done,
+                      cycle_buf_t *c, etm_stats_t *st)
+{
+    const fe_atom_t *a0 = &fe->atom[0];
+    if (fe->natoms == 0) { /* cycle-accurate, trace on: the cycle's W */
+        ph_cycle(&s->ph, m, 0, NULL, c);
+        return;
+    }
+    plain_target(s, m, fe, branch_done, c);
     s->dp.newest_q = 1;
     c->atoms = fe->natoms;
     if (fe->natoms == 2 && fe->atom[1].target) {
@@ -255,13 +313,23 @@ static void instr_cycle(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t
     }
 }
 
-void etm_packet_plain_branch(packet_state_t *s, const etm_mode_t *m, uint32_t to, cycle_buf_t *c)
+/* Steps 1 to 6: the instruction trace of the cycle, phase by phase. */
+static void instr_cycle(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t *fe, const filter_out_t *flt,
+                        cycle_buf_t *c, etm_stats_t *st)
 {
-    /* instr_cycle's step 5 for a target that is no exception entry or return,
-     * with no cancel and no trigger waiting. */
-    ph_close_atoms(&s->ph, m, c);
-    put_branch(s, m, c, to, -1, 0);
+    if (phase_events(m, fe, flt) && !run_events(s, m, fe, flt, c, st))
+        return;
+    int done = phase_first(s, fe);
+    if (done)
+        run_first(s, m, fe, c, st);
+    if (phase_periodic(s, fe)) {
+        run_periodic(s, m, fe, done, c);
+        done = 1;
+    }
+    if (phase_atoms(s, m, fe))
+        run_atoms(s, m, fe, done, c, st);
 }
+
 
 /* The cycle buffer's hook with data trace: placeholders before atoms. */
 typedef struct data_hook {
