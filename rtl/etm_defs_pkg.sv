@@ -66,6 +66,7 @@ package etm_defs_pkg;
   localparam int unsigned CycleBytesMax = 96;  // the cycle buffer: most bytes one cycle makes (docs/etmv3-encoder.md)
   localparam int unsigned StageBytes = 128;  // ETMv3 staging buffer ahead of the FIFO's store: a power of two >= ETM_CYCLE_BYTES_MAX
   localparam int unsigned FifoWritePortMax = 16;  // most bytes FIFO_WRITE lets into the FIFO's store in one cycle
+  localparam int unsigned PktQueueMax = 16;  // most cycle records PKT_QUEUE lets wait for the packet generator
   localparam int unsigned DpEntries = 3;  // ETMv3 data transfers waiting for a value: one per slot
   localparam int unsigned LongRun = 24;  // longest run of W atoms sent as format 3 headers
   localparam int unsigned V1Queue = 8;  // ETMv1 status queue entries

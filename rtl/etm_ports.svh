@@ -51,6 +51,7 @@
   dir logic [31:0] impl_etmscr_i, \
   dir logic [31:0] impl_fifo_depth_i, \
   dir logic [31:0] impl_fifo_write_i, \
+  dir logic [31:0] impl_pkt_queue_i, \
   dir logic [31:0] impl_branch_full_i, \
   dir logic [31:0] impl_ph_eager_i, \
   dir logic [31:0] impl_port_bytes_i, \
@@ -84,6 +85,7 @@
   logic [31:0] impl_etmscr_i; \
   logic [31:0] impl_fifo_depth_i; \
   logic [31:0] impl_fifo_write_i; \
+  logic [31:0] impl_pkt_queue_i; \
   logic [31:0] impl_branch_full_i; \
   logic [31:0] impl_ph_eager_i; \
   logic [31:0] impl_port_bytes_i; \

@@ -127,6 +127,7 @@
   input logic [31:0] impl_etmscr_i, \
   input logic [31:0] impl_fifo_depth_i, \
   input logic [31:0] impl_fifo_write_i, \
+  input logic [31:0] impl_pkt_queue_i, \
   input logic [31:0] impl_branch_full_i, \
   input logic [31:0] impl_ph_eager_i, \
   input logic [31:0] impl_port_bytes_i, \
@@ -266,6 +267,7 @@
   check_reg("ETMSCR", impl_etmscr_i); \
   check_reg("FIFO_DEPTH", impl_fifo_depth_i); \
   check_reg("FIFO_WRITE", impl_fifo_write_i); \
+  check_reg("PKT_QUEUE", impl_pkt_queue_i); \
   check_reg("BRANCH_FULL", impl_branch_full_i); \
   check_reg("PH_EAGER", impl_ph_eager_i); \
   check_reg("PORT_BYTES", impl_port_bytes_i); \
@@ -435,6 +437,7 @@
   impl_etmscr_i = reg_value(img, "ETMSCR"); \
   impl_fifo_depth_i = reg_value(img, "FIFO_DEPTH"); \
   impl_fifo_write_i = reg_value(img, "FIFO_WRITE"); \
+  impl_pkt_queue_i = reg_value(img, "PKT_QUEUE"); \
   impl_branch_full_i = reg_value(img, "BRANCH_FULL"); \
   impl_ph_eager_i = reg_value(img, "PH_EAGER"); \
   impl_port_bytes_i = reg_value(img, "PORT_BYTES"); \

@@ -574,6 +574,16 @@ static etm_err_t validate_params(const etm_config_t *c, unsigned ver, etm_diag_t
         return fail_at(bad_slot, "PORT_BYTES", 0,
                        etm_util_fail(diag, ETM_ERR_FIELD_WIDTH,
                                      "PORT_BYTES applies to ETMv3 only; an ETMv1 port's width is ETMCR's port size"));
+    if (c->pkt_queue > ETM_MAX_PKT_QUEUE)
+        return fail_at(bad_slot, "PKT_QUEUE", 0,
+                       etm_util_fail(diag, ETM_ERR_FIELD_WIDTH,
+                                     "PKT_QUEUE=%u: the packet generator's queue holds 0 to %u cycle records",
+                                     (unsigned)c->pkt_queue, (unsigned)ETM_MAX_PKT_QUEUE));
+    if (ver < ETM_V(3, 0) && c->pkt_queue != 0)
+        return fail_at(bad_slot, "PKT_QUEUE", 0,
+                       etm_util_fail(diag, ETM_ERR_FIELD_WIDTH,
+                                     "PKT_QUEUE applies to ETMv3 only (an ETMv1 status is made in its cycle); "
+                                     "leave it at 0"));
     if (ver < ETM_V(3, 0) && c->fifo_write != 4)
         return fail_at(bad_slot, "FIFO_WRITE", 0,
                        etm_util_fail(diag, ETM_ERR_FIELD_WIDTH,

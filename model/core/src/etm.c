@@ -60,6 +60,16 @@ struct etm_ctx {
     uint8_t plain_go;    /* plain_state() as the last cycle left it (0: not known, as after
                             anything outside etm_step changed the state: rp_leave, refresh) */
     uint64_t plain_count; /* cycles it gave */
+    /* The packet generator's records (PKT_QUEUE > 0; docs/etmv3-encoder.md, "Records"). */
+    pk_record_t pq_rec[ETM_MAX_PKT_QUEUE]; /* waiting, oldest at pq_head */
+    uint8_t pq_head, pq_len;
+    uint8_t pq_busy;     /* pq_gen holds the record being generated */
+    uint8_t pq_gap;      /* records were lost after the last one queued */
+    uint8_t pq_ovf;      /* overflow: records are lost until the generator and the FIFO are empty */
+    uint8_t pq_untraced; /* an overflow whose restart I-sync is not made yet (OVERFLOW, ETMSR[0]) */
+    uint8_t pq_te;       /* TraceEnable in the last cycle (etm_packet_wants) */
+    uint32_t pq_now;     /* the stage's cycle count (what wtotal_q counts without records) */
+    pk_gen_t pq_gen;
     fifo_state_t fifo; /* last: the largest */
 };
 
@@ -112,6 +122,7 @@ static void mode_from_config(const etm_config_t *c, etm_mode_t *m)
     m->fifo_depth = c->fifo_depth;
     m->port_bytes = c->port_bytes;
     m->fifo_write = c->fifo_write;
+    m->pkt_queue = m->v3 ? c->pkt_queue : 0;
     m->ph_eager = c->ph_eager != 0;
     m->branch_full = c->branch_full != 0;
     m->trace_id = (uint8_t)(m->v3 && v >= ETM_V(3, 0) ? ETM_FIELD_GET(ETM_TRACEIDR_ID, c->etmtraceidr) : 0);
@@ -240,7 +251,17 @@ etm_err_t etm_model_supports(const etm_config_t *c, etm_diag_t *diag)
         return etm_util_fail(diag, ETM_ERR_UNSUPPORTED,
                              "FIFO_DEPTH=%u: the model needs at least 24 bytes, the most one cycle can produce "
                              "when trace starts", (unsigned)c->fifo_depth);
-    if (!v1 && (c->etmcr & (ETM_FIELD_PUT(ETM_CR_DATA_ACCESS, ETM_DATA_ACCESS_ADDR) | ETM_FIELD_PUT(ETM_CR_DATA_ACCESS, ETM_DATA_ACCESS_VALUE))) && c->fifo_depth < 72)
+    int data = (c->etmcr & (ETM_FIELD_PUT(ETM_CR_DATA_ACCESS, ETM_DATA_ACCESS_ADDR) |
+                            ETM_FIELD_PUT(ETM_CR_DATA_ACCESS, ETM_DATA_ACCESS_VALUE))) != 0;
+    if (!v1 && c->pkt_queue && data)
+        return etm_util_fail(diag, ETM_ERR_UNSUPPORTED,
+                             "PKT_QUEUE=%u with ETMv3 data trace (ETMCR[3:2]): the packet generator's records "
+                             "carry instruction trace only; use PKT_QUEUE=0", (unsigned)c->pkt_queue);
+    if (!v1 && c->pkt_queue && c->port_bytes == 0)
+        return etm_util_fail(diag, ETM_ERR_UNSUPPORTED,
+                             "PKT_QUEUE=%u with an external port (PORT_BYTES=0): records are generated on the "
+                             "port's cycles; use PKT_QUEUE=0", (unsigned)c->pkt_queue);
+    if (!v1 && data && c->fifo_depth < 72)
         return etm_util_fail(diag, ETM_ERR_UNSUPPORTED,
                              "FIFO_DEPTH=%u: ETMv3 data trace (ETMCR[3:2]) needs at least 72 bytes, the most one "
                              "cycle can produce with data packets (docs/etmv3-encoder.md)", (unsigned)c->fifo_depth);
@@ -338,7 +359,7 @@ static void refresh(etm_ctx_t *ctx)
     const etm_mode_t *m = &ctx->mode;
     /* plain_in reads the record as words ("Records as words": etm_in_t holds a uint64_t, its size is a multiple of 8). */
     ctx->plain_cfg = (uint8_t)(m->v3 && m->enabled && !m->data_addr && !m->data_value && ctx->fsetup.plain &&
-                               !ctx->plain_off && sizeof(etm_in_t) % 8 == 0);
+                               !m->pkt_queue && !ctx->plain_off && sizeof(etm_in_t) % 8 == 0);
     ctx->plain_go = 0; /* the next cycle finds out */
     plain_masks(ctx);
     memset(&ctx->plain_out, 0, sizeof ctx->plain_out);
@@ -376,6 +397,14 @@ void etm_destroy(etm_ctx_t *ctx)
         free(ctx);
 }
 
+/* The packet generator's records: none. */
+static void pq_reset(etm_ctx_t *ctx)
+{
+    ctx->pq_head = ctx->pq_len = 0;
+    ctx->pq_busy = ctx->pq_gap = ctx->pq_ovf = ctx->pq_untraced = ctx->pq_te = 0;
+    ctx->pq_now = 0;
+}
+
 void etm_reset(etm_ctx_t *ctx)
 {
     ctx->rp_on = ctx->rp_have = ctx->rp_run = ctx->rp_wait = ctx->rp_backoff = 0;
@@ -393,6 +422,7 @@ void etm_reset(etm_ctx_t *ctx)
     ctx->nlast = 0;
     etm_filter_reset(&ctx->flt, &ctx->fsetup);
     etm_packet_reset(&ctx->pk);
+    pq_reset(ctx);
     etm_pipestat_reset(&ctx->ps);
     memset(&ctx->idle_in, 0, sizeof ctx->idle_in);
     etm_fifo_reset(&ctx->fifo);
@@ -415,6 +445,9 @@ unsigned etm_last_rules(const etm_ctx_t *ctx, etm_rule_t *rules, unsigned max)
 
 static void clear_out(etm_out_t *out) { memset(out, 0, sizeof *out); }
 
+/* The generator has nothing left: no record waiting or being generated, no gap. */
+static int pq_idle(const etm_ctx_t *ctx) { return !(ctx->pq_len | ctx->pq_busy | ctx->pq_gap); }
+
 /* Anything that changes the state outside etm_step ends a fixed point. */
 static void rp_leave(etm_ctx_t *ctx)
 {
@@ -425,7 +458,11 @@ static void rp_leave(etm_ctx_t *ctx)
 /* FIFOFULL after the cycle: fewer than ETMFFLR bytes free (ETMCR[7]). */
 static void fifofull(etm_ctx_t *ctx, etm_out_t *out)
 {
-    out->fifofull = (uint8_t)(ctx->mode.fifo_depth - etm_fifo_held(&ctx->fifo) < ctx->mode.fifofull_level);
+    /* With records, the bytes of the phase being written count as held and
+     * may take the level past FIFO_DEPTH: no byte is free then. */
+    unsigned held = etm_fifo_held(&ctx->fifo);
+    unsigned free_bytes = held < ctx->mode.fifo_depth ? ctx->mode.fifo_depth - held : 0;
+    out->fifofull = (uint8_t)(free_bytes < ctx->mode.fifofull_level);
     ctx->st.fifofull_cycles += out->fifofull;
 }
 
@@ -448,10 +485,9 @@ unsigned etm_port_take(etm_ctx_t *ctx, uint8_t *buf, unsigned max)
     return n;
 }
 
-/* The cycle's packets were accepted into the FIFO: count them. */
-static ETM_INLINE void count_accepted(etm_ctx_t *ctx, const cycle_buf_t *c)
+/* Bytes that went into the FIFO: counted in the statistics. */
+static ETM_INLINE void count_bytes(etm_ctx_t *ctx, const cycle_buf_t *c)
 {
-    etm_packet_accepted(&ctx->pk, &ctx->mode, c);
     if (!c->n) /* no bytes, no packets */
         return;
     ctx->st.bytes += c->n;
@@ -459,6 +495,13 @@ static ETM_INLINE void count_accepted(etm_ctx_t *ctx, const cycle_buf_t *c)
         unsigned k = etm_lowest_bit(m);
         ctx->st.packets[k] += c->kinds[k];
     }
+}
+
+/* The cycle's packets were accepted into the FIFO: count them. */
+static ETM_INLINE void count_accepted(etm_ctx_t *ctx, const cycle_buf_t *c)
+{
+    etm_packet_accepted(&ctx->pk, &ctx->mode, c);
+    count_bytes(ctx, c);
 }
 
 /* The port, then the cycle's bytes into the FIFO, or an overflow when they do
@@ -492,7 +535,7 @@ static ETM_INLINE void commit_cycle(etm_ctx_t *ctx, const etm_in_t *in, uint8_t 
 /* What the status registers and ETMCNTVR read in this cycle. */
 static void live_values(const etm_ctx_t *ctx, regs_live_t *l)
 {
-    l->overflow = ctx->mode.v3 ? ctx->pk.ovf_q : ctx->ps.ovf_q;
+    l->overflow = !ctx->mode.v3 ? ctx->ps.ovf_q : ctx->mode.pkt_queue ? ctx->pq_untraced : ctx->pk.ovf_q;
     l->drained = !ctx->rg.stop_q && etm_fifo_held(&ctx->fifo) == 0 &&
                  (ctx->mode.v3 ? !ctx->end_wait : !etm_pipestat_busy(&ctx->ps));
     l->ss = ctx->flt.ss_q;
@@ -512,6 +555,7 @@ static int restart_stages(etm_ctx_t *ctx)
 {
     etm_filter_reset(&ctx->flt, &ctx->fsetup);
     etm_packet_reset(&ctx->pk);
+    pq_reset(ctx);
     etm_pipestat_reset(&ctx->ps);
     ctx->end_wait = 0;
     int dropped = 0;
@@ -620,6 +664,100 @@ static void front_cycle(etm_ctx_t *ctx, const etm_in_t *in, fe_cycle_t *fe, filt
         memset(fo, 0, sizeof *fo);
 }
 
+/* ---- Records (PKT_QUEUE > 0) ----------------------------------------------------------------------
+ * The cycle hands its record to the packet generator's queue; the generator
+ * runs one phase of the oldest record a cycle, when the bytes of the phase
+ * before have all entered the FIFO's store (docs/etmv3-encoder.md, "Records"). */
+
+/* One generator cycle and the FIFO's: a phase of the record being generated
+ * (the oldest waiting one begun first, so a record can be generated in the
+ * cycle it is made), the gap an overflow left, or (finish: at the end of
+ * trace, with nothing else left) the end's bytes. Returns 1 when the end's
+ * bytes went out. */
+static int pq_generate(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out, int finish)
+{
+    const etm_mode_t *m = &ctx->mode;
+    cycle_buf_t c;
+    cbuf_init(&c, ctx->pk.single_q);
+    int in_rec = 0, rec_done = 0, ended = 0;
+    if (ctx->fifo.slevel_q == 0) {
+        if (!ctx->pq_busy && ctx->pq_len) {
+            ctx->pq_gen.rec = ctx->pq_rec[ctx->pq_head];
+            ctx->pq_head = (uint8_t)((ctx->pq_head + 1u) % ETM_MAX_PKT_QUEUE);
+            ctx->pq_len--;
+            ctx->pq_busy = 1;
+            etm_packet_begin(&ctx->pk, m, &ctx->pq_gen, &c);
+        }
+        if (ctx->pq_busy) {
+            in_rec = 1;
+            rec_done = etm_packet_phase(&ctx->pk, m, &ctx->pq_gen, &c, &ctx->st);
+        } else if (ctx->pq_gap) {
+            etm_packet_gap(&ctx->pk);
+            ctx->pq_gap = 0;
+        } else if (finish) {
+            etm_packet_catch_up(&ctx->pk, m, ctx->pq_now, &c);
+            etm_packet_end(&ctx->pk, m, &c);
+            ended = 1;
+        }
+    }
+    /* The staging buffer is empty when a phase is written: its bytes always go in. */
+    etm_fifo_cycle(&ctx->fifo, m, in, c.b, c.overrun ? 0 : c.n, out);
+    count_bytes(ctx, &c);
+    ctx->st.atoms += c.atoms;
+    ctx->st.internal_errors += c.overrun != 0;
+    ctx->pk.single_q = c.last_single;
+    if (in_rec) { /* the record's bytes count towards a periodic sync after its last phase */
+        ctx->pk.wsent_q += c.w;
+        ctx->pq_gen.bytes += c.n;
+    } else {
+        etm_packet_accepted_n(&ctx->pk, m, c.n, c.w);
+    }
+    if (rec_done) {
+        etm_packet_record_end(&ctx->pk, m, &ctx->pq_gen);
+        ctx->pq_busy = 0;
+    }
+    /* Trace restarted after the gap: the overflow has been traced. */
+    if (ctx->pq_untraced && !ctx->pq_gap && ctx->pk.active_q)
+        ctx->pq_untraced = 0;
+    ctx->st.staged_cycles += ctx->fifo.slevel_q != 0;
+    out->overflow = ctx->pq_untraced;
+    return ended;
+}
+
+/* A traced cycle with records: the cycle's record into the queue (an
+ * overflow when the queue is full), then the generator's cycle. */
+static etm_err_t pq_cycle(etm_ctx_t *ctx, const etm_in_t *in, const fe_cycle_t *fe, const filter_out_t *fo,
+                          etm_out_t *out)
+{
+    const etm_mode_t *m = &ctx->mode;
+    if (m->enabled) {
+        int want = etm_packet_wants(m, fe, fo, &ctx->pq_te);
+        /* After an overflow nothing is traced until the generator and the FIFO have drained. */
+        if (ctx->pq_ovf && pq_idle(ctx) && etm_fifo_held(&ctx->fifo) == 0)
+            ctx->pq_ovf = 0;
+        if (ctx->pq_ovf) {
+            ctx->st.cycles_lost++;
+        } else if (want && ctx->pq_len < m->pkt_queue) {
+            pk_record_t *r = &ctx->pq_rec[(ctx->pq_head + ctx->pq_len) % ETM_MAX_PKT_QUEUE];
+            ctx->pq_len++;
+            r->fe = *fe;
+            r->flt = *fo;
+            r->cycle = ctx->pq_now;
+        } else if (want) {
+            ctx->pq_ovf = 1;
+            ctx->pq_untraced = 1;
+            ctx->pq_gap = 1;
+            ctx->st.overflows++;
+            ctx->st.cycles_lost++;
+        }
+    }
+    ctx->pq_now++;
+    pq_generate(ctx, in, out, 0);
+    ctx->st.port_bytes += out->v3_count;
+    fifofull(ctx, out);
+    return ETM_OK;
+}
+
 /* The trace stages' cycle: filter, then pheader/packet or pipestat, then the
  * FIFO (a watching instance stops after the filter). */
 static etm_err_t trace_cycle(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
@@ -672,6 +810,8 @@ static etm_err_t trace_cycle(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
         fifofull(ctx, out);
         return e;
     }
+    if (ctx->mode.pkt_queue)
+        return pq_cycle(ctx, in, &fe, &fo, out);
     cycle_buf_t c;
     cbuf_init(&c, ctx->pk.single_q);
     uint8_t started_before = ctx->pk.started_q;
@@ -736,6 +876,10 @@ static unsigned edge_begin(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out, r
  * A counter that moved leaves the repeat path at its limit. */
 
 enum { RP_WTOTAL, RP_WRUN, RP_SINCE_FULL, RP_SYNC, RP_NCOUNT };
+
+/* The repeat path is on, and the packet stage keeps no records (their queue
+ * and cycle count are not among the counters a fixed point may move). */
+static inline int rp_allowed(const etm_ctx_t *ctx) { return !ctx->rp_off && !ctx->mode.pkt_queue; }
 #define RP_LIMIT 0xFFFFFFF0u
 
 static void rp_counters(packet_state_t *pk, pipestat_state_t *ps, uint32_t *c[RP_NCOUNT])
@@ -872,7 +1016,7 @@ static inline int rp_keep_in(etm_ctx_t *ctx, const etm_in_t *in)
 #define RP_PAUSE 240
 static int rp_try(etm_ctx_t *ctx, const etm_in_t *in)
 {
-    if (ctx->rp_off || ctx->rp_run < RP_TRY_AFTER)
+    if (!rp_allowed(ctx) || ctx->rp_run < RP_TRY_AFTER)
         return 0;
     if (ctx->rp_wait) {
         ctx->rp_wait--;
@@ -942,7 +1086,7 @@ static ETM_INLINE int rp_before(etm_ctx_t *ctx, const etm_in_t *in, int *quiet)
         ctx->rp_run = 0;
         return 0;
     }
-    *quiet = !in->ivalid && !in->psel && !ctx->rp_off;
+    *quiet = !in->ivalid && !in->psel && rp_allowed(ctx);
     if (!*quiet) {
         ctx->rp_run = 0;
         return 0;
@@ -1334,6 +1478,14 @@ size_t etm_watch_repeat(etm_ctx_t *ctx, const etm_in_t *in, size_t n)
  * cycle's ATB inputs (NULL: a drain edge, the sink ready). */
 static etm_err_t end_try(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
 {
+    if (ctx->mode.pkt_queue) {
+        /* Records: the generator finishes the queue, then the end's bytes go
+         * out on a cycle of their own; etm_end's edge has no generator cycle. */
+        ctx->end_wait = 1;
+        if (out && pq_generate(ctx, in, out, 1))
+            ctx->end_wait = 0;
+        return ETM_OK;
+    }
     packet_state_t before = ctx->pk;
     cycle_buf_t c;
     cbuf_init(&c, ctx->pk.single_q);

@@ -101,8 +101,25 @@ static void stage_move(fifo_state_t *f, unsigned k)
     f->level_q += k;
 }
 
+/* Records (PKT_QUEUE > 0): the packet generator writes a phase's bytes only
+ * when nothing is staged, so they always go in; they enter the store as the
+ * write port and the store's room allow. */
+static int stage_phase(fifo_state_t *f, const etm_mode_t *m, const uint8_t *b, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        f->stage[(f->srd_q + f->slevel_q + i) % ETM_STAGE_BYTES] = b[i];
+    f->slevel_q += n;
+    unsigned room = f->level_q < m->fifo_depth ? m->fifo_depth - f->level_q : 0;
+    unsigned k = f->slevel_q < m->fifo_write ? f->slevel_q : m->fifo_write;
+    stage_move(f, k < room ? k : room);
+    f->stage_full = 0;
+    return 1;
+}
+
 int etm_fifo_stage(fifo_state_t *f, const etm_mode_t *m, const uint8_t *b, unsigned n)
 {
+    if (m->pkt_queue)
+        return stage_phase(f, m, b, n);
     int room = etm_fifo_held(f) + n <= m->fifo_depth;
     int fit = room && f->slevel_q + n <= ETM_STAGE_BYTES;
     f->stage_full = (uint8_t)(room && !fit);

@@ -313,23 +313,139 @@ static void run_atoms(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t *
     }
 }
 
-/* Steps 1 to 6: the instruction trace of the cycle, phase by phase. */
+/* Whether phase p applies, on the state the phases before it left. */
+static int phase_applies(const packet_state_t *s, const etm_mode_t *m, const fe_cycle_t *fe, const filter_out_t *flt,
+                         unsigned p)
+{
+    switch (p) {
+    case PK_PHASE_EVENTS:
+        return phase_events(m, fe, flt);
+    case PK_PHASE_FIRST:
+        return phase_first(s, fe);
+    case PK_PHASE_PERIODIC:
+        return phase_periodic(s, fe);
+    default:
+        return phase_atoms(s, m, fe);
+    }
+}
+
+/* The first phase from p on that applies, PK_PHASE_DONE when none does.
+ * TraceEnable off ends the cycle at events (run_events), so the later
+ * phases are tested with TraceEnable on. */
+static unsigned phase_next(const packet_state_t *s, const etm_mode_t *m, const fe_cycle_t *fe,
+                           const filter_out_t *flt, unsigned p)
+{
+    for (; p < PK_PHASE_DONE; p++)
+        if (phase_applies(s, m, fe, flt, p))
+            return p;
+    return PK_PHASE_DONE;
+}
+
+/* Runs phase p; returns the phase to test next (PK_PHASE_DONE: the cycle
+ * ends). *branch_done: phase first or periodic ran (a plain branch target's
+ * packet went with it). */
+static unsigned phase_run(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t *fe, const filter_out_t *flt,
+                          unsigned p, uint8_t *branch_done, cycle_buf_t *c, etm_stats_t *st)
+{
+    switch (p) {
+    case PK_PHASE_EVENTS:
+        return run_events(s, m, fe, flt, c, st) ? PK_PHASE_FIRST : PK_PHASE_DONE;
+    case PK_PHASE_FIRST:
+        run_first(s, m, fe, c, st);
+        *branch_done = 1;
+        return PK_PHASE_PERIODIC;
+    case PK_PHASE_PERIODIC:
+        run_periodic(s, m, fe, *branch_done, c);
+        *branch_done = 1;
+        return PK_PHASE_ATOMS;
+    default:
+        run_atoms(s, m, fe, *branch_done, c, st);
+        return PK_PHASE_DONE;
+    }
+}
+
+/* Steps 1 to 6: the instruction trace of the cycle, every phase at once. */
 static void instr_cycle(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t *fe, const filter_out_t *flt,
                         cycle_buf_t *c, etm_stats_t *st)
 {
-    if (phase_events(m, fe, flt) && !run_events(s, m, fe, flt, c, st))
-        return;
-    int done = phase_first(s, fe);
-    if (done)
-        run_first(s, m, fe, c, st);
-    if (phase_periodic(s, fe)) {
-        run_periodic(s, m, fe, done, c);
-        done = 1;
-    }
-    if (phase_atoms(s, m, fe))
-        run_atoms(s, m, fe, done, c, st);
+    uint8_t branch_done = 0;
+    unsigned p = PK_PHASE_EVENTS;
+    while ((p = phase_next(s, m, fe, flt, p)) != PK_PHASE_DONE)
+        p = phase_run(s, m, fe, flt, p, &branch_done, c, st);
 }
 
+/* ---- The packet generator's records (PKT_QUEUE > 0) ----------------------------------------- */
+
+int etm_packet_wants(const etm_mode_t *m, const fe_cycle_t *fe, const filter_out_t *flt, uint8_t *te_last)
+{
+    int off = !flt->trace_enable && *te_last;
+    *te_last = flt->trace_enable;
+    return fe->natoms || flt->trigger || fe->cancel || (fe->flush && m->ph_eager) || off;
+}
+
+/* n cycles pass (etm_packet_tick n times, but for the W atoms). */
+static void tick_n(packet_state_t *s, const etm_mode_t *m, uint32_t n)
+{
+    s->wtotal_q += n;
+    if (!m->sync_in_bytes && m->sync_period && s->started_q && n) {
+        uint32_t before = s->sync_count_q;
+        s->sync_count_q += n;
+        if (s->sync_count_q < before || s->sync_count_q >= m->sync_period)
+            s->sync_due_q = 1;
+    }
+}
+
+void etm_packet_catch_up(packet_state_t *s, const etm_mode_t *m, uint32_t cycle, cycle_buf_t *c)
+{
+    /* The cycles since the last record's: none had anything for this stage
+     * but, cycle-accurate with trace on, its W (TraceEnable was on in all of
+     * them, or a record would have turned it off). */
+    uint32_t n = cycle - s->wtotal_q;
+    if (s->active_q && m->cycle_accurate)
+        ph_idle(&s->ph, m, n, c);
+    tick_n(s, m, n);
+}
+
+void etm_packet_begin(packet_state_t *s, const etm_mode_t *m, pk_gen_t *g, cycle_buf_t *c)
+{
+    etm_packet_catch_up(s, m, g->rec.cycle, c);
+    g->phase = (uint8_t)phase_next(s, m, &g->rec.fe, &g->rec.flt, PK_PHASE_EVENTS);
+    g->branch_done = 0;
+    g->bytes = 0;
+}
+
+int etm_packet_phase(packet_state_t *s, const etm_mode_t *m, pk_gen_t *g, cycle_buf_t *c, etm_stats_t *st)
+{
+    const fe_cycle_t *fe = &g->rec.fe;
+    if (g->phase != PK_PHASE_DONE) {
+        unsigned p = phase_run(s, m, fe, &g->rec.flt, g->phase, &g->branch_done, c, st);
+        g->phase = (uint8_t)phase_next(s, m, fe, &g->rec.flt, p);
+    }
+    return g->phase == PK_PHASE_DONE;
+}
+
+void etm_packet_record_end(packet_state_t *s, const etm_mode_t *m, const pk_gen_t *g)
+{
+    /* The record's cycle passes; the bytes of all its phases count towards a
+     * periodic sync only now, as a cycle's bytes do after the cycle. */
+    etm_packet_tick(s, m);
+    if (m->sync_in_bytes && m->sync_period && s->started_q) {
+        s->sync_count_q += g->bytes;
+        if (s->sync_count_q >= m->sync_period)
+            s->sync_due_q = 1;
+    }
+}
+
+void etm_packet_gap(packet_state_t *s)
+{
+    /* Records were lost after the last one generated. What it left gathered
+     * is dropped as an overflow drops it: the last atom may belong to an
+     * instruction that a lost record cancelled. Trace restarts with an I-sync,
+     * reason overflow, whose cycle count covers every cycle whose W was not
+     * sent; a trigger waiting behind a cancel is lost with the records. */
+    etm_packet_overflow(s);
+    s->ovf_q = 0; /* the queue's front keeps the overflow (etm.c) */
+}
 
 /* The cycle buffer's hook with data trace: placeholders before atoms. */
 typedef struct data_hook {
@@ -392,3 +508,4 @@ void etm_packet_end(packet_state_t *s, const etm_mode_t *m, cycle_buf_t *c)
     if (s->active_q)
         ph_close_all(&s->ph, m, c);
 }
+

@@ -224,6 +224,31 @@ void ph_cycle(pheader_state_t *p, const etm_mode_t *m, unsigned natoms, const ui
     }
 }
 
+void ph_idle(pheader_state_t *p, const etm_mode_t *m, uint32_t n, cycle_buf_t *c)
+{
+    /* The W atoms sent early are taken back first. */
+    uint32_t d = p->wdebt_q < n ? p->wdebt_q : n;
+    p->wdebt_q = (uint8_t)(p->wdebt_q - d);
+    n -= d;
+    if (!n)
+        return;
+    /* The first idle cycle closes the open header; the others find none. */
+    close_open(p, m, c);
+    while (n) {
+        uint32_t room = 0xFFFFFFFFu - p->wrun_q;
+        if (n <= room) {
+            p->wrun_q += n;
+            return;
+        }
+        /* A count field holds 32 bits: the full run goes out, another starts. */
+        p->wrun_q = 0xFFFFFFFFu;
+        n -= room;
+        flush_run(p, m, c);
+        p->wrun_q = 1;
+        n--;
+    }
+}
+
 int ph_atom_nowait(pheader_state_t *p, const etm_mode_t *m, uint8_t exec, cycle_buf_t *c)
 {
     if (!m->cycle_accurate) {

@@ -72,6 +72,7 @@ typedef struct etm_mode {
     uint32_t sync_period;  /* ETMSYNCFR; 0 means no periodic sync */
     unsigned fifo_depth, port_bytes;
     unsigned fifo_write;   /* ETMv3: staged bytes entering the FIFO's store per cycle (FIFO_WRITE) */
+    unsigned pkt_queue;    /* ETMv3: cycle records waiting for the packet generator (PKT_QUEUE; 0: none) */
     int ph_eager;          /* PH_EAGER: ETMFLUSH closes the atoms gathered (else only a packet or a full header) */
     int branch_full;       /* BRANCH_FULL: branch packets carry the whole address */
     uint8_t trace_id;      /* ETMTRACEIDR[6:0]: ATID */
@@ -336,6 +337,8 @@ int ph_atom_nowait(pheader_state_t *p, const etm_mode_t *m, uint8_t exec, cycle_
 void ph_close_atoms(pheader_state_t *p, const etm_mode_t *m, cycle_buf_t *c);
 /* Send everything: atoms and the W run (as format 3 headers or a cycle count). */
 void ph_close_all(pheader_state_t *p, const etm_mode_t *m, cycle_buf_t *c);
+/* n cycle-accurate idle cycles: what ph_cycle with no atom does n times. */
+void ph_idle(pheader_state_t *p, const etm_mode_t *m, uint32_t n, cycle_buf_t *c);
 /* Take the W run out without sending it (it goes into an I-sync's count). */
 uint32_t ph_take_wrun(pheader_state_t *p);
 /* Make the most recent atom the only atom of the last header sent, as a
@@ -426,6 +429,46 @@ static inline void etm_packet_tick(packet_state_t *s, const etm_mode_t *m)
     if (!m->sync_in_bytes && m->sync_period && s->started_q && ++s->sync_count_q >= m->sync_period)
         s->sync_due_q = 1;
 }
+/* ---- The packet generator's records (PKT_QUEUE > 0; docs/etmv3-encoder.md, "Records") ---- */
+
+/* A cycle's steps in phases (packet.c), tested and run in this order. */
+enum { PK_PHASE_EVENTS, PK_PHASE_FIRST, PK_PHASE_PERIODIC, PK_PHASE_ATOMS, PK_PHASE_DONE };
+
+/* What a cycle hands the packet generator. */
+typedef struct pk_record {
+    fe_cycle_t fe;
+    filter_out_t flt;
+    uint32_t cycle;        /* its cycle (the stage's cycle count, wtotal_q, when it was made) */
+} pk_record_t;
+
+/* The record being generated, a phase a cycle. */
+typedef struct pk_gen {
+    pk_record_t rec;
+    uint8_t phase;         /* PK_PHASE_*: the next phase that applies */
+    uint8_t branch_done;   /* phase first or periodic ran */
+    uint32_t bytes;        /* bytes of its phases so far */
+} pk_gen_t;
+
+/* Whether a cycle makes a record: anything for this stage but, with trace on
+ * and nothing else, the W of a cycle-accurate idle cycle (the cycle count
+ * carries it). te_last: TraceEnable of the cycle before (updated); only the
+ * first cycle with TraceEnable off does something. */
+int etm_packet_wants(const etm_mode_t *m, const fe_cycle_t *fe, const filter_out_t *flt, uint8_t *te_last);
+/* The cycles before cycle that made no record pass: cycle-accurate with trace
+ * on, their W atoms into c (ph_idle), and the cycle counts move. */
+void etm_packet_catch_up(packet_state_t *s, const etm_mode_t *m, uint32_t cycle, cycle_buf_t *c);
+/* g->rec becomes the record being generated: the cycles since the last
+ * record's pass (their W atoms into c), and its first phase is found. */
+void etm_packet_begin(packet_state_t *s, const etm_mode_t *m, pk_gen_t *g, cycle_buf_t *c);
+/* Runs the record's next phase into c; returns 1 when no phase is left. */
+int etm_packet_phase(packet_state_t *s, const etm_mode_t *m, pk_gen_t *g, cycle_buf_t *c, etm_stats_t *st);
+/* After its last phase: the record's cycle passes (etm_packet_tick) and its
+ * bytes count towards a periodic sync. */
+void etm_packet_record_end(packet_state_t *s, const etm_mode_t *m, const pk_gen_t *g);
+/* Records were lost to an overflow after the last one generated: what was
+ * gathered is dropped (etm_packet_overflow), trace restarts with an I-sync. */
+void etm_packet_gap(packet_state_t *s);
+
 /* The cycle's bytes did not fit in the FIFO: what was gathered is dropped
  * (no roll-back: the rest of the state is the cycle's), and trace is lost
  * until the FIFO drains. */
