@@ -1480,9 +1480,12 @@ static etm_err_t end_try(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
 {
     if (ctx->mode.pkt_queue) {
         /* Records: the generator finishes the queue, then the end's bytes go
-         * out on a cycle of their own; etm_end's edge has no generator cycle. */
+         * out on a cycle of their own; etm_end's edge has no generator cycle,
+         * only the write port's (as without records). */
         ctx->end_wait = 1;
-        if (out && pq_generate(ctx, in, out, 1))
+        if (!out)
+            etm_fifo_stage(&ctx->fifo, &ctx->mode, NULL, 0);
+        else if (pq_generate(ctx, in, out, 1))
             ctx->end_wait = 0;
         return ETM_OK;
     }
