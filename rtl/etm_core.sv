@@ -116,8 +116,12 @@ module etm_core #(
   // Tracing stopped (ETMCR[10] or [0] set): what was gathered goes into the FIFO in
   // the same way, with the port's cycle.
   assign end_try = v3 && (end_edge || end_wait_q || stop);
+  // Records: the generator finishes the queue first; etm_end's edge only asks.
+  logic rec, rec_finished;
+  assign rec = v3 && impl_pkt_queue_i != 32'd0;
   always_ff @(posedge clk_i or negedge stage_rst_n) begin
     if (!stage_rst_n) end_wait_q <= 1'b0;
+    else if (rec)     end_wait_q <= end_edge || (end_try && !rec_finished);
     else              end_wait_q <= end_try && !fifo_fit;
   end
 
@@ -151,7 +155,7 @@ module etm_core #(
     .pwdata_i        (PWDATA),
     .paddrdbg31_i    (PADDRDBG31),
     .prdata_o        (PRDATA),
-    .overflow_i      (v3 ? v3_ovf_q : ps_ovf_q),
+    .overflow_i      (rec ? untraced_q : v3 ? v3_ovf_q : ps_ovf_q),
     .drained_i       (drained),
     .ss_i            (flt_ss),
     .triggered_i     (flt_triggered),
@@ -301,6 +305,155 @@ module etm_core #(
     .cnt_o          (flt_cnt)
   );
 
+  // ---- Records (PKT_QUEUE > 0; etm.c pq_cycle, pq_generate) ----------------------------
+  // A cycle with anything for the packet stage hands its record to a queue (an
+  // overflow when PKT_QUEUE records wait); the generator runs one phase of the
+  // oldest record a cycle, when nothing is staged in the FIFO, beginning a record
+  // in the cycle it is made when none waits.
+  typedef struct packed {
+    logic [1:0]  natoms;
+    logic [31:0] addr0;
+    logic        exec0, target0;
+    logic [31:0] addr1;
+    logic        exec1, target1, entry, ret;
+    logic [8:0]  exc;
+    logic        cancel, flush, te, trigger;
+    logic [31:0] cycle;
+  } pk_rec_t;
+  localparam int unsigned QMax = etm_defs_pkg::PktQueueMax;
+  localparam int unsigned PhEvents = 0, PhFirst = 1, PhPeriodic = 2, PhAtoms = 3, PhDone = 4;
+  pk_rec_t     q_mem [QMax];
+  pk_rec_t     rec_in, gen_q, gen_d, cur;
+  logic [3:0]  q_head_q, q_head_d;
+  logic [4:0]  q_len_q, q_len_d;
+  logic        busy_q, busy_d, gap_q, gap_d, lost_q, lost_d, untraced_q, untraced_d, te_last_q, te_last_d;
+  logic        branch_done_q, branch_done_d;
+  logic [2:0]  phase_q, phase_d, phase_now;
+  logic [31:0] now_q, now_d;
+  logic        front_on, gen_on, want, resume, lost_now, push, ovf_now, step_ok, pop, run_phase;
+  logic        do_gap, do_finish, rec_done, stage_empty;
+  logic        pk_cu_sync_due, pk_post_active, pk_post_cancel, pk_post_trig_pend, pk_post_sync_due;
+  logic        pk_active_d, v3_active_q, v3_cancel_q, v3_trig_pend_q, pk_hold;
+
+  // etm_packet_wants: anything but a cycle-accurate idle cycle's W.
+  always_comb begin
+    rec_in.natoms = fe_natoms;
+    rec_in.addr0 = fe_addr0;
+    rec_in.exec0 = fe_exec0;
+    rec_in.target0 = fe_target0;
+    rec_in.addr1 = fe_addr1;
+    rec_in.exec1 = fe_exec1;
+    rec_in.target1 = fe_target1;
+    rec_in.entry = fe_entry;
+    rec_in.ret = fe_ret;
+    rec_in.exc = fe_exc;
+    rec_in.cancel = fe_cancel;
+    rec_in.flush = fe_flush;
+    rec_in.te = flt_te;
+    rec_in.trigger = flt_trigger;
+    rec_in.cycle = now_q;
+  end
+  assign front_on = rec && !end_try && !hold;
+  assign gen_on = front_on || (rec && end_try && !end_edge);
+  assign want = fe_natoms != 2'd0 || flt_trigger || fe_cancel || (fe_flush && impl_ph_eager_i[0]) ||
+                (!flt_te && te_last_q);
+  assign te_last_d = (front_on && enabled) ? flt_te : te_last_q;
+  assign resume = lost_q && q_len_q == 5'd0 && !busy_q && !gap_q && fifo_level_q == 17'd0;
+  assign lost_now = lost_q && !resume;
+  assign push = front_on && enabled && !lost_now && want && {27'd0, q_len_q} < impl_pkt_queue_i;
+  assign ovf_now = front_on && enabled && !lost_now && want && !push;
+  assign lost_d = (front_on && enabled) ? (lost_now || ovf_now) : lost_q;
+  assign now_d = front_on ? now_q + 32'd1 : now_q;
+
+  // phase_next: the first phase from p on that applies (the phase tests of packet.c).
+  function automatic logic [2:0] phase_next(input logic [2:0] p, input logic insn, input logic events,
+                                            input logic special, input logic sync_due, input logic atoms_w);
+    logic [3:0] ok;
+    ok = {(insn || atoms_w) && p <= 3'd3, insn && sync_due && p <= 3'd2, insn && special && p <= 3'd1,
+          events && p == 3'd0};
+    phase_next = ok[0] ? 3'(PhEvents) : ok[1] ? 3'(PhFirst) : ok[2] ? 3'(PhPeriodic) : ok[3] ? 3'(PhAtoms) :
+                 3'(PhDone);
+  endfunction
+
+  // Which record, and which of its phases, this cycle.
+  logic cur_insn, cur_events;
+  assign step_ok = gen_on && stage_empty;
+  assign pop = step_ok && !busy_q && (q_len_q != 5'd0 || push);
+  assign cur = !pop ? gen_q : (q_len_q == 5'd0) ? rec_in : q_mem[q_head_q];
+  assign cur_insn = cur.natoms != 2'd0;
+  assign cur_events = cur.trigger || !cur.te || cur.cancel || (cur.flush && impl_ph_eager_i[0]);
+  assign do_gap = step_ok && !busy_q && !pop && gap_q;
+  assign do_finish = step_ok && end_try && !end_edge && !busy_q && !pop && !gap_q;
+  assign phase_now = pop ? phase_next(3'(PhEvents), cur_insn, cur_events,
+                                      !v3_active_q || cur.entry || cur.ret || v3_cancel_q || v3_trig_pend_q,
+                                      pk_cu_sync_due, v3_active_q && ca)
+                         : phase_q;
+  assign run_phase = step_ok && (busy_q || pop) && phase_now != 3'(PhDone);
+
+  // After the phase: the next that applies (TraceEnable off ends the record at events).
+  always_comb begin : generator
+    logic [2:0] next;
+    if (phase_now == 3'(PhEvents) && !cur.te) next = 3'(PhDone);
+    else next = phase_next(phase_now + 3'd1, cur_insn, cur_events,
+                           !pk_post_active || cur.entry || cur.ret || pk_post_cancel || pk_post_trig_pend,
+                           pk_post_sync_due, pk_post_active && ca);
+    rec_done = step_ok && (busy_q || pop) && (!run_phase || next == 3'(PhDone));
+    busy_d = busy_q;
+    phase_d = phase_q;
+    gen_d = gen_q;
+    branch_done_d = branch_done_q;
+    if (step_ok && (busy_q || pop)) begin
+      busy_d = !rec_done;
+      phase_d = next;
+      gen_d = cur;
+      branch_done_d = (pop ? 1'b0 : branch_done_q) || phase_now == 3'(PhFirst) || phase_now == 3'(PhPeriodic);
+    end
+    q_head_d = q_head_q;
+    q_len_d = q_len_q;
+    if (pop && q_len_q != 5'd0) begin
+      q_head_d = q_head_q + 4'd1;
+      q_len_d = q_len_q - 5'd1;
+    end
+    if (push && !(pop && q_len_q == 5'd0)) q_len_d = q_len_d + 5'd1;
+    gap_d = ovf_now ? 1'b1 : do_gap ? 1'b0 : gap_q;
+    // The overflow is traced once trace restarts after the gap.
+    untraced_d = (untraced_q || ovf_now) && !(!gap_d && pk_active_d);
+  end
+  assign rec_finished = do_finish;
+  // The packet stage runs in a cycle of the generator's that does something.
+  assign pk_hold = !((step_ok && (busy_q || pop)) || do_gap || do_finish);
+
+  always_ff @(posedge clk_i) begin
+    if (push && !(pop && q_len_q == 5'd0)) q_mem[4'(q_head_q + q_len_q[3:0])] <= rec_in;
+  end
+  always_ff @(posedge clk_i or negedge stage_rst_n) begin
+    if (!stage_rst_n) begin
+      q_head_q <= 4'd0;
+      q_len_q <= 5'd0;
+      busy_q <= 1'b0;
+      gap_q <= 1'b0;
+      lost_q <= 1'b0;
+      untraced_q <= 1'b0;
+      te_last_q <= 1'b0;
+      branch_done_q <= 1'b0;
+      phase_q <= 3'(PhDone);
+      now_q <= 32'd0;
+      gen_q <= '0;
+    end else begin
+      q_head_q <= q_head_d;
+      q_len_q <= q_len_d;
+      busy_q <= busy_d;
+      gap_q <= gap_d;
+      lost_q <= lost_d;
+      untraced_q <= untraced_d;
+      te_last_q <= te_last_d;
+      branch_done_q <= branch_done_d;
+      phase_q <= phase_d;
+      now_q <= now_d;
+      gen_q <= gen_d;
+    end
+  end
+
   // ---- pheader + packet (ETMv3) ---------------------------------------------------------
   logic [etm_defs_pkg::CycleBytesMax*8-1:0] cbuf;
   logic [6:0]   cbuf_n;
@@ -313,6 +466,10 @@ module etm_core #(
     logic [639:0] ph_seg;
     logic [39:0]  ph_seg_len, ph_atoms_at;
     logic [319:0] ph_seg_w;
+    logic         ph_idle_en, ph_idle_ls_wr, ph_idle_ls_val;
+    logic [31:0]  ph_idle_n, ph_idle_w;
+    logic [63:0]  ph_idle_seg;
+    logic [3:0]   ph_idle_len;
 
     etm_pheader u_pheader (
       .clk_i,
@@ -326,6 +483,13 @@ module etm_core #(
       .exec1_i     (ph_exec1),
       .commit_i    (ph_commit),
       .clear_i     (ph_clear),
+      .idle_en_i   (ph_idle_en),
+      .idle_n_i    (ph_idle_n),
+      .idle_seg_o  (ph_idle_seg),
+      .idle_len_o  (ph_idle_len),
+      .idle_w_o    (ph_idle_w),
+      .idle_ls_wr_o  (ph_idle_ls_wr),
+      .idle_ls_val_o (ph_idle_ls_val),
       .seg_o       (ph_seg),
       .seg_len_o   (ph_seg_len),
       .seg_w_o     (ph_seg_w),
@@ -346,22 +510,22 @@ module etm_core #(
       .exc_ext_i       (minor >= 4'd4),
       .sync_in_bytes_i (sync_in_bytes),
       .sync_period_i   (etm_defs_pkg::syncfr_period(reg_etmsyncfr)),
-      .natoms_i        (fe_natoms),
-      .addr0_i         (fe_addr0),
-      .exec0_i         (fe_exec0),
-      .target0_i       (fe_target0),
-      .addr1_i         (fe_addr1),
-      .exec1_i         (fe_exec1),
-      .target1_i       (fe_target1),
-      .entry_i         (fe_entry),
-      .ret_i           (fe_ret),
-      .exc_i           (fe_exc),
-      .cancel_i        (fe_cancel),
-      .flush_i         (fe_flush),
+      .natoms_i        (rec ? cur.natoms : fe_natoms),
+      .addr0_i         (rec ? cur.addr0 : fe_addr0),
+      .exec0_i         (rec ? cur.exec0 : fe_exec0),
+      .target0_i       (rec ? cur.target0 : fe_target0),
+      .addr1_i         (rec ? cur.addr1 : fe_addr1),
+      .exec1_i         (rec ? cur.exec1 : fe_exec1),
+      .target1_i       (rec ? cur.target1 : fe_target1),
+      .entry_i         (rec ? cur.entry : fe_entry),
+      .ret_i           (rec ? cur.ret : fe_ret),
+      .exc_i           (rec ? cur.exc : fe_exc),
+      .cancel_i        (rec ? cur.cancel : fe_cancel),
+      .flush_i         (rec ? cur.flush : fe_flush),
       .ph_eager_i      (impl_ph_eager_i[0]),
       .branch_full_i   (impl_branch_full_i[0]),
-      .trace_enable_i  (flt_te),
-      .trigger_i       (flt_trigger),
+      .trace_enable_i  (rec ? cur.te : flt_te),
+      .trigger_i       (rec ? cur.trigger : flt_trigger),
       .view_data_i     (flt_vd),
       .data_addr_i     (data_addr),
       .data_value_i    (data_value),
@@ -371,8 +535,24 @@ module etm_core #(
       .dd_i            (ETMDD),
       .fifo_empty_i    (fifo_level_q == 17'd0),
       .fit_i           (fifo_fit),
-      .end_i           (end_try),
-      .hold_i          ((ended_q && !end_wait_q) || !v3),
+      .end_i           (rec ? do_finish : end_try),
+      .hold_i          (rec ? pk_hold : ((ended_q && !end_wait_q) || !v3)),
+      .rec_i           (rec),
+      .phase_i         (run_phase ? 4'(1 << phase_now) : 4'd0),
+      .branch_done_i   (pop ? 1'b0 : branch_done_q),
+      .begin_i         (pop || do_finish),
+      .rec_cycle_i     (do_finish ? now_q : cur.cycle),
+      .rec_end_i       (rec_done),
+      .gap_i           (do_gap),
+      .cu_sync_due_o   (pk_cu_sync_due),
+      .post_active_o   (pk_post_active),
+      .post_cancel_o   (pk_post_cancel),
+      .post_trig_pend_o(pk_post_trig_pend),
+      .post_sync_due_o (pk_post_sync_due),
+      .active_q_o      (v3_active_q),
+      .cancel_q_o      (v3_cancel_q),
+      .trig_pend_q_o   (v3_trig_pend_q),
+      .active_d_o      (pk_active_d),
       .ph_slot_en_o    (ph_slot_en),
       .ph_ls_b_o       (ph_ls_b),
       .ph_natoms_o     (ph_natoms),
@@ -387,6 +567,13 @@ module etm_core #(
       .ph_ls_val_i     (ph_ls_val),
       .ph_atoms_wr_i   (ph_atoms_wr),
       .ph_atoms_at_i   (ph_atoms_at),
+      .ph_idle_en_o    (ph_idle_en),
+      .ph_idle_n_o     (ph_idle_n),
+      .ph_idle_seg_i   (ph_idle_seg),
+      .ph_idle_len_i   (ph_idle_len),
+      .ph_idle_w_i     (ph_idle_w),
+      .ph_idle_ls_wr_i (ph_idle_ls_wr),
+      .ph_idle_ls_val_i(ph_idle_ls_val),
       .cbuf_o          (cbuf),
       .cbuf_n_o        (cbuf_n),
       .overflow_o      (v3_overflow),
@@ -397,6 +584,15 @@ module etm_core #(
     assign cbuf_n = 7'd0;
     assign v3_overflow = 1'b0;
     assign v3_ovf_q = 1'b0;
+    assign pk_cu_sync_due = 1'b0;
+    assign pk_post_active = 1'b0;
+    assign pk_post_cancel = 1'b0;
+    assign pk_post_trig_pend = 1'b0;
+    assign pk_post_sync_due = 1'b0;
+    assign v3_active_q = 1'b0;
+    assign v3_cancel_q = 1'b0;
+    assign v3_trig_pend_q = 1'b0;
+    assign pk_active_d = 1'b0;
     logic unused_v3;
     assign unused_v3 = ^{fe_addr1, fe_target1, fe_exc, fe_cancel, fe_flush, fe_exec1, alt_branch, format4,
                          sync_in_bytes, reg_etmsyncfr[11:0]};
@@ -514,6 +710,8 @@ module etm_core #(
     .port_bytes_i    (impl_port_bytes_i[3:0]),
     .write_i         (impl_fifo_write_i[4:0]),
     .v3_i            (v3),
+    .rec_i           (rec),
+    .stage_empty_o   (stage_empty),
     .v3_port_i       (v3 && !end_edge),
     .atready_i       (ATREADY),
     .afvalid_i       (AFVALID),
@@ -554,7 +752,11 @@ module etm_core #(
     OVERFLOW = 1'b0;
     TRIGGER = flt_trigger;
     // FIFOFULL (a stall request): fewer than ETMFFLR bytes free after the cycle.
-    FIFOFULL = etm_defs_pkg::cr_stall(reg_etmcr) && (impl_fifo_depth_i - {15'd0, fifo_level} < {24'd0, etm_defs_pkg::fflr_level(reg_etmfflr)});
+    // (With records the bytes of the phase being written count too, and may
+    // take the level past FIFO_DEPTH: no byte is free then.)
+    FIFOFULL = etm_defs_pkg::cr_stall(reg_etmcr) &&
+               (({15'd0, fifo_level} >= impl_fifo_depth_i) ? 32'd0 : impl_fifo_depth_i - {15'd0, fifo_level}) <
+               {24'd0, etm_defs_pkg::fflr_level(reg_etmfflr)};
     TRACEENABLE = flt_te;
     VIEWDATA = flt_vd;
     if (v3) begin
@@ -563,7 +765,7 @@ module etm_core #(
       ATVALID = atvalid;
       ATID = atid;
       AFREADY = afready;
-      OVERFLOW = v3_overflow;
+      OVERFLOW = rec ? gen_on && untraced_d : v3_overflow;
     end else begin
       PIPESTAT = ps_pipestat;
       TRACEPKT = ps_tracepkt;

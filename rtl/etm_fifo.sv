@@ -34,6 +34,9 @@ module etm_fifo #(
   input  logic [3:0]  port_bytes_i,   // PORT_BYTES: 1, 2, 4 or 8
   input  logic [4:0]  write_i,        // FIFO_WRITE: 1 to FifoWritePortMax
   input  logic        v3_i,           // ETMv3: writes go through the staging buffer
+  input  logic        rec_i,          // records: a phase's bytes, written only when nothing is
+                                      // staged, always go in; FIFO_DEPTH bounds the store alone
+  output logic        stage_empty_o,  // nothing staged at the start of the cycle
   input  logic        v3_port_i,      // ETMv3 port read in this cycle
   input  logic        atready_i,      // ATREADY
   input  logic        afvalid_i,      // AFVALID
@@ -145,7 +148,14 @@ module etm_fifo #(
     do_wr = 1'b0;
     mv = 5'd0;
     slevel_w = slevel_q;
-    if (v3_i) begin
+    if (v3_i && rec_i) begin
+      // stage_phase (fifo.c): the staged bytes enter the store as its room allows.
+      fit_o = 1'b1;
+      s_wr = wr_n_i != 8'd0;
+      if (s_wr) slevel_w = slevel_q + wr_n_i;
+      mv = ({3'd0, write_i} < slevel_w) ? write_i : slevel_w[4:0];
+      if ({12'd0, mv} + level_mid > depth_i[16:0]) mv = 5'(depth_i[16:0] - level_mid);
+    end else if (v3_i) begin
       fit_o = (wr_n_i == 8'd0) || ({15'd0, held_mid} + {24'd0, wr_n_i} <= depth_i &&
                                    {1'b0, slevel_q} + {1'b0, wr_n_i} <= 9'(etm_defs_pkg::StageBytes));
       s_wr = fit_o && wr_n_i != 8'd0;
@@ -201,6 +211,7 @@ module etm_fifo #(
     end
   end
   assign level_q_o = held;
+  assign stage_empty_o = slevel_q == 8'd0;
   assign nflags_q_o = nflags_q;
   assign head_flag_q_o = (level_q != 17'd0) ? v1_f0 : 1'b0;
   assign level_w_o = level_w;
@@ -260,6 +271,7 @@ module etm_fifo #(
   end
   always @* begin
     assume (v3_port_i && v3_i && pop_i == 2'd0);
+    assume (!rec_i);  // the invariants below are those of a FIFO without records
     assume (write_i >= 5'd1 && write_i <= 5'(Lanes) && wr_n_i <= 8'(etm_defs_pkg::CycleBytesMax));
     assume (depth_i >= 32'd1 && depth_i <= 32'(Ring));
     assume (port_bytes_i == 4'd1 || port_bytes_i == 4'd2 || port_bytes_i == 4'd4 || port_bytes_i == 4'd8);
