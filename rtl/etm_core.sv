@@ -420,6 +420,11 @@ module etm_core #(
     untraced_d = (untraced_q || ovf_now) && !(!gap_d && pk_active_d);
   end
   assign rec_finished = do_finish;
+  // What etm_packet takes: the record being generated, or without records the cycle's items.
+  pk_rec_t pk_src;
+  assign pk_src = rec ? cur : rec_in;
+  logic unused_src;
+  assign unused_src = ^pk_src.cycle;  // the record's cycle reaches etm_packet as rec_cycle_i
   // The packet stage runs in a cycle of the generator's that does something.
   assign pk_hold = !((step_ok && (busy_q || pop)) || do_gap || do_finish);
 
@@ -461,7 +466,7 @@ module etm_core #(
 
   if (HasV3) begin : gen_v3
     logic [9:0]   ph_slot_en, ph_ls_wr, ph_ls_val, ph_atoms_wr;
-    logic         ph_ls_b, ph_exec0, ph_exec1, ph_commit, ph_clear;
+    logic         ph_ls_b, ph_ls_b_trig, ph_exec0, ph_exec1, ph_commit, ph_clear;
     logic [1:0]   ph_natoms;
     logic [639:0] ph_seg;
     logic [39:0]  ph_seg_len, ph_atoms_at;
@@ -478,6 +483,7 @@ module etm_core #(
       .format4_i   (format4),
       .slot_en_i   (ph_slot_en),
       .ls_b_i      (ph_ls_b),
+      .ls_b_trig_i (ph_ls_b_trig),
       .natoms_i    (ph_natoms),
       .exec0_i     (ph_exec0),
       .exec1_i     (ph_exec1),
@@ -510,22 +516,22 @@ module etm_core #(
       .exc_ext_i       (minor >= 4'd4),
       .sync_in_bytes_i (sync_in_bytes),
       .sync_period_i   (etm_defs_pkg::syncfr_period(reg_etmsyncfr)),
-      .natoms_i        (rec ? cur.natoms : fe_natoms),
-      .addr0_i         (rec ? cur.addr0 : fe_addr0),
-      .exec0_i         (rec ? cur.exec0 : fe_exec0),
-      .target0_i       (rec ? cur.target0 : fe_target0),
-      .addr1_i         (rec ? cur.addr1 : fe_addr1),
-      .exec1_i         (rec ? cur.exec1 : fe_exec1),
-      .target1_i       (rec ? cur.target1 : fe_target1),
-      .entry_i         (rec ? cur.entry : fe_entry),
-      .ret_i           (rec ? cur.ret : fe_ret),
-      .exc_i           (rec ? cur.exc : fe_exc),
-      .cancel_i        (rec ? cur.cancel : fe_cancel),
-      .flush_i         (rec ? cur.flush : fe_flush),
+      .natoms_i        (pk_src.natoms),
+      .addr0_i         (pk_src.addr0),
+      .exec0_i         (pk_src.exec0),
+      .target0_i       (pk_src.target0),
+      .addr1_i         (pk_src.addr1),
+      .exec1_i         (pk_src.exec1),
+      .target1_i       (pk_src.target1),
+      .entry_i         (pk_src.entry),
+      .ret_i           (pk_src.ret),
+      .exc_i           (pk_src.exc),
+      .cancel_i        (pk_src.cancel),
+      .flush_i         (pk_src.flush),
       .ph_eager_i      (impl_ph_eager_i[0]),
       .branch_full_i   (impl_branch_full_i[0]),
-      .trace_enable_i  (rec ? cur.te : flt_te),
-      .trigger_i       (rec ? cur.trigger : flt_trigger),
+      .trace_enable_i  (pk_src.te),
+      .trigger_i       (pk_src.trigger),
       .view_data_i     (flt_vd),
       .data_addr_i     (data_addr),
       .data_value_i    (data_value),
@@ -555,6 +561,7 @@ module etm_core #(
       .active_d_o      (pk_active_d),
       .ph_slot_en_o    (ph_slot_en),
       .ph_ls_b_o       (ph_ls_b),
+      .ph_ls_b_trig_o  (ph_ls_b_trig),
       .ph_natoms_o     (ph_natoms),
       .ph_exec0_o      (ph_exec0),
       .ph_exec1_o      (ph_exec1),

@@ -89,6 +89,7 @@ module etm_packet #(
   // etm_pheader.
   output logic [9:0]  ph_slot_en_o,
   output logic        ph_ls_b_o,
+  output logic        ph_ls_b_trig_o,
   output logic [1:0]  ph_natoms_o,
   output logic        ph_exec0_o,
   output logic        ph_exec1_o,
@@ -228,6 +229,7 @@ module etm_packet #(
     exc_ok = 1'b0;
     ph_slot_en_o = '0;
     ph_ls_b_o = 1'b0;
+    ph_ls_b_trig_o = 1'b0;
     started = started_q;
     active = active_q;
     reason = reason_q;
@@ -427,7 +429,8 @@ module etm_packet #(
     slot_en[SlotK] = x_traced && !d_ins_started;
     ph_slot_en_o = slot_en;
     // c->last_single as isolate_last finds it: cleared by a trigger packet.
-    ph_ls_b_o = trig_now ? 1'b0 : single_q;
+    ph_ls_b_o = single_q;
+    ph_ls_b_trig_o = trig_now;
   end
 
   // ---- 2. Assemble the cycle buffer --------------------------------------------------
@@ -894,6 +897,26 @@ module etm_packet #(
   assign fit = fit_i && !ovr;
 
   // ---- 3. Commit ----------------------------------------------------------------------
+  // The state the cycle decided, its bytes accepted (etm_packet_accepted but the sync count).
+  task automatic take_decided();
+    started_d = started;
+    active_d = active;
+    reason_d = reason;
+    sync_due_d = sync_due;
+    cancel_d = cancel;
+    trig_pend_d = trig_pend;
+    last_addr_d = last_addr;
+    sync_count_d = sync_count;
+    single_d = ls;
+    wsent_d = wsent_q + cw;
+  endtask
+
+  // n bytes or cycles more towards a periodic sync.
+  task automatic sync_add(input logic [31:0] n);
+    sync_count_d = sync_count_d + n;
+    if (sync_count_d >= {20'd0, sync_period_i}) sync_due_d = 1'b1;
+  endtask
+
   always_comb begin : commit
     started_d = started_q;
     active_d = active_q;
@@ -922,35 +945,17 @@ module etm_packet #(
         cancel_d = 1'b0;
         trig_pend_d = 1'b0;
       end else begin
-        started_d = started;
-        active_d = active;
-        reason_d = reason;
-        sync_due_d = sync_due;
-        cancel_d = cancel;
-        trig_pend_d = trig_pend;
-        last_addr_d = last_addr;
-        sync_count_d = sync_count;
-        single_d = ls;
-        wsent_d = wsent_q + cw;
+        take_decided();
         wtotal_d = wtotal_now;
         rec_bytes_d = (begin_i ? 32'd0 : rec_bytes_q) + {25'd0, cn};
         if (end_i) begin
           // The end's bytes count at once, as a cycle's.
-          if (sync_in_bytes_i && sync_period_i != 12'd0 && started) begin
-            sync_count_d = sync_count + {25'd0, cn};
-            if (sync_count_d >= {20'd0, sync_period_i}) sync_due_d = 1'b1;
-          end
+          if (sync_in_bytes_i && sync_period_i != 12'd0 && started) sync_add({25'd0, cn});
         end else if (rec_end_i) begin
           // etm_packet_record_end: the cycle passes, then the record's bytes count.
           wtotal_d = wtotal_now + 32'd1;
-          if (!sync_in_bytes_i && sync_period_i != 12'd0 && started) begin
-            sync_count_d = sync_count_d + 32'd1;
-            if (sync_count_d >= {20'd0, sync_period_i}) sync_due_d = 1'b1;
-          end
-          if (sync_in_bytes_i && sync_period_i != 12'd0 && started) begin
-            sync_count_d = sync_count_d + rec_bytes_d;
-            if (sync_count_d >= {20'd0, sync_period_i}) sync_due_d = 1'b1;
-          end
+          if (!sync_in_bytes_i && sync_period_i != 12'd0 && started) sync_add(32'd1);
+          if (sync_in_bytes_i && sync_period_i != 12'd0 && started) sync_add(rec_bytes_d);
           rec_bytes_d = 32'd0;
         end
       end
@@ -960,30 +965,15 @@ module etm_packet #(
       ph_commit_o = fit; // no room: the end is offered again on the next edge
       if (fit) begin
         wsent_d = wsent_q + cw;
-        if (sync_in_bytes_i && sync_period_i != 12'd0 && started_q) begin
-          sync_count_d = sync_count_q + {25'd0, cn};
-          if (sync_count_d >= {20'd0, sync_period_i}) sync_due_d = 1'b1;
-        end
+        if (sync_in_bytes_i && sync_period_i != 12'd0 && started_q) sync_add({25'd0, cn});
       end
     end else begin
       if (fit) begin
         // etm_packet_accepted()
         ph_commit_o = 1'b1;
-        started_d = started;
-        active_d = active;
-        reason_d = reason;
-        sync_due_d = sync_due;
-        cancel_d = cancel;
-        trig_pend_d = trig_pend;
+        take_decided();
         ovf_d = ovf;
-        last_addr_d = last_addr;
-        sync_count_d = sync_count;
-        single_d = ls;
-        wsent_d = wsent_q + cw;
-        if (sync_in_bytes_i && sync_period_i != 12'd0 && started) begin
-          sync_count_d = sync_count + {25'd0, cn};
-          if (sync_count_d >= {20'd0, sync_period_i}) sync_due_d = 1'b1;
-        end
+        if (sync_in_bytes_i && sync_period_i != 12'd0 && started) sync_add({25'd0, cn});
       end else begin
         // etm_packet_overflow() on the state the cycle left (no roll-back); the
         // A-sync of a dropped cycle never went out (started_q stays).
@@ -999,10 +989,7 @@ module etm_packet #(
       end
       // etm_packet_tick()
       wtotal_d = wtotal_q + 32'd1;
-      if (!sync_in_bytes_i && sync_period_i != 12'd0 && started_d) begin
-        sync_count_d = sync_count_d + 32'd1;
-        if (sync_count_d >= {20'd0, sync_period_i}) sync_due_d = 1'b1;
-      end
+      if (!sync_in_bytes_i && sync_period_i != 12'd0 && started_d) sync_add(32'd1);
     end
   end
 

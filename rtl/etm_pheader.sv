@@ -29,7 +29,8 @@ module etm_pheader (
   input  logic        format4_i,   // ETMv3.3 and later
   // Slot enables, in slot order A B C E F G H I J K.
   input  logic [9:0]  slot_en_i,
-  input  logic        ls_b_i,      // last_single as slot B (isolate) finds it
+  input  logic        ls_b_i,      // last_single before the cycle's packets,
+  input  logic        ls_b_trig_i, // ... and a trigger packet before slot B (it clears it)
   input  logic [1:0]  natoms_i,    // slot H: atoms of the cycle (0, 1, 2)
   input  logic        exec0_i,     // slot H: first atom E (1) or N (0)
   input  logic        exec1_i,     // slot H: second atom; slot J: its atom
@@ -413,7 +414,8 @@ module etm_pheader (
       sn = 4'd0;
       sw = 32'd0;
       lwr = 1'b0;
-      lval = (s == SlotB) ? ls_b_i : 1'b0;
+      // Slot B finds last_single as the idle segment (records) left it, or the trigger packet.
+      lval = (s == SlotB) ? !ls_b_trig_i && (idle_ls_wr_o ? idle_ls_val_o : ls_b_i) : 1'b0;
       awr = 1'b0;
       aat = 4'd0;
       if (slot_en_i[s]) begin
