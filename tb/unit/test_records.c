@@ -50,6 +50,8 @@ static etm_config_t config_of(const run_opts_t *o)
 
 static void put(run_result_t *r, size_t *cap, const etm_out_t *o)
 {
+    if (!o->v3_count)
+        return;
     if (r->n + o->v3_count > *cap) {
         *cap = *cap * 2 + 64;
         r->bytes = (uint8_t *)realloc(r->bytes, *cap);
