@@ -359,7 +359,7 @@ static void refresh(etm_ctx_t *ctx)
     const etm_mode_t *m = &ctx->mode;
     /* plain_in reads the record as words ("Records as words": etm_in_t holds a uint64_t, its size is a multiple of 8). */
     ctx->plain_cfg = (uint8_t)(m->v3 && m->enabled && !m->data_addr && !m->data_value && ctx->fsetup.plain &&
-                               !m->pkt_queue && !ctx->plain_off && sizeof(etm_in_t) % 8 == 0);
+                               !ctx->plain_off && sizeof(etm_in_t) % 8 == 0);
     ctx->plain_go = 0; /* the next cycle finds out */
     plain_masks(ctx);
     memset(&ctx->plain_out, 0, sizeof ctx->plain_out);
@@ -713,7 +713,7 @@ static int pq_generate(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out, int f
         etm_packet_accepted_n(&ctx->pk, m, c.n, c.w);
     }
     if (rec_done) {
-        etm_packet_record_end(&ctx->pk, m, &ctx->pq_gen);
+        etm_packet_record_end(&ctx->pk, m, ctx->pq_gen.bytes);
         ctx->pq_busy = 0;
     }
     /* Trace restarted after the gap: the overflow has been traced. */
@@ -1184,10 +1184,20 @@ static inline int plain_front_state(const etm_ctx_t *ctx)
            etm_filter_plain_ok(&ctx->fsetup, &ctx->flt);
 }
 
+/* With records: the generator has nothing left and nothing is staged, so a
+ * plain cycle's record would be begun and finished in the cycle; no overflow
+ * is lost or untraced. */
+static inline int plain_records_ok(const etm_ctx_t *ctx)
+{
+    return !ctx->mode.pkt_queue ||
+           (pq_idle(ctx) && !(ctx->pq_ovf | ctx->pq_untraced) && ctx->fifo.slevel_q == 0);
+}
+
 /* ... and for the trace stages: no end of trace, nothing waiting in the packet stage. */
 static inline int plain_state(const etm_ctx_t *ctx)
 {
-    return plain_front_state(ctx) && !(ctx->end_wait | ctx->ended) && etm_packet_plain_ok(&ctx->pk);
+    return plain_front_state(ctx) && !(ctx->end_wait | ctx->ended) && etm_packet_plain_ok(&ctx->pk) &&
+           plain_records_ok(ctx);
 }
 
 /* edge_begin for a plain cycle: no rule broken, no APB access. */
@@ -1236,14 +1246,68 @@ ETM_NOINLINE static etm_err_t plain_bytes(etm_ctx_t *ctx, const etm_in_t *in, un
     return c.overrun ? ETM_ERR_INTERNAL : ETM_OK;
 }
 
+/* With records, a plain cycle with instructions: its record begun and its one
+ * phase (atoms) run at once, as pq_generate would, without the record: the
+ * idle cycles before it, its atoms, the FIFO's cycle, its cycle passing. */
+ETM_NOINLINE static etm_err_t plain_record(etm_ctx_t *ctx, const etm_in_t *in, unsigned natoms, int target,
+                                           uint32_t cycle, etm_out_t *out)
+{
+    const etm_mode_t *m = &ctx->mode;
+    const uint8_t exec[2] = { (uint8_t)!in->iccfail, 1 }; /* a folded IT always executes */
+    cycle_buf_t c;
+    cbuf_init(&c, ctx->pk.single_q);
+    etm_packet_catch_up(&ctx->pk, m, cycle, &c);
+    etm_packet_plain(&ctx->pk, m, natoms, exec, target, in->ia & ~1u, &c);
+    etm_fifo_cycle(&ctx->fifo, m, in, c.b, c.overrun ? 0 : c.n, out);
+    count_bytes(ctx, &c);
+    ctx->st.atoms += c.atoms;
+    ctx->st.internal_errors += c.overrun != 0;
+    ctx->pk.single_q = c.last_single;
+    ctx->pk.wsent_q += c.w;
+    etm_packet_record_end(&ctx->pk, m, c.n);
+    ctx->st.staged_cycles += ctx->fifo.slevel_q != 0;
+    ctx->st.port_bytes += out->v3_count;
+    fifofull(ctx, out);
+    return c.overrun ? ETM_ERR_INTERNAL : ETM_OK;
+}
+
 /* step_stages for a plain cycle: edge_begin without a rule or an access, the
  * frontend's atoms, then trace_cycle's ETMv3 part. What it leaves for
  * plain_state: only an overflow or a periodic sync due can end the path
  * (nothing else it reads moves here). Out of line: the general path's frame
  * is large. */
+ETM_NOINLINE static etm_err_t step_stages(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out);
+
+/* step_plain with records (PKT_QUEUE): a cycle without instructions makes no
+ * record (the cycle count moves); one with them, plain_record. The idle
+ * cycles before a record can bring an ETMv3.0 periodic sync due, and the
+ * record a phase more: such a cycle takes every stage. */
+ETM_NOINLINE static etm_err_t step_plain_records(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
+{
+    unsigned natoms = in->ivalid ? 1u + in->fold : 0u;
+    if (natoms && etm_packet_sync_due_at(&ctx->pk, &ctx->mode, ctx->pq_now))
+        return step_stages(ctx, in, out);
+    *out = ctx->plain_out;
+    plain_edge_begin(ctx, in);
+    ctx->st.instructions += natoms;
+    ctx->st.counter_reloads += etm_filter_plain(&ctx->flt, &ctx->fsetup, in);
+    ctx->pq_te = 1; /* TraceEnable stays on */
+    uint32_t cycle = ctx->pq_now++;
+    etm_err_t e = ETM_OK;
+    if (natoms)
+        e = plain_record(ctx, in, natoms, plain_target(ctx, in), cycle, out);
+    else
+        commit_quiet(ctx, in, out);
+    ctx->plain_count++;
+    ctx->plain_go = (uint8_t)(!ctx->pk.sync_due_q && ctx->fifo.slevel_q == 0);
+    return e;
+}
+
 ETM_NOINLINE static etm_err_t step_plain(etm_ctx_t *ETM_RESTRICT ctx, const etm_in_t *ETM_RESTRICT in,
                                          etm_out_t *ETM_RESTRICT out)
 {
+    if (ctx->mode.pkt_queue)
+        return step_plain_records(ctx, in, out);
     *out = ctx->plain_out; /* the FIFO's cycle writes its own outputs over it */
     plain_edge_begin(ctx, in);
     unsigned natoms = in->ivalid ? 1u + in->fold : 0u;

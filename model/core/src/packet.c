@@ -424,13 +424,24 @@ int etm_packet_phase(packet_state_t *s, const etm_mode_t *m, pk_gen_t *g, cycle_
     return g->phase == PK_PHASE_DONE;
 }
 
-void etm_packet_record_end(packet_state_t *s, const etm_mode_t *m, const pk_gen_t *g)
+int etm_packet_sync_due_at(const packet_state_t *s, const etm_mode_t *m, uint32_t cycle)
+{
+    uint32_t n = cycle - s->wtotal_q;
+    if (s->sync_due_q)
+        return 1;
+    if (m->sync_in_bytes || !m->sync_period || !s->started_q || !n)
+        return 0;
+    uint32_t sum = s->sync_count_q + n;
+    return sum < s->sync_count_q || sum >= m->sync_period;
+}
+
+void etm_packet_record_end(packet_state_t *s, const etm_mode_t *m, uint32_t bytes)
 {
     /* The record's cycle passes; the bytes of all its phases count towards a
      * periodic sync only now, as a cycle's bytes do after the cycle. */
     etm_packet_tick(s, m);
     if (m->sync_in_bytes && m->sync_period && s->started_q) {
-        s->sync_count_q += g->bytes;
+        s->sync_count_q += bytes;
         if (s->sync_count_q >= m->sync_period)
             s->sync_due_q = 1;
     }

@@ -463,8 +463,12 @@ void etm_packet_begin(packet_state_t *s, const etm_mode_t *m, pk_gen_t *g, cycle
 /* Runs the record's next phase into c; returns 1 when no phase is left. */
 int etm_packet_phase(packet_state_t *s, const etm_mode_t *m, pk_gen_t *g, cycle_buf_t *c, etm_stats_t *st);
 /* After its last phase: the record's cycle passes (etm_packet_tick) and its
- * bytes count towards a periodic sync. */
-void etm_packet_record_end(packet_state_t *s, const etm_mode_t *m, const pk_gen_t *g);
+ * bytes (of all its phases) count towards a periodic sync. */
+void etm_packet_record_end(packet_state_t *s, const etm_mode_t *m, uint32_t bytes);
+/* The idle cycles before a record at cycle would bring a periodic sync due
+ * (ETMv3.0 counts cycles), or one is due already: the record then has a
+ * periodic phase. */
+int etm_packet_sync_due_at(const packet_state_t *s, const etm_mode_t *m, uint32_t cycle);
 /* Records were lost to an overflow after the last one generated: what was
  * gathered is dropped (etm_packet_overflow), trace restarts with an I-sync. */
 void etm_packet_gap(packet_state_t *s);
