@@ -6,8 +6,9 @@
  *   - the checker never crashes, and reports at most one failure, with a
  *     rule it knows and a text;
  *   - when nothing was edited, the stimulus broke no interface rule, every
- *     change of the PC came with ETMIBRANCH or an exception entry or return
- *     (a flow a core can have), and the model met nothing its version cannot
+ *     change of the PC came with ETMIBRANCH or an exception entry or return,
+ *     and none after an instruction that failed its condition (a flow a core
+ *     can have), and the model met nothing its version cannot
  *     express, the checker passes the model's trace (ETMv3 bytes, or the
  *     ETMv1 port). */
 #include "fuzz.h"
@@ -25,6 +26,7 @@ typedef struct run {
     int v1;
     unsigned edits;
     int have_pc, jumped;  /* the PC changed without a branch being signalled */
+    int last_failed;      /* the last instruction failed its condition */
     uint32_t last_pc;
 } run_t;
 
@@ -35,12 +37,18 @@ static void follow_flow(run_t *r, const etm_in_t *in)
     if (!in->ivalid)
         return;
     uint32_t a = in->ia & ~1u;
-    int signalled = in->ibranch || in->intstat == ETM_INTSTAT_ENTRY || in->intstat == ETM_INTSTAT_RETURN;
+    int exc = in->intstat == ETM_INTSTAT_ENTRY || in->intstat == ETM_INTSTAT_RETURN;
+    int signalled = in->ibranch || exc;
     if (r->have_pc && !signalled && a != r->last_pc + 2 && a != r->last_pc + 4)
+        r->jumped = 1;
+    /* A branch that failed its condition does not branch: a target after it
+     * is a flow no core has. */
+    if (r->have_pc && r->last_failed && in->ibranch && !exc)
         r->jumped = 1;
     if (in->ivalid1 && !in->fold && !in->ibranch1 && (in->ia1 & ~1u) != a + 2 && (in->ia1 & ~1u) != a + 4)
         r->jumped = 1;
     r->last_pc = in->fold ? a + 2 : in->ivalid1 ? (in->ia1 & ~1u) : a;
+    r->last_failed = in->fold ? 0 : in->ivalid1 ? in->iccfail1 != 0 : in->iccfail != 0;
     r->have_pc = 1;
 }
 

@@ -569,14 +569,22 @@ static void cand_step(etm_verify_t *v, size_t c, const etm_v3el_t *e)
 }
 
 /* Take the restart at the candidate that agrees (the first of several), and
- * match the held elements from there. */
-static void resolve(etm_verify_t *v)
+ * match the held elements from there. At the end of both streams (at_end:
+ * no overflow left untraced) the end tells them apart too: a candidate after
+ * whose elements every instruction executed is traced is taken first. */
+static void resolve_as(etm_verify_t *v, int at_end)
 {
     size_t pick = v->cand_first; /* none agrees: the first (its failure is then the report) */
-    for (size_t c = 0; c < v->ncand; c++)
+    int found = 0;
+    for (size_t c = 0; at_end && !found && c < v->ncand; c++)
+        if (v->cok[c] && v->cpos[c] >= v->len) {
+            pick = v->cand[c];
+            found = 1;
+        }
+    for (size_t c = 0; !found && c < v->ncand; c++)
         if (v->cok[c]) {
             pick = v->cand[c];
-            break;
+            found = 1;
         }
     v->resolving = 0;
     restart_from(v, pick);
@@ -599,6 +607,8 @@ static void resolve(etm_verify_t *v)
         on_element(v, &e);
     }
 }
+
+static void resolve(etm_verify_t *v) { resolve_as(v, 0); }
 
 static void hold_element(etm_verify_t *v, const etm_v3el_t *e)
 {
@@ -906,7 +916,7 @@ etm_err_t etm_verify_end(etm_verify_t *v, int untraced_overflow)
         if (!vfy_failed(v) && etm_v3dec_end(v->dec, &d) != ETM_OK)
             vfy_fail(v, ETM_VFAIL_GRAMMAR, v->now, d.offset, "at the end: %s", d.msg);
         if (v->resolving)
-            resolve(v);
+            resolve_as(v, !untraced_overflow);
         confirm(v);
     }
     if (!vfy_failed(v) && untraced_overflow) {
