@@ -669,6 +669,18 @@ static void front_cycle(etm_ctx_t *ctx, const etm_in_t *in, fe_cycle_t *fe, filt
  * runs one phase of the oldest record a cycle, when the bytes of the phase
  * before have all entered the FIFO's store (docs/etmv3-encoder.md, "Records"). */
 
+/* A generator cycle's bytes into the FIFO with the port's cycle (the staging
+ * buffer is empty when a phase is written: they always go in), counted. */
+static void pq_put(etm_ctx_t *ctx, const etm_in_t *in, const cycle_buf_t *c, etm_out_t *out)
+{
+    etm_fifo_cycle(&ctx->fifo, &ctx->mode, in, c->b, c->overrun ? 0 : c->n, out);
+    count_bytes(ctx, c);
+    ctx->st.atoms += c->atoms;
+    ctx->st.internal_errors += c->overrun != 0;
+    ctx->st.staged_cycles += ctx->fifo.slevel_q != 0;
+    ctx->pk.single_q = c->last_single;
+}
+
 /* One generator cycle and the FIFO's: a phase of the record being generated
  * (the oldest waiting one begun first, so a record can be generated in the
  * cycle it is made), the gap an overflow left, or (finish: at the end of
@@ -700,12 +712,7 @@ static int pq_generate(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out, int f
             ended = 1;
         }
     }
-    /* The staging buffer is empty when a phase is written: its bytes always go in. */
-    etm_fifo_cycle(&ctx->fifo, m, in, c.b, c.overrun ? 0 : c.n, out);
-    count_bytes(ctx, &c);
-    ctx->st.atoms += c.atoms;
-    ctx->st.internal_errors += c.overrun != 0;
-    ctx->pk.single_q = c.last_single;
+    pq_put(ctx, in, &c, out);
     if (in_rec) { /* the record's bytes count towards a periodic sync after its last phase */
         ctx->pk.wsent_q += c.w;
         ctx->pq_gen.bytes += c.n;
@@ -719,7 +726,6 @@ static int pq_generate(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out, int f
     /* Trace restarted after the gap: the overflow has been traced. */
     if (ctx->pq_untraced && !ctx->pq_gap && ctx->pk.active_q)
         ctx->pq_untraced = 0;
-    ctx->st.staged_cycles += ctx->fifo.slevel_q != 0;
     out->overflow = ctx->pq_untraced;
     return ended;
 }
@@ -1258,14 +1264,9 @@ ETM_NOINLINE static etm_err_t plain_record(etm_ctx_t *ctx, const etm_in_t *in, u
     cbuf_init(&c, ctx->pk.single_q);
     etm_packet_catch_up(&ctx->pk, m, cycle, &c);
     etm_packet_plain(&ctx->pk, m, natoms, exec, target, in->ia & ~1u, &c);
-    etm_fifo_cycle(&ctx->fifo, m, in, c.b, c.overrun ? 0 : c.n, out);
-    count_bytes(ctx, &c);
-    ctx->st.atoms += c.atoms;
-    ctx->st.internal_errors += c.overrun != 0;
-    ctx->pk.single_q = c.last_single;
+    pq_put(ctx, in, &c, out);
     ctx->pk.wsent_q += c.w;
     etm_packet_record_end(&ctx->pk, m, c.n);
-    ctx->st.staged_cycles += ctx->fifo.slevel_q != 0;
     ctx->st.port_bytes += out->v3_count;
     fifofull(ctx, out);
     return c.overrun ? ETM_ERR_INTERNAL : ETM_OK;

@@ -101,14 +101,21 @@ static void stage_move(fifo_state_t *f, unsigned k)
     f->level_q += k;
 }
 
+/* n bytes onto the staging buffer's tail (which has room for them). */
+static void stage_put(fifo_state_t *f, const uint8_t *b, unsigned n)
+{
+    uint32_t wr = f->srd_q + f->slevel_q;
+    for (unsigned i = 0; i < n; i++)
+        f->stage[(wr + i) % ETM_STAGE_BYTES] = b[i];
+    f->slevel_q += n;
+}
+
 /* Records (PKT_QUEUE > 0): the packet generator writes a phase's bytes only
  * when nothing is staged, so they always go in; they enter the store as the
  * write port and the store's room allow. */
 static int stage_phase(fifo_state_t *f, const etm_mode_t *m, const uint8_t *b, unsigned n)
 {
-    for (unsigned i = 0; i < n; i++)
-        f->stage[(f->srd_q + f->slevel_q + i) % ETM_STAGE_BYTES] = b[i];
-    f->slevel_q += n;
+    stage_put(f, b, n);
     unsigned room = f->level_q < m->fifo_depth ? m->fifo_depth - f->level_q : 0;
     unsigned k = f->slevel_q < m->fifo_write ? f->slevel_q : m->fifo_write;
     stage_move(f, k < room ? k : room);
@@ -129,12 +136,8 @@ int etm_fifo_stage(fifo_state_t *f, const etm_mode_t *m, const uint8_t *b, unsig
         store_put(f, b, n);
         return 1;
     }
-    if (fit) {
-        uint32_t wr = f->srd_q + f->slevel_q;
-        for (unsigned i = 0; i < n; i++)
-            f->stage[(wr + i) % ETM_STAGE_BYTES] = b[i];
-        f->slevel_q += n;
-    }
+    if (fit)
+        stage_put(f, b, n);
     stage_move(f, f->slevel_q < m->fifo_write ? f->slevel_q : m->fifo_write);
     return fit;
 }

@@ -161,9 +161,16 @@ static uint32_t cycles_unsent(const packet_state_t *s, const cycle_buf_t *c)
  * the first of periodic and atoms.
  * Run one after the other they are instr_cycle; a generator that spends a
  * clock on each phase stops between them with the same state. */
+/* A trigger, a cancel or a flush that closes headers: phase events' work
+ * with TraceEnable on. */
+static int events_on(const etm_mode_t *m, const fe_cycle_t *fe, const filter_out_t *flt)
+{
+    return flt->trigger || fe->cancel || (fe->flush && m->ph_eager);
+}
+
 static int phase_events(const etm_mode_t *m, const fe_cycle_t *fe, const filter_out_t *flt)
 {
-    return flt->trigger || !flt->trace_enable || fe->cancel || (fe->flush && m->ph_eager);
+    return !flt->trace_enable || events_on(m, fe, flt);
 }
 
 static int phase_first(const packet_state_t *s, const fe_cycle_t *fe)
@@ -380,18 +387,26 @@ int etm_packet_wants(const etm_mode_t *m, const fe_cycle_t *fe, const filter_out
 {
     int off = !flt->trace_enable && *te_last;
     *te_last = flt->trace_enable;
-    return fe->natoms || flt->trigger || fe->cancel || (fe->flush && m->ph_eager) || off;
+    return fe->natoms || events_on(m, fe, flt) || off;
+}
+
+/* ETMv3.0 counts its sync period in cycles: n more cycles (that many
+ * etm_packet_tick calls) bring a sync due. */
+static int cycles_bring_sync(const packet_state_t *s, const etm_mode_t *m, uint32_t n)
+{
+    if (m->sync_in_bytes || !m->sync_period || !s->started_q || !n)
+        return 0;
+    uint32_t sum = s->sync_count_q + n;
+    return sum < s->sync_count_q || sum >= m->sync_period;
 }
 
 /* n cycles pass (etm_packet_tick n times, but for the W atoms). */
 static void tick_n(packet_state_t *s, const etm_mode_t *m, uint32_t n)
 {
     s->wtotal_q += n;
-    if (!m->sync_in_bytes && m->sync_period && s->started_q && n) {
-        uint32_t before = s->sync_count_q;
+    if (!m->sync_in_bytes && m->sync_period && s->started_q) {
+        s->sync_due_q = (uint8_t)(s->sync_due_q | cycles_bring_sync(s, m, n));
         s->sync_count_q += n;
-        if (s->sync_count_q < before || s->sync_count_q >= m->sync_period)
-            s->sync_due_q = 1;
     }
 }
 
@@ -426,13 +441,7 @@ int etm_packet_phase(packet_state_t *s, const etm_mode_t *m, pk_gen_t *g, cycle_
 
 int etm_packet_sync_due_at(const packet_state_t *s, const etm_mode_t *m, uint32_t cycle)
 {
-    uint32_t n = cycle - s->wtotal_q;
-    if (s->sync_due_q)
-        return 1;
-    if (m->sync_in_bytes || !m->sync_period || !s->started_q || !n)
-        return 0;
-    uint32_t sum = s->sync_count_q + n;
-    return sum < s->sync_count_q || sum >= m->sync_period;
+    return s->sync_due_q || cycles_bring_sync(s, m, cycle - s->wtotal_q);
 }
 
 void etm_packet_record_end(packet_state_t *s, const etm_mode_t *m, uint32_t bytes)
@@ -440,11 +449,7 @@ void etm_packet_record_end(packet_state_t *s, const etm_mode_t *m, uint32_t byte
     /* The record's cycle passes; the bytes of all its phases count towards a
      * periodic sync only now, as a cycle's bytes do after the cycle. */
     etm_packet_tick(s, m);
-    if (m->sync_in_bytes && m->sync_period && s->started_q) {
-        s->sync_count_q += bytes;
-        if (s->sync_count_q >= m->sync_period)
-            s->sync_due_q = 1;
-    }
+    etm_packet_accepted_n(s, m, bytes, 0); /* (its W atoms were counted phase by phase) */
 }
 
 void etm_packet_gap(packet_state_t *s)
