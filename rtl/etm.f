@@ -11,6 +11,7 @@ etm_frontend.sv
 etm_filter.sv
 etm_pheader.sv
 etm_packet.sv
+etm_gen.sv
 etm_fifo.sv
 etm_pipestat.sv
 etm_regs.sv

@@ -26,7 +26,12 @@ module etm_core #(
   // Which protocols the instance can speak (an area what-if: a part built for
   // one protocol has no logic for the other; the configuration must match).
   parameter bit          HasV3        = 1'b1,
-  parameter bit          HasV1        = 1'b1
+  parameter bit          HasV1        = 1'b1,
+  // Which ETMv3 packet generators: the cycle's packets in the cycle (PKT_QUEUE=0,
+  // etm_packet and etm_pheader) and the one with records (PKT_QUEUE>0, etm_gen).
+  // A part has the one its PKT_QUEUE needs (etm_top).
+  parameter bit          HasCycleGen  = 1'b1,
+  parameter bit          HasRecGen    = 1'b1
 ) (
   input  logic         clk_i,
   input  logic         rst_ni,
@@ -136,7 +141,7 @@ module etm_core #(
   logic [63:0]  flt_cnt;
   logic [16:0]  fifo_level_q;
   logic ps_idle;  // ETMv1: nothing waits in the PIPESTAT queue
-  assign drained = !stop && fifo_level_q == 17'd0 && (v3 ? !end_wait_q : ps_idle);
+  assign drained = !stop && fifo_level_q == 17'd0 && gen_idle && (v3 ? !end_wait_q : ps_idle);
 
   etm_regs u_regs (
     .clk_i,
@@ -310,20 +315,10 @@ module etm_core #(
   // overflow when PKT_QUEUE records wait); the generator runs one phase of the
   // oldest record a cycle, when nothing is staged in the FIFO, beginning a record
   // in the cycle it is made when none waits.
-  typedef struct packed {
-    logic [1:0]  natoms;
-    logic [31:0] addr0;
-    logic        exec0, target0;
-    logic [31:0] addr1;
-    logic        exec1, target1, entry, ret;
-    logic [8:0]  exc;
-    logic        cancel, flush, te, trigger;
-    logic [31:0] cycle;
-  } pk_rec_t;
   localparam int unsigned QMax = etm_defs_pkg::PktQueueMax;
   localparam int unsigned PhEvents = 0, PhFirst = 1, PhPeriodic = 2, PhAtoms = 3, PhDone = 4;
-  pk_rec_t     q_mem [QMax];
-  pk_rec_t     rec_in, gen_q, gen_d, cur;
+  etm_pkg::gen_rec_t q_mem [QMax];
+  etm_pkg::gen_rec_t rec_in, gen_q, gen_d, cur;
   logic [3:0]  q_head_q, q_head_d;
   logic [4:0]  q_len_q, q_len_d;
   logic        busy_q, busy_d, gap_q, gap_d, lost_q, lost_d, untraced_q, untraced_d, te_last_q, te_last_d;
@@ -331,9 +326,16 @@ module etm_core #(
   logic [2:0]  phase_q, phase_d, phase_now;
   logic [31:0] now_q, now_d;
   logic        front_on, gen_on, want, resume, lost_now, push, ovf_now, step_ok, pop, run_phase;
-  logic        do_gap, do_finish, rec_done, stage_empty;
+  logic        do_gap, do_finish, rec_done, stage_empty, fifo_stage_empty;
   logic        pk_cu_sync_due, pk_post_active, pk_post_cancel, pk_post_trig_pend, pk_post_sync_due;
   logic        pk_active_d, v3_active_q, v3_cancel_q, v3_trig_pend_q, pk_hold;
+  // etm_gen (records) and the FIFO's store it writes.
+  localparam int unsigned GenLanes = etm_defs_pkg::FifoWritePortMax;
+  logic        gen_idle, gen_idle_v3, gen_wr_end;
+  logic [4:0]  gen_wr_n;
+  logic [GenLanes*8-1:0] gen_wr_data;
+  logic [16:0] fifo_room;
+  assign gen_idle = !rec || gen_idle_v3;
 
   // etm_packet_wants: anything but a cycle-accurate idle cycle's W.
   always_comb begin
@@ -358,7 +360,7 @@ module etm_core #(
   assign want = fe_natoms != 2'd0 || flt_trigger || fe_cancel || (fe_flush && impl_ph_eager_i[0]) ||
                 (!flt_te && te_last_q);
   assign te_last_d = (front_on && enabled) ? flt_te : te_last_q;
-  assign resume = lost_q && q_len_q == 5'd0 && !busy_q && !gap_q && fifo_level_q == 17'd0;
+  assign resume = lost_q && q_len_q == 5'd0 && !busy_q && !gap_q && fifo_level_q == 17'd0 && gen_idle;
   assign lost_now = lost_q && !resume;
   assign push = front_on && enabled && !lost_now && want && {27'd0, q_len_q} < impl_pkt_queue_i;
   assign ovf_now = front_on && enabled && !lost_now && want && !push;
@@ -377,6 +379,8 @@ module etm_core #(
 
   // Which record, and which of its phases, this cycle.
   logic cur_insn, cur_events;
+  // Nothing staged: neither in the FIFO's staging buffer nor left of etm_gen's phase.
+  assign stage_empty = fifo_stage_empty && gen_idle;
   assign step_ok = gen_on && stage_empty;
   assign pop = step_ok && !busy_q && (q_len_q != 5'd0 || push);
   assign cur = !pop ? gen_q : (q_len_q == 5'd0) ? rec_in : q_mem[q_head_q];
@@ -421,7 +425,7 @@ module etm_core #(
   end
   assign rec_finished = do_finish;
   // What etm_packet takes: the record being generated, or without records the cycle's items.
-  pk_rec_t pk_src;
+  etm_pkg::gen_rec_t pk_src;
   assign pk_src = rec ? cur : rec_in;
   logic unused_src;
   assign unused_src = ^pk_src.cycle;  // the record's cycle reaches etm_packet as rec_cycle_i
@@ -464,7 +468,10 @@ module etm_core #(
   logic [6:0]   cbuf_n;
   logic         v3_overflow;
 
-  if (HasV3) begin : gen_v3
+  if (HasV3 && HasCycleGen) begin : gen_cycle
+    logic [8:0] pk_rec_unused;  // etm_packet's records outputs: etm_gen generates records
+    logic unused_pk_rec;
+    assign unused_pk_rec = ^pk_rec_unused;
     logic [9:0]   ph_slot_en, ph_ls_wr, ph_ls_val, ph_atoms_wr;
     logic         ph_ls_b, ph_ls_b_trig, ph_exec0, ph_exec1, ph_commit, ph_clear;
     logic [1:0]   ph_natoms;
@@ -541,24 +548,24 @@ module etm_core #(
       .dd_i            (ETMDD),
       .fifo_empty_i    (fifo_level_q == 17'd0),
       .fit_i           (fifo_fit),
-      .end_i           (rec ? do_finish : end_try),
-      .hold_i          (rec ? pk_hold : ((ended_q && !end_wait_q) || !v3)),
-      .rec_i           (rec),
-      .phase_i         (run_phase ? 4'(1 << phase_now) : 4'd0),
-      .branch_done_i   (pop ? 1'b0 : branch_done_q),
-      .begin_i         (pop || do_finish),
-      .rec_cycle_i     (do_finish ? now_q : cur.cycle),
-      .rec_end_i       (rec_done),
-      .gap_i           (do_gap),
-      .cu_sync_due_o   (pk_cu_sync_due),
-      .post_active_o   (pk_post_active),
-      .post_cancel_o   (pk_post_cancel),
-      .post_trig_pend_o(pk_post_trig_pend),
-      .post_sync_due_o (pk_post_sync_due),
-      .active_q_o      (v3_active_q),
-      .cancel_q_o      (v3_cancel_q),
-      .trig_pend_q_o   (v3_trig_pend_q),
-      .active_d_o      (pk_active_d),
+      .end_i           (!rec && end_try),
+      .hold_i          (rec || (ended_q && !end_wait_q) || !v3),  // records: etm_gen's
+      .rec_i           (1'b0),
+      .phase_i         (4'd0),
+      .branch_done_i   (1'b0),
+      .begin_i         (1'b0),
+      .rec_cycle_i     (32'd0),
+      .rec_end_i       (1'b0),
+      .gap_i           (1'b0),
+      .cu_sync_due_o   (pk_rec_unused[0]),
+      .post_active_o   (pk_rec_unused[1]),
+      .post_cancel_o   (pk_rec_unused[2]),
+      .post_trig_pend_o(pk_rec_unused[3]),
+      .post_sync_due_o (pk_rec_unused[4]),
+      .active_q_o      (pk_rec_unused[5]),
+      .cancel_q_o      (pk_rec_unused[6]),
+      .trig_pend_q_o   (pk_rec_unused[7]),
+      .active_d_o      (pk_rec_unused[8]),
       .ph_slot_en_o    (ph_slot_en),
       .ph_ls_b_o       (ph_ls_b),
       .ph_ls_b_trig_o  (ph_ls_b_trig),
@@ -586,11 +593,61 @@ module etm_core #(
       .overflow_o      (v3_overflow),
       .ovf_q_o         (v3_ovf_q)
     );
-  end else begin : gen_no_v3
+
+  end else begin : gen_no_cycle
+    logic unused_cycle;
+    assign unused_cycle = ^pk_src;
     assign cbuf = '0;
     assign cbuf_n = 7'd0;
     assign v3_overflow = 1'b0;
     assign v3_ovf_q = 1'b0;
+  end
+
+  if (HasV3 && HasRecGen) begin : gen_rec
+    // Records: the packet generator, a packet a clock into the FIFO's store.
+    etm_gen #(
+      .Lanes(GenLanes)
+    ) u_gen (
+      .clk_i,
+      .rst_ni          (stage_rst_n),
+      .ca_i            (ca),
+      .format4_i       (format4),
+      .alt_branch_i    (alt_branch),
+      .exc_ext_i       (minor >= 4'd4),
+      .sync_in_bytes_i (sync_in_bytes),
+      .sync_period_i   (etm_defs_pkg::syncfr_period(reg_etmsyncfr)),
+      .branch_full_i   (impl_branch_full_i[0]),
+      .ph_eager_i      (impl_ph_eager_i[0]),
+      .write_i         (impl_fifo_write_i[4:0]),
+      .rec_i           (cur),
+      .plan_i          (rec && !pk_hold),
+      .phase_i         (run_phase ? 4'(1 << phase_now) : 4'd0),
+      .begin_i         (pop),
+      .branch_done_i   (pop ? 1'b0 : branch_done_q),
+      .last_i          (rec_done),
+      .gap_i           (do_gap),
+      .finish_i        (do_finish),
+      .cycle_i         (do_finish ? now_q : cur.cycle),
+      .cu_sync_due_o   (pk_cu_sync_due),
+      .post_active_o   (pk_post_active),
+      .post_cancel_o   (pk_post_cancel),
+      .post_trig_pend_o(pk_post_trig_pend),
+      .post_sync_due_o (pk_post_sync_due),
+      .active_q_o      (v3_active_q),
+      .cancel_q_o      (v3_cancel_q),
+      .trig_pend_q_o   (v3_trig_pend_q),
+      .active_d_o      (pk_active_d),
+      .idle_o          (gen_idle_v3),
+      .room_i          (fifo_room),
+      .wr_n_o          (gen_wr_n),
+      .wr_data_o       (gen_wr_data),
+      .wr_end_o        (gen_wr_end)
+    );
+  end else begin : gen_no_rec
+    assign gen_idle_v3 = 1'b1;
+    assign gen_wr_n = 5'd0;
+    assign gen_wr_data = '0;
+    assign gen_wr_end = 1'b0;
     assign pk_cu_sync_due = 1'b0;
     assign pk_post_active = 1'b0;
     assign pk_post_cancel = 1'b0;
@@ -600,6 +657,10 @@ module etm_core #(
     assign v3_cancel_q = 1'b0;
     assign v3_trig_pend_q = 1'b0;
     assign pk_active_d = 1'b0;
+    logic unused_rec;
+    assign unused_rec = ^{fifo_room, rec_done, pk_hold};
+  end
+  if (!HasV3) begin : gen_no_v3
     logic unused_v3;
     assign unused_v3 = ^{fe_addr1, fe_target1, fe_exc, fe_cancel, fe_flush, fe_exec1, alt_branch, format4,
                          sync_in_bytes, reg_etmsyncfr[11:0]};
@@ -694,7 +755,12 @@ module etm_core #(
   logic [6:0]  atid;
   logic [16:0] fifo_level;
   always_comb begin
-    if (v3) begin
+    if (v3 && rec) begin
+      wr_n = {3'd0, gen_wr_n};
+      wr_data = '0;
+      wr_data[GenLanes*8-1:0] = gen_wr_data;
+      wr_flag = '0;
+    end else if (v3) begin
       wr_n = {1'b0, cbuf_n};
       wr_data = '0;
       wr_data[etm_defs_pkg::CycleBytesMax*8-1:0] = cbuf;
@@ -718,7 +784,9 @@ module etm_core #(
     .write_i         (impl_fifo_write_i[4:0]),
     .v3_i            (v3),
     .rec_i           (rec),
-    .stage_empty_o   (stage_empty),
+    .stage_empty_o   (fifo_stage_empty),
+    .room_o          (fifo_room),
+    .wr_end_i        (gen_wr_end),
     .v3_port_i       (v3 && !end_edge),
     .atready_i       (ATREADY),
     .afvalid_i       (AFVALID),
@@ -758,9 +826,8 @@ module etm_core #(
     FIFOLEVEL = fifo_level[15:0];
     OVERFLOW = 1'b0;
     TRIGGER = flt_trigger;
-    // FIFOFULL (a stall request): fewer than ETMFFLR bytes free after the cycle.
-    // (With records the bytes of the phase being written count too, and may
-    // take the level past FIFO_DEPTH: no byte is free then.)
+    // FIFOFULL (a stall request): fewer than ETMFFLR bytes free after the cycle
+    // (with records, of the store).
     FIFOFULL = etm_defs_pkg::cr_stall(reg_etmcr) &&
                (({15'd0, fifo_level} >= impl_fifo_depth_i) ? 32'd0 : impl_fifo_depth_i - {15'd0, fifo_level}) <
                {24'd0, etm_defs_pkg::fflr_level(reg_etmfflr)};

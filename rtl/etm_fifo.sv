@@ -37,6 +37,8 @@ module etm_fifo #(
   input  logic        rec_i,          // records: a phase's bytes, written only when nothing is
                                       // staged, always go in; FIFO_DEPTH bounds the store alone
   output logic        stage_empty_o,  // nothing staged at the start of the cycle
+  output logic [16:0] room_o,         // records: the store's free bytes after the port's read
+  input  logic        wr_end_i,       // records: the bytes written end their packet
   input  logic        v3_port_i,      // ETMv3 port read in this cycle
   input  logic        atready_i,      // ATREADY
   input  logic        afvalid_i,      // AFVALID
@@ -90,6 +92,8 @@ module etm_fifo #(
   logic [6:0]           held_id_q, held_id_d;
   logic                 flush_q, flush_d;
   logic [16:0]          flush_rem_q, flush_rem_d;
+  logic                 part_q, part_d;    // records: the store ends inside a packet
+  logic                 wrote_q, wrote_d;  // records: bytes entered the store in the last cycle
 
   logic [3:0]          n_rd;
   logic [16:0]         level_mid, level_w;
@@ -106,10 +110,12 @@ module etm_fifo #(
     logic [16:0] pb, rem;
     logic [3:0]  k;
     pb = {13'd0, port_bytes_i};
-    // A word shorter than the port only when nothing is staged: padding between packets.
+    // A word shorter than the port only when the store ends between packets:
+    // nothing staged, or with records no packet partly in the store and no byte
+    // written in the last cycle. The padding falls between packets.
     k = 4'd0;
     if (v3_port_i) k = (held_q != 4'd0) ? held_q : (level_q >= pb) ? port_bytes_i :
-                       (slevel_q != 8'd0) ? 4'd0 : level_q[3:0];
+                       (rec_i ? (part_q || wrote_q) : (slevel_q != 8'd0)) ? 4'd0 : level_q[3:0];
     v3_data_o = '0;
     for (int i = 0; i < 8; i++) begin
       if (4'(i) < k) begin
@@ -129,7 +135,8 @@ module etm_fifo #(
     held_d = v3_port_i ? ((n_rd != 4'd0) ? 4'd0 : k) : held_q;
     held_id_d = v3_port_i ? ((held_d != 4'd0) ? atid_o : 7'd0) : held_id_q;
     // The flush handshake.
-    rem = flush_q ? flush_rem_q : held;
+    // With records the flush counts the store's bytes (etm_fifo_counted).
+    rem = flush_q ? flush_rem_q : (rec_i ? level_q : held);
     afready_o = v3_port_i && (!flush_cap_i || (afvalid_i && rem == 17'd0));
     flush_d = flush_q;
     flush_rem_d = flush_rem_q;
@@ -149,12 +156,10 @@ module etm_fifo #(
     mv = 5'd0;
     slevel_w = slevel_q;
     if (v3_i && rec_i) begin
-      // stage_phase (fifo.c): the staged bytes enter the store as its room allows.
+      // stage_packet (fifo.c): etm_gen writes bytes of one packet, within room_o
+      // and FIFO_WRITE; nothing is staged here.
       fit_o = 1'b1;
-      s_wr = wr_n_i != 8'd0;
-      if (s_wr) slevel_w = slevel_q + wr_n_i;
-      mv = ({3'd0, write_i} < slevel_w) ? write_i : slevel_w[4:0];
-      if ({12'd0, mv} + level_mid > depth_i[16:0]) mv = 5'(depth_i[16:0] - level_mid);
+      mv = wr_n_i[4:0];
     end else if (v3_i) begin
       fit_o = (wr_n_i == 8'd0) || ({15'd0, held_mid} + {24'd0, wr_n_i} <= depth_i &&
                                    {1'b0, slevel_q} + {1'b0, wr_n_i} <= 9'(etm_defs_pkg::StageBytes));
@@ -177,9 +182,13 @@ module etm_fifo #(
       end
     end
     level_w = level_mid + (do_wr ? {9'd0, wr_n_i} : {12'd0, mv});
-    srd_d = srd_q + StageBits'(mv);
-    slevel_d = slevel_w - {3'd0, mv};
+    // (With records the bytes come from etm_gen, not from the staging buffer.)
+    srd_d = rec_i ? srd_q : srd_q + StageBits'(mv);
+    slevel_d = rec_i ? slevel_q : slevel_w - {3'd0, mv};
+    part_d = (rec_i && mv != 5'd0) ? !wr_end_i : part_q;
+    wrote_d = rec_i && mv != 5'd0;
   end
+  assign room_o = (level_mid < depth_i[16:0]) ? depth_i[16:0] - level_mid : 17'd0;
 
   // The head after the write (ETMv1 reads bytes pushed in the same cycle): a byte
   // beyond the level before the write comes from the write port.
@@ -226,7 +235,8 @@ module etm_fifo #(
     nflags_d = nflags_w - gone;
   end
 
-  assign level_o = level_d + {9'd0, slevel_d};
+  // FIFOLEVEL: with records the store's bytes alone (etm_fifo_counted).
+  assign level_o = rec_i ? level_d : level_d + {9'd0, slevel_d};
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -239,6 +249,8 @@ module etm_fifo #(
       held_id_q   <= '0;
       flush_q     <= 1'b0;
       flush_rem_q <= '0;
+      part_q      <= 1'b0;
+      wrote_q     <= 1'b0;
     end else begin
       rd_q        <= rd_d;
       level_q     <= level_d;
@@ -249,6 +261,8 @@ module etm_fifo #(
       held_id_q   <= held_id_d;
       flush_q     <= flush_d;
       flush_rem_q <= flush_rem_d;
+      part_q      <= part_d;
+      wrote_q     <= wrote_d;
     end
   end
 

@@ -13,6 +13,40 @@ package etm_pkg;
     PhOpenNone = 2'd0, PhOpenF1 = 2'd1, PhOpenN = 2'd2
   } ph_open_e;
 
+  // ---- The packet generator with records (etm_gen) ------------------------------
+  // What a cycle hands the generator (pk_record_t: the frontend's items, the
+  // filter's TraceEnable and trigger, the cycle it was made in).
+  typedef struct packed {
+    logic [1:0]  natoms;
+    logic [31:0] addr0;
+    logic        exec0, target0;
+    logic [31:0] addr1;
+    logic        exec1, target1, entry, ret;
+    logic [8:0]  exc;
+    logic        cancel, flush, te, trigger;
+    logic [31:0] cycle;
+  } gen_rec_t;
+  // The P-header packer's state (pheader_state_t) and the cycle buffer's
+  // last_single, as etm_gen's functions take them (its F* field offsets).
+  typedef struct packed {
+    logic [1:0]  open;        // ph_open_e
+    logic [3:0]  open_e;
+    logic [7:0]  held;
+    logic [4:0]  held_atoms;
+    logic [7:0]  held_w;
+    logic [31:0] wrun;
+    logic [7:0]  wdebt;
+    logic        single;
+  } gen_ph_t;
+  // One packet a phase may make: valid, kind, the header byte (or the kind's
+  // detail), the W atoms it carries.
+  typedef struct packed {
+    logic       v;
+    logic [3:0] kind;
+    logic [7:0] hdr;
+    logic [7:0] w;
+  } gen_ent_t;
+
   // ---- P-header encodings (IHI 0014 tables 7.2, 7.3; pheader.c) -------------------
   // Format 1: 1NEEEE00 (cycle-accurate: 1N0EEE00, e < 8).
   function automatic logic [7:0] hdr_f1(input logic [3:0] e, input logic n);

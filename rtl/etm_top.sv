@@ -40,7 +40,9 @@ module etm_top #(
     .MaxFifoDepth (FifoDepth),
     .Assertions   (Assertions),
     .HasV3        (HasV3),
-    .HasV1        (HasV1)
+    .HasV1        (HasV1),
+    .HasCycleGen  (PktQueue == 0),
+    .HasRecGen    (PktQueue != 0)
   ) u_core (
     .clk_i,
     .rst_ni,

@@ -77,9 +77,9 @@ static void check_cycle(run_t *r, etm_err_t e, const etm_out_t *out)
         encoder_fail(r, "a cycle broke the cycle buffer's bound");
     if (e != ETM_OK && e != ETM_ERR_RULE)
         encoder_fail(r, "etm_step failed");
-    /* With records the level counts the staged bytes of the phase being
-     * written too, which may pass the depth (docs/etmv3-encoder.md, "Records"). */
-    if (out->fifo_level > r->cfg->fifo_depth + (r->cfg->pkt_queue ? ETM_CYCLE_BYTES_MAX : 0))
+    /* (With records the level counts the store alone; without, store and
+     * staging, which FIFO_DEPTH bounds together.) */
+    if (out->fifo_level > r->cfg->fifo_depth)
         encoder_fail(r, "FIFO level above its depth");
     r->cycle++;
     const etm_stats_t *st = etm_get_stats(r->etm);

@@ -412,6 +412,55 @@ static void test_write_port(void)
     CHECK(!memcmp(got[1], stream, 12));
 }
 
+/* Records (PKT_QUEUE): the generator writes a phase a packet at a time, at most
+ * FIFO_WRITE bytes a cycle and bytes of one packet only; FIFOLEVEL counts the
+ * store. The first instruction's phase is A-sync and I-sync, 6 bytes each;
+ * derived by hand (docs/etmv3-encoder.md, "Records"), FIFO_WRITE=4:
+ *   cycle 0: A-sync 0-3 enter the store (level 4)
+ *   cycle 1: word A-sync 0-3 leaves; A-sync 4-5 enter (level 2)
+ *   cycle 2: 2 bytes stored, but bytes entered in cycle 1: no word;
+ *            I-sync 0-3 enter (level 6)
+ *   cycle 3: word A-sync 4-5, I-sync 0-1; I-sync 4-5 enter (level 4)
+ *   cycle 4: the atoms phase (its E opens a header: no byte); word I-sync 2-5
+ * At the end the open header (0x84) goes out alone: it enters the store on the
+ * first drain edge, waits one edge (a byte entered), and leaves padded. */
+static void test_records_write(void)
+{
+    const char *sets[] = { "ETMCR=0x810", "PORT_BYTES=0x4", "FIFO_WRITE=0x4", "PKT_QUEUE=0x4", NULL };
+    etm_ctx_t *e = make(sets, ETM_OK, NULL);
+    if (!e)
+        return;
+    static const int level_at[6] = { 4, 2, 6, 4, 0, 0 };
+    static const int word_at[6] = { 0, 1, 0, 1, 1, 0 };
+    etm_in_t i0 = insn(0x100), idle;
+    memset(&idle, 0, sizeof idle);
+    etm_out_t o;
+    uint8_t got[32];
+    size_t n = 0;
+    for (int t = 0; t < 6; t++) {
+        CHECK_EQ(etm_step(e, t == 0 ? &i0 : &idle, &o), ETM_OK);
+        CHECK_EQ(o.fifo_level, level_at[t]);
+        CHECK_EQ(o.atvalid, word_at[t]);
+        take_bytes(&o, got, &n, sizeof got, 0);
+    }
+    static const uint8_t stream[12] = { 0, 0, 0, 0, 0, 0x80, 0x08, 0x20, 0x01, 0x01, 0, 0 };
+    CHECK_EQ(n, 12);
+    CHECK(!memcmp(got, stream, 12));
+    CHECK_EQ(etm_end(e), ETM_OK);
+    int words[8] = { 0 };
+    unsigned edges = 0;
+    while (edges < 8 && etm_drain(e, &o) == ETM_OK) {
+        words[edges++] = o.atvalid;
+        take_bytes(&o, got, &n, sizeof got, 0);
+    }
+    CHECK_EQ(edges, 3);
+    CHECK(!words[0] && !words[1] && words[2]);
+    static const uint8_t last[4] = { 0x84, 0x66, 0x66, 0x66 };
+    CHECK_EQ(n, 16);
+    CHECK(!memcmp(got + 12, last, 4));
+    etm_destroy(e);
+}
+
 int main(void)
 {
     test_fifofull();
@@ -421,5 +470,6 @@ int main(void)
     test_atb_flush();
     test_atb_random();
     test_write_port();
+    test_records_write();
     return test_report("test_port");
 }

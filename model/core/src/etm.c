@@ -458,15 +458,13 @@ static void rp_leave(etm_ctx_t *ctx)
 /* FIFOFULL after the cycle: fewer than ETMFFLR bytes free (ETMCR[7]). */
 static void fifofull(etm_ctx_t *ctx, etm_out_t *out)
 {
-    /* With records, the bytes of the phase being written count as held and
-     * may take the level past FIFO_DEPTH: no byte is free then. */
-    unsigned held = etm_fifo_held(&ctx->fifo);
+    unsigned held = etm_fifo_counted(&ctx->fifo, &ctx->mode);
     unsigned free_bytes = held < ctx->mode.fifo_depth ? ctx->mode.fifo_depth - held : 0;
     out->fifofull = (uint8_t)(free_bytes < ctx->mode.fifofull_level);
     ctx->st.fifofull_cycles += out->fifofull;
 }
 
-unsigned etm_fifo_level(const etm_ctx_t *ctx) { return etm_fifo_held(&ctx->fifo); }
+unsigned etm_fifo_level(const etm_ctx_t *ctx) { return etm_fifo_counted(&ctx->fifo, &ctx->mode); }
 
 static etm_err_t end_try(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out);
 
@@ -673,7 +671,7 @@ static void front_cycle(etm_ctx_t *ctx, const etm_in_t *in, fe_cycle_t *fe, filt
  * buffer is empty when a phase is written: they always go in), counted. */
 static void pq_put(etm_ctx_t *ctx, const etm_in_t *in, const cycle_buf_t *c, etm_out_t *out)
 {
-    etm_fifo_cycle(&ctx->fifo, &ctx->mode, in, c->b, c->overrun ? 0 : c->n, out);
+    etm_fifo_cycle_rec(&ctx->fifo, &ctx->mode, in, c->b, c->overrun ? 0 : c->n, c->ends, out);
     count_bytes(ctx, c);
     ctx->st.atoms += c->atoms;
     ctx->st.internal_errors += c->overrun != 0;
@@ -1612,7 +1610,7 @@ etm_err_t etm_drain_in(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
     }
     /* An external port drains through etm_port_take (which also offers end_try). */
     if (ctx->mode.port_bytes == 0 || (etm_fifo_held(&ctx->fifo) == 0 && !ctx->end_wait)) {
-        out->fifo_level = (uint16_t)etm_fifo_held(&ctx->fifo);
+        out->fifo_level = (uint16_t)etm_fifo_counted(&ctx->fifo, &ctx->mode);
         return ETM_END;
     }
     etm_err_t e = ETM_OK;

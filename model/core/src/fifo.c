@@ -46,6 +46,8 @@ void etm_fifo_reset(fifo_state_t *f)
     f->flush_rem_q = 0;
     f->srd_q = 0;
     f->slevel_q = 0;
+    f->part_q = 0;
+    f->wrote_q = 0;
     memset(f->flag, 0, sizeof f->flag);
 }
 
@@ -111,22 +113,39 @@ static void stage_put(fifo_state_t *f, const uint8_t *b, unsigned n)
 }
 
 /* Records (PKT_QUEUE > 0): the packet generator writes a phase's bytes only
- * when nothing is staged, so they always go in; they enter the store as the
- * write port and the store's room allow. */
-static int stage_phase(fifo_state_t *f, const etm_mode_t *m, const uint8_t *b, unsigned n)
+ * when nothing is staged, so they always go in, each marked when it ends a
+ * packet; they enter the store a packet at a time, at most FIFO_WRITE bytes
+ * a cycle, as the store's room allows: one cycle moves bytes of one packet
+ * only, and the next packet starts in the next cycle. */
+static void stage_phase(fifo_state_t *f, const uint8_t *b, unsigned n, const uint64_t *ends)
 {
+    uint32_t wr = f->srd_q + f->slevel_q;
+    for (unsigned i = 0; i < n; i++)
+        f->stage_end[(wr + i) % ETM_STAGE_BYTES] = (uint8_t)((ends[i / 64] >> (i % 64)) & 1);
     stage_put(f, b, n);
+}
+
+/* Records: the write port's cycle, bytes of the packet at the staging buffer's head. */
+static void stage_packet(fifo_state_t *f, const etm_mode_t *m)
+{
     unsigned room = f->level_q < m->fifo_depth ? m->fifo_depth - f->level_q : 0;
-    unsigned k = f->slevel_q < m->fifo_write ? f->slevel_q : m->fifo_write;
-    stage_move(f, k < room ? k : room);
+    unsigned k = 0, lim = m->fifo_write < room ? m->fifo_write : room;
+    int end = 0;
+    while (k < lim && k < f->slevel_q && !end)
+        end = f->stage_end[(f->srd_q + k++) % ETM_STAGE_BYTES];
+    if (k)
+        f->part_q = (uint8_t)!end;
+    f->wrote_q = k != 0;
+    stage_move(f, k);
     f->stage_full = 0;
-    return 1;
 }
 
 int etm_fifo_stage(fifo_state_t *f, const etm_mode_t *m, const uint8_t *b, unsigned n)
 {
-    if (m->pkt_queue)
-        return stage_phase(f, m, b, n);
+    if (m->pkt_queue) { /* (the end's drain edges: nothing new) */
+        stage_packet(f, m);
+        return n == 0;
+    }
     int room = etm_fifo_held(f) + n <= m->fifo_depth;
     int fit = room && f->slevel_q + n <= ETM_STAGE_BYTES;
     f->stage_full = (uint8_t)(room && !fit);
@@ -184,18 +203,22 @@ void etm_fifo_pop(fifo_state_t *f)
     etm_fifo_take(f, &b, 1);
 }
 
-int etm_fifo_cycle_full(fifo_state_t *f, const etm_mode_t *m, const etm_in_t *in, const uint8_t *b, unsigned n,
-                        etm_out_t *out)
+/* The ATB master's cycle (etm_fifo_cycle_full before the write). */
+static void port_cycle(fifo_state_t *f, const etm_mode_t *m, const etm_in_t *in, etm_out_t *out)
 {
     /* Validation keeps PORT_BYTES within the port; the bound says so to the compiler too. */
     unsigned width = m->port_bytes < sizeof out->v3_bytes ? m->port_bytes : (unsigned)sizeof out->v3_bytes;
     int ready = !in || !in->atstall;
     int afvalid = in && in->afvalid;
     memset(out->v3_bytes, 0, sizeof out->v3_bytes);
-    /* A word shorter than the port goes out only when nothing is staged: the
-     * store then ends where a cycle's packets ended, so the padding falls
-     * between packets. */
-    unsigned k = f->held_q ? f->held_q : f->level_q >= width ? width : f->slevel_q ? 0 : f->level_q;
+    /* A word shorter than the port goes out only when the store ends between
+     * packets: without records when nothing is staged (the store then ends
+     * where a cycle's packets ended); with records when no packet is partly in
+     * it and no byte entered it in the cycle before (while the generator
+     * writes, the port waits for whole words). So the padding falls between
+     * packets. */
+    unsigned whole = m->pkt_queue ? !(f->part_q | f->wrote_q) : !f->slevel_q;
+    unsigned k = f->held_q ? f->held_q : f->level_q >= width ? width : whole ? f->level_q : 0;
     out->v3_count = 0;
     out->atvalid = k != 0;
     out->atid = 0;
@@ -207,7 +230,7 @@ int etm_fifo_cycle_full(fifo_state_t *f, const etm_mode_t *m, const etm_in_t *in
     }
     unsigned taken = ready ? k : 0;
     if (m->atb_flush) {
-        uint32_t rem = f->flush_q ? f->flush_rem_q : etm_fifo_held(f);
+        uint32_t rem = f->flush_q ? f->flush_rem_q : etm_fifo_counted(f, m);
         out->afready = (uint8_t)(afvalid && rem == 0);
         f->flush_rem_q = rem > taken ? rem - taken : 0;
         f->flush_q = (uint8_t)(afvalid && !out->afready);
@@ -220,7 +243,22 @@ int etm_fifo_cycle_full(fifo_state_t *f, const etm_mode_t *m, const etm_in_t *in
     }
     f->held_q = (uint8_t)(taken ? 0 : k);
     f->held_id_q = f->held_q ? out->atid : 0;
+}
+
+int etm_fifo_cycle_full(fifo_state_t *f, const etm_mode_t *m, const etm_in_t *in, const uint8_t *b, unsigned n,
+                        etm_out_t *out)
+{
+    port_cycle(f, m, in, out);
     int fit = etm_fifo_stage(f, m, b, n);
-    out->fifo_level = (uint16_t)etm_fifo_held(f);
+    out->fifo_level = (uint16_t)etm_fifo_counted(f, m);
     return fit;
+}
+
+void etm_fifo_cycle_rec(fifo_state_t *f, const etm_mode_t *m, const etm_in_t *in, const uint8_t *b, unsigned n,
+                        const uint64_t *ends, etm_out_t *out)
+{
+    port_cycle(f, m, in, out);
+    stage_phase(f, b, n, ends);
+    stage_packet(f, m);
+    out->fifo_level = (uint16_t)f->level_q;
 }

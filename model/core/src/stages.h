@@ -222,6 +222,7 @@ typedef struct cycle_buf {
     uint32_t kmask;       /* the kinds counted (bit k: kinds[k] is not 0) */
     uint8_t last_single;  /* the last P-header or other non-data packet is a P-header holding exactly one atom */
     unsigned atoms;       /* atoms of this cycle that were traced */
+    uint64_t ends[(ETM_CYCLE_BYTES_MAX + 63) / 64]; /* bit i: byte i is the last of its packet */
     /* Called before a P-header with atoms goes out: with data trace, the
      * transfers waiting for their values get their placeholders first. */
     cbuf_hook_fn hook;
@@ -239,6 +240,7 @@ static inline void cbuf_init(cycle_buf_t *c, uint8_t last_single)
     c->kmask = 0;
     c->last_single = last_single;
     c->atoms = 0;
+    memset(c->ends, 0, sizeof c->ends);
     c->hook = NULL;
     c->hook_user = NULL;
 }
@@ -258,11 +260,13 @@ static inline unsigned etm_lowest_bit(uint32_t m)
 }
 /* kmask has a bit for every kind. */
 typedef char cbuf_kinds_fit_mask[ETM_PKT_ALL_COUNT <= 32 ? 1 : -1];
-/* One more packet of kind k (etm_pkt_kind_t). */
+/* One more packet of kind k (etm_pkt_kind_t), whose last byte is the last put. */
 static inline void cbuf_kind(cycle_buf_t *c, unsigned k)
 {
     c->kinds[k]++;
     c->kmask |= 1u << k;
+    if (c->n)
+        c->ends[(c->n - 1) / 64] |= 1ull << ((c->n - 1) % 64);
 }
 static inline void cbuf_put(cycle_buf_t *c, uint8_t byte)
 {
@@ -547,7 +551,10 @@ typedef struct fifo_state {
     uint32_t flush_rem_q;         /*   bytes of the FIFO still to leave before AFREADY */
     uint32_t srd_q, slevel_q;     /* ETMv3 staging buffer: bytes made but not yet in the store */
     uint8_t stage_full;           /* the last write refused was refused by ETM_STAGE_BYTES alone */
+    uint8_t part_q;               /* records: the store ends inside a packet (its rest is staged) */
+    uint8_t wrote_q;              /* records: bytes entered the store in the last cycle */
     uint8_t stage[ETM_STAGE_BYTES];
+    uint8_t stage_end[ETM_STAGE_BYTES]; /* records: the staged byte is the last of its packet */
     uint8_t mem[ETM_FIFO_MAX];
     uint8_t flag[ETM_FIFO_MAX / 8];
 } fifo_state_t;
@@ -555,6 +562,13 @@ typedef struct fifo_state {
 void etm_fifo_reset(fifo_state_t *f);
 /* Bytes the FIFO holds: its store and (ETMv3) its staging buffer. */
 static inline unsigned etm_fifo_held(const fifo_state_t *f) { return f->level_q + f->slevel_q; }
+/* The bytes FIFOLEVEL, FIFOFULL and the flush count: with records
+ * (PKT_QUEUE) those of the store alone, since the generator writes a phase
+ * packet by packet (docs/etmv3-encoder.md, "Records"); otherwise every byte held. */
+static inline unsigned etm_fifo_counted(const fifo_state_t *f, const etm_mode_t *m)
+{
+    return m->pkt_queue ? f->level_q : etm_fifo_held(f);
+}
 /* ETMv3: the n bytes at b into the staging buffer if they all fit (in
  * FIFO_DEPTH with everything held, and in ETM_STAGE_BYTES with what is staged);
  * then up to m->fifo_write staged bytes, oldest first, into the store. Returns
@@ -576,6 +590,11 @@ void etm_fifo_pop(fifo_state_t *f);
  * bytes at b go in if they all fit. Returns 1 when they fitted (or n is 0). */
 int etm_fifo_cycle_full(fifo_state_t *f, const etm_mode_t *m, const etm_in_t *in, const uint8_t *b, unsigned n,
                         etm_out_t *out);
+/* The same with records: a phase's n bytes (ends: bit i, byte i ends a
+ * packet) into the empty staging buffer; then at most m->fifo_write bytes of
+ * the packet at its head, as the store has room, into the store. */
+void etm_fifo_cycle_rec(fifo_state_t *f, const etm_mode_t *m, const etm_in_t *in, const uint8_t *b, unsigned n,
+                        const uint64_t *ends, etm_out_t *out);
 /* The FIFO holds nothing, staged or stored, and no flush is under way. */
 static inline int etm_fifo_idle(const fifo_state_t *f) { return !(f->level_q | f->slevel_q | f->held_q | f->flush_q); }
 /* An idle FIFO's cycle when nothing comes: no word, and a flush asked for now
@@ -590,6 +609,7 @@ static inline void etm_fifo_idle_cycle(fifo_state_t *f, const etm_mode_t *m, con
     }
     f->held_id_q = 0;
     f->stage_full = 0;
+    f->wrote_q = 0;
 }
 static inline int etm_fifo_cycle(fifo_state_t *f, const etm_mode_t *m, const etm_in_t *in, const uint8_t *b,
                                  unsigned n, etm_out_t *out)

@@ -1,0 +1,1063 @@
+// etm_gen.sv - the packet generator with records (PKT_QUEUE > 0): stages `packet` and
+// `pheader` (model/core/src/packet.c, pheader.c) as etm.c's pq_generate runs them,
+// one phase of a record at a time, written into the FIFO's store one packet a clock
+// (docs/etmv3-encoder.md, "Records").
+//
+// A phase is planned from the state before it, which stays in the registers while
+// the phase is written. Every packet the C can make in a phase has a fixed entry
+// in the plan (NumEnt of them, valid or not, in the C's order; the table is below),
+// so no packet is ever placed at a computed position. The writer takes the first
+// valid entry from its cursor on, forms the packet's bytes (at most 11) and writes
+// at most FIFO_WRITE of them a cycle as the store has room; a cycle writes bytes of
+// one packet only. When no valid entry is left, the state after the phase is
+// committed and etm_core's generator may start the next phase in the next cycle:
+// the C's "nothing staged at the start of the cycle".
+//
+// What the writer owns (the C changes it as the packets are made; nothing plans
+// with it): the address the next branch packet is compressed against, the W atoms
+// and bytes written in the phase and record so far.
+//
+// The P-header packer's operations are functions on the state vector (gen_ph_t's
+// layout; Yosys 0.23 takes no struct-typed function arguments or locals) that
+// return the state after the operation, the value of a cycle count packet among
+// its entries, and its entries.
+module etm_gen #(
+  parameter int unsigned Lanes = etm_defs_pkg::FifoWritePortMax
+) (
+  input  logic        clk_i,
+  input  logic        rst_ni,
+  // Mode (constant while the generator works).
+  input  logic        ca_i,
+  input  logic        format4_i,
+  input  logic        alt_branch_i,
+  input  logic        exc_ext_i,        // ETMv3.4 and later: 0x76 and exception byte 1
+  input  logic        sync_in_bytes_i,  // ETMv3.1 and later
+  input  logic [11:0] sync_period_i,
+  input  logic        branch_full_i,
+  input  logic        ph_eager_i,
+  input  logic [4:0]  write_i,          // FIFO_WRITE
+  // The record being generated (it does not change while its phases are written).
+  input  etm_pkg::gen_rec_t rec_i,
+  // etm_core's generator, in a cycle with idle_o:
+  input  logic        plan_i,           // a phase, the gap or the end of trace starts
+  input  logic [3:0]  phase_i,          // one-hot events, first, periodic, atoms (none: only the catch-up)
+  input  logic        begin_i,          // the record's first phase: its idle cycles first
+  input  logic        branch_done_i,    // phase first or periodic ran for this record
+  input  logic        last_i,           // the record's last phase: its cycle passes at the end
+  input  logic        gap_i,            // records were lost (etm_packet_gap)
+  input  logic        finish_i,         // end of trace: the idle cycles up to cycle_i, etm_packet_end
+  input  logic [31:0] cycle_i,          // the record's cycle, or the end's
+  // The state phase_next reads: after the catch-up (cu_), after the phase (post_);
+  // and before it (_q), which is the C's at a record's start.
+  output logic        cu_sync_due_o,
+  output logic        post_active_o,
+  output logic        post_cancel_o,
+  output logic        post_trig_pend_o,
+  output logic        post_sync_due_o,
+  output logic        active_q_o,
+  output logic        cancel_q_o,
+  output logic        trig_pend_q_o,
+  output logic        active_d_o,       // active_q as the C has it after this cycle
+  output logic        idle_o,           // nothing of a phase left to write
+  // The FIFO's store.
+  input  logic [16:0] room_i,           // bytes free after this cycle's port read
+  output logic [4:0]  wr_n_o,
+  output logic [Lanes*8-1:0] wr_data_o,
+  output logic        wr_end_o          // the bytes written end their packet
+);
+  localparam int unsigned PhW = 68;   // $bits(etm_pkg::gen_ph_t)
+  localparam int unsigned EntW = 21;  // $bits(etm_pkg::gen_ent_t)
+  localparam int unsigned NumEnt = 54;
+  localparam int unsigned DataW = Lanes * 8;
+  localparam logic [31:0] RunMax = 32'hFFFF_FFFF;
+  // Fields of the state vector (gen_ph_t, lowest first).
+  localparam int unsigned FSingle = 0, FWdebt = 1, FWrun = 9, FHeldW = 41, FHeldA = 49, FHeld = 54,
+                          FOpenE = 62, FOpen = 66;
+  // Entry kinds (gen_ent_t.kind).
+  localparam logic [3:0] KHdr = 4'd0, KCc = 4'd1, KCcMax = 4'd2, KAsync = 4'd3, KIsync = 4'd4,
+                         KBranch = 4'd5, KTrig = 4'd6, KExcRet = 4'd7, KIgnore = 4'd8;
+  localparam logic [1:0] OpNone = 2'd0, OpF1 = 2'd1, OpN = 2'd2;
+  // The plan's entries, in stream order. Each is a packet one call site of the C
+  // can make; a phase uses the ones of its own steps.
+  localparam int unsigned EnI = 0;    // catch-up (ph_idle): close_open, its run's push, a full count
+  localparam int unsigned EnR = 3;    // restart: A-sync, I-sync, the exception's branch packet
+  localparam int unsigned EnE = 6;    // branch or exception: close_atoms (2), 0x76, branch packet
+  localparam int unsigned EnT = 10;   // trigger (events), or one that waited behind a cancel (first):
+                                      //   A-sync, close_all (6), 0x0C
+  localparam int unsigned EnO = 18;   // trace off, or the end of trace: close_all (6)
+  localparam int unsigned EnB = 24;   // ETMCANCEL: isolate_last (3)
+  localparam int unsigned EnC = 27;   // ETMFLUSH with PH_EAGER: close_atoms (2)
+  localparam int unsigned EnP = 29;   // periodic, a plain target first: close_atoms (2), branch packet
+  localparam int unsigned EnG = 32;   // periodic: close_atoms (2), A-sync, I-sync
+  localparam int unsigned EnQ = 36;   // atoms, a plain target first: close_atoms (2), branch packet
+  localparam int unsigned EnH = 39;   // the cycle's W and atoms: ph_cycle (6)
+  localparam int unsigned EnJ = 45;   // slot 1 a branch target: close_atoms (2), branch packet
+  localparam int unsigned EnK = 48;   // ... slot 1's atom: ph_atom_nowait (6)
+
+  // ---- The P-header packer's operations (pheader.c) ---------------------------------
+  function automatic logic [EntW-1:0] ent(input logic [3:0] kind, input logic [7:0] hdr, input logic [7:0] w);
+    ent = {1'b1, kind, hdr, w};
+  endfunction
+
+  // push_held: send the held header (put_header: last_single is whether it holds one atom).
+  function automatic logic [PhW+EntW-1:0] f_push_held(input logic [PhW-1:0] s);
+    logic [PhW-1:0] x;
+    logic [EntW-1:0] e;
+    x = s;
+    e = '0;
+    if (s[FHeld +: 8] != 8'd0) begin
+      e = ent(KHdr, s[FHeld +: 8], s[FHeldW +: 8]);
+      x[FSingle] = (s[FHeldA +: 5] == 5'd1);
+      x[FHeld +: 8] = 8'd0;
+    end
+    f_push_held = {x, e};
+  endfunction
+
+  // hold: send the header held before this one, hold this one.
+  function automatic logic [PhW+EntW-1:0] f_hold(input logic [PhW-1:0] s, input logic [7:0] h,
+                                                 input logic [4:0] atoms, input logic [7:0] w);
+    logic [PhW+EntW-1:0] r_f_push_held;
+    logic [PhW-1:0] x;
+    logic [EntW-1:0] e;
+    r_f_push_held = f_push_held(s);
+    {x, e} = r_f_push_held;
+    x[FHeld +: 8] = h;
+    x[FHeldA +: 5] = atoms;
+    x[FHeldW +: 8] = w;
+    f_hold = {x, e};
+  endfunction
+
+  // close_open: the header being built is complete (held).
+  function automatic logic [PhW+EntW-1:0] f_close_open(input logic [PhW-1:0] s, input logic ca);
+    logic [PhW+EntW-1:0] r_f_hold;
+    logic [PhW-1:0] x;
+    logic [EntW-1:0] e;
+    logic [3:0] k;
+    x = s;
+    e = '0;
+    k = s[FOpenE +: 4];
+    if (s[FOpen +: 2] == OpF1) begin
+      r_f_hold = f_hold(s, etm_pkg::hdr_f1(k, 1'b0), {1'b0, k}, ca ? {4'd0, k} : 8'd0);
+      {x, e} = r_f_hold;
+    end
+    else if (s[FOpen +: 2] == OpN) begin
+      r_f_hold = f_hold(s, etm_pkg::hdr_f1(4'd0, 1'b1), 5'd1, 8'd0);
+      {x, e} = r_f_hold;
+    end
+    x[FOpen +: 2] = OpNone;
+    x[FOpenE +: 4] = 4'd0;
+    f_close_open = {x, e};
+  endfunction
+
+  // close_atoms: close_open, then the held header goes.
+  function automatic logic [PhW+2*EntW-1:0] f_close_atoms(input logic [PhW-1:0] s, input logic ca);
+    logic [PhW+EntW-1:0] r_f_close_open;
+    logic [PhW+EntW-1:0] r_f_push_held;
+    logic [PhW-1:0] x;
+    logic [EntW-1:0] e0, e1;
+    r_f_close_open = f_close_open(s, ca);
+    {x, e0} = r_f_close_open;
+    r_f_push_held = f_push_held(x);
+    {x, e1} = r_f_push_held;
+    f_close_atoms = {x, e1, e0};
+  endfunction
+
+  // flush_run: the W run with no atom after it: the held header, then a cycle
+  // count packet (a run longer than LongRun) or up to three format 3 headers.
+  // Returns the count's value too.
+  function automatic logic [PhW+32+4*EntW-1:0] f_flush_run(input logic [PhW-1:0] s);
+    logic [PhW+EntW-1:0] r_f_push_held;
+    logic [PhW-1:0] x;
+    logic [4*EntW-1:0] es;
+    logic [31:0] n, cc;
+    logic [3:0] k;
+    x = s;
+    es = '0;
+    cc = 32'd0;
+    n = s[FWrun +: 32];
+    if (n != 32'd0) begin
+      r_f_push_held = f_push_held(x);
+      {x, es[0 +: EntW]} = r_f_push_held;
+      if (n > 32'(etm_defs_pkg::LongRun)) begin
+        es[EntW +: EntW] = ent(KCc, 8'd0, 8'd0);
+        cc = n;
+        n = 32'd0;
+      end else begin
+        for (int i = 1; i < 4; i++) begin
+          if (n != 32'd0) begin
+            k = (n > 32'd8) ? 4'd8 : n[3:0];
+            es[i*EntW +: EntW] = ent(KHdr, etm_pkg::hdr_f3(k, 1'b0), {4'd0, k});
+            n = n - {28'd0, k};
+          end
+        end
+      end
+      x[FSingle] = 1'b0;
+      x[FWrun +: 32] = 32'd0;
+    end
+    f_flush_run = {x, cc, es};
+  endfunction
+
+  // close_all: close_atoms, then flush_run.
+  function automatic logic [PhW+32+6*EntW-1:0] f_close_all(input logic [PhW-1:0] s, input logic ca);
+    logic [PhW+2*EntW-1:0] r_f_close_atoms;
+    logic [PhW+32+4*EntW-1:0] r_f_flush_run;
+    logic [PhW-1:0] x;
+    logic [2*EntW-1:0] ea;
+    logic [4*EntW-1:0] er;
+    logic [31:0] cc;
+    r_f_close_atoms = f_close_atoms(s, ca);
+    {x, ea} = r_f_close_atoms;
+    r_f_flush_run = f_flush_run(x);
+    {x, cc, er} = r_f_flush_run;
+    f_close_all = {x, cc, er, ea};
+  endfunction
+
+  // A full run (RunMax W atoms) out as a cycle count (its held header first),
+  // and another begun: its count is RunMax whatever the phase's other cycle
+  // count packet holds.
+  function automatic logic [PhW+2*EntW-1:0] f_run_wrap(input logic [PhW-1:0] s);
+    logic [PhW+EntW-1:0] r_f_push_held;
+    logic [PhW-1:0] x;
+    logic [EntW-1:0] e0;
+    r_f_push_held = f_push_held(s);
+    {x, e0} = r_f_push_held;
+    x[FSingle] = 1'b0;
+    x[FWrun +: 32] = 32'd1;
+    f_run_wrap = {x, ent(KCcMax, 8'd0, 8'd0), e0};
+  endfunction
+
+  // ph_cycle without cycle accuracy: one atom.
+  function automatic logic [PhW+EntW-1:0] f_nca_atom(input logic [PhW-1:0] s, input logic ex);
+    logic [PhW+EntW-1:0] r_f_close_open;
+    logic [PhW+EntW-1:0] r_f_hold;
+    logic [PhW-1:0] x;
+    logic [EntW-1:0] e;
+    logic [3:0] k;
+    x = s;
+    e = '0;
+    k = s[FOpenE +: 4];
+    if (s[FOpen +: 2] == OpF1) begin
+      if (!ex) begin
+        r_f_hold = f_hold(s, etm_pkg::hdr_f1(k, 1'b1), 5'(k) + 5'd1, 8'd0);
+        {x, e} = r_f_hold;
+        x[FOpen +: 2] = OpNone;
+        x[FOpenE +: 4] = 4'd0;
+      end else if (k < 4'd15) begin
+        x[FOpenE +: 4] = k + 4'd1;
+      end else begin
+        r_f_close_open = f_close_open(s, 1'b0);
+        {x, e} = r_f_close_open;
+        x[FOpen +: 2] = OpF1;
+        x[FOpenE +: 4] = 4'd1;
+      end
+    end else if (s[FOpen +: 2] == OpN) begin
+      r_f_hold = f_hold(s, etm_pkg::hdr_f2(1'b0, ex), 5'd2, 8'd0);
+      {x, e} = r_f_hold;
+      x[FOpen +: 2] = OpNone;
+    end else begin
+      x[FOpen +: 2] = ex ? OpF1 : OpN;
+      x[FOpenE +: 4] = {3'd0, ex};
+    end
+    f_nca_atom = {x, e};
+  endfunction
+
+  // ph_cycle without cycle accuracy: the held header (a newer atom), then the atoms.
+  function automatic logic [PhW+6*EntW-1:0] f_nca(input logic [PhW-1:0] s, input logic two,
+                                                  input logic a, input logic b);
+    logic [PhW+EntW-1:0] r_f_nca_atom;
+    logic [PhW+EntW-1:0] r_f_push_held;
+    logic [PhW-1:0] x;
+    logic [6*EntW-1:0] es;
+    es = '0;
+    r_f_push_held = f_push_held(s);
+    {x, es[0 +: EntW]} = r_f_push_held;
+    r_f_nca_atom = f_nca_atom(x, a);
+    {x, es[EntW +: EntW]} = r_f_nca_atom;
+    if (two) begin
+      r_f_nca_atom = f_nca_atom(x, b);
+      {x, es[2*EntW +: EntW]} = r_f_nca_atom;
+    end
+    f_nca = {x, es};
+  endfunction
+
+  // ph_cycle, cycle-accurate, no atom: this cycle's W.
+  function automatic logic [PhW+6*EntW-1:0] f_ca0(input logic [PhW-1:0] s);
+    logic [PhW+EntW-1:0] r_f_close_open;
+    logic [PhW+2*EntW-1:0] r_f_run_wrap;
+    logic [PhW-1:0] x;
+    logic [6*EntW-1:0] es;
+    x = s;
+    es = '0;
+    if (s[FWdebt +: 8] != 8'd0) begin  // this cycle's W was sent early
+      x[FWdebt +: 8] = s[FWdebt +: 8] - 8'd1;
+    end else begin
+      r_f_close_open = f_close_open(s, 1'b1);
+      {x, es[0 +: EntW]} = r_f_close_open;
+      if (x[FWrun +: 32] != RunMax) x[FWrun +: 32] = x[FWrun +: 32] + 32'd1;
+      else begin
+        r_f_run_wrap = f_run_wrap(x);
+        {x, es[EntW +: 2*EntW]} = r_f_run_wrap;
+      end
+    end
+    f_ca0 = {x, es};
+  endfunction
+
+  // ph_cycle, cycle-accurate, one atom.
+  function automatic logic [PhW+32+6*EntW-1:0] f_ca1(input logic [PhW-1:0] s, input logic ex);
+    logic [PhW+EntW-1:0] r_f_close_open;
+    logic [PhW+32+4*EntW-1:0] r_f_flush_run;
+    logic [PhW+EntW-1:0] r_f_hold;
+    logic [PhW+EntW-1:0] r_f_push_held;
+    logic [PhW-1:0] x;
+    logic [6*EntW-1:0] es;
+    logic [31:0] cc, w;
+    logic [3:0] k;
+    logic done;
+    x = s;
+    es = '0;
+    cc = 32'd0;
+    done = 1'b0;
+    if (s[FWrun +: 32] != 32'd0) begin
+      if (s[FWrun +: 32] > 32'(etm_defs_pkg::LongRun) || !ex) begin
+        r_f_flush_run = f_flush_run(s);
+        {x, cc, es[0 +: 4*EntW]} = r_f_flush_run;
+      end else begin
+        // n idle cycles, then this cycle's W and its E: format 3 headers, the last
+        // with the E; a last one of just W E opens a format 1 header instead.
+        r_f_push_held = f_push_held(s);
+        {x, es[0 +: EntW]} = r_f_push_held;
+        w = s[FWrun +: 32] + 32'd1;
+        for (int i = 1; i < 4; i++) begin
+          if (w > 32'd8) begin
+            es[i*EntW +: EntW] = ent(KHdr, etm_pkg::hdr_f3(4'd8, 1'b0), 8'd8);
+            x[FSingle] = 1'b0;
+            w = w - 32'd8;
+          end
+        end
+        x[FWrun +: 32] = 32'd0;
+        if (w == 32'd1) begin
+          x[FOpen +: 2] = OpF1;
+          x[FOpenE +: 4] = 4'd1;
+        end else begin
+          r_f_hold = f_hold(x, etm_pkg::hdr_f3(w[3:0], 1'b1), 5'd1, w[7:0]);
+          {x, es[4*EntW +: EntW]} = r_f_hold;
+        end
+        done = 1'b1;
+      end
+    end
+    if (!done) begin
+      k = x[FOpenE +: 4];
+      if (x[FOpen +: 2] == OpF1) begin
+        if (!ex) begin
+          r_f_hold = f_hold(x, etm_pkg::hdr_f1(k, 1'b1), 5'(k) + 5'd1, 8'(k) + 8'd1);
+          {x, es[4*EntW +: EntW]} = r_f_hold;
+          x[FOpen +: 2] = OpNone;
+          x[FOpenE +: 4] = 4'd0;
+        end else if (k < 4'd7) begin
+          x[FOpenE +: 4] = k + 4'd1;
+        end else begin
+          r_f_close_open = f_close_open(x, 1'b1);
+          {x, es[4*EntW +: EntW]} = r_f_close_open;
+          x[FOpen +: 2] = OpF1;
+          x[FOpenE +: 4] = 4'd1;
+        end
+      end else begin
+        r_f_push_held = f_push_held(x);
+        {x, es[4*EntW +: EntW]} = r_f_push_held;
+        if (ex) begin
+          x[FOpen +: 2] = OpF1;
+          x[FOpenE +: 4] = 4'd1;
+        end else begin
+          r_f_hold = f_hold(x, etm_pkg::hdr_f1(4'd0, 1'b1), 5'd1, 8'd1);
+          {x, es[5*EntW +: EntW]} = r_f_hold;
+        end
+      end
+    end
+    f_ca1 = {x, cc, es};
+  endfunction
+
+  // ph_cycle, cycle-accurate, two atoms: format 2 with its W.
+  function automatic logic [PhW+32+6*EntW-1:0] f_ca2(input logic [PhW-1:0] s, input logic a, input logic b);
+    logic [PhW+EntW-1:0] r_f_close_open;
+    logic [PhW+32+4*EntW-1:0] r_f_flush_run;
+    logic [PhW+EntW-1:0] r_f_hold;
+    logic [PhW-1:0] x;
+    logic [6*EntW-1:0] es;
+    logic [31:0] cc;
+    es = '0;
+    r_f_close_open = f_close_open(s, 1'b1);
+    {x, es[0 +: EntW]} = r_f_close_open;
+    r_f_flush_run = f_flush_run(x);
+    {x, cc, es[EntW +: 4*EntW]} = r_f_flush_run;
+    r_f_hold = f_hold(x, etm_pkg::hdr_f2(a, b), 5'd2, 8'd1);
+    {x, es[5*EntW +: EntW]} = r_f_hold;
+    f_ca2 = {x, cc, es};
+  endfunction
+
+  // ph_cycle: the cycle's W (cycle-accurate) and its atoms (0, 1 or 2); with
+  // atoms, the held header goes first (a newer atom: it can no longer be
+  // cancelled), so the first entry of each form below, which pushes the held
+  // header again, is never valid after it and holds that push.
+  function automatic logic [PhW+32+6*EntW-1:0] f_cycle(input logic [PhW-1:0] s, input logic ca,
+                                                       input logic [1:0] natoms, input logic a, input logic b);
+    logic [PhW+EntW-1:0] r_f_push_held;
+    logic [PhW+6*EntW-1:0] r_f_ca0;
+    logic [PhW+32+6*EntW-1:0] r_f_ca1;
+    logic [PhW+32+6*EntW-1:0] r_f_ca2;
+    logic [PhW+6*EntW-1:0] r_f_nca;
+    logic [PhW-1:0] x, y;
+    logic [EntW-1:0] e0;
+    logic [6*EntW-1:0] es;
+    logic [31:0] cc;
+    cc = 32'd0;
+    y = s;
+    e0 = '0;
+    if (natoms != 2'd0) begin
+      r_f_push_held = f_push_held(s);
+      {y, e0} = r_f_push_held;
+    end
+    r_f_nca = f_nca(y, natoms == 2'd2, a, b);
+    r_f_ca0 = f_ca0(y);
+    r_f_ca1 = f_ca1(y, a);
+    r_f_ca2 = f_ca2(y, a, b);
+    if (!ca) {x, es} = (natoms == 2'd0) ? {y, {6*EntW{1'b0}}} : r_f_nca;
+    else if (natoms == 2'd0) {x, es} = r_f_ca0;
+    else if (natoms == 2'd1) {x, cc, es} = r_f_ca1;
+    else {x, cc, es} = r_f_ca2;
+    if (natoms != 2'd0) es[0 +: EntW] = e0;
+    f_cycle = {x, cc, es};
+  endfunction
+
+  // ph_idle: n idle cycles (the W atoms sent early taken back first).
+  function automatic logic [PhW+3*EntW-1:0] f_idle(input logic [PhW-1:0] s, input logic [31:0] n);
+    logic [PhW+EntW-1:0] r_f_close_open;
+    logic [PhW+2*EntW-1:0] r_f_run_wrap;
+    logic [PhW-1:0] x;
+    logic [3*EntW-1:0] es;
+    logic [31:0] m, d, room;
+    x = s;
+    es = '0;
+    d = ({24'd0, s[FWdebt +: 8]} < n) ? {24'd0, s[FWdebt +: 8]} : n;
+    x[FWdebt +: 8] = s[FWdebt +: 8] - d[7:0];
+    m = n - d;
+    if (m != 32'd0) begin
+      r_f_close_open = f_close_open(x, 1'b1);
+      {x, es[0 +: EntW]} = r_f_close_open;
+      room = RunMax - x[FWrun +: 32];
+      if (m <= room) begin
+        x[FWrun +: 32] = x[FWrun +: 32] + m;
+      end else begin
+        // A count field holds 32 bits: the full run goes out, another starts.
+        m = m - room - 32'd1;
+        r_f_run_wrap = f_run_wrap(x);
+        {x, es[EntW +: 2*EntW]} = r_f_run_wrap;
+        x[FWrun +: 32] = 32'd1 + m;
+      end
+    end
+    f_idle = {x, es};
+  endfunction
+
+  // split (isolate_last): the prefix header, an Ignore after a one-atom header,
+  // then hold the last atom alone.
+  function automatic logic [PhW+2*EntW-1:0] f_split(input logic [PhW-1:0] s, input logic have_prefix,
+                                                    input logic [7:0] prefix, input logic [4:0] pa,
+                                                    input logic [7:0] pw, input logic [7:0] last,
+                                                    input logic [7:0] lw);
+    logic [PhW-1:0] x;
+    logic [EntW-1:0] e0, e1;
+    x = s;
+    e0 = '0;
+    e1 = '0;
+    if (have_prefix) begin
+      e0 = ent(KHdr, prefix, pw);
+      x[FSingle] = (pa == 5'd1);
+    end
+    if (x[FSingle]) begin
+      e1 = ent(KIgnore, 8'd0, 8'd0);
+      x[FSingle] = 1'b0;
+    end
+    x[FHeld +: 8] = last;
+    x[FHeldA +: 5] = 5'd1;
+    x[FHeldW +: 8] = lw;
+    f_split = {x, e1, e0};
+  endfunction
+
+  // isolate_last (ETMCANCEL): the cancelled atom alone in the held header.
+  // Returns {state, separated, entries}.
+  function automatic logic [PhW+1+3*EntW-1:0] f_isolate(input logic [PhW-1:0] s, input logic ca,
+                                                         input logic format4);
+    logic [PhW+EntW-1:0] r_f_push_held;
+    logic [PhW+2*EntW-1:0] r_f_split;
+    logic [PhW-1:0] x;
+    logic [3*EntW-1:0] es;
+    logic ok, a, b, n;
+    logic [3:0] k, e;
+    logic [7:0] h;
+    x = s;
+    es = '0;
+    ok = 1'b1;
+    k = s[FOpenE +: 4];
+    h = s[FHeld +: 8];
+    if (s[FOpen +: 2] == OpF1) begin
+      x[FOpen +: 2] = OpNone;
+      x[FOpenE +: 4] = 4'd0;
+      r_f_push_held = f_push_held(x);
+      {x, es[0 +: EntW]} = r_f_push_held;
+      r_f_split = f_split(x, k > 4'd1, etm_pkg::hdr_f1(k - 4'd1, 1'b0), 5'(k) - 5'd1,
+                                        ca ? 8'(k) - 8'd1 : 8'd0, etm_pkg::hdr_f1(4'd1, 1'b0), {7'd0, ca});
+      {x, es[EntW +: 2*EntW]} = r_f_split;
+    end else if (s[FOpen +: 2] == OpN) begin
+      x[FOpen +: 2] = OpNone;
+      r_f_push_held = f_push_held(x);
+      {x, es[0 +: EntW]} = r_f_push_held;
+      r_f_split = f_split(x, 1'b0, 8'd0, 5'd0, 8'd0, etm_pkg::hdr_f1(4'd0, 1'b1), 8'd0);
+      {x, es[EntW +: 2*EntW]} = r_f_split;
+    end else if (h == 8'd0 || s[FHeldA +: 5] == 5'd0) begin
+      ok = 1'b0;
+    end else begin
+      x[FHeld +: 8] = 8'd0;
+      a = !h[3];
+      b = !h[2];
+      n = h[6];
+      e = ca ? {1'b0, h[4:2]} : h[5:2];
+      if (h[1:0] == 2'b10) begin
+        if (h[7:4] == 4'h9) begin  // format 4: one atom
+          r_f_split = f_split(x, 1'b0, 8'd0, 5'd0, 8'd0, h, 8'd0);
+          {x, es[EntW +: 2*EntW]} = r_f_split;
+        end else if (!ca) begin  // format 2: two atoms a, b
+          r_f_split = f_split(x, 1'b1, etm_pkg::hdr_f1({3'd0, a}, !a), 5'd1, 8'd0,
+                                            etm_pkg::hdr_f1({3'd0, b}, !b), 8'd0);
+          {x, es[EntW +: 2*EntW]} = r_f_split;
+        end else if (!format4) begin  // cannot be separated without format 4
+          x[FHeld +: 8] = h;
+          ok = 1'b0;
+        end else begin
+          r_f_split = f_split(x, 1'b1, etm_pkg::hdr_f1({3'd0, a}, !a), 5'd1, 8'd1,
+                                            etm_pkg::hdr_f4(b), 8'd0);
+          {x, es[EntW +: 2*EntW]} = r_f_split;
+        end
+      end else if (ca && h[5]) begin  // format 3: W..W E, one atom
+        r_f_split = f_split(x, 1'b0, 8'd0, 5'd0, 8'd0, h, s[FHeldW +: 8]);
+        {x, es[EntW +: 2*EntW]} = r_f_split;
+      end else if (n) begin  // format 1, E..E N: the N is last
+        r_f_split = f_split(x, e != 4'd0, etm_pkg::hdr_f1(e, 1'b0), {1'b0, e},
+                                          ca ? {4'd0, e} : 8'd0, etm_pkg::hdr_f1(4'd0, 1'b1), {7'd0, ca});
+        {x, es[EntW +: 2*EntW]} = r_f_split;
+      end else begin
+        r_f_split = f_split(x, e > 4'd1, etm_pkg::hdr_f1(e - 4'd1, 1'b0), 5'(e) - 5'd1,
+                                          ca ? 8'(e) - 8'd1 : 8'd0, etm_pkg::hdr_f1(4'd1, 1'b0), {7'd0, ca});
+        {x, es[EntW +: 2*EntW]} = r_f_split;
+      end
+    end
+    f_isolate = {x, ok, es};
+  endfunction
+
+  // ph_atom_nowait: slot 1's atom right after its branch packet. Returns
+  // {state, cycle count value, entries}.
+  function automatic logic [PhW+32+6*EntW-1:0] f_nowait(input logic [PhW-1:0] s, input logic ca,
+                                                        input logic format4, input logic ex);
+    logic [PhW+32+6*EntW-1:0] r_f_cycle;
+    logic [PhW+EntW-1:0] r_f_close_open;
+    logic [PhW+32+4*EntW-1:0] r_f_flush_run;
+    logic [PhW+EntW-1:0] r_f_hold;
+    logic [PhW+6*EntW-1:0] r_f_nca;
+    logic [PhW-1:0] x;
+    logic [6*EntW-1:0] es;
+    logic [31:0] cc;
+    cc = 32'd0;
+    es = '0;
+    if (!ca) begin
+      r_f_nca = f_nca(s, 1'b0, ex, 1'b0);
+      {x, es} = r_f_nca;
+    end else if (!format4) begin
+      r_f_cycle = f_cycle(s, 1'b1, 2'd1, ex, 1'b0);
+      {x, cc, es} = r_f_cycle;
+      if (x[FWdebt +: 8] != 8'd255) x[FWdebt +: 8] = x[FWdebt +: 8] + 8'd1;
+    end else begin
+      r_f_close_open = f_close_open(s, 1'b1);
+      {x, es[0 +: EntW]} = r_f_close_open;
+      r_f_flush_run = f_flush_run(x);
+      {x, cc, es[EntW +: 4*EntW]} = r_f_flush_run;
+      r_f_hold = f_hold(x, etm_pkg::hdr_f4(ex), 5'd1, 8'd0);
+      {x, es[5*EntW +: EntW]} = r_f_hold;
+    end
+    f_nowait = {x, cc, es};
+  endfunction
+
+  // ---- State (packet_state_t, pheader_state_t) ------------------------------------
+  logic        started_q, started_d;
+  logic        active_q, active_d;
+  logic [1:0]  reason_q, reason_d;
+  logic        sync_due_q, sync_due_d;
+  logic        cancel_q, cancel_d;
+  logic        trig_pend_q, trig_pend_d;
+  logic [31:0] sync_count_q, sync_count_d;
+  logic [31:0] wtotal_q, wtotal_d;
+  logic [31:0] wsent_q, wsent_d;
+  etm_pkg::gen_ph_t ph_q, ph_d;
+  // The phase being written, and what the writer owns.
+  logic        on_q, on_d;              // a phase is planned and not yet committed
+  logic [3:0]  phase_q, phase_d;
+  logic        begin_q, begin_d, bdone_q, bdone_d, last_q, last_d, gap_q, gap_d, fin_q, fin_d;
+  logic [31:0] cycle_q, cycle_d;
+  logic [5:0]  cur_q, cur_d;            // the next entry to look at
+  logic [3:0]  bidx_q, bidx_d;          // bytes of that entry's packet already written
+  logic [31:0] wph_q, wph_d;            // W atoms of the phase's packets written
+  logic [31:0] bytes_q, bytes_d;        // bytes of the record (or the gap's, the end's) written
+  logic [31:0] la_q, la_d;              // last_addr_q: what a branch packet is compressed against
+
+  // What this cycle works on: a phase starting now, or the one being written.
+  logic        work;
+  logic [3:0]  s_phase;
+  logic        s_begin, s_bdone, s_last, s_gap, s_fin;
+  logic [31:0] s_cycle;
+  assign work = plan_i || on_q;
+  assign s_phase = on_q ? phase_q : phase_i;
+  assign s_begin = on_q ? begin_q : begin_i;
+  assign s_bdone = on_q ? bdone_q : branch_done_i;
+  assign s_last = on_q ? last_q : last_i;
+  assign s_gap = on_q ? gap_q : gap_i;
+  assign s_fin = on_q ? fin_q : finish_i;
+  assign s_cycle = on_q ? cycle_q : cycle_i;
+
+  // ---- The plan: the phase's entries and the state after it ----------------------
+  etm_pkg::gen_ent_t e [NumEnt];
+  logic [31:0] ccv;                     // the value of the phase's cycle count packet
+  logic [31:0] icc;                     // the restart I-sync's cycle count
+  logic        p_started, p_active, p_sync_due, p_cancel, p_trig_pend, cu_due;
+  logic [1:0]  p_reason;
+  logic [31:0] p_sync_count, p_wtotal;
+  etm_pkg::gen_ph_t p_ph;
+  logic        ok_unused;
+
+  // The catch-up's counts (tick_n), apart from the plan: etm_core's choice of
+  // the record's first phase reads cu_due.
+  logic [31:0] cu_wtotal, cu_count;
+  always_comb begin : catch_up
+    logic [31:0] n, sum;
+    cu_wtotal = wtotal_q;
+    cu_count = sync_count_q;
+    cu_due = sync_due_q;
+    n = s_cycle - wtotal_q;
+    sum = sync_count_q + n;
+    if (work && (s_begin || s_fin)) begin
+      cu_wtotal = s_cycle;
+      if (!sync_in_bytes_i && sync_period_i != 12'd0 && started_q && n != 32'd0) begin
+        if (sum < sync_count_q || sum >= {20'd0, sync_period_i}) cu_due = 1'b1;
+        cu_count = sum;
+      end
+    end
+  end
+
+  always_comb begin : plan
+    logic [PhW+32+6*EntW-1:0] r_f_close_all;
+    logic [PhW+2*EntW-1:0] r_f_close_atoms;
+    logic [PhW+32+6*EntW-1:0] r_f_cycle;
+    logic [PhW+3*EntW-1:0] r_f_idle;
+    logic [PhW+1+3*EntW-1:0] r_f_isolate;
+    logic [PhW+32+6*EntW-1:0] r_f_nowait;
+    logic [PhW-1:0] x;
+    logic [31:0] n, cc;
+    logic exc_ok, a0, a1, tac, dual_t;
+    for (int i = 0; i < NumEnt; i++) e[i] = '0;
+    r_f_close_all = '0;
+    r_f_close_atoms = '0;
+    r_f_cycle = '0;
+    r_f_idle = '0;
+    r_f_isolate = '0;
+    r_f_nowait = '0;
+    n = 32'd0;
+    tac = 1'b0;
+    dual_t = 1'b0;
+    ccv = 32'd0;
+    icc = 32'd0;
+    cc = 32'd0;
+    ok_unused = 1'b0;
+    x = ph_q;
+    p_started = started_q;
+    p_active = active_q;
+    p_reason = reason_q;
+    p_sync_due = sync_due_q;
+    p_cancel = cancel_q;
+    p_trig_pend = trig_pend_q;
+    p_sync_count = sync_count_q;
+    p_wtotal = wtotal_q;
+    a0 = rec_i.exec0;
+    a1 = rec_i.exec1;
+    // An exception byte holds 0-15 before ETMv3.4 (a higher one goes as a plain branch).
+    exc_ok = rec_i.entry && (rec_i.exc < 9'd16 || exc_ext_i);
+
+    // etm_packet_catch_up: the idle cycles since the last record (and the end's).
+    if (work && (s_begin || s_fin)) begin
+      n = s_cycle - wtotal_q;
+      if (active_q && ca_i) begin
+        r_f_idle = f_idle(x, n);
+        {x, e[EnI+2], e[EnI+1], e[EnI]} = r_f_idle;
+      end
+    end
+    p_wtotal = cu_wtotal;
+    p_sync_due = cu_due;
+    p_sync_count = cu_count;
+
+    if (work && s_gap) begin
+      // etm_packet_gap: what was gathered is dropped (last_single is the cycle buffer's).
+      x = '0;
+      x[FSingle] = ph_q.single;
+      p_active = 1'b0;
+      p_reason = etm_defs_pkg::IsyncReasonOverflow;
+      p_cancel = 1'b0;
+      p_trig_pend = 1'b0;
+    end else if (work && s_fin) begin
+      // etm_packet_end
+      if (p_active) begin
+        r_f_close_all = f_close_all(x, ca_i);
+        {x, cc, e[EnO+5], e[EnO+4], e[EnO+3], e[EnO+2], e[EnO+1], e[EnO]} = r_f_close_all;
+      end
+      if (cc != 32'd0) ccv = cc;
+    end else if (work) begin
+      // Phase first (run_first). (The phases are tested one-hot; their code is in
+      // the order that lets phase events and phase first share the trigger's.)
+      if (s_phase[1]) begin
+        if (!p_active) begin
+          if (!p_started || p_sync_due) begin
+            e[EnR] = ent(KAsync, 8'd0, 8'd0);
+            p_started = 1'b1;
+            p_sync_due = 1'b0;
+            p_sync_count = 32'd0;
+          end
+          // cycles_unsent: no W before it in this phase.
+          icc = p_wtotal - wsent_q;
+          e[EnR+1] = ent(KIsync, {5'd0, ca_i, p_reason}, 8'd0);
+          x[FSingle] = 1'b0;
+          p_active = 1'b1;
+          p_cancel = 1'b0;
+          if (exc_ok) e[EnR+2] = ent(KBranch, 8'b010, 8'd0);  // its exception, from the I-sync's address
+        end else if (rec_i.target0 || rec_i.entry || rec_i.ret) begin
+          r_f_close_atoms = f_close_atoms(x, ca_i);
+          {x, e[EnE+1], e[EnE]} = r_f_close_atoms;
+          if (rec_i.ret && exc_ext_i) begin
+            e[EnE+2] = ent(KExcRet, 8'd0, 8'd0);
+            x[FSingle] = 1'b0;
+          end
+          e[EnE+3] = ent(KBranch, {5'd0, exc_ok && p_cancel, exc_ok, 1'b0}, 8'd0);
+          x[FSingle] = 1'b0;
+          p_cancel = 1'b0;
+          tac = 1'b1;
+        end else if (p_cancel) begin  // cancelled, but no exception came: the atom stays
+          p_cancel = 1'b0;
+          tac = 1'b1;
+        end
+      end
+      // The trigger packet (put_trigger): phase events' trigger (one behind a
+      // cancel waits), or phase first's trigger_after_cancel.
+      if (s_phase[0] && rec_i.trigger && p_cancel) p_trig_pend = 1'b1;
+      else if ((s_phase[0] && rec_i.trigger) || (tac && p_trig_pend)) begin
+        if (!p_started) begin
+          e[EnT] = ent(KAsync, 8'd0, 8'd0);
+          p_started = 1'b1;
+          p_sync_due = 1'b0;
+          p_sync_count = 32'd0;
+          x[FSingle] = 1'b0;
+        end
+        r_f_close_all = f_close_all(x, ca_i);
+        {x, cc, e[EnT+6], e[EnT+5], e[EnT+4], e[EnT+3], e[EnT+2], e[EnT+1]} = r_f_close_all;
+        if (cc != 32'd0) ccv = cc;
+        e[EnT+7] = ent(KTrig, 8'd0, 8'd0);
+        x[FSingle] = 1'b0;
+        if (s_phase[1]) p_trig_pend = 1'b0;  // (phase events' trigger leaves a waiting one waiting)
+      end
+      // Phase events (run_events), after its trigger.
+      if (s_phase[0]) begin
+        if (!rec_i.te) begin
+          if (p_active) begin
+            r_f_close_all = f_close_all(x, ca_i);
+            {x, cc, e[EnO+5], e[EnO+4], e[EnO+3], e[EnO+2], e[EnO+1], e[EnO]} = r_f_close_all;
+            if (cc != 32'd0) ccv = cc;
+            p_active = 1'b0;
+            p_reason = etm_defs_pkg::IsyncReasonTraceOn;
+            p_cancel = 1'b0;
+          end
+        end else if (p_active) begin
+          if (rec_i.cancel) begin
+            r_f_isolate = f_isolate(x, ca_i, format4_i);
+            {x, ok_unused, e[EnB+2], e[EnB+1], e[EnB]} = r_f_isolate;  // (ok: the C counts untraceable)
+            p_cancel = 1'b1;
+          end
+          if (rec_i.flush && ph_eager_i && !p_cancel) begin
+            r_f_close_atoms = f_close_atoms(x, ca_i);
+            {x, e[EnC+1], e[EnC]} = r_f_close_atoms;
+          end
+        end
+      end
+      // Phase periodic (run_periodic): a plain target's branch packet first.
+      if (s_phase[2]) begin
+        if (!s_bdone && !s_phase[1] && rec_i.target0) begin
+          r_f_close_atoms = f_close_atoms(x, ca_i);
+          {x, e[EnP+1], e[EnP]} = r_f_close_atoms;
+          e[EnP+2] = ent(KBranch, 8'd0, 8'd0);
+          x[FSingle] = 1'b0;
+        end
+        r_f_close_atoms = f_close_atoms(x, ca_i);
+        {x, e[EnG+1], e[EnG]} = r_f_close_atoms;
+        e[EnG+2] = ent(KAsync, 8'd0, 8'd0);
+        p_started = 1'b1;
+        p_sync_due = 1'b0;
+        p_sync_count = 32'd0;
+        e[EnG+3] = ent(KIsync, {6'd0, etm_defs_pkg::IsyncReasonPeriodic}, 8'd0);
+        x[FSingle] = 1'b0;
+      end
+      // Phase atoms (run_atoms): a plain target's branch packet first, the cycle's W
+      // and atoms; when slot 1 is a branch target, slot 0's atom, its branch
+      // packet, then slot 1's atom (ph_atom_nowait).
+      if (s_phase[3]) begin
+        dual_t = rec_i.natoms == 2'd2 && rec_i.target1;
+        if (rec_i.natoms != 2'd0 && !s_bdone && rec_i.target0) begin
+          r_f_close_atoms = f_close_atoms(x, ca_i);
+          {x, e[EnQ+1], e[EnQ]} = r_f_close_atoms;
+          e[EnQ+2] = ent(KBranch, 8'd0, 8'd0);
+          x[FSingle] = 1'b0;
+        end
+        r_f_cycle = f_cycle(x, ca_i, dual_t ? 2'd1 : rec_i.natoms, a0, a1);
+        {x, cc, e[EnH+5], e[EnH+4], e[EnH+3], e[EnH+2], e[EnH+1], e[EnH]} = r_f_cycle;
+        if (cc != 32'd0) ccv = cc;
+        if (dual_t) begin
+          r_f_close_atoms = f_close_atoms(x, ca_i);
+          {x, e[EnJ+1], e[EnJ]} = r_f_close_atoms;
+          e[EnJ+2] = ent(KBranch, 8'b001, 8'd0);
+          x[FSingle] = 1'b0;
+          r_f_nowait = f_nowait(x, ca_i, format4_i, a1);
+          {x, cc, e[EnK+5], e[EnK+4], e[EnK+3], e[EnK+2], e[EnK+1], e[EnK]} = r_f_nowait;
+          if (cc != 32'd0) ccv = cc;
+        end
+      end
+    end
+    p_ph = x;
+  end
+  assign cu_sync_due_o = cu_due;
+  logic unused_gen;
+  assign unused_gen = ^{rec_i.cycle, en.v, ok_unused};
+
+  // ---- The writer: the first valid entry from the cursor on, a packet a clock ----
+  logic [NumEnt-1:0] valid, from, ahead;
+  logic [5:0]  idx;
+  logic        found, more, pkt_done, phase_end;
+  etm_pkg::gen_ent_t en;
+  logic [87:0] pkt;                     // the packet's bytes, byte 0 in [7:0]
+  logic [3:0]  len, bidx, rem;
+  logic [4:0]  nw;
+  logic [31:0] to, w_add;
+
+  always_comb begin : pick
+    for (int i = 0; i < NumEnt; i++) valid[i] = e[i].v;
+    from = valid & ~((NumEnt'(1) << (on_q ? cur_q : 6'd0)) - NumEnt'(1));
+    found = from != '0;
+    idx = 6'd0;
+    for (int i = NumEnt - 1; i >= 0; i--) if (from[i]) idx = 6'(i);
+    en = e[idx];
+    ahead = from & ~(NumEnt'(1) << idx);
+    more = ahead != '0;
+  end
+
+  // The packet of the chosen entry.
+  always_comb begin : form
+    logic [42:0] cb;
+    logic [58:0] bp;
+    logic [31:0] a, fa;
+    cb = '0;
+    bp = '0;
+    a = 32'd0;
+    fa = 32'd0;
+    pkt = '0;
+    len = 4'd1;
+    to = en.hdr[0] ? rec_i.addr1 : rec_i.addr0;
+    w_add = {24'd0, en.w};
+    unique case (en.kind)
+      KHdr:    pkt[7:0] = en.hdr;
+      KTrig:   pkt[7:0] = etm_defs_pkg::HdrTrigger;
+      KExcRet: pkt[7:0] = etm_defs_pkg::HdrExcReturn;
+      KIgnore: pkt[7:0] = etm_defs_pkg::HdrIgnore;
+      KAsync: begin
+        pkt[47:40] = etm_defs_pkg::HdrAsyncLast;
+        len = 4'd6;
+      end
+      KCc, KCcMax: begin
+        w_add = (en.kind == KCcMax) ? RunMax : ccv;
+        cb = etm_pkg::count_bytes(w_add);
+        pkt[7:0] = etm_defs_pkg::HdrCycleCount;
+        pkt[47:8] = cb[39:0];
+        len = 4'd1 + {1'b0, cb[42:40]};
+      end
+      KIsync: begin
+        a = {rec_i.addr0[31:1], 1'b1};  // bit 0: Thumb
+        if (en.hdr[2]) begin
+          cb = etm_pkg::count_bytes(icc);
+          w_add = icc;
+          pkt[7:0] = etm_defs_pkg::HdrIsyncCc;
+          pkt[47:8] = cb[39:0];
+          pkt = pkt | ({48'd0, a, 1'b0, en.hdr[1:0], 5'd0} << ({5'd0, cb[42:40]} * 8 + 8));
+          len = 4'd6 + {1'b0, cb[42:40]};
+        end else begin
+          pkt[47:0] = {a, 1'b0, en.hdr[1:0], 5'd0, etm_defs_pkg::HdrIsync};
+          len = 4'd6;
+        end
+      end
+      KBranch: begin
+        // BRANCH_FULL: compressed against an address that differs in every bit.
+        fa = branch_full_i ? ~to : la_q;
+        bp = etm_pkg::branch_packet(fa, to, alt_branch_i, en.hdr[1], rec_i.exc, en.hdr[2]);
+        pkt[55:0] = bp[55:0];
+        len = {1'b0, bp[58:56]};
+      end
+      default: pkt[7:0] = en.hdr;
+    endcase
+  end
+
+  // At most FIFO_WRITE bytes of the packet a cycle, as the store has room.
+  always_comb begin : write
+    logic [4:0] lim;
+    logic [87:0] sh;
+    bidx = on_q ? bidx_q : 4'd0;
+    rem = len - bidx;
+    lim = ({12'd0, write_i} < room_i) ? write_i : room_i[4:0];
+    nw = (work && found) ? (({1'b0, rem} < lim) ? {1'b0, rem} : lim) : 5'd0;
+    wr_n_o = nw;
+    sh = pkt >> {bidx, 3'b000};
+    wr_data_o = DataW'(sh);
+    pkt_done = work && found && nw == {1'b0, rem};
+    wr_end_o = pkt_done;
+    // The phase ends when its last packet's last bytes are written (or it has none).
+    phase_end = work && (!found || (pkt_done && !more));
+  end
+
+  // ---- Next state ----------------------------------------------------------------
+  always_comb begin : next
+    logic [31:0] wph, nbytes;
+    logic        rec_end, counted;
+    rec_end = 1'b0;
+    counted = 1'b0;
+    on_d = work && !phase_end;
+    phase_d = s_phase;
+    begin_d = s_begin;
+    bdone_d = s_bdone;
+    last_d = s_last;
+    gap_d = s_gap;
+    fin_d = s_fin;
+    cycle_d = s_cycle;
+    cur_d = pkt_done ? idx + 6'd1 : found ? idx : cur_q;
+    bidx_d = pkt_done ? 4'd0 : bidx + nw[3:0];
+    wph = (on_q ? wph_q : 32'd0) + (pkt_done ? w_add : 32'd0);
+    nbytes = bytes_q + {27'd0, nw};
+    wph_d = wph;
+    bytes_d = nbytes;
+    la_d = la_q;
+    if (pkt_done && en.kind == KBranch) la_d = {to[31:1], 1'b0};
+    if (pkt_done && en.kind == KIsync) la_d = {rec_i.addr0[31:1], 1'b0};
+    started_d = started_q;
+    active_d = active_q;
+    reason_d = reason_q;
+    sync_due_d = sync_due_q;
+    cancel_d = cancel_q;
+    trig_pend_d = trig_pend_q;
+    sync_count_d = sync_count_q;
+    wtotal_d = wtotal_q;
+    wsent_d = wsent_q;
+    ph_d = ph_q;
+    if (phase_end) begin
+      // The state after the phase; its W atoms are sent.
+      started_d = p_started;
+      active_d = p_active;
+      reason_d = p_reason;
+      sync_due_d = p_sync_due;
+      cancel_d = p_cancel;
+      trig_pend_d = p_trig_pend;
+      sync_count_d = p_sync_count;
+      wtotal_d = p_wtotal;
+      ph_d = p_ph;
+      wsent_d = wsent_q + wph;
+      wph_d = 32'd0;
+      cur_d = 6'd0;
+      bidx_d = 4'd0;
+      // The record's last phase: its cycle passes (etm_packet_tick), then its bytes
+      // count towards a periodic sync (etm_packet_accepted_n); so do the bytes of
+      // the gap's and the end's cycles.
+      rec_end = !s_gap && !s_fin && s_last;
+      counted = rec_end || s_gap || s_fin;
+      if (rec_end) begin
+        wtotal_d = p_wtotal + 32'd1;
+        if (!sync_in_bytes_i && sync_period_i != 12'd0 && p_started) begin
+          sync_count_d = p_sync_count + 32'd1;
+          if (sync_count_d >= {20'd0, sync_period_i}) sync_due_d = 1'b1;
+        end
+      end
+      if (counted) begin
+        if (sync_in_bytes_i && sync_period_i != 12'd0 && p_started) begin
+          sync_count_d = sync_count_d + nbytes;
+          if (sync_count_d >= {20'd0, sync_period_i}) sync_due_d = 1'b1;
+        end
+        bytes_d = 32'd0;
+      end
+    end
+  end
+
+  assign post_active_o = p_active;
+  assign post_cancel_o = p_cancel;
+  assign post_trig_pend_o = p_trig_pend;
+  assign post_sync_due_o = p_sync_due;
+  assign active_q_o = active_q;
+  assign cancel_q_o = cancel_q;
+  assign trig_pend_q_o = trig_pend_q;
+  assign active_d_o = work ? p_active : active_q;
+  assign idle_o = !on_q;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      started_q    <= 1'b0;
+      active_q     <= 1'b0;
+      reason_q     <= etm_defs_pkg::IsyncReasonTraceOn;
+      sync_due_q   <= 1'b0;
+      cancel_q     <= 1'b0;
+      trig_pend_q  <= 1'b0;
+      sync_count_q <= 32'd0;
+      wtotal_q     <= 32'd0;
+      wsent_q      <= 32'd0;
+      ph_q         <= '0;
+      on_q         <= 1'b0;
+      phase_q      <= 4'd0;
+      begin_q      <= 1'b0;
+      bdone_q      <= 1'b0;
+      last_q       <= 1'b0;
+      gap_q        <= 1'b0;
+      fin_q        <= 1'b0;
+      cycle_q      <= 32'd0;
+      cur_q        <= 6'd0;
+      bidx_q       <= 4'd0;
+      wph_q        <= 32'd0;
+      bytes_q      <= 32'd0;
+      la_q         <= 32'd0;
+    end else begin
+      started_q    <= started_d;
+      active_q     <= active_d;
+      reason_q     <= reason_d;
+      sync_due_q   <= sync_due_d;
+      cancel_q     <= cancel_d;
+      trig_pend_q  <= trig_pend_d;
+      sync_count_q <= sync_count_d;
+      wtotal_q     <= wtotal_d;
+      wsent_q      <= wsent_d;
+      ph_q         <= ph_d;
+      on_q         <= on_d;
+      phase_q      <= phase_d;
+      begin_q      <= begin_d;
+      bdone_q      <= bdone_d;
+      last_q       <= last_d;
+      gap_q        <= gap_d;
+      fin_q        <= fin_d;
+      cycle_q      <= cycle_d;
+      cur_q        <= cur_d;
+      bidx_q       <= bidx_d;
+      wph_q        <= wph_d;
+      bytes_q      <= bytes_d;
+      la_q         <= la_d;
+    end
+  end
+endmodule
