@@ -621,7 +621,15 @@ module etm_gen #(
   assign s_cycle = on_q ? cycle_q : cycle_i;
 
   // ---- The plan: the phase's entries and the state after it ----------------------
-  etm_pkg::gen_ent_t e [NumEnt];
+  // The entries, entry k at [k*EntW +: EntW] (gen_ent_t; Yosys 0.23 takes no
+  // unpacked arrays of structs).
+  logic [NumEnt*EntW-1:0] e;
+  logic [EnP*EntW-1:0] ea;                  // plan_a's entries (0 .. EnP-1)
+  logic [(NumEnt-EnP)*EntW-1:0] eb;         // plan_b's (EnP ..)
+  etm_pkg::gen_ph_t a_ph;                   // the state plan_a leaves
+  logic        a_started, a_active, a_sync_due, a_cancel, a_trig_pend;
+  logic [1:0]  a_reason;
+  logic [31:0] a_sync_count, a_ccv;
   logic [31:0] ccv;                     // the value of the phase's cycle count packet
   logic [31:0] icc;                     // the restart I-sync's cycle count
   logic        p_started, p_active, p_sync_due, p_cancel, p_trig_pend, cu_due;
@@ -649,41 +657,39 @@ module etm_gen #(
     end
   end
 
-  always_comb begin : plan
+  // The plan in two processes (each smaller for synthesis): phases events and
+  // first (and the catch-up, the gap, the end), then periodic and atoms.
+  always_comb begin : plan_a
     logic [PhW+32+6*EntW-1:0] r_f_close_all;
     logic [PhW+2*EntW-1:0] r_f_close_atoms;
-    logic [PhW+32+6*EntW-1:0] r_f_cycle;
     logic [PhW+3*EntW-1:0] r_f_idle;
     logic [PhW+1+3*EntW-1:0] r_f_isolate;
-    logic [PhW+32+6*EntW-1:0] r_f_nowait;
     logic [PhW-1:0] x;
     logic [31:0] n, cc;
-    logic exc_ok, a0, a1, tac, dual_t;
-    for (int i = 0; i < NumEnt; i++) e[i] = '0;
+    logic exc_ok, tac;
+    logic [31:0] t_ccv;
+    logic        t_started, t_active, t_sync_due, t_cancel, t_trig_pend;
+    logic [1:0]  t_reason;
+    logic [31:0] t_sync_count;
+    ea = '0;
     r_f_close_all = '0;
     r_f_close_atoms = '0;
-    r_f_cycle = '0;
     r_f_idle = '0;
     r_f_isolate = '0;
-    r_f_nowait = '0;
     n = 32'd0;
     tac = 1'b0;
-    dual_t = 1'b0;
-    ccv = 32'd0;
+    t_ccv = 32'd0;
     icc = 32'd0;
     cc = 32'd0;
     ok_unused = 1'b0;
     x = ph_q;
-    p_started = started_q;
-    p_active = active_q;
-    p_reason = reason_q;
-    p_sync_due = sync_due_q;
-    p_cancel = cancel_q;
-    p_trig_pend = trig_pend_q;
-    p_sync_count = sync_count_q;
-    p_wtotal = wtotal_q;
-    a0 = rec_i.exec0;
-    a1 = rec_i.exec1;
+    t_started = started_q;
+    t_active = active_q;
+    t_reason = reason_q;
+    t_sync_due = sync_due_q;
+    t_cancel = cancel_q;
+    t_trig_pend = trig_pend_q;
+    t_sync_count = sync_count_q;
     // An exception byte holds 0-15 before ETMv3.4 (a higher one goes as a plain branch).
     exc_ok = rec_i.entry && (rec_i.exc < 9'd16 || exc_ext_i);
 
@@ -692,118 +698,155 @@ module etm_gen #(
       n = s_cycle - wtotal_q;
       if (active_q && ca_i) begin
         r_f_idle = f_idle(x, n);
-        {x, e[EnI+2], e[EnI+1], e[EnI]} = r_f_idle;
+        {x, ea[(EnI+2)*EntW +: EntW], ea[(EnI+1)*EntW +: EntW], ea[(EnI)*EntW +: EntW]} = r_f_idle;
       end
     end
-    p_wtotal = cu_wtotal;
-    p_sync_due = cu_due;
-    p_sync_count = cu_count;
+    t_sync_due = cu_due;
+    t_sync_count = cu_count;
 
     if (work && s_gap) begin
       // etm_packet_gap: what was gathered is dropped (last_single is the cycle buffer's).
       x = '0;
       x[FSingle] = ph_q.single;
-      p_active = 1'b0;
-      p_reason = etm_defs_pkg::IsyncReasonOverflow;
-      p_cancel = 1'b0;
-      p_trig_pend = 1'b0;
+      t_active = 1'b0;
+      t_reason = etm_defs_pkg::IsyncReasonOverflow;
+      t_cancel = 1'b0;
+      t_trig_pend = 1'b0;
     end else if (work && s_fin) begin
       // etm_packet_end
-      if (p_active) begin
+      if (t_active) begin
         r_f_close_all = f_close_all(x, ca_i);
-        {x, cc, e[EnO+5], e[EnO+4], e[EnO+3], e[EnO+2], e[EnO+1], e[EnO]} = r_f_close_all;
+        {x, cc, ea[(EnO+5)*EntW +: EntW], ea[(EnO+4)*EntW +: EntW], ea[(EnO+3)*EntW +: EntW], ea[(EnO+2)*EntW +: EntW], ea[(EnO+1)*EntW +: EntW], ea[(EnO)*EntW +: EntW]} = r_f_close_all;
       end
-      if (cc != 32'd0) ccv = cc;
+      if (cc != 32'd0) t_ccv = cc;
     end else if (work) begin
       // Phase first (run_first). (The phases are tested one-hot; their code is in
       // the order that lets phase events and phase first share the trigger's.)
       if (s_phase[1]) begin
-        if (!p_active) begin
-          if (!p_started || p_sync_due) begin
-            e[EnR] = ent(KAsync, 8'd0, 8'd0);
-            p_started = 1'b1;
-            p_sync_due = 1'b0;
-            p_sync_count = 32'd0;
+        if (!t_active) begin
+          if (!t_started || t_sync_due) begin
+            ea[(EnR)*EntW +: EntW] = ent(KAsync, 8'd0, 8'd0);
+            t_started = 1'b1;
+            t_sync_due = 1'b0;
+            t_sync_count = 32'd0;
           end
           // cycles_unsent: no W before it in this phase.
-          icc = p_wtotal - wsent_q;
-          e[EnR+1] = ent(KIsync, {5'd0, ca_i, p_reason}, 8'd0);
+          icc = cu_wtotal - wsent_q;
+          ea[(EnR+1)*EntW +: EntW] = ent(KIsync, {5'd0, ca_i, t_reason}, 8'd0);
           x[FSingle] = 1'b0;
-          p_active = 1'b1;
-          p_cancel = 1'b0;
-          if (exc_ok) e[EnR+2] = ent(KBranch, 8'b010, 8'd0);  // its exception, from the I-sync's address
+          t_active = 1'b1;
+          t_cancel = 1'b0;
+          if (exc_ok) ea[(EnR+2)*EntW +: EntW] = ent(KBranch, 8'b010, 8'd0);  // its exception, from the I-sync's address
         end else if (rec_i.target0 || rec_i.entry || rec_i.ret) begin
           r_f_close_atoms = f_close_atoms(x, ca_i);
-          {x, e[EnE+1], e[EnE]} = r_f_close_atoms;
+          {x, ea[(EnE+1)*EntW +: EntW], ea[(EnE)*EntW +: EntW]} = r_f_close_atoms;
           if (rec_i.ret && exc_ext_i) begin
-            e[EnE+2] = ent(KExcRet, 8'd0, 8'd0);
+            ea[(EnE+2)*EntW +: EntW] = ent(KExcRet, 8'd0, 8'd0);
             x[FSingle] = 1'b0;
           end
-          e[EnE+3] = ent(KBranch, {5'd0, exc_ok && p_cancel, exc_ok, 1'b0}, 8'd0);
+          ea[(EnE+3)*EntW +: EntW] = ent(KBranch, {5'd0, exc_ok && t_cancel, exc_ok, 1'b0}, 8'd0);
           x[FSingle] = 1'b0;
-          p_cancel = 1'b0;
+          t_cancel = 1'b0;
           tac = 1'b1;
-        end else if (p_cancel) begin  // cancelled, but no exception came: the atom stays
-          p_cancel = 1'b0;
+        end else if (t_cancel) begin  // cancelled, but no exception came: the atom stays
+          t_cancel = 1'b0;
           tac = 1'b1;
         end
       end
       // The trigger packet (put_trigger): phase events' trigger (one behind a
       // cancel waits), or phase first's trigger_after_cancel.
-      if (s_phase[0] && rec_i.trigger && p_cancel) p_trig_pend = 1'b1;
-      else if ((s_phase[0] && rec_i.trigger) || (tac && p_trig_pend)) begin
-        if (!p_started) begin
-          e[EnT] = ent(KAsync, 8'd0, 8'd0);
-          p_started = 1'b1;
-          p_sync_due = 1'b0;
-          p_sync_count = 32'd0;
+      if (s_phase[0] && rec_i.trigger && t_cancel) t_trig_pend = 1'b1;
+      else if ((s_phase[0] && rec_i.trigger) || (tac && t_trig_pend)) begin
+        if (!t_started) begin
+          ea[(EnT)*EntW +: EntW] = ent(KAsync, 8'd0, 8'd0);
+          t_started = 1'b1;
+          t_sync_due = 1'b0;
+          t_sync_count = 32'd0;
           x[FSingle] = 1'b0;
         end
         r_f_close_all = f_close_all(x, ca_i);
-        {x, cc, e[EnT+6], e[EnT+5], e[EnT+4], e[EnT+3], e[EnT+2], e[EnT+1]} = r_f_close_all;
-        if (cc != 32'd0) ccv = cc;
-        e[EnT+7] = ent(KTrig, 8'd0, 8'd0);
+        {x, cc, ea[(EnT+6)*EntW +: EntW], ea[(EnT+5)*EntW +: EntW], ea[(EnT+4)*EntW +: EntW], ea[(EnT+3)*EntW +: EntW], ea[(EnT+2)*EntW +: EntW], ea[(EnT+1)*EntW +: EntW]} = r_f_close_all;
+        if (cc != 32'd0) t_ccv = cc;
+        ea[(EnT+7)*EntW +: EntW] = ent(KTrig, 8'd0, 8'd0);
         x[FSingle] = 1'b0;
-        if (s_phase[1]) p_trig_pend = 1'b0;  // (phase events' trigger leaves a waiting one waiting)
+        if (s_phase[1]) t_trig_pend = 1'b0;  // (phase events' trigger leaves a waiting one waiting)
       end
       // Phase events (run_events), after its trigger.
       if (s_phase[0]) begin
         if (!rec_i.te) begin
-          if (p_active) begin
+          if (t_active) begin
             r_f_close_all = f_close_all(x, ca_i);
-            {x, cc, e[EnO+5], e[EnO+4], e[EnO+3], e[EnO+2], e[EnO+1], e[EnO]} = r_f_close_all;
-            if (cc != 32'd0) ccv = cc;
-            p_active = 1'b0;
-            p_reason = etm_defs_pkg::IsyncReasonTraceOn;
-            p_cancel = 1'b0;
+            {x, cc, ea[(EnO+5)*EntW +: EntW], ea[(EnO+4)*EntW +: EntW], ea[(EnO+3)*EntW +: EntW], ea[(EnO+2)*EntW +: EntW], ea[(EnO+1)*EntW +: EntW], ea[(EnO)*EntW +: EntW]} = r_f_close_all;
+            if (cc != 32'd0) t_ccv = cc;
+            t_active = 1'b0;
+            t_reason = etm_defs_pkg::IsyncReasonTraceOn;
+            t_cancel = 1'b0;
           end
-        end else if (p_active) begin
+        end else if (t_active) begin
           if (rec_i.cancel) begin
             r_f_isolate = f_isolate(x, ca_i, format4_i);
-            {x, ok_unused, e[EnB+2], e[EnB+1], e[EnB]} = r_f_isolate;  // (ok: the C counts untraceable)
-            p_cancel = 1'b1;
+            {x, ok_unused, ea[(EnB+2)*EntW +: EntW], ea[(EnB+1)*EntW +: EntW], ea[(EnB)*EntW +: EntW]} = r_f_isolate;  // (ok: the C counts untraceable)
+            t_cancel = 1'b1;
           end
-          if (rec_i.flush && ph_eager_i && !p_cancel) begin
+          if (rec_i.flush && ph_eager_i && !t_cancel) begin
             r_f_close_atoms = f_close_atoms(x, ca_i);
-            {x, e[EnC+1], e[EnC]} = r_f_close_atoms;
+            {x, ea[(EnC+1)*EntW +: EntW], ea[(EnC)*EntW +: EntW]} = r_f_close_atoms;
           end
         end
       end
+    end
+    a_ph = x;
+    a_started = t_started;
+    a_active = t_active;
+    a_reason = t_reason;
+    a_sync_due = t_sync_due;
+    a_cancel = t_cancel;
+    a_trig_pend = t_trig_pend;
+    a_sync_count = t_sync_count;
+    a_ccv = t_ccv;
+  end
+
+  always_comb begin : plan_b
+    logic [PhW+2*EntW-1:0] r_f_close_atoms;
+    logic [PhW+32+6*EntW-1:0] r_f_cycle;
+    logic [PhW+32+6*EntW-1:0] r_f_nowait;
+    logic [PhW-1:0] x;
+    logic [31:0] cc;
+    logic a0, a1, dual_t;
+    eb = '0;
+    r_f_close_atoms = '0;
+    r_f_cycle = '0;
+    r_f_nowait = '0;
+    cc = 32'd0;
+    dual_t = 1'b0;
+    x = a_ph;
+    p_started = a_started;
+    p_active = a_active;
+    p_reason = a_reason;
+    p_sync_due = a_sync_due;
+    p_cancel = a_cancel;
+    p_trig_pend = a_trig_pend;
+    p_sync_count = a_sync_count;
+    p_wtotal = cu_wtotal;
+    ccv = a_ccv;
+    a0 = rec_i.exec0;
+    a1 = rec_i.exec1;
+    if (work && !s_gap && !s_fin) begin
       // Phase periodic (run_periodic): a plain target's branch packet first.
       if (s_phase[2]) begin
         if (!s_bdone && !s_phase[1] && rec_i.target0) begin
           r_f_close_atoms = f_close_atoms(x, ca_i);
-          {x, e[EnP+1], e[EnP]} = r_f_close_atoms;
-          e[EnP+2] = ent(KBranch, 8'd0, 8'd0);
+          {x, eb[(EnP-EnP+1)*EntW +: EntW], eb[(EnP-EnP)*EntW +: EntW]} = r_f_close_atoms;
+          eb[(EnP-EnP+2)*EntW +: EntW] = ent(KBranch, 8'd0, 8'd0);
           x[FSingle] = 1'b0;
         end
         r_f_close_atoms = f_close_atoms(x, ca_i);
-        {x, e[EnG+1], e[EnG]} = r_f_close_atoms;
-        e[EnG+2] = ent(KAsync, 8'd0, 8'd0);
+        {x, eb[(EnG-EnP+1)*EntW +: EntW], eb[(EnG-EnP)*EntW +: EntW]} = r_f_close_atoms;
+        eb[(EnG-EnP+2)*EntW +: EntW] = ent(KAsync, 8'd0, 8'd0);
         p_started = 1'b1;
         p_sync_due = 1'b0;
         p_sync_count = 32'd0;
-        e[EnG+3] = ent(KIsync, {6'd0, etm_defs_pkg::IsyncReasonPeriodic}, 8'd0);
+        eb[(EnG-EnP+3)*EntW +: EntW] = ent(KIsync, {6'd0, etm_defs_pkg::IsyncReasonPeriodic}, 8'd0);
         x[FSingle] = 1'b0;
       end
       // Phase atoms (run_atoms): a plain target's branch packet first, the cycle's W
@@ -813,26 +856,27 @@ module etm_gen #(
         dual_t = rec_i.natoms == 2'd2 && rec_i.target1;
         if (rec_i.natoms != 2'd0 && !s_bdone && rec_i.target0) begin
           r_f_close_atoms = f_close_atoms(x, ca_i);
-          {x, e[EnQ+1], e[EnQ]} = r_f_close_atoms;
-          e[EnQ+2] = ent(KBranch, 8'd0, 8'd0);
+          {x, eb[(EnQ-EnP+1)*EntW +: EntW], eb[(EnQ-EnP)*EntW +: EntW]} = r_f_close_atoms;
+          eb[(EnQ-EnP+2)*EntW +: EntW] = ent(KBranch, 8'd0, 8'd0);
           x[FSingle] = 1'b0;
         end
         r_f_cycle = f_cycle(x, ca_i, dual_t ? 2'd1 : rec_i.natoms, a0, a1);
-        {x, cc, e[EnH+5], e[EnH+4], e[EnH+3], e[EnH+2], e[EnH+1], e[EnH]} = r_f_cycle;
+        {x, cc, eb[(EnH-EnP+5)*EntW +: EntW], eb[(EnH-EnP+4)*EntW +: EntW], eb[(EnH-EnP+3)*EntW +: EntW], eb[(EnH-EnP+2)*EntW +: EntW], eb[(EnH-EnP+1)*EntW +: EntW], eb[(EnH-EnP)*EntW +: EntW]} = r_f_cycle;
         if (cc != 32'd0) ccv = cc;
         if (dual_t) begin
           r_f_close_atoms = f_close_atoms(x, ca_i);
-          {x, e[EnJ+1], e[EnJ]} = r_f_close_atoms;
-          e[EnJ+2] = ent(KBranch, 8'b001, 8'd0);
+          {x, eb[(EnJ-EnP+1)*EntW +: EntW], eb[(EnJ-EnP)*EntW +: EntW]} = r_f_close_atoms;
+          eb[(EnJ-EnP+2)*EntW +: EntW] = ent(KBranch, 8'b001, 8'd0);
           x[FSingle] = 1'b0;
           r_f_nowait = f_nowait(x, ca_i, format4_i, a1);
-          {x, cc, e[EnK+5], e[EnK+4], e[EnK+3], e[EnK+2], e[EnK+1], e[EnK]} = r_f_nowait;
+          {x, cc, eb[(EnK-EnP+5)*EntW +: EntW], eb[(EnK-EnP+4)*EntW +: EntW], eb[(EnK-EnP+3)*EntW +: EntW], eb[(EnK-EnP+2)*EntW +: EntW], eb[(EnK-EnP+1)*EntW +: EntW], eb[(EnK-EnP)*EntW +: EntW]} = r_f_nowait;
           if (cc != 32'd0) ccv = cc;
         end
       end
     end
     p_ph = x;
   end
+  assign e = {eb, ea};
   assign cu_sync_due_o = cu_due;
   logic unused_gen;
   assign unused_gen = ^{rec_i.cycle, en.v, ok_unused};
@@ -848,12 +892,12 @@ module etm_gen #(
   logic [31:0] to, w_add;
 
   always_comb begin : pick
-    for (int i = 0; i < NumEnt; i++) valid[i] = e[i].v;
+    for (int i = 0; i < NumEnt; i++) valid[i] = e[i*EntW + EntW - 1];
     from = valid & ~((NumEnt'(1) << (on_q ? cur_q : 6'd0)) - NumEnt'(1));
     found = from != '0;
     idx = 6'd0;
     for (int i = NumEnt - 1; i >= 0; i--) if (from[i]) idx = 6'(i);
-    en = e[idx];
+    en = e[32'(idx)*EntW +: EntW];
     ahead = from & ~(NumEnt'(1) << idx);
     more = ahead != '0;
   end
