@@ -135,8 +135,8 @@ module etm_fifo #(
     held_d = v3_port_i ? ((n_rd != 4'd0) ? 4'd0 : k) : held_q;
     held_id_d = v3_port_i ? ((held_d != 4'd0) ? atid_o : 7'd0) : held_id_q;
     // The flush handshake.
-    // With records the flush counts the store's bytes (etm_fifo_counted).
-    rem = flush_q ? flush_rem_q : (rec_i ? level_q : held);
+    // (With records nothing is staged here: the flush counts the store, etm_fifo_counted.)
+    rem = flush_q ? flush_rem_q : held;
     afready_o = v3_port_i && (!flush_cap_i || (afvalid_i && rem == 17'd0));
     flush_d = flush_q;
     flush_rem_d = flush_rem_q;
@@ -235,8 +235,8 @@ module etm_fifo #(
     nflags_d = nflags_w - gone;
   end
 
-  // FIFOLEVEL: with records the store's bytes alone (etm_fifo_counted).
-  assign level_o = rec_i ? level_d : level_d + {9'd0, slevel_d};
+  // FIFOLEVEL (with records nothing is staged here: the store's bytes, etm_fifo_counted).
+  assign level_o = level_d + {9'd0, slevel_d};
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin

@@ -416,14 +416,22 @@ module etm_gen #(
       r_f_push_held = f_push_held(s);
       {y, e0} = r_f_push_held;
     end
-    r_f_nca = f_nca(y, natoms == 2'd2, a, b);
-    r_f_ca0 = f_ca0(y);
-    r_f_ca1 = f_ca1(y, a);
-    r_f_ca2 = f_ca2(y, a, b);
-    if (!ca) {x, es} = (natoms == 2'd0) ? {y, {6*EntW{1'b0}}} : r_f_nca;
-    else if (natoms == 2'd0) {x, es} = r_f_ca0;
-    else if (natoms == 2'd1) {x, cc, es} = r_f_ca1;
-    else {x, cc, es} = r_f_ca2;
+    // (Only the form that applies is evaluated: the simulator runs this every cycle.)
+    if (!ca && natoms == 2'd0) begin
+      {x, es} = {y, {6*EntW{1'b0}}};
+    end else if (!ca) begin
+      r_f_nca = f_nca(y, natoms == 2'd2, a, b);
+      {x, es} = r_f_nca;
+    end else if (natoms == 2'd0) begin
+      r_f_ca0 = f_ca0(y);
+      {x, es} = r_f_ca0;
+    end else if (natoms == 2'd1) begin
+      r_f_ca1 = f_ca1(y, a);
+      {x, cc, es} = r_f_ca1;
+    end else begin
+      r_f_ca2 = f_ca2(y, a, b);
+      {x, cc, es} = r_f_ca2;
+    end
     if (natoms != 2'd0) es[0 +: EntW] = e0;
     f_cycle = {x, cc, es};
   endfunction
