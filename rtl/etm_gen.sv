@@ -22,7 +22,8 @@
 // return the state after the operation, the value of a cycle count packet among
 // its entries, and its entries.
 module etm_gen #(
-  parameter int unsigned Lanes = etm_defs_pkg::FifoWritePortMax
+  parameter int unsigned Lanes = etm_defs_pkg::FifoWritePortMax,
+  parameter bit          Dual  = 1'b1   // two instructions a cycle (IssueWidth 2) possible
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -67,7 +68,7 @@ module etm_gen #(
 );
   localparam int unsigned PhW = 68;   // $bits(etm_pkg::gen_ph_t)
   localparam int unsigned EntW = 21;  // $bits(etm_pkg::gen_ent_t)
-  localparam int unsigned NumEnt = 54;
+  localparam int unsigned NumEnt = 40;
   localparam int unsigned DataW = Lanes * 8;
   localparam logic [31:0] RunMax = 32'hFFFF_FFFF;
   // Fields of the state vector (gen_ph_t, lowest first).
@@ -77,22 +78,25 @@ module etm_gen #(
   localparam logic [3:0] KHdr = 4'd0, KCc = 4'd1, KCcMax = 4'd2, KAsync = 4'd3, KIsync = 4'd4,
                          KBranch = 4'd5, KTrig = 4'd6, KExcRet = 4'd7, KIgnore = 4'd8;
   localparam logic [1:0] OpNone = 2'd0, OpF1 = 2'd1, OpN = 2'd2;
-  // The plan's entries, in stream order. Each is a packet one call site of the C
-  // can make; a phase uses the ones of its own steps.
+  // The plan's entries, in stream order. The phases are one-hot, and share the
+  // entries: each uses those of its own steps, in the C's order, so that one
+  // call of each packer operation serves every phase (the close at EnC is the
+  // trigger's, trace off's, the flush hint's, a branch's, periodic's, a plain
+  // target's or the end's: a phase makes at most one close that packs anything).
   localparam int unsigned EnI = 0;    // catch-up (ph_idle): close_open, its run's push, a full count
-  localparam int unsigned EnR = 3;    // restart: A-sync, I-sync, the exception's branch packet
-  localparam int unsigned EnE = 6;    // branch or exception: close_atoms (2), 0x76, branch packet
-  localparam int unsigned EnT = 10;   // trigger (events), or one that waited behind a cancel (first):
-                                      //   A-sync, close_all (6), 0x0C
-  localparam int unsigned EnO = 18;   // trace off, or the end of trace: close_all (6)
-  localparam int unsigned EnB = 24;   // ETMCANCEL: isolate_last (3)
-  localparam int unsigned EnC = 27;   // ETMFLUSH with PH_EAGER: close_atoms (2)
-  localparam int unsigned EnP = 29;   // periodic, a plain target first: close_atoms (2), branch packet
-  localparam int unsigned EnG = 32;   // periodic: close_atoms (2), A-sync, I-sync
-  localparam int unsigned EnQ = 36;   // atoms, a plain target first: close_atoms (2), branch packet
-  localparam int unsigned EnH = 39;   // the cycle's W and atoms: ph_cycle (6)
-  localparam int unsigned EnJ = 45;   // slot 1 a branch target: close_atoms (2), branch packet
-  localparam int unsigned EnK = 48;   // ... slot 1's atom: ph_atom_nowait (6)
+  localparam int unsigned EnS = 3;    // A-sync: restart (first); trigger (events, first after a cancel alone)
+  localparam int unsigned EnY = 4;    // restart (first): I-sync, the exception's branch packet
+  localparam int unsigned EnC = 6;    // the close (6): close_atoms, and flush_run for close_all
+  localparam int unsigned EnX = 12;   // exception return 0x76 (first)
+  localparam int unsigned EnB = 13;   // branch packet: first's; periodic's or atoms' plain target
+  localparam int unsigned EnZ = 14;   // trigger 0x0C (events); A-sync of a trigger after a branch (first)
+  localparam int unsigned EnF = 15;   // flush_run (4) of a trigger that waited behind a cancel (first, after its branch)
+  localparam int unsigned EnT = 19;   // trigger 0x0C that waited behind a cancel (first)
+  localparam int unsigned EnG = 20;   // periodic: A-sync, I-sync
+  localparam int unsigned EnL = 22;   // ETMCANCEL: isolate_last (3) (events)
+  localparam int unsigned EnH = 25;   // the cycle's W and atoms: ph_cycle (6) (atoms)
+  localparam int unsigned EnJ = 31;   // slot 1 a branch target: close_atoms (2), branch packet (atoms)
+  localparam int unsigned EnK = 34;   // ... slot 1's atom: ph_atom_nowait (6)
 
   // ---- The P-header packer's operations (pheader.c) ---------------------------------
   function automatic logic [EntW-1:0] ent(input logic [3:0] kind, input logic [7:0] hdr, input logic [7:0] w);
@@ -197,8 +201,8 @@ module etm_gen #(
     f_flush_run = {x, cc, es};
   endfunction
 
-  // close_all: close_atoms, then flush_run.
-  function automatic logic [PhW+32+6*EntW-1:0] f_close_all(input logic [PhW-1:0] s, input logic ca);
+  // close_atoms, then for close_all (all) flush_run.
+  function automatic logic [PhW+32+6*EntW-1:0] f_close(input logic [PhW-1:0] s, input logic ca, input logic all);
     logic [PhW+2*EntW-1:0] r_f_close_atoms;
     logic [PhW+32+4*EntW-1:0] r_f_flush_run;
     logic [PhW-1:0] x;
@@ -207,9 +211,13 @@ module etm_gen #(
     logic [31:0] cc;
     r_f_close_atoms = f_close_atoms(s, ca);
     {x, ea} = r_f_close_atoms;
-    r_f_flush_run = f_flush_run(x);
-    {x, cc, er} = r_f_flush_run;
-    f_close_all = {x, cc, er, ea};
+    cc = 32'd0;
+    er = '0;
+    if (all) begin
+      r_f_flush_run = f_flush_run(x);
+      {x, cc, er} = r_f_flush_run;
+    end
+    f_close = {x, cc, er, ea};
   endfunction
 
   // A full run (RunMax W atoms) out as a cycle count (its held header first),
@@ -632,8 +640,8 @@ module etm_gen #(
   // The entries, entry k at [k*EntW +: EntW] (gen_ent_t; Yosys 0.23 takes no
   // unpacked arrays of structs).
   logic [NumEnt*EntW-1:0] e;
-  logic [EnP*EntW-1:0] ea;                  // plan_a's entries (0 .. EnP-1)
-  logic [(NumEnt-EnP)*EntW-1:0] eb;         // plan_b's (EnP ..)
+  logic [EnH*EntW-1:0] ea;                  // plan_a's entries (0 .. EnH-1)
+  logic [(NumEnt-EnH)*EntW-1:0] eb;         // plan_b's (EnH ..)
   etm_pkg::gen_ph_t a_ph;                   // the state plan_a leaves
   logic        a_started, a_active, a_sync_due, a_cancel, a_trig_pend;
   logic [1:0]  a_reason;
@@ -665,27 +673,27 @@ module etm_gen #(
     end
   end
 
-  // The plan in two processes (each smaller for synthesis): phases events and
-  // first (and the catch-up, the gap, the end), then periodic and atoms.
+  // The plan in two processes (each smaller for synthesis): up to the phase's
+  // close and what follows it in every phase but atoms, then atoms' cycle.
   always_comb begin : plan_a
-    logic [PhW+32+6*EntW-1:0] r_f_close_all;
-    logic [PhW+2*EntW-1:0] r_f_close_atoms;
+    logic [PhW+32+6*EntW-1:0] r_f_close;
+    logic [PhW+32+4*EntW-1:0] r_f_flush_run;
     logic [PhW+3*EntW-1:0] r_f_idle;
     logic [PhW+1+3*EntW-1:0] r_f_isolate;
     logic [PhW-1:0] x;
     logic [31:0] n, cc;
-    logic exc_ok, tac;
+    logic exc_ok, ev, fi, pe, at, fin;
+    logic ev_trig, te_off, fi_br, fi_cancel, fi_trig, c_on, c_all;
     logic [31:0] t_ccv;
     logic        t_started, t_active, t_sync_due, t_cancel, t_trig_pend;
     logic [1:0]  t_reason;
     logic [31:0] t_sync_count;
     ea = '0;
-    r_f_close_all = '0;
-    r_f_close_atoms = '0;
+    r_f_close = '0;
+    r_f_flush_run = '0;
     r_f_idle = '0;
     r_f_isolate = '0;
     n = 32'd0;
-    tac = 1'b0;
     t_ccv = 32'd0;
     icc = 32'd0;
     cc = 32'd0;
@@ -700,13 +708,18 @@ module etm_gen #(
     t_sync_count = sync_count_q;
     // An exception byte holds 0-15 before ETMv3.4 (a higher one goes as a plain branch).
     exc_ok = rec_i.entry && (rec_i.exc < 9'd16 || exc_ext_i);
+    fin = work && !s_gap && s_fin;
+    ev = work && !s_gap && !s_fin && s_phase[0];
+    fi = work && !s_gap && !s_fin && s_phase[1];
+    pe = work && !s_gap && !s_fin && s_phase[2];
+    at = work && !s_gap && !s_fin && s_phase[3];
 
     // etm_packet_catch_up: the idle cycles since the last record (and the end's).
     if (work && (s_begin || s_fin)) begin
       n = s_cycle - wtotal_q;
       if (active_q && ca_i) begin
         r_f_idle = f_idle(x, n);
-        {x, ea[(EnI+2)*EntW +: EntW], ea[(EnI+1)*EntW +: EntW], ea[(EnI)*EntW +: EntW]} = r_f_idle;
+        {x, ea[(EnI+2)*EntW +: EntW], ea[(EnI+1)*EntW +: EntW], ea[(EnI+0)*EntW +: EntW]} = r_f_idle;
       end
     end
     t_sync_due = cu_due;
@@ -720,88 +733,110 @@ module etm_gen #(
       t_reason = etm_defs_pkg::IsyncReasonOverflow;
       t_cancel = 1'b0;
       t_trig_pend = 1'b0;
-    end else if (work && s_fin) begin
-      // etm_packet_end
-      if (t_active) begin
-        r_f_close_all = f_close_all(x, ca_i);
-        {x, cc, ea[(EnO+5)*EntW +: EntW], ea[(EnO+4)*EntW +: EntW], ea[(EnO+3)*EntW +: EntW], ea[(EnO+2)*EntW +: EntW], ea[(EnO+1)*EntW +: EntW], ea[(EnO)*EntW +: EntW]} = r_f_close_all;
+    end
+
+    // Before the close. Events (run_events): the trigger (one behind a cancel
+    // waits), then trace off, or the flush hint. First (run_first): a restart,
+    // a branch or exception, or a cancel no exception came to; either of the
+    // last two sends a trigger that waited behind the cancel.
+    ev_trig = ev && rec_i.trigger && !t_cancel;
+    te_off = ev && !rec_i.te && t_active;
+    if (ev && rec_i.trigger && t_cancel) t_trig_pend = 1'b1;
+    fi_br = fi && t_active && (rec_i.target0 || rec_i.entry || rec_i.ret);
+    fi_cancel = fi && t_active && !fi_br && t_cancel;
+    fi_trig = (fi_br || fi_cancel) && t_trig_pend;
+    if (fi && !t_active) begin
+      if (!t_started || t_sync_due) begin
+        ea[(EnS)*EntW +: EntW] = ent(KAsync, 8'd0, 8'd0);
+        t_started = 1'b1;
+        t_sync_due = 1'b0;
+        t_sync_count = 32'd0;
       end
+      // cycles_unsent: no W before it in this phase.
+      icc = cu_wtotal - wsent_q;
+      ea[(EnY)*EntW +: EntW] = ent(KIsync, {5'd0, ca_i, t_reason}, 8'd0);
+      x[FSingle] = 1'b0;
+      t_active = 1'b1;
+      t_cancel = 1'b0;
+      if (exc_ok) ea[(EnY+1)*EntW +: EntW] = ent(KBranch, 8'b010, 8'd0);  // its exception, from the I-sync's address
+    end
+    if ((ev_trig || (fi_cancel && fi_trig)) && !t_started) begin  // put_trigger's A-sync
+      ea[(EnS)*EntW +: EntW] = ent(KAsync, 8'd0, 8'd0);
+      t_started = 1'b1;
+      t_sync_due = 1'b0;
+      t_sync_count = 32'd0;
+      x[FSingle] = 1'b0;
+    end
+
+    // The close: close_all for a trigger (put_trigger), trace off and the end;
+    // close_atoms for the flush hint, a branch, periodic and a plain target.
+    // (After a close_all the phase's other closes pack nothing.)
+    c_all = ev_trig || te_off || fi_cancel || fin;
+    c_on = ev_trig || te_off || (fin && t_active) || (fi_cancel && fi_trig) || fi_br || pe ||
+           (ev && rec_i.te && t_active && !rec_i.cancel && !t_cancel && rec_i.flush && ph_eager_i) ||
+           (at && rec_i.natoms != 2'd0 && !s_bdone && rec_i.target0);
+    if (c_on) begin
+      r_f_close = f_close(x, ca_i, c_all);
+      {x, cc, ea[(EnC+5)*EntW +: EntW], ea[(EnC+4)*EntW +: EntW], ea[(EnC+3)*EntW +: EntW], ea[(EnC+2)*EntW +: EntW], ea[(EnC+1)*EntW +: EntW], ea[(EnC+0)*EntW +: EntW]} = r_f_close;
       if (cc != 32'd0) t_ccv = cc;
-    end else if (work) begin
-      // Phase first (run_first). (The phases are tested one-hot; their code is in
-      // the order that lets phase events and phase first share the trigger's.)
-      if (s_phase[1]) begin
-        if (!t_active) begin
-          if (!t_started || t_sync_due) begin
-            ea[(EnR)*EntW +: EntW] = ent(KAsync, 8'd0, 8'd0);
-            t_started = 1'b1;
-            t_sync_due = 1'b0;
-            t_sync_count = 32'd0;
-          end
-          // cycles_unsent: no W before it in this phase.
-          icc = cu_wtotal - wsent_q;
-          ea[(EnR+1)*EntW +: EntW] = ent(KIsync, {5'd0, ca_i, t_reason}, 8'd0);
-          x[FSingle] = 1'b0;
-          t_active = 1'b1;
-          t_cancel = 1'b0;
-          if (exc_ok) ea[(EnR+2)*EntW +: EntW] = ent(KBranch, 8'b010, 8'd0);  // its exception, from the I-sync's address
-        end else if (rec_i.target0 || rec_i.entry || rec_i.ret) begin
-          r_f_close_atoms = f_close_atoms(x, ca_i);
-          {x, ea[(EnE+1)*EntW +: EntW], ea[(EnE)*EntW +: EntW]} = r_f_close_atoms;
-          if (rec_i.ret && exc_ext_i) begin
-            ea[(EnE+2)*EntW +: EntW] = ent(KExcRet, 8'd0, 8'd0);
-            x[FSingle] = 1'b0;
-          end
-          ea[(EnE+3)*EntW +: EntW] = ent(KBranch, {5'd0, exc_ok && t_cancel, exc_ok, 1'b0}, 8'd0);
-          x[FSingle] = 1'b0;
-          t_cancel = 1'b0;
-          tac = 1'b1;
-        end else if (t_cancel) begin  // cancelled, but no exception came: the atom stays
-          t_cancel = 1'b0;
-          tac = 1'b1;
-        end
+    end
+
+    // After it: events.
+    if (ev_trig) begin
+      ea[(EnZ)*EntW +: EntW] = ent(KTrig, 8'd0, 8'd0);
+      x[FSingle] = 1'b0;
+    end
+    if (te_off) begin
+      t_active = 1'b0;
+      t_reason = etm_defs_pkg::IsyncReasonTraceOn;
+      t_cancel = 1'b0;
+    end
+    if (ev && rec_i.te && t_active && rec_i.cancel) begin
+      r_f_isolate = f_isolate(x, ca_i, format4_i);
+      {x, ok_unused, ea[(EnL+2)*EntW +: EntW], ea[(EnL+1)*EntW +: EntW], ea[(EnL+0)*EntW +: EntW]} = r_f_isolate;  // (ok: the C counts untraceable)
+      t_cancel = 1'b1;
+    end
+    // First: the branch (or exception), then a trigger that waited.
+    if (fi_br) begin
+      if (rec_i.ret && exc_ext_i) begin
+        ea[(EnX)*EntW +: EntW] = ent(KExcRet, 8'd0, 8'd0);
+        x[FSingle] = 1'b0;
       end
-      // The trigger packet (put_trigger): phase events' trigger (one behind a
-      // cancel waits), or phase first's trigger_after_cancel.
-      if (s_phase[0] && rec_i.trigger && t_cancel) t_trig_pend = 1'b1;
-      else if ((s_phase[0] && rec_i.trigger) || (tac && t_trig_pend)) begin
+      ea[(EnB)*EntW +: EntW] = ent(KBranch, {5'd0, exc_ok && t_cancel, exc_ok, 1'b0}, 8'd0);
+      x[FSingle] = 1'b0;
+      if (fi_trig) begin
         if (!t_started) begin
-          ea[(EnT)*EntW +: EntW] = ent(KAsync, 8'd0, 8'd0);
+          ea[(EnZ)*EntW +: EntW] = ent(KAsync, 8'd0, 8'd0);
           t_started = 1'b1;
           t_sync_due = 1'b0;
           t_sync_count = 32'd0;
           x[FSingle] = 1'b0;
         end
-        r_f_close_all = f_close_all(x, ca_i);
-        {x, cc, ea[(EnT+6)*EntW +: EntW], ea[(EnT+5)*EntW +: EntW], ea[(EnT+4)*EntW +: EntW], ea[(EnT+3)*EntW +: EntW], ea[(EnT+2)*EntW +: EntW], ea[(EnT+1)*EntW +: EntW]} = r_f_close_all;
+        // close_all after the close_atoms above: only its flush_run packs.
+        r_f_flush_run = f_flush_run(x);
+        {x, cc, ea[(EnF+3)*EntW +: EntW], ea[(EnF+2)*EntW +: EntW], ea[(EnF+1)*EntW +: EntW], ea[(EnF+0)*EntW +: EntW]} = r_f_flush_run;
         if (cc != 32'd0) t_ccv = cc;
-        ea[(EnT+7)*EntW +: EntW] = ent(KTrig, 8'd0, 8'd0);
-        x[FSingle] = 1'b0;
-        if (s_phase[1]) t_trig_pend = 1'b0;  // (phase events' trigger leaves a waiting one waiting)
       end
-      // Phase events (run_events), after its trigger.
-      if (s_phase[0]) begin
-        if (!rec_i.te) begin
-          if (t_active) begin
-            r_f_close_all = f_close_all(x, ca_i);
-            {x, cc, ea[(EnO+5)*EntW +: EntW], ea[(EnO+4)*EntW +: EntW], ea[(EnO+3)*EntW +: EntW], ea[(EnO+2)*EntW +: EntW], ea[(EnO+1)*EntW +: EntW], ea[(EnO)*EntW +: EntW]} = r_f_close_all;
-            if (cc != 32'd0) t_ccv = cc;
-            t_active = 1'b0;
-            t_reason = etm_defs_pkg::IsyncReasonTraceOn;
-            t_cancel = 1'b0;
-          end
-        end else if (t_active) begin
-          if (rec_i.cancel) begin
-            r_f_isolate = f_isolate(x, ca_i, format4_i);
-            {x, ok_unused, ea[(EnB+2)*EntW +: EntW], ea[(EnB+1)*EntW +: EntW], ea[(EnB)*EntW +: EntW]} = r_f_isolate;  // (ok: the C counts untraceable)
-            t_cancel = 1'b1;
-          end
-          if (rec_i.flush && ph_eager_i && !t_cancel) begin
-            r_f_close_atoms = f_close_atoms(x, ca_i);
-            {x, ea[(EnC+1)*EntW +: EntW], ea[(EnC)*EntW +: EntW]} = r_f_close_atoms;
-          end
-        end
-      end
+    end
+    if (fi_br || fi_cancel) t_cancel = 1'b0;
+    if (fi_trig) begin
+      ea[(EnT)*EntW +: EntW] = ent(KTrig, 8'd0, 8'd0);
+      x[FSingle] = 1'b0;
+      t_trig_pend = 1'b0;
+    end
+    // Periodic (run_periodic): a plain target's branch packet, then A-sync and I-sync.
+    // Atoms (run_atoms): a plain target's branch packet before the cycle.
+    if ((pe || (at && rec_i.natoms != 2'd0)) && !s_bdone && rec_i.target0) begin
+      ea[(EnB)*EntW +: EntW] = ent(KBranch, 8'd0, 8'd0);
+      x[FSingle] = 1'b0;
+    end
+    if (pe) begin
+      ea[(EnG)*EntW +: EntW] = ent(KAsync, 8'd0, 8'd0);
+      t_started = 1'b1;
+      t_sync_due = 1'b0;
+      t_sync_count = 32'd0;
+      ea[(EnG+1)*EntW +: EntW] = ent(KIsync, {6'd0, etm_defs_pkg::IsyncReasonPeriodic}, 8'd0);
+      x[FSingle] = 1'b0;
     end
     a_ph = x;
     a_started = t_started;
@@ -814,19 +849,23 @@ module etm_gen #(
     a_ccv = t_ccv;
   end
 
+  // Atoms (run_atoms): the cycle's W and atoms; when slot 1 is a branch target,
+  // slot 0's atom, its branch packet, then slot 1's atom (ph_atom_nowait). A
+  // part that issues one instruction a cycle (Dual off) has neither two atoms
+  // nor slot 1.
   always_comb begin : plan_b
     logic [PhW+2*EntW-1:0] r_f_close_atoms;
     logic [PhW+32+6*EntW-1:0] r_f_cycle;
     logic [PhW+32+6*EntW-1:0] r_f_nowait;
     logic [PhW-1:0] x;
     logic [31:0] cc;
+    logic [1:0] na;
     logic a0, a1, dual_t;
     eb = '0;
     r_f_close_atoms = '0;
     r_f_cycle = '0;
     r_f_nowait = '0;
     cc = 32'd0;
-    dual_t = 1'b0;
     x = a_ph;
     p_started = a_started;
     p_active = a_active;
@@ -838,48 +877,21 @@ module etm_gen #(
     p_wtotal = cu_wtotal;
     ccv = a_ccv;
     a0 = rec_i.exec0;
-    a1 = rec_i.exec1;
-    if (work && !s_gap && !s_fin) begin
-      // Phase periodic (run_periodic): a plain target's branch packet first.
-      if (s_phase[2]) begin
-        if (!s_bdone && !s_phase[1] && rec_i.target0) begin
-          r_f_close_atoms = f_close_atoms(x, ca_i);
-          {x, eb[(EnP-EnP+1)*EntW +: EntW], eb[(EnP-EnP)*EntW +: EntW]} = r_f_close_atoms;
-          eb[(EnP-EnP+2)*EntW +: EntW] = ent(KBranch, 8'd0, 8'd0);
-          x[FSingle] = 1'b0;
-        end
+    a1 = Dual && rec_i.exec1;
+    na = Dual ? rec_i.natoms : {1'b0, rec_i.natoms != 2'd0};
+    dual_t = Dual && na == 2'd2 && rec_i.target1;
+    if (work && !s_gap && !s_fin && s_phase[3]) begin
+      r_f_cycle = f_cycle(x, ca_i, dual_t ? 2'd1 : na, a0, a1);
+      {x, cc, eb[(EnH-EnH+5)*EntW +: EntW], eb[(EnH-EnH+4)*EntW +: EntW], eb[(EnH-EnH+3)*EntW +: EntW], eb[(EnH-EnH+2)*EntW +: EntW], eb[(EnH-EnH+1)*EntW +: EntW], eb[(EnH-EnH+0)*EntW +: EntW]} = r_f_cycle;
+      if (cc != 32'd0) ccv = cc;
+      if (dual_t) begin
         r_f_close_atoms = f_close_atoms(x, ca_i);
-        {x, eb[(EnG-EnP+1)*EntW +: EntW], eb[(EnG-EnP)*EntW +: EntW]} = r_f_close_atoms;
-        eb[(EnG-EnP+2)*EntW +: EntW] = ent(KAsync, 8'd0, 8'd0);
-        p_started = 1'b1;
-        p_sync_due = 1'b0;
-        p_sync_count = 32'd0;
-        eb[(EnG-EnP+3)*EntW +: EntW] = ent(KIsync, {6'd0, etm_defs_pkg::IsyncReasonPeriodic}, 8'd0);
+        {x, eb[(EnJ-EnH+1)*EntW +: EntW], eb[(EnJ-EnH+0)*EntW +: EntW]} = r_f_close_atoms;
+        eb[(EnJ-EnH+2)*EntW +: EntW] = ent(KBranch, 8'b001, 8'd0);
         x[FSingle] = 1'b0;
-      end
-      // Phase atoms (run_atoms): a plain target's branch packet first, the cycle's W
-      // and atoms; when slot 1 is a branch target, slot 0's atom, its branch
-      // packet, then slot 1's atom (ph_atom_nowait).
-      if (s_phase[3]) begin
-        dual_t = rec_i.natoms == 2'd2 && rec_i.target1;
-        if (rec_i.natoms != 2'd0 && !s_bdone && rec_i.target0) begin
-          r_f_close_atoms = f_close_atoms(x, ca_i);
-          {x, eb[(EnQ-EnP+1)*EntW +: EntW], eb[(EnQ-EnP)*EntW +: EntW]} = r_f_close_atoms;
-          eb[(EnQ-EnP+2)*EntW +: EntW] = ent(KBranch, 8'd0, 8'd0);
-          x[FSingle] = 1'b0;
-        end
-        r_f_cycle = f_cycle(x, ca_i, dual_t ? 2'd1 : rec_i.natoms, a0, a1);
-        {x, cc, eb[(EnH-EnP+5)*EntW +: EntW], eb[(EnH-EnP+4)*EntW +: EntW], eb[(EnH-EnP+3)*EntW +: EntW], eb[(EnH-EnP+2)*EntW +: EntW], eb[(EnH-EnP+1)*EntW +: EntW], eb[(EnH-EnP)*EntW +: EntW]} = r_f_cycle;
+        r_f_nowait = f_nowait(x, ca_i, format4_i, a1);
+        {x, cc, eb[(EnK-EnH+5)*EntW +: EntW], eb[(EnK-EnH+4)*EntW +: EntW], eb[(EnK-EnH+3)*EntW +: EntW], eb[(EnK-EnH+2)*EntW +: EntW], eb[(EnK-EnH+1)*EntW +: EntW], eb[(EnK-EnH+0)*EntW +: EntW]} = r_f_nowait;
         if (cc != 32'd0) ccv = cc;
-        if (dual_t) begin
-          r_f_close_atoms = f_close_atoms(x, ca_i);
-          {x, eb[(EnJ-EnP+1)*EntW +: EntW], eb[(EnJ-EnP)*EntW +: EntW]} = r_f_close_atoms;
-          eb[(EnJ-EnP+2)*EntW +: EntW] = ent(KBranch, 8'b001, 8'd0);
-          x[FSingle] = 1'b0;
-          r_f_nowait = f_nowait(x, ca_i, format4_i, a1);
-          {x, cc, eb[(EnK-EnP+5)*EntW +: EntW], eb[(EnK-EnP+4)*EntW +: EntW], eb[(EnK-EnP+3)*EntW +: EntW], eb[(EnK-EnP+2)*EntW +: EntW], eb[(EnK-EnP+1)*EntW +: EntW], eb[(EnK-EnP)*EntW +: EntW]} = r_f_nowait;
-          if (cc != 32'd0) ccv = cc;
-        end
       end
     end
     p_ph = x;
