@@ -31,7 +31,14 @@ module etm_core #(
   // etm_packet and etm_pheader) and the one with records (PKT_QUEUE>0, etm_gen).
   // A part has the one its PKT_QUEUE needs (etm_top).
   parameter bit          HasCycleGen  = 1'b1,
-  parameter bit          HasRecGen    = 1'b1
+  parameter bit          HasRecGen    = 1'b1,
+  // Whether instruction slot 1 can carry an instruction (a part that issues one
+  // instruction a cycle has no logic for it in etm_gen).
+  parameter bit          Dual         = 1'b1,
+  // The address comparators and counters the register file builds (etm_regs): at
+  // least what impl_etmccr_i says.
+  parameter int unsigned NumCmp       = 16,
+  parameter int unsigned NumCnt       = 4
 ) (
   input  logic         clk_i,
   input  logic         rst_ni,
@@ -143,7 +150,10 @@ module etm_core #(
   logic ps_idle;  // ETMv1: nothing waits in the PIPESTAT queue
   assign drained = !stop && fifo_level_q == 17'd0 && gen_idle && (v3 ? !end_wait_q : ps_idle);
 
-  etm_regs u_regs (
+  etm_regs #(
+    .NumCmp (NumCmp),
+    .NumCnt (NumCnt)
+  ) u_regs (
     .clk_i,
     .rst_ni,
     .version_i       (version),
@@ -606,7 +616,8 @@ module etm_core #(
   if (HasV3 && HasRecGen) begin : gen_rec
     // Records: the packet generator, a packet a clock into the FIFO's store.
     etm_gen #(
-      .Lanes(GenLanes)
+      .Lanes(GenLanes),
+      .Dual (Dual)
     ) u_gen (
       .clk_i,
       .rst_ni          (stage_rst_n),

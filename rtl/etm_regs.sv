@@ -15,7 +15,13 @@
 // (stop_o in the next cycle, whose edge also takes the counters' values into
 // ETMCNTVR); one that clears both starts it again (restart_o in the next cycle:
 // the trace stages are held in reset for that cycle).
-module etm_regs (
+module etm_regs #(
+  // The comparators and counters the part has (ETMCCR[3:0] * 2, ETMCCR[15:13]):
+  // registers beyond them are not built (an access to them is unmapped whatever
+  // these say, as impl_etmccr_i decides).
+  parameter int unsigned NumCmp = 16,
+  parameter int unsigned NumCnt = 4
+) (
   input  logic          clk_i,
   input  logic          rst_ni,
   // The implementation: fixed in a real part.
@@ -297,6 +303,17 @@ module etm_regs (
       for (int i = 0; i < 4; i++)
         if (3'(i) < ncnt) cntvr_d[i] = {16'd0, cnt_i[16*i +: 16]};
     end
+    // The arrays: one write enable per element.
+    for (int i = 0; i < 16; i++) begin
+      if (ok_write && kind == KAcvr && idx == 4'(i)) acvr_d[i] = wdata;
+      if (ok_write && kind == KActr && idx == 4'(i)) actr_d[i] = wdata;
+    end
+    for (int i = 0; i < 4; i++) begin
+      if (ok_write && kind == KCntrldvr && idx[1:0] == 2'(i)) cntrldvr_d[i] = wdata;
+      if (ok_write && kind == KCntenr && idx[1:0] == 2'(i)) cntenr_d[i] = wdata;
+      if (ok_write && kind == KCntrldevr && idx[1:0] == 2'(i)) cntrldevr_d[i] = wdata;
+      if (ok_write && kind == KCntvr && idx[1:0] == 2'(i)) cntvr_d[i] = wdata;
+    end
     if (ok_write) begin
       unique case (kind)
         KCr:        cr_d = (cr_q & ~wmask_eff) | wdata;
@@ -309,12 +326,6 @@ module etm_regs (
         KVdevr:     vdevr_d = wdata;
         KVdcr1:     vdcr1_d = wdata;
         KVdcr3:     vdcr3_d = wdata;
-        KAcvr:      acvr_d[idx] = wdata;
-        KActr:      actr_d[idx] = wdata;
-        KCntrldvr:  cntrldvr_d[idx[1:0]] = wdata;
-        KCntenr:    cntenr_d[idx[1:0]] = wdata;
-        KCntrldevr: cntrldevr_d[idx[1:0]] = wdata;
-        KCntvr:     cntvr_d[idx[1:0]] = wdata;
         KSyncfr:    syncfr_d = wdata;
         KTesseicr:  tesseicr_d = wdata;
         KTraceidr:  traceidr_d = wdata;
@@ -359,31 +370,47 @@ module etm_regs (
     end
   end
   for (genvar g = 0; g < 16; g++) begin : gen_comparator
-    always_ff @(posedge clk_i or negedge rst_ni) begin
-      if (!rst_ni) begin
-        acvr_q[g] <= '0;
-        actr_q[g] <= '0;
-      end else begin
-        acvr_q[g] <= acvr_d[g];
-        actr_q[g] <= actr_d[g];
+    if (g < NumCmp) begin : gen_built
+      always_ff @(posedge clk_i or negedge rst_ni) begin
+        if (!rst_ni) begin
+          acvr_q[g] <= '0;
+          actr_q[g] <= '0;
+        end else begin
+          acvr_q[g] <= acvr_d[g];
+          actr_q[g] <= actr_d[g];
+        end
       end
+    end else begin : gen_absent
+      assign acvr_q[g] = '0;
+      assign actr_q[g] = '0;
+      logic unused_cmp;
+      assign unused_cmp = ^{acvr_d[g], actr_d[g]};
     end
     assign etmacvr_o[32*g +: 32] = acvr_q[g];
     assign etmactr_o[32*g +: 32] = actr_q[g];
   end
   for (genvar g = 0; g < 4; g++) begin : gen_counter
-    always_ff @(posedge clk_i or negedge rst_ni) begin
-      if (!rst_ni) begin
-        cntrldvr_q[g] <= '0;
-        cntenr_q[g] <= '0;
-        cntrldevr_q[g] <= '0;
-        cntvr_q[g] <= '0;
-      end else begin
-        cntrldvr_q[g] <= cntrldvr_d[g];
-        cntenr_q[g] <= cntenr_d[g];
-        cntrldevr_q[g] <= cntrldevr_d[g];
-        cntvr_q[g] <= cntvr_d[g];
+    if (g < NumCnt) begin : gen_built
+      always_ff @(posedge clk_i or negedge rst_ni) begin
+        if (!rst_ni) begin
+          cntrldvr_q[g] <= '0;
+          cntenr_q[g] <= '0;
+          cntrldevr_q[g] <= '0;
+          cntvr_q[g] <= '0;
+        end else begin
+          cntrldvr_q[g] <= cntrldvr_d[g];
+          cntenr_q[g] <= cntenr_d[g];
+          cntrldevr_q[g] <= cntrldevr_d[g];
+          cntvr_q[g] <= cntvr_d[g];
+        end
       end
+    end else begin : gen_absent
+      assign cntrldvr_q[g] = '0;
+      assign cntenr_q[g] = '0;
+      assign cntrldevr_q[g] = '0;
+      assign cntvr_q[g] = '0;
+      logic unused_cnt;
+      assign unused_cnt = ^{cntrldvr_d[g], cntenr_d[g], cntrldevr_d[g], cntvr_d[g]};
     end
     assign etmcntrldvr_o[32*g +: 32] = cntrldvr_q[g];
     assign etmcntenr_o[32*g +: 32] = cntenr_q[g];

@@ -42,7 +42,10 @@ module etm_top #(
     .HasV3        (HasV3),
     .HasV1        (HasV1),
     .HasCycleGen  (PktQueue == 0),
-    .HasRecGen    (PktQueue != 0)
+    .HasRecGen    (PktQueue != 0),
+    .Dual         (IssueWidth > 1),
+    .NumCmp       ({27'd0, Etmccr[3:0], 1'b0}),  // ETMCCR[3:0]: comparator pairs
+    .NumCnt       ({29'd0, Etmccr[15:13]})       // ETMCCR[15:13]: counters
   ) u_core (
     .clk_i,
     .rst_ni,
