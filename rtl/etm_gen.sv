@@ -953,7 +953,7 @@ module etm_gen #(
       end
       KIsync: begin
         a = {rec_i.addr0[31:1], 1'b1};  // bit 0: Thumb
-        if (en.hdr[2]) begin
+        if (ca_i && en.hdr[2]) begin  // (a periodic I-sync has none)
           cb = etm_pkg::count_bytes(icc);
           w_add = icc;
           pkt[7:0] = etm_defs_pkg::HdrIsyncCc;
@@ -1059,6 +1059,21 @@ module etm_gen #(
           if (sync_count_d >= {20'd0, sync_period_i}) sync_due_d = 1'b1;
         end
         bytes_d = 32'd0;
+      end
+    end
+    // What only cycle-accurate trace reads (the W atoms, the cycles since the
+    // last W) stays zero without it, as in the C; the cycle totals are read by
+    // it and by a sync period counted in cycles (before ETMv3.1). Held at zero
+    // here, a part without those modes builds none of it.
+    if (!ca_i) begin
+      ph_d.wrun = 32'd0;
+      ph_d.wdebt = 8'd0;
+      ph_d.held_w = 8'd0;
+      wsent_d = 32'd0;
+      wph_d = 32'd0;
+      if (sync_in_bytes_i) begin
+        wtotal_d = 32'd0;
+        cycle_d = 32'd0;
       end
     end
   end

@@ -104,6 +104,22 @@ module etm_regs #(
   assign is_v1 = version_i[7:4] == 4'd1;
   assign ncmp = {etm_defs_pkg::ccr_pairs(impl_etmccr_i), 1'b0};
   assign ncnt = etm_defs_pkg::ccr_counters(impl_etmccr_i);
+  // The registers the version and implementation have (etm_reg_locate).
+  logic has_tsscr, has_tecr2, has_fflr, has_syncfr, has_tesseicr, has_traceidr;
+  assign has_tsscr = version_i >= etm_defs_pkg::FirstEtmtsscr &&
+                     (version_i < 8'h20 || etm_defs_pkg::ccr_start_stop(impl_etmccr_i));  // ETMCCR[26] from v2.0
+  assign has_tecr2 = version_i >= etm_defs_pkg::FirstEtmtecr2;
+  assign has_fflr = etm_defs_pkg::ccr_fifofull(impl_etmccr_i);
+  assign has_syncfr = version_i >= etm_defs_pkg::FirstEtmsyncfr;
+  assign has_tesseicr = version_i >= etm_defs_pkg::FirstEtmtesseicr && etm_defs_pkg::ccer_eice_start_stop(impl_etmccer_i);
+  assign has_traceidr = version_i >= etm_defs_pkg::FirstEtmtraceidr;
+  // The reset values: etm_config_at_reset.
+  logic [31:0] cr_reset, syncfr_reset;
+  assign cr_reset = etm_defs_pkg::CrReset & etm_defs_pkg::mask_cr(version_i);
+  assign syncfr_reset = version_i >= 8'h31 ? etm_defs_pkg::SyncfrReset : 32'd0;
+  logic [31:0] cr_wmask;  // the ETMCR bits a write sets: the version's, modelled, implemented
+  assign cr_wmask = etm_defs_pkg::mask_cr(version_i) & ~(is_v1 ? etm_defs_pkg::CrUnmodelledV1 : etm_defs_pkg::CrUnmodelledV3)
+                    & impl_etmcr_impl_i;
 
   always_comb begin
     kind = KNone;
@@ -112,20 +128,18 @@ module etm_regs #(
     const_val = 32'd0;
     if (num == etm_defs_pkg::RegEtmcr) begin
       kind = KCr;
-      wmask = etm_defs_pkg::mask_cr(version_i) & ~(is_v1 ? etm_defs_pkg::CrUnmodelledV1 : etm_defs_pkg::CrUnmodelledV3)
-              & impl_etmcr_impl_i;
+      wmask = cr_wmask;
     end else if (num == etm_defs_pkg::RegEtmtrigger) begin
       kind = KTrigger; wmask = etm_defs_pkg::mask_event(version_i);
-    end else if (num == etm_defs_pkg::RegEtmtsscr && version_i >= etm_defs_pkg::FirstEtmtsscr &&
-                 (version_i < 8'h20 || etm_defs_pkg::ccr_start_stop(impl_etmccr_i))) begin  // ETMCCR[26] from v2.0
+    end else if (num == etm_defs_pkg::RegEtmtsscr && has_tsscr) begin
       kind = KTsscr; wmask = etm_defs_pkg::mask_tsscr(version_i);
-    end else if (num == etm_defs_pkg::RegEtmtecr2 && version_i >= etm_defs_pkg::FirstEtmtecr2) begin
+    end else if (num == etm_defs_pkg::RegEtmtecr2 && has_tecr2) begin
       kind = KTecr2; wmask = etm_defs_pkg::mask_tecr2(version_i);
     end else if (num == etm_defs_pkg::RegEtmteevr) begin
       kind = KTeevr; wmask = etm_defs_pkg::mask_event(version_i);
     end else if (num == etm_defs_pkg::RegEtmtecr1) begin
       kind = KTecr1; wmask = etm_defs_pkg::mask_tecr1(version_i);
-    end else if (num == etm_defs_pkg::RegEtmfflr && etm_defs_pkg::ccr_fifofull(impl_etmccr_i)) begin
+    end else if (num == etm_defs_pkg::RegEtmfflr && has_fflr) begin
       kind = KFflr; wmask = etm_defs_pkg::mask_fflr(version_i);
     end else if (num == etm_defs_pkg::RegEtmvdevr) begin
       kind = KVdevr; wmask = etm_defs_pkg::mask_event(version_i);
@@ -145,11 +159,11 @@ module etm_regs #(
       kind = KCntrldevr; idx = {2'd0, num[1:0]}; wmask = etm_defs_pkg::mask_event(version_i);
     end else if (num[9:2] == etm_defs_pkg::RegEtmcntvr[9:2] && {1'b0, num[1:0]} < ncnt) begin
       kind = KCntvr; idx = {2'd0, num[1:0]}; wmask = etm_defs_pkg::mask_counter(version_i);
-    end else if (num == etm_defs_pkg::RegEtmsyncfr && version_i >= etm_defs_pkg::FirstEtmsyncfr) begin
+    end else if (num == etm_defs_pkg::RegEtmsyncfr && has_syncfr) begin
       kind = KSyncfr; wmask = etm_defs_pkg::mask_syncfr(version_i);
-    end else if (num == etm_defs_pkg::RegEtmtesseicr && version_i >= etm_defs_pkg::FirstEtmtesseicr && etm_defs_pkg::ccer_eice_start_stop(impl_etmccer_i)) begin
+    end else if (num == etm_defs_pkg::RegEtmtesseicr && has_tesseicr) begin
       kind = KTesseicr; wmask = etm_defs_pkg::mask_tesseicr(version_i);
-    end else if (num == etm_defs_pkg::RegEtmtraceidr && version_i >= etm_defs_pkg::FirstEtmtraceidr) begin
+    end else if (num == etm_defs_pkg::RegEtmtraceidr && has_traceidr) begin
       kind = KTraceidr; wmask = etm_defs_pkg::mask_traceidr(version_i);
     end else if (num == etm_defs_pkg::RegEtmccr) begin
       kind = KImpl; const_val = impl_etmccr_i;
@@ -335,16 +349,37 @@ module etm_regs #(
         default:    ;
       endcase
     end
+    // Bits no write can set stay as reset (the version's, the implementation's
+    // registers and fields): held here, a part builds no flip-flop for them.
+    cr_d &= cr_reset | cr_wmask;
+    trigger_d &= etm_defs_pkg::mask_event(version_i);
+    tsscr_d &= etm_defs_pkg::mask_tsscr(version_i) & {32{has_tsscr}};
+    tecr2_d &= etm_defs_pkg::mask_tecr2(version_i) & {32{has_tecr2}};
+    teevr_d &= etm_defs_pkg::mask_event(version_i);
+    tecr1_d &= etm_defs_pkg::mask_tecr1(version_i);
+    fflr_d &= etm_defs_pkg::mask_fflr(version_i) & {32{has_fflr}};
+    vdevr_d &= etm_defs_pkg::mask_event(version_i);
+    vdcr1_d &= etm_defs_pkg::mask_vdcr1(version_i);
+    vdcr3_d &= etm_defs_pkg::mask_vdcr3(version_i);
+    syncfr_d &= (etm_defs_pkg::mask_syncfr(version_i) & {32{has_syncfr}}) | syncfr_reset;
+    tesseicr_d &= etm_defs_pkg::mask_tesseicr(version_i) & {32{has_tesseicr}};
+    traceidr_d &= etm_defs_pkg::mask_traceidr(version_i) & {32{has_traceidr}};
+    for (int i = 0; i < 16; i++) begin
+      acvr_d[i] &= etm_defs_pkg::mask_acvr(version_i);
+      actr_d[i] &= etm_defs_pkg::mask_actr(version_i);
+    end
+    for (int i = 0; i < 4; i++) begin
+      cntrldvr_d[i] &= etm_defs_pkg::mask_counter(version_i);
+      cntenr_d[i] &= etm_defs_pkg::mask_cntenr(version_i);
+      cntrldevr_d[i] &= etm_defs_pkg::mask_event(version_i);
+      cntvr_d[i] &= etm_defs_pkg::mask_counter(version_i) | 32'h0000_FFFF;
+    end
     was_on = !(etm_defs_pkg::cr_powerdown(cr_q) || etm_defs_pkg::cr_programming(cr_q));
     now_on = !(etm_defs_pkg::cr_powerdown(cr_d) || etm_defs_pkg::cr_programming(cr_d));
     stop_d = was_on && !now_on;
     restart_d = !was_on && now_on;
   end
 
-  // The reset values: etm_config_at_reset.
-  logic [31:0] cr_reset, syncfr_reset;
-  assign cr_reset = etm_defs_pkg::CrReset & etm_defs_pkg::mask_cr(version_i);
-  assign syncfr_reset = version_i >= 8'h31 ? etm_defs_pkg::SyncfrReset : 32'd0;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -371,15 +406,18 @@ module etm_regs #(
   end
   for (genvar g = 0; g < 16; g++) begin : gen_comparator
     if (g < NumCmp) begin : gen_built
+      logic [31:0] acvr_r, actr_r;
       always_ff @(posedge clk_i or negedge rst_ni) begin
         if (!rst_ni) begin
-          acvr_q[g] <= '0;
-          actr_q[g] <= '0;
+          acvr_r <= '0;
+          actr_r <= '0;
         end else begin
-          acvr_q[g] <= acvr_d[g];
-          actr_q[g] <= actr_d[g];
+          acvr_r <= acvr_d[g];
+          actr_r <= actr_d[g];
         end
       end
+      assign acvr_q[g] = acvr_r;
+      assign actr_q[g] = actr_r;
     end else begin : gen_absent
       assign acvr_q[g] = '0;
       assign actr_q[g] = '0;
@@ -391,19 +429,24 @@ module etm_regs #(
   end
   for (genvar g = 0; g < 4; g++) begin : gen_counter
     if (g < NumCnt) begin : gen_built
+      logic [31:0] cntrldvr_r, cntenr_r, cntrldevr_r, cntvr_r;
       always_ff @(posedge clk_i or negedge rst_ni) begin
         if (!rst_ni) begin
-          cntrldvr_q[g] <= '0;
-          cntenr_q[g] <= '0;
-          cntrldevr_q[g] <= '0;
-          cntvr_q[g] <= '0;
+          cntrldvr_r <= '0;
+          cntenr_r <= '0;
+          cntrldevr_r <= '0;
+          cntvr_r <= '0;
         end else begin
-          cntrldvr_q[g] <= cntrldvr_d[g];
-          cntenr_q[g] <= cntenr_d[g];
-          cntrldevr_q[g] <= cntrldevr_d[g];
-          cntvr_q[g] <= cntvr_d[g];
+          cntrldvr_r <= cntrldvr_d[g];
+          cntenr_r <= cntenr_d[g];
+          cntrldevr_r <= cntrldevr_d[g];
+          cntvr_r <= cntvr_d[g];
         end
       end
+      assign cntrldvr_q[g] = cntrldvr_r;
+      assign cntenr_q[g] = cntenr_r;
+      assign cntrldevr_q[g] = cntrldevr_r;
+      assign cntvr_q[g] = cntvr_r;
     end else begin : gen_absent
       assign cntrldvr_q[g] = '0;
       assign cntenr_q[g] = '0;
