@@ -753,7 +753,7 @@ module etm_core #(
     logic unused_v1;
     assign unused_v1 = ^{fifo_nflags_q, fifo_level_w, fifo_head_flag_q, fifo_head0_flag, fifo_head1_flag,
                          fifo_head0, fifo_head1, data_addr, data_value, v1_port, flt_vd, ETMDA, ETMDD,
-                         ETMDDCTL, impl_fifo_depth_i};
+                         ETMDDCTL, impl_fifo_depth_i, fe_fold};
   end
 
   // ---- fifo -----------------------------------------------------------------------------------

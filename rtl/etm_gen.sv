@@ -851,15 +851,13 @@ module etm_gen #(
 
   // Atoms (run_atoms): the cycle's W and atoms; when slot 1 is a branch target,
   // slot 0's atom, its branch packet, then slot 1's atom (ph_atom_nowait). A
-  // part that issues one instruction a cycle (Dual off) has neither two atoms
-  // nor slot 1.
+  // part that issues one instruction a cycle (Dual off) has no slot 1.
   always_comb begin : plan_b
     logic [PhW+2*EntW-1:0] r_f_close_atoms;
     logic [PhW+32+6*EntW-1:0] r_f_cycle;
     logic [PhW+32+6*EntW-1:0] r_f_nowait;
     logic [PhW-1:0] x;
     logic [31:0] cc;
-    logic [1:0] na;
     logic a0, a1, dual_t;
     eb = '0;
     r_f_close_atoms = '0;
@@ -877,11 +875,12 @@ module etm_gen #(
     p_wtotal = cu_wtotal;
     ccv = a_ccv;
     a0 = rec_i.exec0;
-    a1 = Dual && rec_i.exec1;
-    na = Dual ? rec_i.natoms : {1'b0, rec_i.natoms != 2'd0};
-    dual_t = Dual && na == 2'd2 && rec_i.target1;
+    a1 = rec_i.exec1;
+    // (Two atoms come without dual issue too: ETMFOLD's pair. Slot 1 as a branch
+    // target comes with dual issue only.)
+    dual_t = Dual && rec_i.natoms == 2'd2 && rec_i.target1;
     if (work && !s_gap && !s_fin && s_phase[3]) begin
-      r_f_cycle = f_cycle(x, ca_i, dual_t ? 2'd1 : na, a0, a1);
+      r_f_cycle = f_cycle(x, ca_i, dual_t ? 2'd1 : rec_i.natoms, a0, a1);
       {x, cc, eb[(EnH-EnH+5)*EntW +: EntW], eb[(EnH-EnH+4)*EntW +: EntW], eb[(EnH-EnH+3)*EntW +: EntW], eb[(EnH-EnH+2)*EntW +: EntW], eb[(EnH-EnH+1)*EntW +: EntW], eb[(EnH-EnH+0)*EntW +: EntW]} = r_f_cycle;
       if (cc != 32'd0) ccv = cc;
       if (dual_t) begin

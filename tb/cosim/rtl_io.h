@@ -39,9 +39,12 @@ static inline void rtl_drive_impl(Vetm_core *t, const etm_config_t *c)
 #include "etm/regs.def"
 }
 
+/* The functions below take etm_core or etm_top (a part's parameters built in:
+ * the same ports less the implementation's), Verilated under any prefix. */
+
 /* Every input of etm_in_t onto the port of the same name (etm/signals.def;
  * ETMIA[31:1] takes the address without bit 0, ATREADY the complement of atstall). */
-static inline void rtl_drive_inputs(Vetm_core *t, const etm_in_t *in)
+template <class Top> static inline void rtl_drive_inputs(Top *t, const etm_in_t *in)
 {
 #define ETM_IN(field, name, width, lsb, ctype, part, doc) t->name = (in->field >> (lsb)) ^ ETM_SIG_PORT_XOR(part);
 #include "etm/signals.def"
@@ -49,7 +52,7 @@ static inline void rtl_drive_inputs(Vetm_core *t, const etm_in_t *in)
 
 /* The RTL's outputs as an etm_out_t (etm/signals.def), and its violation bits
  * (bit r = etm_rule_t r). */
-static inline void rtl_read_outputs(const Vetm_core *t, etm_out_t *o, uint64_t *violations)
+template <class Top> static inline void rtl_read_outputs(const Top *t, etm_out_t *o, uint64_t *violations)
 {
     std::memset(o, 0, sizeof *o);
 #define ETM_OUT(field, name, width, ctype, where, doc) o->field = (ctype)t->name;
@@ -63,7 +66,7 @@ static inline void rtl_read_outputs(const Vetm_core *t, etm_out_t *o, uint64_t *
 }
 
 /* etm_reset: a few cycles of rst_ni low. */
-static inline void rtl_reset(Vetm_core *t)
+template <class Top> static inline void rtl_reset(Top *t)
 {
     t->end_i = 0;
     t->clk_i = 0;
@@ -80,9 +83,12 @@ static inline void rtl_reset(Vetm_core *t)
 /* Program an instance made by etm_create_at_reset and the RTL (after
  * rtl_reset) alike with the architecture's sequence for cfg (etm/program.h),
  * the core idle; the driver's polls read the C model's PRDATA. Returns the
- * cycles used, or 0 if the sequence could not be built. Nothing is compared:
- * for a benchmark; the lockstep harness compares these cycles too. */
-static inline uint64_t rtl_program_both(Vetm_core *t, etm_ctx_t *model, const etm_config_t *cfg)
+ * cycles used, or 0 if the sequence could not be built. With mismatches, the
+ * cycles whose outputs differ are counted there (the lockstep harness compares
+ * these cycles in its own way). */
+template <class Top>
+static inline uint64_t rtl_program_both(Top *t, etm_ctx_t *model, const etm_config_t *cfg,
+                                        uint64_t *mismatches = nullptr)
 {
     etm_apb_op_t ops[ETM_PROGRAM_MAX_OPS];
     size_t n = etm_program_ops(cfg, nullptr, ops, ETM_PROGRAM_MAX_OPS);
@@ -99,6 +105,12 @@ static inline uint64_t rtl_program_both(Vetm_core *t, etm_ctx_t *model, const et
         rtl_drive_inputs(t, &in);
         t->eval();
         etm_step(model, &in, &out);
+        if (mismatches) {
+            etm_out_t r;
+            rtl_read_outputs(t, &r, nullptr);
+            if (etm_out_diff(&out, &r, ~(uint64_t)0))
+                ++*mismatches;
+        }
         etm_apb_observe(&drv, &out);
         t->clk_i = 1;
         t->eval();
