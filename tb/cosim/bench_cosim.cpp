@@ -14,9 +14,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "Vetm_core.h"
+#include "Vetm_top_m3.h"
 #include "verilated.h"
 
 #include "bench_args.h"
@@ -32,7 +34,7 @@ double now()
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-inline void rtl_cycle(Vetm_core *t, const etm_in_t *in)
+template <class Top> inline void rtl_cycle(Top *t, const etm_in_t *in)
 {
     rtl_drive_inputs(t, in);
     t->eval();
@@ -41,10 +43,12 @@ inline void rtl_cycle(Vetm_core *t, const etm_in_t *in)
     t->clk_i = 0;
 }
 
-struct Rig {
+/* Vetm_core: every implementation on ports; Vetm_top_m3: etm_top built as the
+ * ETM-M3 with records (tb/cosim/CMakeLists.txt, ETM_TOP_M3). */
+template <class Top> struct Rig {
     etm_ctx_t *model = nullptr;
     std::unique_ptr<VerilatedContext> vctx;
-    std::unique_ptr<Vetm_core> top;
+    std::unique_ptr<Top> top;
     bool init(const etm_config_t *cfg, bool with_rtl)
     {
         etm_diag_t d;
@@ -56,8 +60,9 @@ struct Rig {
         if (!with_rtl)
             return true;
         vctx.reset(new VerilatedContext);
-        top.reset(new Vetm_core(vctx.get(), "etm"));
-        rtl_drive_impl(top.get(), cfg);
+        top.reset(new Top(vctx.get(), "etm"));
+        if constexpr (std::is_same_v<Top, Vetm_core>)
+            rtl_drive_impl(top.get(), cfg);
         rtl_reset(top.get());
         return rtl_program_both(top.get(), model, cfg) != 0;
     }
@@ -69,6 +74,84 @@ struct Rig {
     }
 };
 
+struct Cfg {
+    const char *name, *preset;
+    uint32_t etmcr;
+    int data, issue2;
+    int part; /* 1: etm_top built as the ETM-M3 with records (Vetm_top_m3), the configuration it was built for */
+};
+
+/* One row: the C model, the RTL and both in lockstep on the same stimulus.
+ * Returns 1 on a mismatch (printed on the row), 2 if a model cannot be made. */
+template <class Top> int run_row(const Cfg &c, unsigned long long cycles, std::vector<etm_in_t> &block)
+{
+    etm_config_t cfg;
+    etm_config_preset(&cfg, c.preset);
+    cfg.etmcr = c.etmcr;
+    if (c.issue2)
+        cfg.issue_width = 2;
+    if (c.part)
+        cfg.pkt_queue = ETM_TOP_PKT_QUEUE; /* as built; its 1-byte port too */
+    else if (cfg.etmccr >> 31)
+        cfg.port_bytes = 2; /* enough bandwidth: measure the models, not overflows */
+    etm_gen_params_t gp;
+    etm_gen_params_default(&gp);
+    gp.data = c.data;
+    gp.issue_width = cfg.issue_width;
+    /* Three passes over the same stimulus (regenerated from the same seed),
+     * one model instance at a time. */
+    double t[3] = { 0, 0, 0 };
+    unsigned long long mismatches = 0;
+    for (int pass = 0; pass < 3; pass++) {
+        etm_gen_t *g;
+        etm_diag_t d;
+        if (etm_gen_create(&g, &gp, &d) != ETM_OK) {
+            std::fprintf(stderr, "%s\n", d.msg);
+            return 2;
+        }
+        Rig<Top> rig;
+        if (!rig.init(&cfg, pass != 0)) {
+            etm_gen_free(g);
+            return 2;
+        }
+        etm_out_t co, ro;
+        Top *top = rig.top.get();
+        for (unsigned long long done = 0; done < cycles;) {
+            unsigned n = cycles - done < kBlock ? (unsigned)(cycles - done) : kBlock;
+            for (unsigned i = 0; i < n; i++)
+                etm_gen_next(g, &block[i], nullptr);
+            double t0 = now();
+            if (pass == 0) {
+                for (unsigned i = 0; i < n; i++)
+                    etm_step(rig.model, &block[i], &co);
+            } else if (pass == 1) {
+                for (unsigned i = 0; i < n; i++)
+                    rtl_cycle(top, &block[i]);
+            } else {
+                for (unsigned i = 0; i < n; i++) {
+                    rtl_drive_inputs(top, &block[i]);
+                    top->eval();
+                    etm_step(rig.model, &block[i], &co);
+                    rtl_read_outputs(top, &ro, nullptr);
+                    if (etm_out_diff(&co, &ro, ~(uint64_t)0) || co.trace_enable != ro.trace_enable ||
+                        co.view_data != ro.view_data)
+                        mismatches++;
+                    top->clk_i = 1;
+                    top->eval();
+                    top->clk_i = 0;
+                }
+            }
+            t[pass] += now() - t0;
+            done += n;
+        }
+        etm_gen_free(g);
+    }
+    std::printf("%-40s %14.0f %14.0f %14.0f %9ldK%s\n", c.name, (double)cycles / t[0], (double)cycles / t[1],
+                (double)cycles / t[2], bench_peak_kib(), mismatches ? "  MISMATCH" : "");
+    std::fflush(stdout);
+    return mismatches ? 1 : 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -76,87 +159,28 @@ int main(int argc, char **argv)
     unsigned long long cycles = 2000000ull;
     int rc = bench_args(argc, argv, "bench_cosim",
                         "usage: bench_cosim [CYCLES]\n\nCycles per second of the C model alone, the Verilated RTL "
-                        "alone and\nboth in lockstep, for a few configurations, CYCLES each (default 2000000).\n",
+                        "alone and\nboth in lockstep, for a few configurations, CYCLES each (default 2000000).\n"
+                        "The RTL is etm_core (the implementation on ports) but in the last row, which is\n"
+                        "etm_top built as the ETM-M3 with records (PKT_QUEUE=4), as synthesized.\n",
                         &cycles);
     if (rc >= 0)
         return rc;
-    struct Cfg {
-        const char *name, *preset;
-        uint32_t etmcr;
-        int data, issue2;
-    };
     static const Cfg cfgs[] = {
-        { "ETMv3.4, not cycle-accurate", "etm-m3", 0x810, 0, 0 },
-        { "ETMv3.4, cycle-accurate (what-if)", "cm3-ca-whatif", 0x1810, 0, 0 },
-        { "ETMv3.5, cycle-accurate, dual issue", "etmv3.5", 0x1810, 0, 1 },
-        { "ETMv1.3, 8-bit port, data trace", "etmv1.3", 0x81C, 1, 0 },
+        { "ETMv3.4, not cycle-accurate", "etm-m3", 0x810, 0, 0, 0 },
+        { "ETMv3.4, cycle-accurate (what-if)", "cm3-ca-whatif", 0x1810, 0, 0, 0 },
+        { "ETMv3.5, cycle-accurate, dual issue", "etmv3.5", 0x1810, 0, 1, 0 },
+        { "ETMv1.3, 8-bit port, data trace", "etmv1.3", 0x81C, 1, 0, 0 },
+        { "ETM-M3 part, records (etm_top)", "etm-m3", 0x810, 0, 0, 1 },
     };
     std::vector<etm_in_t> block(kBlock);
     std::printf("%llu cycles per configuration; cycles per second\n", cycles);
     std::printf("%-40s %14s %14s %14s %10s\n", "configuration", "C model", "RTL", "lockstep", "peak");
     rc = 0;
     for (const Cfg &c : cfgs) {
-        etm_config_t cfg;
-        etm_config_preset(&cfg, c.preset);
-        cfg.etmcr = c.etmcr;
-        if (c.issue2)
-            cfg.issue_width = 2;
-        if (cfg.etmccr >> 31)
-            cfg.port_bytes = 2; /* enough bandwidth: measure the models, not overflows */
-        etm_gen_params_t gp;
-        etm_gen_params_default(&gp);
-        gp.data = c.data;
-        gp.issue_width = cfg.issue_width;
-        /* Three passes over the same stimulus (regenerated from the same seed),
-         * one model instance at a time. */
-        double t[3] = { 0, 0, 0 };
-        unsigned long long mismatches = 0;
-        for (int pass = 0; pass < 3; pass++) {
-            etm_gen_t *g;
-            etm_diag_t d;
-            if (etm_gen_create(&g, &gp, &d) != ETM_OK) {
-                std::fprintf(stderr, "%s\n", d.msg);
-                return 1;
-            }
-            Rig rig;
-            if (!rig.init(&cfg, pass != 0))
-                return 1;
-            etm_out_t co, ro;
-            Vetm_core *top = rig.top.get();
-            for (unsigned long long done = 0; done < cycles;) {
-                unsigned n = cycles - done < kBlock ? (unsigned)(cycles - done) : kBlock;
-                for (unsigned i = 0; i < n; i++)
-                    etm_gen_next(g, &block[i], nullptr);
-                double t0 = now();
-                if (pass == 0) {
-                    for (unsigned i = 0; i < n; i++)
-                        etm_step(rig.model, &block[i], &co);
-                } else if (pass == 1) {
-                    for (unsigned i = 0; i < n; i++)
-                        rtl_cycle(top, &block[i]);
-                } else {
-                    for (unsigned i = 0; i < n; i++) {
-                        rtl_drive_inputs(top, &block[i]);
-                        top->eval();
-                        etm_step(rig.model, &block[i], &co);
-                        rtl_read_outputs(top, &ro, nullptr);
-                        if (etm_out_diff(&co, &ro, ~(uint64_t)0) || co.trace_enable != ro.trace_enable ||
-                            co.view_data != ro.view_data)
-                            mismatches++;
-                        top->clk_i = 1;
-                        top->eval();
-                        top->clk_i = 0;
-                    }
-                }
-                t[pass] += now() - t0;
-                done += n;
-            }
-            etm_gen_free(g);
-        }
-        std::printf("%-40s %14.0f %14.0f %14.0f %9ldK%s\n", c.name, (double)cycles / t[0], (double)cycles / t[1],
-                    (double)cycles / t[2], bench_peak_kib(), mismatches ? "  MISMATCH" : "");
-        std::fflush(stdout);
-        if (mismatches)
+        int r = c.part ? run_row<Vetm_top_m3>(c, cycles, block) : run_row<Vetm_core>(c, cycles, block);
+        if (r == 2)
+            return 1;
+        if (r)
             rc = 1;
     }
     bench_stream_pass(block.data(), kBlock); /* the last block, as the models read it */
