@@ -89,7 +89,7 @@ module etm_gen #(
   localparam int unsigned EnC = 6;    // the close (6): close_atoms, and flush_run for close_all
   localparam int unsigned EnX = 12;   // exception return 0x76 (first)
   localparam int unsigned EnB = 13;   // branch packet: first's; periodic's or atoms' plain target
-  localparam int unsigned EnZ = 14;   // trigger 0x0C (events); A-sync of a trigger after a branch (first)
+  localparam int unsigned EnZ = 14;   // trigger 0x0C (events)
   localparam int unsigned EnF = 15;   // flush_run (4) of a trigger that waited behind a cancel (first, after its branch)
   localparam int unsigned EnT = 19;   // trigger 0x0C that waited behind a cancel (first)
   localparam int unsigned EnG = 20;   // periodic: A-sync, I-sync
@@ -805,13 +805,7 @@ module etm_gen #(
       ea[(EnB)*EntW +: EntW] = ent(KBranch, {5'd0, exc_ok && t_cancel, exc_ok, 1'b0}, 8'd0);
       x[FSingle] = 1'b0;
       if (fi_trig) begin
-        if (!t_started) begin
-          ea[(EnZ)*EntW +: EntW] = ent(KAsync, 8'd0, 8'd0);
-          t_started = 1'b1;
-          t_sync_due = 1'b0;
-          t_sync_count = 32'd0;
-          x[FSingle] = 1'b0;
-        end
+        // put_trigger: no A-sync (trace that is active has started: StartedWhenActive_A);
         // close_all after the close_atoms above: only its flush_run packs.
         r_f_flush_run = f_flush_run(x);
         {x, cc, ea[(EnF+3)*EntW +: EntW], ea[(EnF+2)*EntW +: EntW], ea[(EnF+1)*EntW +: EntW], ea[(EnF+0)*EntW +: EntW]} = r_f_flush_run;
@@ -1086,6 +1080,12 @@ module etm_gen #(
   assign trig_pend_q_o = trig_pend_q;
   assign active_d_o = work ? p_active : active_q;
   assign idle_o = !on_q;
+
+`ifndef SYNTHESIS
+  // Trace that is active has started (an A-sync went before its first I-sync):
+  // the trigger after a branch in phase first needs no A-sync of its own.
+  StartedWhenActive_A: assert property (@(posedge clk_i) disable iff (!rst_ni) !active_q || started_q);
+`endif
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
