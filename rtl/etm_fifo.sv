@@ -269,28 +269,32 @@ module etm_fifo #(
 `ifdef FORMAL
   // ---- Local invariants, proven by induction (scripts/formal) -------------------------------------
   // Assumed: the ETMv3 port runs every cycle (pop_i 0; the end edge, which has
-  // no port cycle, is outside) and the implementation is constant; ATREADY,
-  // AFVALID, the trace ID and the writes are free.
+  // no port cycle, is outside) and the implementation is constant, records or
+  // not; ATREADY, AFVALID, the trace ID and the writes are free, but with
+  // records etm_gen writes at most FIFO_WRITE bytes, within room_o (its part of
+  // the contract; etm_core's lockstep checks it against the C).
   logic        f_past = 1'b0;
   logic [31:0] f_depth_q;
   logic [3:0]  f_pb_q;
   logic        f_fc_q;
   logic [4:0]  f_wr_q;
+  logic        f_rec_q;
   always @(posedge clk_i) begin
     f_past <= 1'b1;
     f_depth_q <= depth_i;
     f_pb_q <= port_bytes_i;
     f_fc_q <= flush_cap_i;
     f_wr_q <= write_i;
+    f_rec_q <= rec_i;
   end
   always @* begin
     assume (v3_port_i && v3_i && pop_i == 2'd0);
-    assume (!rec_i);  // the invariants below are those of a FIFO without records
     assume (write_i >= 5'd1 && write_i <= 5'(Lanes) && wr_n_i <= 8'(etm_defs_pkg::CycleBytesMax));
+    if (rec_i) assume (wr_n_i <= {3'd0, write_i} && {9'd0, wr_n_i} <= room_o);
     assume (depth_i >= 32'd1 && depth_i <= 32'(Ring));
     assume (port_bytes_i == 4'd1 || port_bytes_i == 4'd2 || port_bytes_i == 4'd4 || port_bytes_i == 4'd8);
     if (f_past) assume (depth_i == f_depth_q && port_bytes_i == f_pb_q && flush_cap_i == f_fc_q &&
-                        write_i == f_wr_q);
+                        write_i == f_wr_q && rec_i == f_rec_q);
   end
   // What ATREADY did not take stays: the same ATVALID, ATDATA (padding too) and ATID.
   logic        f_wait_q;
@@ -307,6 +311,8 @@ module etm_fifo #(
       f_id_q <= atid_o;
     end
   end
+  logic f_short;  // a word shorter than the port goes out (padded)
+  assign f_short = atvalid_o && held_q == 4'd0 && level_q < 17'(port_bytes_i);
   always @* begin
     if (rst_ni) begin
       LevelWithinDepth_P: assert (level_q + {9'd0, slevel_q} <= depth_i[16:0]);
@@ -316,6 +322,10 @@ module etm_fifo #(
       NoWriteBeyondDepth_P: assert (!fit_o || level_w + {9'd0, slevel_d} <= depth_i[16:0]);
       // A word shorter than the port goes out only when nothing is staged.
       PadBetweenPackets_P: assert (!atvalid_o || held_q != 4'd0 || level_q >= 17'(port_bytes_i) || slevel_q == 8'd0);
+      // With records nothing is ever staged, and a short word goes out only when
+      // no packet is partly in the store.
+      RecordsStageNothing_P: assert (!rec_i || slevel_q == 8'd0);
+      RecordsPadBetweenPackets_P: assert (!rec_i || !f_short || !part_q);
     end
   end
 `endif
