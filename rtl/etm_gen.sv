@@ -384,8 +384,9 @@ module etm_gen #(
     f_ca1 = {x, cc, es};
   endfunction
 
-  // ph_cycle, cycle-accurate, two atoms: format 2 with its W.
-  function automatic logic [PhW+32+6*EntW-1:0] f_ca2(input logic [PhW-1:0] s, input logic a, input logic b);
+  // close_open, flush_run, then hold h: a header whose atoms follow the W run.
+  function automatic logic [PhW+32+6*EntW-1:0] f_flush_hold(input logic [PhW-1:0] s, input logic [7:0] h,
+                                                            input logic [4:0] atoms, input logic [7:0] w);
     logic [PhW+EntW-1:0] r_f_close_open;
     logic [PhW+32+4*EntW-1:0] r_f_flush_run;
     logic [PhW+EntW-1:0] r_f_hold;
@@ -397,9 +398,9 @@ module etm_gen #(
     {x, es[0 +: EntW]} = r_f_close_open;
     r_f_flush_run = f_flush_run(x);
     {x, cc, es[EntW +: 4*EntW]} = r_f_flush_run;
-    r_f_hold = f_hold(x, etm_pkg::hdr_f2(a, b), 5'd2, 8'd1);
+    r_f_hold = f_hold(x, h, atoms, w);
     {x, es[5*EntW +: EntW]} = r_f_hold;
-    f_ca2 = {x, cc, es};
+    f_flush_hold = {x, cc, es};
   endfunction
 
   // ph_cycle: the cycle's W (cycle-accurate) and its atoms (0, 1 or 2); with
@@ -411,7 +412,7 @@ module etm_gen #(
     logic [PhW+EntW-1:0] r_f_push_held;
     logic [PhW+6*EntW-1:0] r_f_ca0;
     logic [PhW+32+6*EntW-1:0] r_f_ca1;
-    logic [PhW+32+6*EntW-1:0] r_f_ca2;
+    logic [PhW+32+6*EntW-1:0] r_f_flush_hold;
     logic [PhW+6*EntW-1:0] r_f_nca;
     logic [PhW-1:0] x, y;
     logic [EntW-1:0] e0;
@@ -436,9 +437,9 @@ module etm_gen #(
     end else if (natoms == 2'd1) begin
       r_f_ca1 = f_ca1(y, a);
       {x, cc, es} = r_f_ca1;
-    end else begin
-      r_f_ca2 = f_ca2(y, a, b);
-      {x, cc, es} = r_f_ca2;
+    end else begin  // two atoms: format 2 with its W
+      r_f_flush_hold = f_flush_hold(y, etm_pkg::hdr_f2(a, b), 5'd2, 8'd1);
+      {x, cc, es} = r_f_flush_hold;
     end
     if (natoms != 2'd0) es[0 +: EntW] = e0;
     f_cycle = {x, cc, es};
@@ -573,9 +574,7 @@ module etm_gen #(
   function automatic logic [PhW+32+6*EntW-1:0] f_nowait(input logic [PhW-1:0] s, input logic ca,
                                                         input logic format4, input logic ex);
     logic [PhW+32+6*EntW-1:0] r_f_cycle;
-    logic [PhW+EntW-1:0] r_f_close_open;
-    logic [PhW+32+4*EntW-1:0] r_f_flush_run;
-    logic [PhW+EntW-1:0] r_f_hold;
+    logic [PhW+32+6*EntW-1:0] r_f_flush_hold;
     logic [PhW+6*EntW-1:0] r_f_nca;
     logic [PhW-1:0] x;
     logic [6*EntW-1:0] es;
@@ -589,13 +588,9 @@ module etm_gen #(
       r_f_cycle = f_cycle(s, 1'b1, 2'd1, ex, 1'b0);
       {x, cc, es} = r_f_cycle;
       if (x[FWdebt +: 8] != 8'd255) x[FWdebt +: 8] = x[FWdebt +: 8] + 8'd1;
-    end else begin
-      r_f_close_open = f_close_open(s, 1'b1);
-      {x, es[0 +: EntW]} = r_f_close_open;
-      r_f_flush_run = f_flush_run(x);
-      {x, cc, es[EntW +: 4*EntW]} = r_f_flush_run;
-      r_f_hold = f_hold(x, etm_pkg::hdr_f4(ex), 5'd1, 8'd0);
-      {x, es[5*EntW +: EntW]} = r_f_hold;
+    end else begin  // format 4 after the W run
+      r_f_flush_hold = f_flush_hold(s, etm_pkg::hdr_f4(ex), 5'd1, 8'd0);
+      {x, cc, es} = r_f_flush_hold;
     end
     f_nowait = {x, cc, es};
   endfunction
