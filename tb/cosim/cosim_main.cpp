@@ -322,13 +322,6 @@ private:
     bool initial_ = false;
 };
 
-std::string fmt_out(const etm_out_t *o, size_t i)
-{
-    char buf[64];
-    etm_out_format(o, i, buf, sizeof buf);
-    return buf;
-}
-
 std::string rules_text(uint64_t mask)
 {
     std::string s;
@@ -451,13 +444,7 @@ public:
                 mm->found = true;
                 mm->cycle = c;
                 char line[512];
-                std::string w;
-                for (size_t i = 0; i < etm_out_signal_count; i++)
-                    if (diff >> i & 1) {
-                        std::snprintf(line, sizeof line, "  %-10s C model %-24s RTL %s\n", etm_out_signals[i].name,
-                                      fmt_out(&c_out, i).c_str(), fmt_out(&r_out, i).c_str());
-                        w += line;
-                    }
+                std::string w = rtl_diff_lines(&c_out, &r_out, diff);
                 if (te_diff) {
                     std::snprintf(line, sizeof line, "  %-10s C model %-24u RTL %u\n", "TRACEENABLE",
                                   c_out.trace_enable, r_out.trace_enable);
@@ -475,8 +462,8 @@ public:
                 }
                 std::string all = "  all outputs (C model / RTL):";
                 for (size_t i = 0; i < etm_out_signal_count; i++)
-                    all += std::string(" ") + etm_out_signals[i].name + "=" + fmt_out(&c_out, i) + "/" +
-                           fmt_out(&r_out, i);
+                    all += std::string(" ") + etm_out_signals[i].name + "=" + rtl_out_text(&c_out, i) + "/" +
+                           rtl_out_text(&r_out, i);
                 std::snprintf(line, sizeof line, "mismatch at cycle %" PRIu64 " (%s):\n", c, phase);
                 mm->what = line + w + all + "\n";
             }

@@ -25,7 +25,9 @@
 #define ETM_RTL_IO_H
 
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "Vetm_core.h"
 #include "etm/etm.h"
@@ -118,6 +120,29 @@ static inline uint64_t rtl_program_both(Top *t, etm_ctx_t *model, const etm_conf
         cycles++;
     }
     return cycles;
+}
+
+/* Output signal i of o as a vector file writes it ("3", "0880", "-"), for
+ * mismatch reports. */
+static inline std::string rtl_out_text(const etm_out_t *o, size_t i)
+{
+    char buf[64];
+    return etm_out_format(o, i, buf, sizeof buf) ? std::string(buf) : std::string("?");
+}
+
+/* A mismatch report's lines: one per output signal set in diff (etm_out_diff),
+ * its name, the C model's value and the RTL's. */
+static inline std::string rtl_diff_lines(const etm_out_t *c, const etm_out_t *r, uint64_t diff)
+{
+    std::string w;
+    char line[512];
+    for (size_t i = 0; i < etm_out_signal_count; i++)
+        if (diff >> i & 1) {
+            std::snprintf(line, sizeof line, "  %-10s C model %-24s RTL %s\n", etm_out_signals[i].name,
+                          rtl_out_text(c, i).c_str(), rtl_out_text(r, i).c_str());
+            w += line;
+        }
+    return w;
 }
 
 #endif

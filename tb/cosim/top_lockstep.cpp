@@ -28,12 +28,6 @@
 
 namespace {
 
-std::string fmt_out(const etm_out_t *o, size_t i)
-{
-    char buf[64];
-    return etm_out_format(o, i, buf, sizeof buf) ? std::string(buf) : std::string("?");
-}
-
 /* The part's configuration, which must be what etm_top was built with
  * (tb/cosim/CMakeLists.txt passes the same numbers to Verilator). */
 bool part_config(etm_config_t *cfg)
@@ -127,10 +121,7 @@ int main(int argc, char **argv)
         uint64_t diff = etm_out_diff(&c_out, &r_out, ~(uint64_t)0);
         if (diff || c_viol != r_viol) {
             std::printf("mismatch at cycle %llu (after programming):\n", c);
-            for (size_t i = 0; i < etm_out_signal_count; i++)
-                if (diff >> i & 1)
-                    std::printf("  %-10s C model %-24s RTL %s\n", etm_out_signals[i].name, fmt_out(&c_out, i).c_str(),
-                                fmt_out(&r_out, i).c_str());
+            std::fputs(rtl_diff_lines(&c_out, &r_out, diff).c_str(), stdout);
             if (c_viol != r_viol)
                 std::printf("  VIOLATIONS C model 0x%" PRIx64 " RTL 0x%" PRIx64 "\n", c_viol, r_viol);
             std::printf("FAIL: etm_top (etm-m3, PKT_QUEUE=%d) and the C model differ (seed %llu)\n",
