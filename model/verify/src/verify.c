@@ -248,28 +248,22 @@ static void gap_text(const etm_verify_t *v, size_t j, char *buf, size_t size)
 
 /* Where trace lost to an overflow goes on: an instruction at addr not yet
  * traced. Cycle-accurate, the first whose cycle is not before the I-sync's
- * (its count covers the cycles lost, IHI 0014 7.3.4); with timed bytes, the
- * last one executed before the I-sync left the design; otherwise the first
- * (docs/scoreboard.md, "Overflow"). Returns the index or -1. */
+ * (its count covers the cycles lost, IHI 0014 7.3.4); otherwise the first
+ * (the candidates after it are followed: docs/scoreboard.md, "Overflow"),
+ * with timed bytes one executed before the I-sync left the design. Returns
+ * the index or -1. */
 static long restart_at(const etm_verify_t *v, uint32_t addr, uint64_t sync_cycle)
 {
-    long j = -1;
     for (size_t f = v->cur; f < v->len; f++) {
         const vitem_t *x = vfy_item(v, f);
+        if (v->timed && x->cycle > v->now)
+            break;
         if (x->addr != addr)
             continue;
-        if (v->ca && v->have_offset) {
-            if ((int64_t)x->cycle + v->offset >= (int64_t)sync_cycle)
-                return (long)f;
-        } else if (v->timed) {
-            if (x->cycle > v->now)
-                break;
-            j = (long)f;
-        } else {
+        if (!(v->ca && v->have_offset) || (int64_t)x->cycle + v->offset >= (int64_t)sync_cycle)
             return (long)f;
-        }
     }
-    return j;
+    return -1;
 }
 
 /* The trace differs from the core just after instructions the core ran
@@ -311,11 +305,14 @@ static void address_point(etm_verify_t *v, uint32_t addr, const char *kind, uint
                  "last instruction traced", addr);
             return;
         }
-        if (!(v->ca && v->have_offset) && !v->timed) {
-            /* Which of the instructions at addr? The elements that follow tell. */
+        if (!(v->ca && v->have_offset)) {
+            /* Which of the instructions at addr? The elements that follow tell
+             * (with timed bytes, of those executed before the I-sync left). */
             v->ncand = 0;
             for (size_t f = (size_t)j; f < v->len && v->ncand < MAX_CANDIDATES; f++)
-                if (vfy_item(v, f)->addr == addr) {
+                if (v->timed && vfy_item(v, f)->cycle > v->now)
+                    break;
+                else if (vfy_item(v, f)->addr == addr) {
                     v->cand[v->ncand] = f;
                     v->cpos[v->ncand] = f;
                     v->cok[v->ncand] = 1;
@@ -359,6 +356,13 @@ static void address_point(etm_verify_t *v, uint32_t addr, const char *kind, uint
         if ((size_t)j - v->cur <= NEAR && strcmp(kind, "I-sync"))
             vfy_fail(v, ETM_VFAIL_MISSING_ATOM, x->cycle, off, "%s; the %s at byte %" PRIu64 " goes on at 0x%08" PRIx32,
                  gap, kind, off, addr);
+        else if (x->indirect && strcmp(kind, "I-sync"))
+            /* The core's branch owes its target's address here; one that the
+             * core reaches only far later is a wrong address, not a loss. */
+            vfy_fail(v, ETM_VFAIL_BRANCH_TARGET, x->cycle, off,
+                 "%s at byte %" PRIu64 " gives 0x%08" PRIx32 ", but the core went to 0x%08" PRIx32 " (cycle %" PRIu64
+                 "); it reaches 0x%08" PRIx32 " only %zu instructions later", kind, off, addr, x->addr, x->cycle, addr,
+                 (size_t)j - v->cur);
         else
             vfy_fail(v, ETM_VFAIL_GAP, x->cycle, off,
                  "%s; the %s at byte %" PRIu64 " goes on at 0x%08" PRIx32 " and no overflow was signalled", gap, kind,
