@@ -20,7 +20,7 @@ module etm_top #(
   // Sizes a real part fixes (etm/regs.def model parameters).
   parameter int unsigned FifoDepth  = 24,             // bytes of trace FIFO
   parameter int unsigned FifoWrite  = 4,              // ETMv3 bytes entering the FIFO's store per cycle
-  parameter int unsigned PktQueue   = 0,              // ETMv3 cycle records waiting for the packet generator
+  parameter int unsigned PktQueue   = 8,              // ETMv3 cycle records waiting for the packet generator
   parameter bit          PhEager    = 1'b0,           // ETMv3 P-headers also close at ETMFLUSH (lower latency)
   parameter bit          BranchFull = 1'b0,           // ETMv3 branch packets carry the whole address
   parameter int unsigned PortBytes  = 1,              // ETMv3 bytes leaving the port per cycle

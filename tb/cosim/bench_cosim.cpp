@@ -78,7 +78,7 @@ struct Cfg {
     const char *name, *preset;
     uint32_t etmcr;
     int data, issue2;
-    int part; /* 1: etm_top built as the ETM-M3 with records (Vetm_top_m3), the configuration it was built for */
+    int part; /* 1: etm_top built as the ETM-M3 (records; Vetm_top_m3), the configuration it was built for */
 };
 
 /* One row: the C model, the RTL and both in lockstep on the same stimulus.
@@ -91,7 +91,7 @@ template <class Top> int run_row(const Cfg &c, unsigned long long cycles, std::v
     if (c.issue2)
         cfg.issue_width = 2;
     if (c.part)
-        cfg.pkt_queue = ETM_TOP_PKT_QUEUE; /* as built; its 1-byte port too */
+        cfg.pkt_queue = ETM_TOP_PKT_QUEUE; /* as built (the preset's); its 1-byte port too */
     else if (cfg.etmccr >> 31)
         cfg.port_bytes = 2; /* enough bandwidth: measure the models, not overflows */
     etm_gen_params_t gp;
@@ -161,7 +161,7 @@ int main(int argc, char **argv)
                         "usage: bench_cosim [CYCLES]\n\nCycles per second of the C model alone, the Verilated RTL "
                         "alone and\nboth in lockstep, for a few configurations, CYCLES each (default 2000000).\n"
                         "The RTL is etm_core (the implementation on ports) but in the last row, which is\n"
-                        "etm_top built as the ETM-M3 with records (PKT_QUEUE=4), as synthesized.\n",
+                        "etm_top built as the ETM-M3 (records, PKT_QUEUE=8), as synthesized.\n",
                         &cycles);
     if (rc >= 0)
         return rc;

@@ -1,9 +1,9 @@
 /* top_lockstep.cpp - the lockstep of a part as it is built: etm_top with the
- * ETM-M3's parameters and records (the etm-m3 preset with PKT_QUEUE=4, no
- * ETMv1 logic), Verilated with those parameters, against the C model made from
+ * ETM-M3's parameters (the etm-m3 preset: records, PKT_QUEUE=8; no ETMv1
+ * logic), Verilated with those parameters, against the C model made from
  * the same configuration. Where etm_cosim runs etm_core (every implementation
  * on ports, so that one model serves every configuration), this runs what
- * synthesis sees (scripts/yosys-area etm-m3-rec): the register file sized by
+ * synthesis sees (scripts/yosys-area etm-m3): the register file sized by
  * ETMCCR, no slot-1 logic, the bits no write can set held at zero.
  *
  *   etm_top_lockstep [CYCLES [SEED]]     default 1000000 cycles, seed 1
@@ -33,7 +33,6 @@ namespace {
 bool part_config(etm_config_t *cfg)
 {
     etm_config_preset(cfg, "etm-m3");
-    cfg->pkt_queue = ETM_TOP_PKT_QUEUE;
     struct {
         const char *name;
         unsigned long long have, built;
@@ -44,6 +43,7 @@ bool part_config(etm_config_t *cfg)
         { "FIFO_DEPTH", cfg->fifo_depth, ETM_TOP_FIFO_DEPTH }, { "FIFO_WRITE", cfg->fifo_write, ETM_TOP_FIFO_WRITE },
         { "PORT_BYTES", cfg->port_bytes, ETM_TOP_PORT_BYTES }, { "ISSUE_WIDTH", cfg->issue_width, ETM_TOP_ISSUE_WIDTH },
         { "BRANCH_FULL", cfg->branch_full, ETM_TOP_BRANCH_FULL }, { "PH_EAGER", cfg->ph_eager, ETM_TOP_PH_EAGER },
+        { "PKT_QUEUE", cfg->pkt_queue, ETM_TOP_PKT_QUEUE },
     };
     bool ok = true;
     for (const auto &x : f)

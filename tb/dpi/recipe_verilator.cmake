@@ -18,7 +18,8 @@ if(NOT rc EQUAL 0)
 endif()
 execute_process(COMMAND ${WORK}/obj_dir/Vtb_etm +etm_preset=etm-m3 +stim_seed=1 +stim_cycles=3000
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT rc EQUAL 0 OR NOT out MATCHES "PASS: 3046 cycles compared, 0 mismatches")
+# Every stimulus cycle and the drain after it compared (the drain's length is the model's).
+if(NOT rc EQUAL 0 OR NOT out MATCHES "PASS: ([0-9]+) cycles compared, 0 mismatches" OR CMAKE_MATCH_1 LESS 3000)
   message(FATAL_ERROR "the example built by the recipe did not pass (${rc}):\n${out}\n${err}")
 endif()
 message(STATUS "recipe: ${out}")

@@ -233,11 +233,11 @@ static void test_part_bits(void)
      * the ETM-M3's IDs, every bit for another part. */
     etm_config_t c = m3;
     c.etmcr_impl = 0;
-    etm_config_imply(&c, 1, 1, 0);
+    etm_config_imply(&c, 1, 1, 0, 1);
     CHECK_EQ(c.etmcr_impl, 0x10632FF1);
     etm_config_preset(&c, "etmv1.3");
     c.etmcr_impl = 0;
-    etm_config_imply(&c, 1, 1, 0);
+    etm_config_imply(&c, 1, 1, 0, 1);
     CHECK_EQ(c.etmcr_impl, 0xFFFFFFFF);
 }
 

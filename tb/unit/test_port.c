@@ -3,7 +3,9 @@
  * back-pressure, ATID, the AFVALID/AFREADY flush). Expected values are worked out
  * by hand from the FIFO rules of docs/etmv3-encoder.md: bytes a cycle writes
  * leave the port from the next cycle on; FIFOFULL is asserted after a cycle
- * when fewer than ETMFFLR bytes are free. */
+ * when fewer than ETMFFLR bytes are free. Those rules are the in-cycle
+ * encoder's (PKT_QUEUE=0, which make() sets unless the test gives PKT_QUEUE);
+ * the records' cases say which of their rules they follow. */
 #include <stdlib.h>
 
 #include "etm/etm.h"
@@ -14,6 +16,7 @@ static etm_ctx_t *make(const char *const *sets, etm_err_t want, const char *msg)
     etm_config_t cfg;
     etm_diag_t d;
     etm_config_default(&cfg);
+    cfg.pkt_queue = 0;
     for (unsigned i = 0; sets[i]; i++)
         if (etm_config_parse_line(&cfg, sets[i], NULL, NULL, &d) != ETM_OK) {
             fprintf(stderr, "%s: %s\n", sets[i], d.msg);
@@ -68,6 +71,24 @@ static void test_fifofull(void)
     CHECK_EQ(etm_get_stats(e)->fifofull_cycles, 1);
     etm_destroy(e);
 
+    /* With records (the ETM-M3's default) the same A-sync and I-sync enter a
+     * packet a cycle, at most FIFO_WRITE=4 bytes (docs/etmv3-encoder.md,
+     * "Records"), while the port takes a byte a cycle from cycle 1: levels 4,
+     * 4-1+2, 5-1+4, 8-1+2, then 9-1 (the atoms phase writes nothing). 56 bytes
+     * asked for: FIFOFULL after cycle 3 only (55 free). */
+    const char *rec[] = { "ETMCR=0x890", "FIFO_DEPTH=0x40", "ETMFFLR=0x38", "PKT_QUEUE=0x8", NULL };
+    e = make(rec, ETM_OK, NULL);
+    if (!e)
+        return;
+    static const int rec_level[5] = { 4, 5, 8, 9, 8 };
+    for (int t = 0; t < 5; t++) {
+        etm_step(e, t == 0 ? &i0 : &idle, &o);
+        CHECK_EQ(o.fifo_level, rec_level[t]);
+        CHECK_EQ(o.fifofull, t == 3);
+    }
+    CHECK_EQ(etm_get_stats(e)->fifofull_cycles, 1);
+    etm_destroy(e);
+
     /* Without ETMCR[7] the same FIFO never asks for a stall. */
     const char *off[] = { "ETMCR=0x810", "FIFO_DEPTH=0x40", "ETMFFLR=0x35", NULL };
     e = make(off, ETM_OK, NULL);
@@ -85,12 +106,15 @@ static void test_fifofull(void)
 }
 
 /* The external port gives the same bytes as the internal one, only taken when
- * the caller's port clock says. */
-static void test_external_port(void)
+ * the caller's port clock says; with records (queue) as without (0): the FIFO
+ * is deep enough that its room never holds the generator back, so the bytes
+ * are the same whenever the port takes them, and the records still queued at
+ * etm_end are written as etm_port_take makes room. */
+static void test_external_port_queue(const char *queue)
 {
     /* Cycle-accurate: the ETM-M3 with the mode added (the cm3-ca-whatif preset's ETMCR_IMPL). */
-    const char *in1[] = { "PORT_BYTES=0x1", "FIFO_DEPTH=0x200", "ETMCR_IMPL=0x10633FF1", "ETMCR=0x1810", NULL };
-    const char *ext[] = { "PORT_BYTES=0x0", "FIFO_DEPTH=0x200", "ETMCR_IMPL=0x10633FF1", "ETMCR=0x1810", NULL };
+    const char *in1[] = { "PORT_BYTES=0x1", "FIFO_DEPTH=0x200", "ETMCR_IMPL=0x10633FF1", "ETMCR=0x1810", queue, NULL };
+    const char *ext[] = { "PORT_BYTES=0x0", "FIFO_DEPTH=0x200", "ETMCR_IMPL=0x10633FF1", "ETMCR=0x1810", queue, NULL };
     etm_ctx_t *a = make(in1, ETM_OK, NULL), *b = make(ext, ETM_OK, NULL);
     etm_gen_params_t gp;
     etm_gen_params_default(&gp);
@@ -146,6 +170,56 @@ static void test_external_port(void)
 
     const char *v1[] = { "preset etmv1.3", "PORT_BYTES=0x0", NULL };
     make(v1, ETM_ERR_FIELD_WIDTH, "ETMv3 only");
+}
+
+static void test_external_port(void)
+{
+    test_external_port_queue("PKT_QUEUE=0x0");
+    test_external_port_queue("PKT_QUEUE=0x8");
+}
+
+/* Records with an external port that takes nothing while the core runs: the
+ * 24-byte store fills, the generator waits with records queued, and at
+ * etm_end they are still to be written. Taking a byte at a time lets them in
+ * (never more than FIFO_DEPTH held), and the bytes are those of an internal
+ * port whose FIFO never fills. */
+static void test_external_records_end(void)
+{
+    const char *ext[] = { "PORT_BYTES=0x0", "FIFO_DEPTH=0x18", "PKT_QUEUE=0x8", NULL };
+    const char *in1[] = { "PORT_BYTES=0x1", "FIFO_DEPTH=0x200", "PKT_QUEUE=0x8", NULL };
+    etm_ctx_t *a = make(in1, ETM_OK, NULL), *b = make(ext, ETM_OK, NULL);
+    if (!a || !b)
+        return;
+    etm_out_t o;
+    uint8_t ba[256], bb[256];
+    size_t na = 0, nb = 0;
+    for (unsigned k = 0; k < 6; k++) {
+        /* indirect branches to far targets: 5-byte branch packets */
+        etm_in_t t = insn(k & 1 ? 0x00000100u + 8 * k : 0x80000100u + 8 * k);
+        t.ibranch = t.iindbr = k != 0;
+        etm_step(a, &t, &o);
+        take_bytes(&o, ba, &na, sizeof ba, 0);
+        etm_step(b, &t, &o);
+        CHECK(etm_fifo_level(b) <= 24);
+    }
+    etm_end(a);
+    while (etm_drain(a, &o) == ETM_OK)
+        take_bytes(&o, ba, &na, sizeof ba, 0);
+    CHECK_EQ(etm_end(b), ETM_OK);
+    CHECK_EQ(etm_fifo_level(b), 24); /* full, with more to come */
+    CHECK_EQ(etm_drain(b, &o), ETM_END);
+    unsigned n;
+    while (nb < sizeof bb && (n = etm_port_take(b, bb + nb, 1)) > 0) {
+        nb += n;
+        CHECK(etm_fifo_level(b) <= 24);
+    }
+    CHECK_EQ(etm_get_stats(a)->overflows, 0);
+    CHECK_EQ(etm_get_stats(b)->overflows, 0);
+    CHECK(na > 24 + 12);
+    CHECK_EQ(na, nb);
+    CHECK(na == nb && memcmp(ba, bb, na) == 0);
+    etm_destroy(a);
+    etm_destroy(b);
 }
 
 /* ATB by hand: a 4-byte ATB (PORT_BYTES=4), trace ID 0x15. Cycle 0 writes
@@ -466,6 +540,7 @@ int main(void)
     test_fifofull();
     test_drain_backpressure();
     test_external_port();
+    test_external_records_end();
     test_atb_hold();
     test_atb_flush();
     test_atb_random();

@@ -194,13 +194,15 @@ static void walk(void)
 }
 
 /* ETMSR[1] reads 1 only once the FIFO is empty: programming waits for the trace
- * already made to leave. */
-static void prog_waits_for_fifo(void)
+ * already made to leave. In-cycle (queue 0) and with records (the ETM-M3's),
+ * whose generator writes a packet a cycle and so fills the store less. */
+static void prog_waits_for_fifo_queue(unsigned queue, unsigned fill)
 {
     etm_config_t cfg;
     etm_diag_t d;
     etm_ctx_t *etm;
     etm_config_preset(&cfg, "etm-m3");
+    cfg.pkt_queue = queue;
     cfg.etmcr |= 0x100; /* branch broadcast: the FIFO fills */
     CHECK_EQ(etm_create(&etm, &cfg, &d), ETM_OK); /* programmed, tracing */
     etm_gen_params_t gp;
@@ -209,11 +211,11 @@ static void prog_waits_for_fifo(void)
     CHECK_EQ(etm_gen_create(&g, &gp, &d), ETM_OK);
     etm_in_t in;
     etm_out_t out;
-    for (int i = 0; i < 100000 && etm_fifo_level(etm) < 16; i++) {
+    for (int i = 0; i < 100000 && etm_fifo_level(etm) < fill; i++) {
         etm_gen_next(g, &in, NULL);
         etm_step(etm, &in, &out);
     }
-    CHECK(etm_fifo_level(etm) >= 16);
+    CHECK(etm_fifo_level(etm) >= fill);
     uint64_t r;
     apb(etm, 1, 0xFB0, 0xC5ACCE55, 0, &r);
     apb(etm, 1, 0x000, cfg.etmcr | 0x400, 0, &r);
@@ -242,6 +244,12 @@ static void prog_waits_for_fifo(void)
     CHECK_EQ(etm_get_stats(etm)->packets[ETM_PKT_ASYNC], async + 1);
     etm_gen_free(g);
     etm_destroy(etm);
+}
+
+static void prog_waits_for_fifo(void)
+{
+    prog_waits_for_fifo_queue(0, 16);
+    prog_waits_for_fifo_queue(8, 12);
 }
 
 /* The programming sequence from reset gives the image etm_create takes at once. */

@@ -233,6 +233,7 @@ static etm_config_t preset_config(const char *preset, int ca)
     CHECK_EQ(etm_config_preset(&cfg, preset), ETM_OK);
     if (ca)
         cfg.etmcr |= 1u << 12;
+    cfg.pkt_queue = 0; /* the repeat path is off with records (the ETM-M3's default) */
     return cfg;
 }
 
@@ -449,6 +450,7 @@ int main(void)
     etm_diag_t d;
     CHECK_EQ(etm_config_preset(&cfg, "etm-m3"), ETM_OK);
     cfg.port_bytes = 1;
+    cfg.pkt_queue = 0; /* the repeat path is off with records */
     etm_ctx_t *e = NULL;
     CHECK_EQ(etm_create(&e, &cfg, &d), ETM_OK);
     etm_in_t in, idle;

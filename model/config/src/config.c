@@ -58,9 +58,11 @@ void etm_config_default(etm_config_t *cfg)
     cfg->issue_width = 1;
     cfg->pidr = 0x003BB924;         /* ETM-M3: part 0x924, ARM (JEP106 0x3B), revision 3 */
     cfg->etmcr_impl = ETM_M3_CR_IMPL; /* ETM-M3: no cycle-accurate mode, no data trace */
+    cfg->pkt_queue = 8;             /* records: a packet generator writing a packet at a time
+                                       (docs/etmv3-encoder.md, "Records") */
 }
 
-void etm_config_imply(etm_config_t *cfg, int scr_given, int pidr_given, int cr_impl_given)
+void etm_config_imply(etm_config_t *cfg, int scr_given, int pidr_given, int cr_impl_given, int queue_given)
 {
     etm_config_t m3;
     etm_config_default(&m3);
@@ -76,6 +78,8 @@ void etm_config_imply(etm_config_t *cfg, int scr_given, int pidr_given, int cr_i
         cfg->pidr = is_m3 ? m3.pidr : 0;
     if (!cr_impl_given)
         cfg->etmcr_impl = is_m3 ? m3.etmcr_impl : 0xFFFFFFFFu;
+    if (!queue_given)
+        cfg->pkt_queue = is_m3 ? m3.pkt_queue : 0;
 }
 
 static int slot_seen(const uint8_t *seen, const char *name)
@@ -88,7 +92,8 @@ static int slot_seen(const uint8_t *seen, const char *name)
 
 void etm_config_imply_seen(etm_config_t *cfg, const uint8_t *seen)
 {
-    etm_config_imply(cfg, slot_seen(seen, "ETMSCR"), slot_seen(seen, "PIDR"), slot_seen(seen, "ETMCR_IMPL"));
+    etm_config_imply(cfg, slot_seen(seen, "ETMSCR"), slot_seen(seen, "PIDR"), slot_seen(seen, "ETMCR_IMPL"),
+                     slot_seen(seen, "PKT_QUEUE"));
 }
 
 const char *const etm_config_preset_names[] = {
@@ -125,8 +130,8 @@ etm_err_t etm_config_preset(etm_config_t *cfg, const char *name)
         cfg->etmsyncfr = 0;
         cfg->etmtraceidr = 0;
         set_counter_events(cfg);
-        etm_config_imply(cfg, 0, 0, 0); /* ETMSCR: FIFOFULL, 16-bit port (ETMv1.2 on); no part number;
-                                           every ETMCR bit of the version */
+        etm_config_imply(cfg, 0, 0, 0, 0); /* ETMSCR: FIFOFULL, 16-bit port (ETMv1.2 on); no part
+                                              number; every ETMCR bit of the version; no records */
         return ETM_OK;
     }
     if (etm_util_strncaseeq("etmv3.", name, 6) && name[6] >= '0' && name[6] <= '5' && name[7] == '\0') {
@@ -135,7 +140,8 @@ etm_err_t etm_config_preset(etm_config_t *cfg, const char *name)
         cfg->etmidr = 0x4100F200u | (minor << 4) | (minor >= 2 ? 1u << 18 : 0);
         cfg->etmccer = minor >= 1 ? 0x00000800u : 0;
         set_counter_events(cfg);
-        etm_config_imply(cfg, 0, 0, 0); /* ETMSCR: FIFOFULL, 8-bit port; no part number; every ETMCR bit */
+        etm_config_imply(cfg, 0, 0, 0, 0); /* ETMSCR: FIFOFULL, 8-bit port; no part number; every ETMCR
+                                              bit; no records */
         return ETM_OK;
     }
     return ETM_ERR_UNKNOWN_NAME;

@@ -257,10 +257,6 @@ etm_err_t etm_model_supports(const etm_config_t *c, etm_diag_t *diag)
         return etm_util_fail(diag, ETM_ERR_UNSUPPORTED,
                              "PKT_QUEUE=%u with ETMv3 data trace (ETMCR[3:2]): the packet generator's records "
                              "carry instruction trace only; use PKT_QUEUE=0", (unsigned)c->pkt_queue);
-    if (!v1 && c->pkt_queue && c->port_bytes == 0)
-        return etm_util_fail(diag, ETM_ERR_UNSUPPORTED,
-                             "PKT_QUEUE=%u with an external port (PORT_BYTES=0): records are generated on the "
-                             "port's cycles; use PKT_QUEUE=0", (unsigned)c->pkt_queue);
     if (!v1 && data && c->fifo_depth < 72)
         return etm_util_fail(diag, ETM_ERR_UNSUPPORTED,
                              "FIFO_DEPTH=%u: ETMv3 data trace (ETMCR[3:2]) needs at least 72 bytes, the most one "
@@ -467,6 +463,7 @@ static void fifofull(etm_ctx_t *ctx, etm_out_t *out)
 unsigned etm_fifo_level(const etm_ctx_t *ctx) { return etm_fifo_counted(&ctx->fifo, &ctx->mode); }
 
 static etm_err_t end_try(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out);
+static void pq_finish_external(etm_ctx_t *ctx);
 
 unsigned etm_port_take(etm_ctx_t *ctx, uint8_t *buf, unsigned max)
 {
@@ -475,7 +472,10 @@ unsigned etm_port_take(etm_ctx_t *ctx, uint8_t *buf, unsigned max)
     rp_leave(ctx);
     unsigned n = etm_fifo_take(&ctx->fifo, buf, max);
     ctx->st.port_bytes += n;
-    if (ctx->end_wait && n) {
+    if (ctx->mode.pkt_queue) {
+        if (ctx->ended && n)
+            pq_finish_external(ctx);
+    } else if (ctx->end_wait && n) {
         end_try(ctx, NULL, NULL);
         if (ctx->ended)
             etm_fifo_settle(&ctx->fifo); /* no more cycles to let them through */
@@ -726,6 +726,26 @@ static int pq_generate(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out, int f
         ctx->pq_untraced = 0;
     out->overflow = ctx->pq_untraced;
     return ended;
+}
+
+/* An external port with records after etm_end: there are no more cycles, so
+ * the generator's remaining phases, the end's bytes and the write port's
+ * cycles run at once, as far as the store's room lets them; etm_port_take
+ * resumes them when it has made room (as the end's bytes wait without
+ * records). */
+static void pq_finish_external(etm_ctx_t *ctx)
+{
+    etm_out_t o;
+    while (ctx->end_wait || ctx->fifo.slevel_q) {
+        unsigned staged = ctx->fifo.slevel_q;
+        memset(&o, 0, sizeof o);
+        if (!ctx->end_wait)
+            etm_fifo_stage(&ctx->fifo, &ctx->mode, NULL, 0);
+        else if (pq_generate(ctx, NULL, &o, 1))
+            ctx->end_wait = 0;
+        if (staged && !ctx->fifo.wrote_q) /* the store is full: the port takes first */
+            return;
+    }
 }
 
 /* A traced cycle with records: the cycle's record into the queue (an
@@ -1591,7 +1611,9 @@ etm_err_t etm_end(etm_ctx_t *ctx)
         return ETM_OK;
     }
     etm_err_t e = end_try(ctx, NULL, NULL);
-    if (ctx->mode.port_bytes == 0) /* an external port: no more cycles to let them through */
+    if (ctx->mode.port_bytes == 0 && ctx->mode.pkt_queue) /* an external port: no more cycles */
+        pq_finish_external(ctx);
+    else if (ctx->mode.port_bytes == 0)
         etm_fifo_settle(&ctx->fifo);
     ctx->ended = 1;
     return e;

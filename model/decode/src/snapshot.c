@@ -252,7 +252,7 @@ static etm_err_t snap_devices(snapshot_t *s, unsigned id, etm_config_t *cfg, etm
      * default's was given, and stays). */
     etm_config_t dflt;
     etm_config_default(&dflt);
-    etm_config_imply(cfg, cfg->etmscr != dflt.etmscr, cfg->pidr != dflt.pidr, 1);
+    etm_config_imply(cfg, cfg->etmscr != dflt.etmscr, cfg->pidr != dflt.pidr, 1, 0);
     /* The decoders follow the trace the registers describe, whichever part made it. */
     cfg->etmcr_impl = 0xFFFFFFFFu;
     /* The registers as a whole: a version the decoders speak, fields that exist in it. */

@@ -40,12 +40,13 @@ etm_err_t etm_config_preset(etm_config_t *cfg, const char *name);
 size_t etm_config_size(void);
 extern const char *const etm_config_preset_names[]; /* NULL-terminated */
 
-/* ETMSCR, PIDR and ETMCR_IMPL for a configuration that does not give them
- * (text written before they were part of the image): the ETM-M3's when ETMCCR
- * and ETMIDR are the ETM-M3's, else a generic part's (ETMSCR: FIFOFULL and the
- * port the version's presets have; PIDR 0: no part number; ETMCR_IMPL: every
- * bit of the version). *_given: the text gave that one, which is left alone. */
-void etm_config_imply(etm_config_t *cfg, int scr_given, int pidr_given, int cr_impl_given);
+/* ETMSCR, PIDR, ETMCR_IMPL and PKT_QUEUE for a configuration that does not
+ * give them (text written before they were part of the image): the ETM-M3's
+ * when ETMCCR and ETMIDR are the ETM-M3's, else a generic part's (ETMSCR:
+ * FIFOFULL and the port the version's presets have; PIDR 0: no part number;
+ * ETMCR_IMPL: every bit of the version; PKT_QUEUE 0: a cycle's packets made in
+ * the cycle). *_given: the text gave that one, which is left alone. */
+void etm_config_imply(etm_config_t *cfg, int scr_given, int pidr_given, int cr_impl_given, int queue_given);
 /* The same after etm_config_parse_line has filled `seen`. */
 void etm_config_imply_seen(etm_config_t *cfg, const uint8_t *seen);
 

@@ -162,7 +162,9 @@ etm_err_t etm_end(etm_ctx_t *ctx);
  * port. Returns ETM_OK when it modelled a cycle (out holds its outputs), ETM_END
  * when nothing was left (out is an idle cycle; no cycle was modelled). With an
  * external port (PORT_BYTES=0) there is no port to drain through: ETM_END at
- * once; take the bytes with etm_port_take. */
+ * once; take the bytes with etm_port_take (with records, PKT_QUEUE, the records
+ * still queued at etm_end are written into the FIFO then and as etm_port_take
+ * makes room). */
 etm_err_t etm_drain(etm_ctx_t *ctx, etm_out_t *out);
 
 /* For batch callers and bindings: etm_step over n records, the bytes that
