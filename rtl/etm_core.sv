@@ -17,11 +17,14 @@
 // after it is an etm_drain, until reset.
 //
 // The implementation must be one etm_create accepts, with FIFO_DEPTH <=
-// MaxFifoDepth; the registers programmed must be ones etm_model_supports accepts.
+// MaxFifoDepth and PKT_QUEUE <= MaxPktQueue; the registers programmed must be ones etm_model_supports accepts.
 `include "etm_ports.svh"
 
 module etm_core #(
   parameter int unsigned MaxFifoDepth = 1024,
+  // The records' queue (with HasRecGen): built for this many, rounded up to a
+  // power of two (a part builds its PKT_QUEUE).
+  parameter int unsigned MaxPktQueue  = etm_defs_pkg::PktQueueMax,
   parameter bit          Assertions   = 1'b1,
   // Which protocols the instance can speak (an area what-if: a part built for
   // one protocol has no logic for the other; the configuration must match).
@@ -325,12 +328,17 @@ module etm_core #(
   // overflow when PKT_QUEUE records wait); the generator runs one phase of the
   // oldest record a cycle, when nothing is staged in the FIFO, beginning a record
   // in the cycle it is made when none waits.
-  localparam int unsigned QMax = etm_defs_pkg::PktQueueMax;
+  // The queue's memory: a power of two (at least 2), indexed by the low bits of
+  // the 4-bit ring positions (16, PktQueueMax, is a multiple of it).
+  localparam int unsigned QBits = MaxPktQueue > 2 ? $clog2(MaxPktQueue) : 1;
+  localparam int unsigned QMax = 1 << QBits;
   localparam int unsigned PhEvents = 0, PhFirst = 1, PhPeriodic = 2, PhAtoms = 3, PhDone = 4;
   etm_pkg::gen_rec_t q_mem [QMax];
   etm_pkg::gen_rec_t rec_in, gen_q, gen_d, cur;
   logic [3:0]  q_head_q, q_head_d;
   logic [4:0]  q_len_q, q_len_d;
+  logic [QBits-1:0] q_wr;                // where the record pushed now goes
+  assign q_wr = QBits'(q_head_q + q_len_q[3:0]);
   logic        busy_q, busy_d, gap_q, gap_d, lost_q, lost_d, untraced_q, untraced_d, te_last_q, te_last_d;
   logic        branch_done_q, branch_done_d;
   logic [2:0]  phase_q, phase_d, phase_now;
@@ -393,7 +401,7 @@ module etm_core #(
   assign stage_empty = fifo_stage_empty && gen_idle;
   assign step_ok = gen_on && stage_empty;
   assign pop = step_ok && !busy_q && (q_len_q != 5'd0 || push);
-  assign cur = !pop ? gen_q : (q_len_q == 5'd0) ? rec_in : q_mem[q_head_q];
+  assign cur = !pop ? gen_q : (q_len_q == 5'd0) ? rec_in : q_mem[q_head_q[QBits-1:0]];
   assign cur_insn = cur.natoms != 2'd0;
   assign cur_events = cur.trigger || !cur.te || cur.cancel || (cur.flush && impl_ph_eager_i[0]);
   assign do_gap = step_ok && !busy_q && !pop && gap_q;
@@ -443,7 +451,7 @@ module etm_core #(
   assign pk_hold = !((step_ok && (busy_q || pop)) || do_gap || do_finish);
 
   always_ff @(posedge clk_i) begin
-    if (push && !(pop && q_len_q == 5'd0)) q_mem[4'(q_head_q + q_len_q[3:0])] <= rec_in;
+    if (push && !(pop && q_len_q == 5'd0)) q_mem[q_wr] <= rec_in;
   end
   always_ff @(posedge clk_i or negedge stage_rst_n) begin
     if (!stage_rst_n) begin

@@ -38,6 +38,7 @@ module etm_top #(
 );
   etm_core #(
     .MaxFifoDepth (FifoDepth),
+    .MaxPktQueue  (PktQueue),
     .Assertions   (Assertions),
     .HasV3        (HasV3),
     .HasV1        (HasV1),

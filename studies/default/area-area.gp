@@ -24,7 +24,7 @@ set linetype 15 lc rgb '#ff9896'
 set linetype 16 lc rgb '#c5b0d5'
 set linetype cycle 16
 set rmargin 20
-set bmargin 8
+set bmargin 6
 set xtics rotate by -30 left
 set style data histograms
 set style histogram clustered gap 1
