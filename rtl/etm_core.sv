@@ -846,10 +846,11 @@ module etm_core #(
     OVERFLOW = 1'b0;
     TRIGGER = flt_trigger;
     // FIFOFULL (a stall request): fewer than ETMFFLR bytes free after the cycle
-    // (with records, of the store).
+    // (with records, of the store), or with records PKT_QUEUE of them waiting.
     FIFOFULL = etm_defs_pkg::cr_stall(reg_etmcr) &&
-               (({15'd0, fifo_level} >= impl_fifo_depth_i) ? 32'd0 : impl_fifo_depth_i - {15'd0, fifo_level}) <
-               {24'd0, etm_defs_pkg::fflr_level(reg_etmfflr)};
+               ((({15'd0, fifo_level} >= impl_fifo_depth_i) ? 32'd0 : impl_fifo_depth_i - {15'd0, fifo_level}) <
+                {24'd0, etm_defs_pkg::fflr_level(reg_etmfflr)} ||
+                (rec && {27'd0, q_len_d} >= impl_pkt_queue_i));
     TRACEENABLE = flt_te;
     VIEWDATA = flt_vd;
     if (v3) begin

@@ -668,6 +668,14 @@ private:
             cov_->hit("atb-flush");
         if (o.trigger)
             cov_->hit("trigger");
+        if (o.fifofull) {
+            cov_->hit("fifofull-cycles");
+            /* Raised by a full records queue, not by the store's level (ETMFFLR as
+             * configured: not when the modes are reprogrammed). */
+            unsigned fflr = ETM_FIELD_GET(ETM_FFLR_LEVEL, o_.cfg.etmfflr);
+            if (v3 && o_.cfg.pkt_queue && !o_.reprogram_modes && o_.cfg.fifo_depth >= o.fifo_level + fflr)
+                cov_->hit("fifofull-queue");
+        }
         cov_->hit(o.trace_enable ? "te-on-cycles" : "te-off-cycles");
         if (o.view_data)
             cov_->hit("view-data-cycles");

@@ -89,6 +89,24 @@ static void test_fifofull(void)
     CHECK_EQ(etm_get_stats(e)->fifofull_cycles, 1);
     etm_destroy(e);
 
+    /* With records FIFOFULL also says the queue is full: two records waiting
+     * (PKT_QUEUE=2), the next would be lost. Instructions in cycles 0 to 2: the
+     * first record's A-sync and I-sync take cycles 0 to 3 and its atoms phase
+     * cycle 4, so records 1 and 2 wait from cycle 2 until record 1 begins in
+     * cycle 5. The store's level (at most 9 of 64) never asks for it. */
+    const char *queue[] = { "ETMCR=0x890", "FIFO_DEPTH=0x40", "ETMFFLR=0x1", "PKT_QUEUE=0x2", NULL };
+    e = make(queue, ETM_OK, NULL);
+    if (!e)
+        return;
+    for (int t = 0; t < 8; t++) {
+        etm_in_t in = t < 3 ? insn(0x100 + 2u * (unsigned)t) : idle;
+        etm_step(e, &in, &o);
+        CHECK_EQ(o.fifofull, t >= 2 && t <= 4);
+    }
+    CHECK_EQ(etm_get_stats(e)->fifofull_cycles, 3);
+    CHECK_EQ(etm_get_stats(e)->overflows, 0);
+    etm_destroy(e);
+
     /* Without ETMCR[7] the same FIFO never asks for a stall. */
     const char *off[] = { "ETMCR=0x810", "FIFO_DEPTH=0x40", "ETMFFLR=0x35", NULL };
     e = make(off, ETM_OK, NULL);

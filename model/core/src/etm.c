@@ -451,12 +451,15 @@ static void rp_leave(etm_ctx_t *ctx)
     ctx->plain_go = 0;
 }
 
-/* FIFOFULL after the cycle: fewer than ETMFFLR bytes free (ETMCR[7]). */
+/* FIFOFULL after the cycle (ETMCR[7]): fewer than ETMFFLR bytes free, or with
+ * records PKT_QUEUE of them waiting, so that the next would be lost (the
+ * store's level alone does not see the records the generator is behind by). */
 static void fifofull(etm_ctx_t *ctx, etm_out_t *out)
 {
     unsigned held = etm_fifo_counted(&ctx->fifo, &ctx->mode);
     unsigned free_bytes = held < ctx->mode.fifo_depth ? ctx->mode.fifo_depth - held : 0;
-    out->fifofull = (uint8_t)(free_bytes < ctx->mode.fifofull_level);
+    out->fifofull = (uint8_t)(free_bytes < ctx->mode.fifofull_level ||
+                              (ctx->mode.fifofull_level && ctx->mode.pkt_queue && ctx->pq_len >= ctx->mode.pkt_queue));
     ctx->st.fifofull_cycles += out->fifofull;
 }
 
