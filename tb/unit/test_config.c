@@ -229,16 +229,27 @@ static void test_part_bits(void)
     CHECK_EQ(m3.fifo_depth, 24);
     CHECK_EQ(r2.etmidr, 0x4114F253);
     CHECK_EQ(r2.etmccer, 0x18541800);
-    /* A text without ETMCR_IMPL (written before it existed): the ETM-M3's for
-     * the ETM-M3's IDs, every bit for another part. */
-    etm_config_t c = m3;
-    c.etmcr_impl = 0;
-    etm_config_imply(&c, 1, 1, 0, 1);
-    CHECK_EQ(c.etmcr_impl, 0x10632FF1);
-    etm_config_preset(&c, "etmv1.3");
-    c.etmcr_impl = 0;
-    etm_config_imply(&c, 1, 1, 0, 1);
-    CHECK_EQ(c.etmcr_impl, 0xFFFFFFFF);
+    /* A text without ETMCR_IMPL or PKT_QUEUE (written before they existed): the
+     * ETM-M3's for the ETM-M3's IDs (its records: PKT_QUEUE 8), every bit and
+     * no records for another part; a value the text gave is kept. */
+    static const struct {
+        const char *preset;
+        int given;
+        uint32_t impl;
+        unsigned queue;
+    } implied[] = {
+        { "etm-m3", 0, 0x10632FF1, 8 }, { "etmv1.3", 0, 0xFFFFFFFF, 0 },
+        { "etmv3.4", 0, 0xFFFFFFFF, 0 }, { "etm-m3", 1, 0, 2 },
+    };
+    for (size_t i = 0; i < sizeof implied / sizeof implied[0]; i++) {
+        etm_config_t c;
+        etm_config_preset(&c, implied[i].preset);
+        c.etmcr_impl = 0;
+        c.pkt_queue = 2;
+        etm_config_imply(&c, 1, 1, implied[i].given, implied[i].given);
+        CHECK_EQ(c.etmcr_impl, implied[i].impl);
+        CHECK_EQ(c.pkt_queue, implied[i].queue);
+    }
 }
 
 static void test_resources(void)

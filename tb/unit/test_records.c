@@ -231,7 +231,8 @@ static void test_ph_idle(void)
 
 /* The parameter: 0 to ETM_MAX_PKT_QUEUE, ETMv3 only, instruction trace only
  * (either port; test_port.c runs the external one). The ETM-M3's presets have
- * records, the generic ones and a text without PKT_QUEUE for another part not. */
+ * records, the generic ones not (test_config.c: what a text without PKT_QUEUE
+ * implies). */
 static void test_config(void)
 {
     etm_config_t cfg;
@@ -263,19 +264,6 @@ static void test_config(void)
             CHECK_EQ(etm_config_preset(&cfg, etm_config_preset_names[i]), ETM_OK);
             CHECK_EQ(cfg.pkt_queue, 0);
         }
-    /* A register image without PKT_QUEUE: the ETM-M3's IDs imply its queue,
-     * another part's none; a PKT_QUEUE line is kept. */
-    etm_config_preset(&cfg, "etmv3.4");
-    cfg.pkt_queue = 8;
-    etm_config_imply(&cfg, 1, 1, 1, 0);
-    CHECK_EQ(cfg.pkt_queue, 0);
-    etm_config_preset(&cfg, "etm-m3");
-    cfg.pkt_queue = 0;
-    etm_config_imply(&cfg, 1, 1, 1, 0);
-    CHECK_EQ(cfg.pkt_queue, 8);
-    cfg.pkt_queue = 2;
-    etm_config_imply(&cfg, 1, 1, 1, 1);
-    CHECK_EQ(cfg.pkt_queue, 2);
     CHECK_EQ(etm_config_preset(&cfg, "etmv1.3"), ETM_OK);
     cfg.pkt_queue = 4;
     CHECK(etm_create(&etm, &cfg, &d) != ETM_OK);
