@@ -687,8 +687,8 @@ module etm_core #(
 
   // ---- pipestat (ETMv1) -------------------------------------------------------------------
   logic [7:0]  ps_push_n;
-  logic [etm_defs_pkg::FifoWriteMax*8-1:0] ps_push_data;
-  logic [etm_defs_pkg::FifoWriteMax-1:0]   ps_push_flag;
+  logic [etm_defs_pkg::V1PushMax*8-1:0] ps_push_data;
+  logic [etm_defs_pkg::V1PushMax-1:0]   ps_push_flag;
   logic [1:0]  ps_pop;
   logic [2:0]  ps_pipestat;
   logic [15:0] ps_tracepkt;
@@ -705,6 +705,7 @@ module etm_core #(
       .ca_i               (ca),
       .data_addr_i        (data_addr),
       .data_value_i       (data_value),
+      .values_cap_i       (impl_etmcr_impl_i[2]),
       .port_i             (v1_port),
       .minor_ge2_i        (minor >= 4'd2),
       .depth_i            (impl_fifo_depth_i),
@@ -730,7 +731,6 @@ module etm_core #(
       .fifo_level_q_i     (fifo_level_q),
       .fifo_nflags_q_i    (fifo_nflags_q),
       .fifo_head_flag_q_i (fifo_head_flag_q),
-      .fifo_fit_i         (fifo_fit),
       .fifo_level_w_i     (fifo_level_w),
       .fifo_head0_i       (fifo_head0),
       .fifo_head0_flag_i  (fifo_head0_flag),
@@ -786,8 +786,10 @@ module etm_core #(
       wr_flag = '0;
     end else begin
       wr_n = ps_push_n;
-      wr_data = ps_push_data;
-      wr_flag = ps_push_flag;
+      wr_data = '0;
+      wr_data[etm_defs_pkg::V1PushMax*8-1:0] = ps_push_data;
+      wr_flag = '0;
+      wr_flag[etm_defs_pkg::V1PushMax-1:0] = ps_push_flag;
     end
   end
 

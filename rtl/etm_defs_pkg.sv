@@ -71,8 +71,8 @@ package etm_defs_pkg;
   localparam int unsigned LongRun = 24;  // longest run of W atoms sent as format 3 headers
   localparam int unsigned V1Queue = 8;  // ETMv1 status queue entries
   localparam int unsigned V1MaxXfer = 16;  // ETMv1 data transfers per instruction
-  localparam int unsigned V1PushMax = 138;  // bytes one ETMv1 status pushes: data address, 8 value bytes per transfer, branch address
-  localparam int unsigned FifoWriteMax = 138;  // the widest FIFO write (>= ETM_CYCLE_BYTES_MAX)
+  localparam int unsigned V1PushMax = 18;  // bytes one ETMv1 write puts in the FIFO: a status's data address, one transfer's values, its branch address
+  localparam int unsigned FifoWriteMax = 96;  // the widest FIFO write (>= ETM_V1_PUSH_MAX)
   localparam int unsigned PeriodicFull = 1024;  // ETMv1: cycles after a full address before the next is wanted
   localparam int unsigned PeriodicForce = 512;  // ... and after which it is sent whether or not there is room
 

@@ -10,16 +10,17 @@
 // most FIFO_WRITE staged bytes, oldest first, move into the store (etm_fifo_stage):
 // the store has a write port of FifoWritePortMax lanes, the staging buffer the
 // cycle buffer's width.
-// ETMv1 (etm_fifo_push, peek, pop as etm_pipestat uses them): a status's bytes go
-// into the store directly, all or none; then the port pops up to two bytes,
+// ETMv1 (etm_fifo_push, peek, pop as etm_pipestat uses them): up to V1PushMax
+// bytes a cycle go into the store directly (etm_pipestat has admitted them);
+// then the port pops up to two bytes,
 // which it chooses from the head as it stands after that write (head0/head1).
 // Each byte carries a flag (the first byte of an ETMv1 branch address:
 // TRACESYNC); nflags_o counts the flagged bytes held.
 //
 // The store is a ring of 2^RingBits >= MaxFifoDepth bytes: for ETMv3 L banks of
 // single-port memory (the bytes moving in a cycle and the port's bytes fall in
-// different banks), for ETMv1 flip-flops that each take their byte of a
-// status's run (an instance has the one its protocol needs: HasV3, HasV1).
+// different banks), for ETMv1 flip-flops that each take their byte of the
+// cycle's write (an instance has the one its protocol needs: HasV3, HasV1).
 // FIFO_DEPTH (at most MaxFifoDepth) bounds the bytes held in store and staging
 // together. The staging ring needs no more than min(StageBytes, Ring) bytes,
 // since both bounds hold.
@@ -177,7 +178,7 @@ module etm_fifo #(
     end
     nflags_w = nflags_q;
     if (do_wr) begin
-      for (int i = 0; i < etm_defs_pkg::FifoWriteMax; i++) begin
+      for (int i = 0; i < etm_defs_pkg::V1PushMax; i++) begin
         if (8'(i) < wr_n_i) nflags_w = nflags_w + {16'd0, wr_flag_i[i]};
       end
     end
@@ -379,17 +380,19 @@ module etm_fifo #(
   if (HasV1) begin : gen_v1_store
     logic [7:0] mem [Ring];
     logic       flag [Ring];
-    // One block per 16 bytes, each byte picking its byte of the run (the test
-    // of do_wr first spares the simulator the loop in ETMv3 cycles).
+    // Each byte takes its byte of the write, at most V1PushMax bytes from the
+    // tail (the test of do_wr first spares the simulator the loop in ETMv3 cycles).
+    localparam int unsigned WBits = $clog2(etm_defs_pkg::V1PushMax);
     for (genvar h = 0; h < (Ring + 15) / 16; h++) begin : gen_chunk
       always_ff @(posedge clk_i) begin
         if (do_wr) begin
           for (int l = 0; l < 16; l++) begin
             if (h * 16 + l < Ring &&
+                32'(RingBits'(32'(h * 16 + l) - 32'(wp))) < etm_defs_pkg::V1PushMax &&
                 17'(RingBits'(32'(h * 16 + l) - 32'(wp))) < {9'd0, wr_n_i}) begin
-              // (The test above keeps the byte within the run.)
-              mem[(h * 16 + l) % Ring]  <= wr_data_i[32'(RingBits'(32'(h * 16 + l) - 32'(wp)))*8 +: 8];
-              flag[(h * 16 + l) % Ring] <= wr_flag_i[32'(RingBits'(32'(h * 16 + l) - 32'(wp)))];
+              // (The tests above keep the byte within the write.)
+              mem[(h * 16 + l) % Ring]  <= wr_data_i[32'(WBits'(32'(RingBits'(32'(h * 16 + l) - 32'(wp)))))*8 +: 8];
+              flag[(h * 16 + l) % Ring] <= wr_flag_i[32'(WBits'(32'(RingBits'(32'(h * 16 + l) - 32'(wp)))))];
             end
           end
         end

@@ -6,14 +6,18 @@
 // is resolved when the next instruction arrives. Entries with data wait for
 // their last transfer and values. The head entry goes out when ready, one status
 // per cycle except in the two APO cycles after a branch status; its packets
-// (data, then branch address) enter the FIFO in that cycle, all or none. The
+// (data address, values, branch address) are admitted to the FIFO in that cycle,
+// all or none, and written a transfer a cycle: the data address and the first
+// transfer's values with the status, each further transfer's by the writer
+// (gen_*) in the next cycles, the branch address with the last. So the FIFO
+// takes at most V1PushMax bytes a cycle, and the transfers' store is read at one
+// index a cycle. While the writer runs, no status with packets goes out. The
 // port then drains the FIFO (1 nibble, 1 byte or 2 bytes) unless the cycle shows
 // the trigger.
 //
-// Two combinational steps: `status` runs the C up to the FIFO push (data value,
-// instructions, data address, the head entry's packets); `finish` completes the
-// cycle once etm_fifo says whether the packets fitted (and shows the head after
-// the write, which the port drains).
+// Two combinational steps: `status` runs the C up to the FIFO write (data value,
+// instructions, data address, the writer or the head entry's packets); `finish`
+// completes the cycle (and shows the head after the write, which the port drains).
 module etm_pipestat (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -22,6 +26,7 @@ module etm_pipestat (
   input  logic        ca_i,           // ETMCR[12]
   input  logic        data_addr_i,    // ETMCR[3]
   input  logic        data_value_i,   // ETMCR[2]
+  input  logic        values_cap_i,   // the part implements ETMCR[2] (else there is no writer)
   input  logic [1:0]  port_i,         // 0: 4-bit, 1: 8-bit, 2: 16-bit port
   input  logic        minor_ge2_i,    // ETMv1.2 and later: periodic reason 4
   input  logic [31:0] depth_i,        // FIFO_DEPTH
@@ -50,15 +55,14 @@ module etm_pipestat (
   input  logic [16:0] fifo_level_q_i,
   input  logic [16:0] fifo_nflags_q_i,
   input  logic        fifo_head_flag_q_i,
-  input  logic        fifo_fit_i,
   input  logic [16:0] fifo_level_w_i,
   input  logic [7:0]  fifo_head0_i,
   input  logic        fifo_head0_flag_i,
   input  logic [7:0]  fifo_head1_i,
   input  logic        fifo_head1_flag_i,
   output logic [7:0]  push_n_o,
-  output logic [etm_defs_pkg::FifoWriteMax*8-1:0] push_data_o,
-  output logic [etm_defs_pkg::FifoWriteMax-1:0]   push_flag_o,
+  output logic [etm_defs_pkg::V1PushMax*8-1:0] push_data_o,
+  output logic [etm_defs_pkg::V1PushMax-1:0]   push_flag_o,
   output logic [1:0]  pop_o,
   // Port.
   output logic [2:0]  pipestat_o,
@@ -70,7 +74,7 @@ module etm_pipestat (
 );
   localparam int unsigned Q = etm_defs_pkg::V1Queue;
   localparam int unsigned X = etm_defs_pkg::V1MaxXfer;
-  localparam int unsigned PushMax = etm_defs_pkg::FifoWriteMax;
+  localparam int unsigned PushMax = etm_defs_pkg::V1PushMax;
 
   // ---- State (pipestat_state_t) ---------------------------------------------------
   // Queue entries (v1_entry_t), entry k, transfer t at [k*X + t].
@@ -86,6 +90,7 @@ module etm_pipestat (
   logic        data_done_q [Q];  logic        data_done_d [Q];
   logic [4:0]  nxfer_q [Q];      logic [4:0]  nxfer_d [Q];
   logic [7:0]  nwait_q [Q];      logic [7:0]  nwait_d [Q];
+  logic [7:0]  nvb_q [Q];        logic [7:0]  nvb_d [Q];       // value bytes of its transfers
   logic [31:0] daddr_q [Q];      logic [31:0] daddr_d [Q];
   // The transfers' store (lanes, value came, value): a memory written by index,
   // at most one transfer added (wa_*: lanes, got 0, value 0) and one value come
@@ -119,6 +124,16 @@ module etm_pipestat (
   logic [31:0] last_baddr_q, last_baddr_d;
   logic [31:0] last_daddr_q, last_daddr_d;
   logic [31:0] since_full_q, since_full_d;
+  // The writer: the transfers of the last status still to write (0: idle), its
+  // slot (kept from reuse), the next transfer, and its branch address (gen_bn_q
+  // packets, 0: none), written with the last.
+  logic [4:0]  gen_left_q, gen_left_d;
+  logic [2:0]  gen_k_q, gen_k_d;
+  logic [3:0]  gen_t_q, gen_t_d;
+  logic [2:0]  gen_bn_q, gen_bn_d;
+  logic [39:0] gen_b_q, gen_b_d;
+  logic        gen_busy;       // the writer has transfers left (only a part with value trace)
+  assign gen_busy = values_cap_i && gen_left_q != 5'd0;
 
   // ---- Working state of the `status` step -----------------------------------------
   logic [2:0]  head;
@@ -139,11 +154,18 @@ module etm_pipestat (
   logic        st_valid;
   logic [2:0]  st_val;
   logic        try_push;
+  logic        writing;        // the writer writes in this cycle
+  logic [4:0]  gen_left;
+  logic [3:0]  gen_t;
   // What the push commits when it fits.
   logic [2:0]  p_status;
   logic        p_data_addr, p_branch, p_full, p_restart;
   logic [31:0] p_last_daddr, p_a;
   logic [3:0]  p_apo;
+  logic        p_fit;          // all of the status's packets fit
+  logic [4:0]  p_left;         // transfers the writer is left
+  logic [2:0]  p_bn;           // and the branch address it writes with the last
+  logic [39:0] p_b;
   logic [7:0]  pn;
   logic [PushMax*8-1:0] pb;
   logic [PushMax-1:0]   pf;
@@ -165,11 +187,12 @@ module etm_pipestat (
     end
   endtask
 
-  // add_entry(): a cleared entry at the tail; ok = 0 when the queue is full.
+  // add_entry(): a cleared entry at the tail; ok = 0 when the queue is full or
+  // the tail is the slot the writer reads.
   task automatic add_entry(output logic ok, output logic [2:0] k);
     ok = 1'b0;
     k = idx(head, len);
-    if (len != 4'(Q)) begin
+    if (len != 4'(Q) && !(gen_busy && k == gen_k_q)) begin
       ok = 1'b1;
       seq_d[k] = seqn;
       restart_d[k] = 1'b0;
@@ -183,6 +206,7 @@ module etm_pipestat (
       data_done_d[k] = 1'b0;
       nxfer_d[k] = 5'd0;
       nwait_d[k] = 8'd0;
+      nvb_d[k] = 8'd0;
       daddr_d[k] = 32'd0;
       seqn = seqn + 16'd1;
       len = len + 4'd1;
@@ -236,6 +260,32 @@ module etm_pipestat (
     push({24'd0, p[39:0]}, {1'b0, p[42:40]}, flag_first);
   endtask
 
+  // lanes_bytes(): how many byte lanes a transfer selects.
+  function automatic logic [3:0] lanes_bytes(input logic [7:0] l);
+    lanes_bytes = 4'd0;
+    for (int i = 0; i < 8; i++) lanes_bytes = lanes_bytes + {3'd0, l[i]};
+  endfunction
+
+  // push_xfer(): the value bytes of the store's transfer ri, those its lanes
+  // select, in address order, as this cycle's writes leave it. The store is read
+  // at one index a cycle: the writer's next transfer, or the head entry's first.
+  task automatic push_xfer(input logic [XBits-1:0] ri);
+    logic [7:0]  l;
+    logic [63:0] v, vb;
+    logic [3:0]  vn;
+    l = (wa_en && wa_idx == ri) ? wa_lanes : lanes_q[ri];
+    v = (wv_en && wv_idx == ri) ? wv_value : (wa_en && wa_idx == ri) ? 64'd0 : value_q[ri];
+    vb = '0;
+    vn = 4'd0;
+    for (int lane = 0; lane < 8; lane++) begin
+      if (l[lane]) begin
+        vb = vb | ({56'd0, v[lane*8 +: 8]} << {vn, 3'b000});
+        vn = vn + 4'd1;
+      end
+    end
+    push(vb, vn, 1'b0);
+  endtask
+
   always_comb begin : status
     logic [2:0] k, kk;
     logic ok, found, nseq, first, on, branch, data, full;
@@ -243,9 +293,9 @@ module etm_pipestat (
     logic [3:0] t;
     logic [2:0] rsn;
     logic [16:0] apo;
-    logic [63:0] vb, vv;
-    logic [3:0] vn;
-    logic [7:0] vl;
+    logic [42:0] ap;
+    logic [8:0]  total;
+    logic        values, pk;
     // Working copies of the arrays.
     for (int i = 0; i < Q; i++) begin
       seq_d[i] = seq_q[i];
@@ -260,6 +310,7 @@ module etm_pipestat (
       data_done_d[i] = data_done_q[i];
       nxfer_d[i] = nxfer_q[i];
       nwait_d[i] = nwait_q[i];
+      nvb_d[i] = nvb_q[i];
       daddr_d[i] = daddr_q[i];
     end
     wa_en = 1'b0;
@@ -289,6 +340,13 @@ module etm_pipestat (
     st_valid = 1'b0;
     st_val = etm_defs_pkg::PsWt;
     try_push = 1'b0;
+    writing = 1'b0;
+    gen_left = gen_left_q;
+    gen_t = gen_t_q;
+    p_fit = 1'b0;
+    p_left = 5'd0;
+    p_bn = 3'd0;
+    p_b = 40'd0;
     p_status = etm_defs_pkg::PsIe;
     p_data_addr = 1'b0;
     p_restart = 1'b0;
@@ -315,10 +373,10 @@ module etm_pipestat (
     full = 1'b0;
     rsn = 3'd0;
     apo = 17'd0;
-    vb = '0;
-    vv = '0;
-    vn = 4'd0;
-    vl = 8'd0;
+    ap = 43'd0;
+    total = 9'd0;
+    values = 1'b0;
+    pk = 1'b0;
 
     if (end_i) begin
       // etm_pipestat_end(): the last instruction is resolved; data that never
@@ -337,7 +395,7 @@ module etm_pipestat (
         end
       end
     end else if (enabled_i) begin
-      if (ovf && fifo_level_q_i == 17'd0) ovf = 1'b0;
+      if (ovf && fifo_level_q_i == 17'd0 && !gen_busy) ovf = 1'b0;
       on = trace_enable_i && !ovf;
       // Trace turning off: the last instruction went sequentially.
       if (!on && active && !ovf) begin
@@ -428,6 +486,7 @@ module etm_pipestat (
           wa_en = 1'b1;
           wa_idx = xidx(k, t);
           wa_lanes = dactl_i[10:3];
+          nvb_d[k] = nvb_d[k] + {4'd0, lanes_bytes(dactl_i[10:3])};
           if (data_value_i) begin
             nwait_d[k] = nwait_d[k] + 8'd1;
             slot_valid[das] = 1'b1;
@@ -442,18 +501,30 @@ module etm_pipestat (
         end
       end
 
+      // The FIFO takes one write a cycle: the writer's, or a status's packets.
+      if (gen_busy) begin
+        writing = 1'b1;
+        push_xfer(xidx(gen_k_q, gen_t_q));
+        if (gen_left_q == 5'd1 && gen_bn_q != 3'd0) push({24'd0, gen_b_q}, {1'b0, gen_bn_q}, 1'b1);
+        gen_left = gen_left_q - 5'd1;
+        gen_t = gen_t_q + 4'd1;
+      end
+
       // This cycle's status.
       kk = head;
+      pk = restart_d[kk] || branch_d[kk] || has_data_d[kk];
       if (apo_cnt != 2'd0) begin
         st_valid = 1'b1;
         st_val = (apo_cnt == 2'd2) ? {1'b0, apo_val_q[1:0]} : {1'b0, apo_val_q[3:2]};
         apo_cnt = apo_cnt - 2'd1;
       end else if (len != 4'd0 && resolved_d[kk] &&
-                   (!has_data_d[kk] || (data_done_d[kk] && nwait_d[kk] == 8'd0))) begin
-        // output_entry(): the head entry's status and packets.
+                   (!has_data_d[kk] || (data_done_d[kk] && nwait_d[kk] == 8'd0)) && !(writing && pk)) begin
+        // output_entry(): the head entry's status; its packets admitted, the
+        // first transfer's written.
         try_push = 1'b1;
         p_restart = restart_d[kk];
         data = !restart_d[kk] && has_data_d[kk];
+        values = data && data_value_i;
         branch = restart_d[kk] || branch_d[kk];
         if (restart_d[kk]) p_status = etm_defs_pkg::PsBe;
         else p_status = branch_d[kk] ? (data ? etm_defs_pkg::PsBd : etm_defs_pkg::PsBe) :
@@ -463,25 +534,10 @@ module etm_pipestat (
           p_data_addr = 1'b1;
           p_last_daddr = daddr_d[kk];
         end
-        if (data && data_value_i) begin
-          // Each transfer's bytes, lane order, packed together: one push each.
-          for (int x = 0; x < X; x++) begin
-            vb = '0;
-            vn = 4'd0;
-            // The store as this cycle's writes leave it.
-            vl = (5'(x) >= nxfer_d[kk]) ? 8'd0 :
-                 (wa_en && wa_idx == xidx(kk, 4'(x))) ? wa_lanes : lanes_q[xidx(kk, 4'(x))];
-            vv = (wv_en && wv_idx == xidx(kk, 4'(x))) ? wv_value :
-                 (wa_en && wa_idx == xidx(kk, 4'(x))) ? 64'd0 : value_q[xidx(kk, 4'(x))];
-            for (int lane = 0; lane < 8; lane++) begin
-              if (vl[lane]) begin
-                vb = vb | ({56'd0, vv[lane*8 +: 8]} << {vn, 3'b000});
-                vn = vn + 4'd1;
-              end
-            end
-            push(vb, vn, 1'b0);
-          end
-        end
+        // Bytes ahead of the branch address: the data address and every value.
+        total = {1'b0, pn} + (values ? {1'b0, nvb_d[kk]} : 9'd0);
+        if (values && nxfer_d[kk] != 5'd0) push_xfer(xidx(kk, 4'd0));
+        p_left = (values && nxfer_d[kk] > 5'd1) ? nxfer_d[kk] - 5'd1 : 5'd0;
         if (branch) begin
           p_branch = 1'b1;
           p_a = target_d[kk] | 32'd1;  // bit 0: Thumb
@@ -490,7 +546,7 @@ module etm_pipestat (
           if (!full && since_full_q >= etm_defs_pkg::PeriodicFull) begin
             // Periodic full address: when there is room, and in any case once
             // the retry window has passed.
-            if ({15'd0, fifo_level_q_i} + {24'd0, pn} + 32'd5 <= depth_i ||
+            if ({15'd0, fifo_level_q_i} + {23'd0, total} + 32'd5 <= depth_i ||
                 since_full_q >= etm_defs_pkg::PeriodicFull + etm_defs_pkg::PeriodicForce) begin
               full = 1'b1;
               rsn = minor_ge2_i ? 3'd4 : 3'd0;
@@ -501,8 +557,15 @@ module etm_pipestat (
           apo = fifo_nflags_q_i;
           if (nib_q && fifo_level_q_i != 17'd0 && fifo_head_flag_q_i) apo = apo - 17'd1;
           p_apo = (apo > 17'd14) ? 4'd15 : apo[3:0];
-          push_addr(etm_pkg::v1_addr_packets(p_a, last_baddr_q, full, rsn), 1'b1);
+          ap = etm_pkg::v1_addr_packets(p_a, last_baddr_q, full, rsn);
+          total = total + {6'd0, ap[42:40]};
+          if (p_left == 5'd0) push_addr(ap, 1'b1);
+          else begin
+            p_bn = ap[42:40];
+            p_b = ap[39:0];
+          end
         end
+        p_fit = {15'd0, fifo_level_q_i} + {23'd0, total} <= depth_i;
       end else if (ovf) begin
         st_valid = 1'b1;
         st_val = etm_defs_pkg::PsWt;
@@ -510,7 +573,7 @@ module etm_pipestat (
     end
   end
 
-  assign push_n_o = try_push ? pn : 8'd0;
+  assign push_n_o = (writing || (try_push && p_fit)) ? pn : 8'd0;
   assign push_data_o = pb;
   assign push_flag_o = pf;
 
@@ -539,6 +602,11 @@ module etm_pipestat (
     last_baddr_d = last_baddr_q;
     last_daddr_d = last_daddr_q;
     since_full_d = since_full_q;
+    gen_left_d = gen_left;
+    gen_k_d = gen_k_q;
+    gen_t_d = gen_t;
+    gen_bn_d = gen_bn_q;
+    gen_b_d = gen_b_q;
     f_len_dec = 1'b0;
     pop_o = 2'd0;
     pipestat_o = etm_defs_pkg::PsTd;
@@ -549,7 +617,7 @@ module etm_pipestat (
     s = st_val;
     drained = 1'b0;
     // etm_drain with nothing left: TD, and the state stays.
-    idle_end = drain_i && fifo_level_q_i == 17'd0 && len_q == 4'd0 && apo_cnt_q == 2'd0;
+    idle_end = drain_i && fifo_level_q_i == 17'd0 && len_q == 4'd0 && apo_cnt_q == 2'd0 && !gen_busy;
 
     if (idle_end) begin
       // No port cycle, no change.
@@ -571,9 +639,16 @@ module etm_pipestat (
       pipestat_o = etm_defs_pkg::PsTd;
     end else begin
       if (try_push) begin
-        if (fifo_fit_i) begin
+        if (p_fit) begin
           sv = 1'b1;
           s = p_status;
+          if (p_left != 5'd0) begin
+            gen_left_d = p_left;
+            gen_k_d = head;
+            gen_t_d = 4'd1;
+            gen_bn_d = p_bn;
+            gen_b_d = p_b;
+          end
           if (p_data_addr) begin
             last_daddr_d = p_last_daddr;
             full_daddr_d = 1'b0;
@@ -652,6 +727,7 @@ module etm_pipestat (
       data_done_q[g] <= data_done_d[g];
       nxfer_q[g]     <= nxfer_d[g];
       nwait_q[g]     <= nwait_d[g];
+      nvb_q[g]       <= nvb_d[g];
       daddr_q[g]     <= daddr_d[g];
     end
   end
@@ -697,6 +773,11 @@ module etm_pipestat (
       last_baddr_q  <= 32'd0;
       last_daddr_q  <= 32'd0;
       since_full_q  <= 32'd0;
+      gen_left_q    <= 5'd0;
+      gen_k_q       <= 3'd0;
+      gen_t_q       <= 4'd0;
+      gen_bn_q      <= 3'd0;
+      gen_b_q       <= 40'd0;
     end else begin
       head_q        <= head_d;
       len_q         <= len_d;
@@ -716,10 +797,15 @@ module etm_pipestat (
       last_baddr_q  <= last_baddr_d;
       last_daddr_q  <= last_daddr_d;
       since_full_q  <= since_full_d;
+      gen_left_q    <= gen_left_d;
+      gen_k_q       <= gen_k_d;
+      gen_t_q       <= gen_t_d;
+      gen_bn_q      <= gen_bn_d;
+      gen_b_q       <= gen_b_d;
     end
   end
 
-  assign idle_o = len_q == 4'd0 && apo_cnt_q == 2'd0;
+  assign idle_o = len_q == 4'd0 && apo_cnt_q == 2'd0 && !gen_busy;
   assign ovf_q_o = ovf_q;
 
 endmodule

@@ -732,6 +732,8 @@ private:
                 cov_->hit("data-rotated");
             if (ETM_DACTL_NSEQ(in.dactl) && xfer_open_)
                 cov_->hit("data-second-nseq"); /* LDM or POP with the PC */
+            if (xfer_open_) /* ETMv1: its values are written a transfer a cycle */
+                cov_->hit("data-later-transfer");
             xfer_open_ = !(ETM_DACTL_LAST(in.dactl) && !ETM_DACTL_UNALIGNED(in.dactl));
             waiting_ |= 1u << das;
         }
@@ -844,6 +846,8 @@ std::vector<std::string> targeted_bins(const Options &o, const Coverage &cov)
         t.insert(t.end(), { "pipestat-IE", "pipestat-IN", "pipestat-BE", "pipestat-WT", "tracesync" });
         if (o.gen.data && (c.etmcr & 0xC))
             t.insert(t.end(), { "pipestat-ID" });
+        if (o.gen.data && ((c.etmcr >> 2) & 1)) /* values traced: the status's writer */
+            t.push_back("data-later-transfer");
     }
     if (o.gen.irq_period)
         t.insert(t.end(), { "exc-entry-1byte", "exc-entry-2byte", "exc-return" });

@@ -287,6 +287,48 @@ static void test_data(void)
     etm_destroy(R.etm);
 }
 
+/* The writer: a status's packets are admitted whole, but written a transfer's
+ * values a cycle, and no status with packets goes out while they are written
+ * (docs/etmv1-encoder.md, "Packets"). An LDM of three words, values traced
+ * (8-bit port): its transfers in cycles 0-2, their values in 2-4; the next
+ * instruction (cycle 5) makes it ID. Cycle 5: ID, the first word written;
+ * 6, 7: the second and third. The instruction at 0x104, a branch to 0x2000
+ * resolved in cycle 6, waits for them: BE in cycle 8 (in 6 were the words
+ * written with the status), its APO 0 in 9 and 10, then IE for 0x2000 and
+ * for 0x2002 (resolved by the end). The bytes leave one a cycle throughout. */
+static void test_data_writer(void)
+{
+    start("etmv1.3", 0x814, 0); /* values only */
+    etm_in_t c[8];
+    for (unsigned i = 0; i < 8; i++)
+        c[i] = idle();
+    c[0] = insn(0x100, 1);
+    c[0].dactl = 1u | (0x0Fu << 3) | (1u << 17); /* slot 1, lanes 0-3, first */
+    c[0].da = 0x20000010;
+    c[1].dactl = 2u | (0x0Fu << 3);              /* slot 2 */
+    c[1].da = 0x20000014;
+    c[2].dactl = 3u | (0x0Fu << 3) | (1u << 16); /* slot 3, last */
+    c[2].da = 0x20000018;
+    c[2].ddctl = 1;
+    c[2].dd = 0xA3A2A1A0u;
+    c[3].ddctl = 2;
+    c[3].dd = 0xB3B2B1B0u;
+    c[4].ddctl = 3;
+    c[4].dd = 0xC3C2C1C0u;
+    c[5] = insn(0x104, 1);
+    c[6] = target(0x2000);
+    c[7] = insn(0x2002, 1);
+    for (unsigned i = 0; i < 8; i++)
+        step(&c[i]);
+    finish();
+    static const int ps[] = { BE, 0, 0, WT, WT, ID, WT, WT, BE, 0, 0, IE, IE, WT, WT, WT, WT, WT, WT };
+    static const int pkt[] = { 0x81, 0x82, 0x80, 0x80, 0x10, 0xA0, 0xA1, 0xA2, 0xA3, 0xB0,
+                               0xB1, 0xB2, 0xB3, 0xC0, 0xC1, 0xC2, 0xC3, 0x81, 0x40 };
+    static const int sync[] = { 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0 };
+    expect_ps(ps, pkt, sync, 19, "LDM: values written a transfer a cycle, the BE after waits");
+    etm_destroy(R.etm);
+}
+
 /* The independent ETMv1 decoder's view of R (code: LDR at 0x100, IT at 0x102,
  * MOVS at 0x104; POP {r0, pc} at 0x110; MOVS at 0x200). */
 typedef struct seen {
@@ -512,6 +554,7 @@ int main(void)
     test_port16();
     test_trigger();
     test_data();
+    test_data_writer();
     test_data_owner();
     test_overflow();
     test_periodic();

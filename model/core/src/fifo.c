@@ -26,8 +26,8 @@
  * Every byte leaves the store through etm_fifo_take (or etm_fifo_pop, one
  * byte): the ETMv3 cycle (etm_fifo_cycle), the external port (etm_port_take)
  * and the ETMv1 status queue (pipestat.c) alike. The ETMv1 status queue writes
- * the store directly (etm_fifo_push), a status's bytes all at once; they carry
- * a flag each (the first byte of a branch address). ETMv3 bytes carry none, and
+ * the store directly (etm_fifo_push), up to ETM_V1_PUSH_MAX bytes a cycle; they
+ * carry a flag each (the first byte of a branch address). ETMv3 bytes carry none, and
  * an instance speaks one protocol, so its store writes leave the flag bits as
  * reset cleared them.
  */

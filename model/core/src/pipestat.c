@@ -6,9 +6,12 @@
  * exception entry or return, the entry is a branch (BE, or BD with data) to it.
  * Entries with data wait for their last transfer and values. The head entry goes
  * out when ready, one status per cycle, except in the two APO cycles after a
- * branch status; its packets (data, then branch address) enter the FIFO in that
- * cycle, all or none. The port then drains the FIFO unless the cycle is a
- * trigger cycle.
+ * branch status. Its packets (data address, values, branch address) are
+ * admitted in that cycle, all or none (an overflow), and written a transfer's
+ * values a cycle: the data address and the first transfer with the status, each
+ * further transfer in the next cycle, the branch address with the last. While
+ * they are written, no status with packets goes out. The port then drains the
+ * FIFO unless the cycle is a trigger cycle.
  */
 #include <string.h>
 
@@ -22,7 +25,7 @@ void etm_pipestat_reset(pipestat_state_t *s)
     s->full_daddr_q = 1;
 }
 
-int etm_pipestat_busy(const pipestat_state_t *s) { return s->len_q || s->apo_cnt_q; }
+int etm_pipestat_busy(const pipestat_state_t *s) { return s->len_q || s->apo_cnt_q || s->gen_left_q; }
 
 static v1_entry_t *entry_at(pipestat_state_t *s, unsigned i) { return &s->q[(s->head_q + i) % ETM_V1_QUEUE]; }
 
@@ -36,12 +39,15 @@ static v1_entry_t *by_seq(pipestat_state_t *s, uint16_t seq)
     return NULL;
 }
 
-/* Add an entry at the tail; NULL when the queue is full. */
+/* Add an entry at the tail; NULL when the queue is full, or when the tail is
+ * the slot whose values are still being written (statuses without packets may
+ * have gone out after it). */
 static v1_entry_t *add_entry(pipestat_state_t *s)
 {
-    if (s->len_q == ETM_V1_QUEUE)
+    unsigned k = (s->head_q + s->len_q) % ETM_V1_QUEUE;
+    if (s->len_q == ETM_V1_QUEUE || (s->gen_left_q && k == s->gen_k_q))
         return NULL;
-    v1_entry_t *e = entry_at(s, s->len_q);
+    v1_entry_t *e = &s->q[k];
     memset(e, 0, sizeof *e);
     e->seq = s->seq_q++;
     s->len_q++;
@@ -100,17 +106,41 @@ static unsigned addresses_waiting(const pipestat_state_t *s, const fifo_state_t 
     return n;
 }
 
-/* Output the head entry: its status and packets. Returns the status, or -1
- * when its packets do not fit in the FIFO. */
+/* How many byte lanes a transfer selects. */
+static unsigned lanes_bytes(unsigned lanes)
+{
+    unsigned n = 0;
+    for (; lanes; lanes &= lanes - 1u)
+        n++;
+    return n;
+}
+
+/* Transfer t's value bytes, the ones its byte lanes select, in address order. */
+static unsigned xfer_bytes(const v1_entry_t *e, unsigned t, uint8_t *out)
+{
+    unsigned n = 0;
+    for (unsigned lane = 0; lane < 8; lane++)
+        if ((e->lanes[t] >> lane) & 1)
+            out[n++] = (uint8_t)(e->value[t] >> (8 * lane));
+    return n;
+}
+
+/* Whether entry e's status has packets (a data or a branch status). */
+static int has_packets(const v1_entry_t *e) { return e->restart || e->branch || e->has_data; }
+
+/* Output the head entry: its status, and its packets admitted to the FIFO (the
+ * first transfer's written now, the rest by write_next). Returns the status,
+ * or -1 when its packets do not fit in the FIFO. */
 static int output_entry(pipestat_state_t *s, const etm_mode_t *m, fifo_state_t *f, etm_stats_t *st)
 {
     const v1_entry_t *e = entry_at(s, 0);
-    uint8_t b[ETM_V1_PUSH_MAX], fl[sizeof b];
+    uint8_t b[ETM_V1_PUSH_MAX], fl[sizeof b], ab[5];
     memset(b, 0, sizeof b);
-    unsigned n = 0;
-    int status;
     memset(fl, 0, sizeof fl);
+    unsigned n = 0, an = 0;
+    int status;
     int data = !e->restart && e->has_data;
+    int values = data && m->data_value;
     if (e->restart)
         status = ETM_V1_PS_BE;
     else
@@ -120,35 +150,51 @@ static int output_entry(pipestat_state_t *s, const etm_mode_t *m, fifo_state_t *
         n += addr_packets(b + n, e->daddr, last_daddr, s->full_daddr_q, 0);
         last_daddr = e->daddr;
     }
-    if (data && m->data_value)
-        for (unsigned t = 0; t < e->nxfer; t++)
-            for (unsigned lane = 0; lane < 8; lane++)
-                if ((e->lanes[t] >> lane) & 1)
-                    b[n++] = (uint8_t)(e->value[t] >> (8 * lane));
+    /* Bytes ahead of the branch address: the data address and every value. */
+    unsigned total = n + (values ? e->nvbytes : 0u);
+    if (values && e->nxfer)
+        n += xfer_bytes(e, 0, b + n);
     unsigned apo = 0;
     uint32_t a = 0;
     int full = 0;
-    if (status == ETM_V1_PS_BE || status == ETM_V1_PS_BD) {
+    int branch = status == ETM_V1_PS_BE || status == ETM_V1_PS_BD;
+    if (branch) {
         a = e->target | 1u; /* bit 0: Thumb */
         unsigned reason = e->restart ? e->reason : 0;
         full = e->restart;
         if (!full && s->since_full_q >= ETM_V1_PERIODIC_FULL) {
             /* Periodic full address: when there is room for it, and in any case
              * once the retry window has passed. */
-            if (f->level_q + n + 5 <= m->fifo_depth || s->since_full_q >= ETM_V1_PERIODIC_FULL + ETM_V1_PERIODIC_FORCE) {
+            if (f->level_q + total + 5 <= m->fifo_depth || s->since_full_q >= ETM_V1_PERIODIC_FULL + ETM_V1_PERIODIC_FORCE) {
                 full = 1;
                 reason = ETM_V_MINOR(m->version) >= 2 ? 4 : 0;
             }
         }
         apo = addresses_waiting(s, f);
-        fl[n] = 1; /* TRACESYNC on the first packet of the address */
-        n += addr_packets(b + n, a, s->last_baddr_q, full, reason);
+        an = addr_packets(ab, a, s->last_baddr_q, full, reason);
+        total += an;
     }
-    if (!etm_fifo_push(f, m->fifo_depth, b, fl, n)) {
-        st->bytes_lost += n;
+    /* All of the status's packets are admitted, or none. */
+    if (f->level_q + total > m->fifo_depth) {
+        st->bytes_lost += total;
         return -1;
     }
-    st->bytes += n;
+    unsigned left = values && e->nxfer > 1 ? e->nxfer - 1u : 0u;
+    if (branch && !left) {
+        fl[n] = 1; /* TRACESYNC on the first packet of the address */
+        memcpy(b + n, ab, an);
+        n += an;
+    }
+    /* The writes that follow fit: nothing else is written before them. */
+    (void)etm_fifo_push(f, m->fifo_depth, b, fl, n);
+    st->bytes += total;
+    if (left) {
+        s->gen_left_q = (uint8_t)left;
+        s->gen_k_q = s->head_q;
+        s->gen_t_q = 1;
+        s->gen_bn_q = (uint8_t)(branch ? an : 0u);
+        memcpy(s->gen_b_q, ab, sizeof ab);
+    }
     if (data && m->data_addr) {
         s->last_daddr_q = last_daddr;
         s->full_daddr_q = 0;
@@ -157,7 +203,7 @@ static int output_entry(pipestat_state_t *s, const etm_mode_t *m, fifo_state_t *
      * order, whatever was queued before it still goes out first. */
     if (e->restart)
         s->full_daddr_q = 1;
-    if (status == ETM_V1_PS_BE || status == ETM_V1_PS_BD) {
+    if (branch) {
         s->last_baddr_q = a;
         if (full)
             s->since_full_q = 0;
@@ -167,6 +213,23 @@ static int output_entry(pipestat_state_t *s, const etm_mode_t *m, fifo_state_t *
     s->head_q = (uint8_t)((s->head_q + 1) % ETM_V1_QUEUE);
     s->len_q--;
     return status;
+}
+
+/* The writer's cycle: the next transfer of the status last output, with its
+ * branch address after the last (admitted with the status: it fits). */
+static void write_next(pipestat_state_t *s, const etm_mode_t *m, fifo_state_t *f)
+{
+    uint8_t b[ETM_V1_PUSH_MAX], fl[sizeof b];
+    memset(fl, 0, sizeof fl);
+    unsigned n = xfer_bytes(&s->q[s->gen_k_q], s->gen_t_q, b);
+    if (s->gen_left_q == 1 && s->gen_bn_q) {
+        fl[n] = 1;
+        memcpy(b + n, s->gen_b_q, s->gen_bn_q);
+        n += s->gen_bn_q;
+    }
+    (void)etm_fifo_push(f, m->fifo_depth, b, fl, n);
+    s->gen_t_q++;
+    s->gen_left_q--;
 }
 
 /* A data value: it belongs to the address of its slot from an earlier cycle. */
@@ -224,6 +287,7 @@ static void data_address(pipestat_state_t *s, const etm_mode_t *m, const etm_in_
         return;
     unsigned t = e->nxfer++;
     e->lanes[t] = (uint8_t)ETM_DACTL_BLSEL(in->dactl);
+    e->nvbytes = (uint8_t)(e->nvbytes + lanes_bytes(e->lanes[t]));
     e->got[t] = 0;
     if (m->data_value) {
         e->nwait++;
@@ -329,7 +393,7 @@ void etm_pipestat_cycle(pipestat_state_t *s, const etm_mode_t *m, const etm_in_t
         out->pipestat = ETM_V1_PS_TD;
         return;
     }
-    if (s->ovf_q && f->level_q == 0)
+    if (s->ovf_q && f->level_q == 0 && !s->gen_left_q)
         s->ovf_q = 0;
     int on = flt->trace_enable && !s->ovf_q;
     if (s->ovf_q)
@@ -349,12 +413,17 @@ void etm_pipestat_cycle(pipestat_state_t *s, const etm_mode_t *m, const etm_in_t
         take_instructions(s, fe, st);
     data_address(s, m, in, flt->view_data);
 
+    /* The FIFO takes one write a cycle: the writer's, or a status's packets. */
+    int writing = s->gen_left_q != 0;
+    if (writing)
+        write_next(s, m, f);
+
     /* This cycle's status. */
     int status = -1; /* none yet */
     if (s->apo_cnt_q) {
         status = s->apo_cnt_q == 2 ? (s->apo_val_q & 3) : (s->apo_val_q >> 2) & 3;
         s->apo_cnt_q--;
-    } else if (s->len_q && entry_ready(entry_at(s, 0))) {
+    } else if (s->len_q && entry_ready(entry_at(s, 0)) && (!writing || !has_packets(entry_at(s, 0)))) {
         status = output_entry(s, m, f, st);
         if (status < 0) {
             lose(s, st);

@@ -641,6 +641,7 @@ typedef struct v1_entry {
     uint8_t data_done;    /* its last transfer was seen */
     uint8_t nxfer;
     uint8_t nwait;        /* values still to come */
+    uint8_t nvbytes;      /* value bytes of its transfers (their lanes) */
     uint32_t daddr;
     uint8_t lanes[ETM_V1_MAX_XFER];
     uint8_t got[ETM_V1_MAX_XFER];
@@ -666,6 +667,13 @@ typedef struct pipestat_state {
     uint8_t full_daddr_q; /* the next data address goes out in full */
     uint32_t last_baddr_q, last_daddr_q;
     uint32_t since_full_q;/* cycles since the last full branch address */
+    /* The writer: a status whose values span transfers has its bytes written a
+     * transfer a cycle, after the status left (docs/etmv1-encoder.md). */
+    uint8_t gen_left_q;   /* transfers still to write (0: idle) */
+    uint8_t gen_k_q;      /* the queue slot they are in (kept from reuse while writing) */
+    uint8_t gen_t_q;      /* the next of them */
+    uint8_t gen_bn_q;     /* the branch address's packets, written with the last (0: none) */
+    uint8_t gen_b_q[5];
 } pipestat_state_t;
 
 void etm_pipestat_reset(pipestat_state_t *s);
@@ -675,7 +683,7 @@ void etm_pipestat_cycle(pipestat_state_t *s, const etm_mode_t *m, const etm_in_t
                         const filter_out_t *flt, fifo_state_t *fifo, etm_out_t *out, etm_stats_t *st);
 /* End of trace: the last instruction is resolved; queued statuses still drain. */
 void etm_pipestat_end(pipestat_state_t *s);
-/* Anything left to output (statuses or APO cycles)? */
+/* Anything left to output (statuses, APO cycles or bytes still to write)? */
 int etm_pipestat_busy(const pipestat_state_t *s);
 
 /* ---- regs: the programmer's model on the debug APB (regs.c) ------------------------ */
