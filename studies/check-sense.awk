@@ -16,12 +16,14 @@
 #   bytes-conserved    every byte that entered the FIFO left it
 #   held-needs-stall   no held cycles without FIFOFULL stalling; held <= FIFOFULL cycles
 #   stall-no-overflow  ETMFFLR >= 24 (the most one cycle writes): no overflow
+#   lost-needs-overflow cycles lost to overflows if and only if there were overflows
 #   same-program       one workload under one timing: the same instructions, and
 #                      the same cycles once the held ones are taken out
 BEGIN {
     FS = "\n"
     need = "sweep config workload version ca bb etmcr fifo_depth port capacity stall issue_width timing " \
-           "cycles held instructions bytes port_bytes port_cycles overflows fifofull_cycles bits_per_insn " \
+           "cycles held instructions bytes port_bytes port_cycles overflows cycles_lost fifofull_cycles " \
+           "bits_per_insn " \
            "tpiu atb_stall"
     bad = 0
 }
@@ -99,6 +101,8 @@ FNR == 1 {
         fail("held-needs-stall", sprintf("%s: %d held cycles, %d with FIFOFULL", where, v["held"], v["fifofull_cycles"]))
     if (v["stall"] >= 24 && v["overflows"] != 0)
         fail("stall-no-overflow", sprintf("%s: ETMFFLR=%d and %d overflows", where, v["stall"], v["overflows"]))
+    if ((v["overflows"] > 0) != (v["cycles_lost"] > 0))
+        fail("lost-needs-overflow", sprintf("%s: %d overflows and %d cycles lost", where, v["overflows"], v["cycles_lost"]))
 
     # Groups for the comparisons. same: the core's run (workload, timing, issue).
     core = v["workload"] SUBSEP v["timing"] SUBSEP v["issue_width"]

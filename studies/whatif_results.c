@@ -19,6 +19,7 @@ const metric_t kMetrics[] = {
     { "peak_rate", "trace bytes per core cycle, busiest 1024 cycles", 3, 1 },
     { "overflows", "FIFO overflows", 0, 0 },
     { "lost_pct", "trace bytes lost to overflows (%)", 2, 0 },
+    { "lost_cycles_pct", "core cycles whose trace was lost to overflows (%)", 2, 0 },
     { "held_pct", "core cycles held on FIFOFULL (% of the unheld run)", 2, 0 },
     { "cpi", "core cycles per instruction", 3, 1 },
     { "peak_level", "FIFO peak (bytes)", 0, 0 },
@@ -53,6 +54,8 @@ double metric_value(const char *name, const metrics_t *m, const conf_t *c)
         return (double)m->overflows;
     if (!strcmp(name, "lost_pct"))
         return m->bytes + m->bytes_lost ? 100.0 * (double)m->bytes_lost / (double)(m->bytes + m->bytes_lost) : 0;
+    if (!strcmp(name, "lost_cycles_pct"))
+        return 100.0 * (double)m->cycles_lost / cyc;
     if (!strcmp(name, "held_pct"))
         return m->cycles > m->held ? 100.0 * (double)m->held / (double)(m->cycles - m->held) : 0;
     if (!strcmp(name, "cpi"))
@@ -100,8 +103,8 @@ static void csv_field(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static const char *const kCsvMetrics[] = { "bits_per_insn", "bytes_per_cycle", "peak_rate", "lost_pct", "held_pct",
-                                           "cpi", "utilisation", NULL };
+static const char *const kCsvMetrics[] = { "bits_per_insn", "bytes_per_cycle", "peak_rate", "lost_pct", "lost_cycles_pct",
+                                           "held_pct", "cpi", "utilisation", NULL };
 /* The trace path after the ETM (TPIU, ATB back-pressure): columns after the packets. */
 static const char *const kCsvPathMetrics[] = { "fmt_bits_per_insn", "fmt_overhead_pct", "pin_util", "atb_wait_pct",
                                                NULL };

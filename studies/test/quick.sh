@@ -88,4 +88,5 @@ mutant bytes-conserved   '$c["sweep"] == "port" && $c["port"] == "1:full"'    '$
 mutant stall-no-overflow '$c["sweep"] == "stall" && $c["stall"] == 24'        '$c["overflows"] = 3'
 mutant held-needs-stall  '$c["sweep"] == "fifo" && $c["fifo_depth"] == 64'    '$c["held"] = 5'
 mutant same-program      '$c["sweep"] == "rate" && $c["workload"] == "fnptr"' '$c["instructions"] = $c["instructions"] + 1'
-echo "quick.sh: the figures are sensible, and 8 broken ones were caught"
+mutant lost-needs-overflow '$c["sweep"] == "fifo" && $c["fifo_depth"] == 24'  '$c["cycles_lost"] = 0'
+echo "quick.sh: the figures are sensible, and 10 broken ones were caught"

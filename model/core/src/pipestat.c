@@ -80,6 +80,7 @@ static void lose(pipestat_state_t *s, etm_stats_t *st)
     s->reason_q = 2;
     /* A branch's APO cycles still go out: its address is in the FIFO. */
     st->overflows++;
+    st->cycles_lost++; /* this cycle's trace; the next ones while the FIFO drains */
 }
 
 /* Address packets: the fewest 7-bit groups covering the bits that differ from

@@ -1,6 +1,6 @@
-# fifo-lost_pct: written by etm-whatif from fifo-lost_pct.dat; gnuplot fifo-lost_pct.gp makes fifo-lost_pct.png and fifo-lost_pct.svg
+# port-lost_cycles_pct: written by etm-whatif from port-lost_cycles_pct.dat; gnuplot port-lost_cycles_pct.gp makes port-lost_cycles_pct.png and port-lost_cycles_pct.svg
 set terminal pngcairo size 1100,560 font 'sans,10' noenhanced
-set output 'fifo-lost_pct.png'
+set output 'port-lost_cycles_pct.png'
 set grid ytics
 set key outside right top vertical
 set border 3
@@ -24,12 +24,12 @@ set linetype 15 lc rgb '#ff9896'
 set linetype 16 lc rgb '#c5b0d5'
 set linetype cycle 16
 set rmargin 20
-set xlabel 'FIFO depth (bytes)'
-set ylabel 'trace bytes lost to overflows (%)'
-set title 'Overflows against FIFO depth (the knee)'
+set xlabel 'port capacity (bytes per core cycle)'
+set ylabel 'core cycles whose trace was lost to overflows (%)'
+set title 'Overflows against the trace port''s clock'
 set logscale x 2
 set yrange [0:*]
-plot for [i=2:11] 'fifo-lost_pct.dat' using 1:i with linespoints lw 1.5 pt 7 ps 0.6 title columnheader(i)
+plot for [i=2:11] 'port-lost_cycles_pct.dat' using 1:i with linespoints lw 1.5 pt 7 ps 0.6 title columnheader(i)
 set terminal svg size 1100,560 dynamic font 'sans,10' background '#ffffff' noenhanced
-set output 'fifo-lost_pct.svg'
+set output 'port-lost_cycles_pct.svg'
 replot

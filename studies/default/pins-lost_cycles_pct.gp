@@ -1,6 +1,6 @@
-# atb-lost_pct: written by etm-whatif from atb-lost_pct.dat; gnuplot atb-lost_pct.gp makes atb-lost_pct.png and atb-lost_pct.svg
+# pins-lost_cycles_pct: written by etm-whatif from pins-lost_cycles_pct.dat; gnuplot pins-lost_cycles_pct.gp makes pins-lost_cycles_pct.png and pins-lost_cycles_pct.svg
 set terminal pngcairo size 1100,560 font 'sans,10' noenhanced
-set output 'atb-lost_pct.png'
+set output 'pins-lost_cycles_pct.png'
 set grid ytics
 set key outside right top vertical
 set border 3
@@ -24,12 +24,12 @@ set linetype 15 lc rgb '#ff9896'
 set linetype 16 lc rgb '#c5b0d5'
 set linetype cycle 16
 set rmargin 20
-set xlabel 'ATREADY low (% of the cycles)'
-set ylabel 'trace bytes lost to overflows (%)'
-set title 'The cost of ATB back-pressure'
-
+set xlabel 'TPIU trace pins (TRACEDATA width)'
+set ylabel 'core cycles whose trace was lost to overflows (%)'
+set title 'Trace pins: the ETM-M3 into a TPIU'
+set logscale x 2
 set yrange [0:*]
-plot for [i=2:11] 'atb-lost_pct.dat' using 1:i with linespoints lw 1.5 pt 7 ps 0.6 title columnheader(i)
+plot for [i=2:11] 'pins-lost_cycles_pct.dat' using 1:i with linespoints lw 1.5 pt 7 ps 0.6 title columnheader(i)
 set terminal svg size 1100,560 dynamic font 'sans,10' background '#ffffff' noenhanced
-set output 'atb-lost_pct.svg'
+set output 'pins-lost_cycles_pct.svg'
 replot
