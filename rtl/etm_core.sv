@@ -442,11 +442,11 @@ module etm_core #(
     untraced_d = (untraced_q || ovf_now) && !(!gap_d && pk_active_d);
   end
   assign rec_finished = do_finish;
-  // What etm_packet takes: the record being generated, or without records the cycle's items.
+  // What etm_packet takes: the cycle's items (with records it is held: etm_gen runs).
   etm_pkg::gen_rec_t pk_src;
-  assign pk_src = rec ? cur : rec_in;
+  assign pk_src = rec_in;
   logic unused_src;
-  assign unused_src = ^pk_src.cycle;  // the record's cycle reaches etm_packet as rec_cycle_i
+  assign unused_src = ^pk_src.cycle;  // etm_packet counts cycles itself
   // The packet stage runs in a cycle of the generator's that does something.
   assign pk_hold = !((step_ok && (busy_q || pop)) || do_gap || do_finish);
 
@@ -487,19 +487,12 @@ module etm_core #(
   logic         v3_overflow;
 
   if (HasV3 && HasCycleGen) begin : gen_cycle
-    logic [8:0] pk_rec_unused;  // etm_packet's records outputs: etm_gen generates records
-    logic unused_pk_rec;
-    assign unused_pk_rec = ^pk_rec_unused;
     logic [9:0]   ph_slot_en, ph_ls_wr, ph_ls_val, ph_atoms_wr;
     logic         ph_ls_b, ph_ls_b_trig, ph_exec0, ph_exec1, ph_commit, ph_clear;
     logic [1:0]   ph_natoms;
     logic [639:0] ph_seg;
     logic [39:0]  ph_seg_len, ph_atoms_at;
     logic [319:0] ph_seg_w;
-    logic         ph_idle_en, ph_idle_ls_wr, ph_idle_ls_val;
-    logic [31:0]  ph_idle_n, ph_idle_w;
-    logic [63:0]  ph_idle_seg;
-    logic [3:0]   ph_idle_len;
 
     etm_pheader u_pheader (
       .clk_i,
@@ -514,13 +507,6 @@ module etm_core #(
       .exec1_i     (ph_exec1),
       .commit_i    (ph_commit),
       .clear_i     (ph_clear),
-      .idle_en_i   (ph_idle_en),
-      .idle_n_i    (ph_idle_n),
-      .idle_seg_o  (ph_idle_seg),
-      .idle_len_o  (ph_idle_len),
-      .idle_w_o    (ph_idle_w),
-      .idle_ls_wr_o  (ph_idle_ls_wr),
-      .idle_ls_val_o (ph_idle_ls_val),
       .seg_o       (ph_seg),
       .seg_len_o   (ph_seg_len),
       .seg_w_o     (ph_seg_w),
@@ -568,22 +554,6 @@ module etm_core #(
       .fit_i           (fifo_fit),
       .end_i           (!rec && end_try),
       .hold_i          (rec || (ended_q && !end_wait_q) || !v3),  // records: etm_gen's
-      .rec_i           (1'b0),
-      .phase_i         (4'd0),
-      .branch_done_i   (1'b0),
-      .begin_i         (1'b0),
-      .rec_cycle_i     (32'd0),
-      .rec_end_i       (1'b0),
-      .gap_i           (1'b0),
-      .cu_sync_due_o   (pk_rec_unused[0]),
-      .post_active_o   (pk_rec_unused[1]),
-      .post_cancel_o   (pk_rec_unused[2]),
-      .post_trig_pend_o(pk_rec_unused[3]),
-      .post_sync_due_o (pk_rec_unused[4]),
-      .active_q_o      (pk_rec_unused[5]),
-      .cancel_q_o      (pk_rec_unused[6]),
-      .trig_pend_q_o   (pk_rec_unused[7]),
-      .active_d_o      (pk_rec_unused[8]),
       .ph_slot_en_o    (ph_slot_en),
       .ph_ls_b_o       (ph_ls_b),
       .ph_ls_b_trig_o  (ph_ls_b_trig),
@@ -599,13 +569,6 @@ module etm_core #(
       .ph_ls_val_i     (ph_ls_val),
       .ph_atoms_wr_i   (ph_atoms_wr),
       .ph_atoms_at_i   (ph_atoms_at),
-      .ph_idle_en_o    (ph_idle_en),
-      .ph_idle_n_o     (ph_idle_n),
-      .ph_idle_seg_i   (ph_idle_seg),
-      .ph_idle_len_i   (ph_idle_len),
-      .ph_idle_w_i     (ph_idle_w),
-      .ph_idle_ls_wr_i (ph_idle_ls_wr),
-      .ph_idle_ls_val_i(ph_idle_ls_val),
       .cbuf_o          (cbuf),
       .cbuf_n_o        (cbuf_n),
       .overflow_o      (v3_overflow),

@@ -64,28 +64,6 @@ module etm_packet #(
   // Edge kind.
   input  logic        end_i,
   input  logic        hold_i,
-  // Records (PKT_QUEUE > 0, etm_core): the inputs above are the record's, and
-  // one phase runs a cycle (etm_packet_phase); begin_i: the record (or, with
-  // end_i, the end of trace) starts here, after the idle cycles up to
-  // rec_cycle_i (etm_packet_catch_up); rec_end_i: its last phase (the cycle
-  // passes); gap_i: records were lost (etm_packet_gap).
-  input  logic        rec_i,
-  input  logic [3:0]  phase_i,         // one-hot: events, first, periodic, atoms
-  input  logic        branch_done_i,   // phase first or periodic ran for this record
-  input  logic        begin_i,
-  input  logic [31:0] rec_cycle_i,
-  input  logic        rec_end_i,
-  input  logic        gap_i,
-  // The state phase_next reads: after the catch-up (cu_*), after this cycle's phase (post_*).
-  output logic        cu_sync_due_o,
-  output logic        post_active_o,
-  output logic        post_cancel_o,
-  output logic        post_trig_pend_o,
-  output logic        post_sync_due_o,
-  output logic        active_q_o,
-  output logic        cancel_q_o,
-  output logic        trig_pend_q_o,
-  output logic        active_d_o,
   // etm_pheader.
   output logic [9:0]  ph_slot_en_o,
   output logic        ph_ls_b_o,
@@ -102,13 +80,6 @@ module etm_packet #(
   input  logic [9:0]   ph_ls_val_i,
   input  logic [9:0]   ph_atoms_wr_i,
   input  logic [39:0]  ph_atoms_at_i,
-  output logic         ph_idle_en_o,
-  output logic [31:0]  ph_idle_n_o,
-  input  logic [63:0]  ph_idle_seg_i,
-  input  logic [3:0]   ph_idle_len_i,
-  input  logic [31:0]  ph_idle_w_i,
-  input  logic         ph_idle_ls_wr_i,
-  input  logic         ph_idle_ls_val_i,
   // The cycle buffer.
   output logic [etm_defs_pkg::CycleBytesMax*8-1:0] cbuf_o,
   output logic [6:0]   cbuf_n_o,
@@ -136,27 +107,7 @@ module etm_packet #(
   logic [31:0] sync_count_q, sync_count_d;
   logic [31:0] wtotal_q, wtotal_d;
   logic [31:0] wsent_q, wsent_d;
-  logic [31:0] rec_bytes_q, rec_bytes_d;   // records: bytes of the record's phases so far
 
-  // ---- Records: the idle cycles before the record (etm_packet_catch_up) --------
-  logic [31:0] cu_n, cu_count, wtotal_now;
-  logic        cu_due;
-  always_comb begin : catch_up
-    logic [31:0] sum;
-    sum = 32'd0;
-    cu_n = rec_cycle_i - wtotal_q;
-    cu_count = sync_count_q;
-    cu_due = sync_due_q;
-    if (rec_i && begin_i && !sync_in_bytes_i && sync_period_i != 12'd0 && started_q && cu_n != 32'd0) begin
-      sum = sync_count_q + cu_n;
-      cu_count = sum;
-      if (sum < sync_count_q || sum >= {20'd0, sync_period_i}) cu_due = 1'b1;
-    end
-    wtotal_now = (rec_i && begin_i) ? rec_cycle_i : wtotal_q;
-  end
-  assign cu_sync_due_o = cu_due;
-  assign ph_idle_en_o = rec_i && begin_i && active_q && ca_i;
-  assign ph_idle_n_o = cu_n;
 
   // ---- Data state (dpacket_state_t) ----------------------------------------------
   // Entries: transfers waiting for their values (tag = index + 1).
@@ -222,7 +173,6 @@ module etm_packet #(
 
   always_comb begin : decide
     logic go, cont, trig_now, branchy, step6, exc_ok;
-    logic ev_on, first_on, per_on, atoms_on, plain_here;
     go = 1'b0;
     cont = 1'b0;
     branchy = 1'b0;
@@ -233,12 +183,12 @@ module etm_packet #(
     started = started_q;
     active = active_q;
     reason = reason_q;
-    sync_due = cu_due;
+    sync_due = sync_due_q;
     cancel = cancel_q;
     trig_pend = trig_pend_q;
     ovf = ovf_q;
     last_addr = last_addr_q;
-    sync_count = cu_count;
+    sync_count = sync_count_q;
     pa_async = 1'b0;
     pa_trig = 1'b0;
     ps_async = 1'b0;
@@ -285,21 +235,10 @@ module etm_packet #(
       end
     end
 
-    // The phases this cycle runs: all of them without records.
-    ev_on = !rec_i || phase_i[0];
-    first_on = !rec_i || phase_i[1];
-    per_on = !rec_i || phase_i[2];
-    atoms_on = !rec_i || phase_i[3];
-    // A plain branch target's packet goes with the first of periodic and atoms.
-    plain_here = rec_i && (phase_i[2] || phase_i[3]) && !branch_done_i;
-
     if (end_i) begin
       // etm_packet_end: send everything gathered.
       slot_en[SlotA] = active_q;
       go = 1'b0;
-    end else if (rec_i) begin
-      // Records: the queue's front keeps the overflow (etm_core).
-      go = !hold_i && phase_i != 4'd0;
     end else begin
       // After an overflow nothing is traced until the FIFO has drained.
       go = enabled_i && !hold_i && !(ovf_q && !fifo_empty_i);
@@ -307,7 +246,7 @@ module etm_packet #(
     end
 
     // 1. Trigger.
-    if (go && ev_on && trigger_i) begin
+    if (go && trigger_i) begin
       if (cancel) begin
         trig_pend = 1'b1;
       end else begin
@@ -323,14 +262,14 @@ module etm_packet #(
 
     // 2. Trace off.
     cont = go && trace_enable_i;
-    if (go && ev_on && !trace_enable_i && active) begin
+    if (go && !trace_enable_i && active) begin
       slot_en[SlotA] = 1'b1;
       active = 1'b0;
       reason = etm_defs_pkg::IsyncReasonTraceOn;
       cancel = 1'b0;
     end
 
-    if (cont && ev_on && active) begin
+    if (cont && active) begin
       // 3. Cancel.
       if (cancel_i) begin
         slot_en[SlotB] = 1'b1;
@@ -341,14 +280,14 @@ module etm_packet #(
     end
 
     if (cont && natoms_i == 2'd0) begin
-      if (atoms_on && active && ca_i) slot_en[SlotH] = 1'b1;
+      if (active && ca_i) slot_en[SlotH] = 1'b1;
     end else if (cont) begin
       // 5. The cycle's first instruction.
       branchy = target0_i || entry_i || ret_i;
       // Before ETMv3.4 an exception byte holds numbers 0-15 only: a higher one is a
       // plain branch to the handler (the C model counts it as untraceable).
       exc_ok = entry_i && (exc_ext_i || exc_i < 9'd16);
-      if (first_on && !active) begin
+      if (!active) begin
         if (!started || sync_due) begin
           ps_async = 1'b1;
           send_async();
@@ -363,7 +302,7 @@ module etm_packet #(
           ps_branch_b = etm_pkg::branch_packet(branch_from(last_addr, addr0_i), addr0_i, alt_branch_i, 1'b1, exc_i, 1'b0);
           last_addr = addr0_i & 32'hFFFF_FFFE;
         end
-      end else if ((first_on && branchy) || (plain_here && target0_i)) begin
+      end else if (branchy) begin
         slot_en[SlotE] = 1'b1;
         pb_ret = ret_i && exc_ext_i;
         pb_branch = 1'b1;
@@ -380,7 +319,7 @@ module etm_packet #(
           pt_trig = 1'b1;
           trig_pend = 1'b0;
         end
-      end else if (first_on && cancel) begin
+      end else if (cancel) begin
         // Cancelled, but no exception came: the atom stays.
         cancel = 1'b0;
         if (trig_pend) begin
@@ -393,7 +332,7 @@ module etm_packet #(
           trig_pend = 1'b0;
         end
       end
-      if (per_on && sync_due) begin
+      if (sync_due) begin
         // Periodic synchronisation, after any branch packet.
         slot_en[SlotG] = 1'b1;
         py_sync = 1'b1;
@@ -401,9 +340,9 @@ module etm_packet #(
         last_addr = addr0_i & 32'hFFFF_FFFE;
       end
       // 6. W and atoms.
-      step6 = atoms_on;
-      slot_en[SlotH] = atoms_on;
-      if (atoms_on && natoms_i == 2'd2 && target1_i) begin
+      step6 = 1'b1;
+      slot_en[SlotH] = 1'b1;
+      if (natoms_i == 2'd2 && target1_i) begin
         ph_natoms_o = 2'd1;
         slot_en[SlotI] = 1'b1;
         ph_branch = 1'b1;
@@ -768,14 +707,6 @@ module etm_packet #(
     a = 1'b0;
     found = 1'b0;
 
-    // Records: the idle cycles' W atoms before the record (ph_idle).
-    if (ph_idle_len_i != 4'd0) begin
-      frag({24'd0, ph_idle_seg_i}, ph_idle_len_i);
-      emit();
-    end
-    cw = cw + ph_idle_w_i;
-    if (ph_idle_ls_wr_i) ls = ph_idle_ls_val_i;
-
     // D1 (dp_values): the cycle's value, for the address its slot waits on.
     if (d_on && dds != 2'd0 && owner_w[dds] != 2'd0) begin
       k = owner_w[dds] - 2'd1;
@@ -808,7 +739,7 @@ module etm_packet #(
     if (ps_async) put_async();
     emit();
     // cycles_unsent(): cycles since the last W or count sent, this cycle's bytes included.
-    if (ps_isync) put_isync(ps_reason, ps_addr, ca_i, wtotal_now - wsent_q - cw);
+    if (ps_isync) put_isync(ps_reason, ps_addr, ca_i, wtotal_q - wsent_q - cw);
     if (ps_branch) put_branch(ps_branch_b);
     emit();
     put_seg(SlotE);
@@ -932,34 +863,7 @@ module etm_packet #(
     wsent_d = wsent_q;
     ph_commit_o = 1'b0;
     ph_clear_o = 1'b0;
-    rec_bytes_d = rec_bytes_q;
-    if (rec_i && !hold_i) begin
-      // Records: a phase's bytes always go in (the generator writes them only
-      // when nothing is staged); the record's cycle passes after its last phase.
-      ph_commit_o = 1'b1;
-      if (gap_i) begin
-        // etm_packet_gap: as an overflow drops what was gathered.
-        ph_clear_o = 1'b1;
-        active_d = 1'b0;
-        reason_d = etm_defs_pkg::IsyncReasonOverflow;
-        cancel_d = 1'b0;
-        trig_pend_d = 1'b0;
-      end else begin
-        take_decided();
-        wtotal_d = wtotal_now;
-        rec_bytes_d = (begin_i ? 32'd0 : rec_bytes_q) + {25'd0, cn};
-        if (end_i) begin
-          // The end's bytes count at once, as a cycle's.
-          if (sync_in_bytes_i && sync_period_i != 12'd0 && started) sync_add({25'd0, cn});
-        end else if (rec_end_i) begin
-          // etm_packet_record_end: the cycle passes, then the record's bytes count.
-          wtotal_d = wtotal_now + 32'd1;
-          if (!sync_in_bytes_i && sync_period_i != 12'd0 && started) sync_add(32'd1);
-          if (sync_in_bytes_i && sync_period_i != 12'd0 && started) sync_add(rec_bytes_d);
-          rec_bytes_d = 32'd0;
-        end
-      end
-    end else if (hold_i) begin
+    if (hold_i) begin
       // etm_drain: the port only.
     end else if (end_i) begin
       ph_commit_o = fit; // no room: the end is offered again on the next edge
@@ -993,15 +897,7 @@ module etm_packet #(
     end
   end
 
-  assign overflow_o = !hold_i && !end_i && !rec_i && (!fit || ovf_d);
-  assign post_active_o = active;
-  assign post_cancel_o = cancel;
-  assign post_trig_pend_o = trig_pend;
-  assign post_sync_due_o = sync_due;
-  assign active_q_o = active_q;
-  assign cancel_q_o = cancel_q;
-  assign trig_pend_q_o = trig_pend_q;
-  assign active_d_o = active_d;
+  assign overflow_o = !hold_i && !end_i && (!fit || ovf_d);
 
   // ---- 3b. Commit the data state ------------------------------------------------------
   // The state after the cycle, fitted or not (no roll-back); when its bytes did
@@ -1135,7 +1031,6 @@ module etm_packet #(
       sync_count_q <= 32'd0;
       wtotal_q     <= 32'd0;
       wsent_q      <= 32'd0;
-      rec_bytes_q  <= 32'd0;
     end else begin
       started_q    <= started_d;
       active_q     <= active_d;
@@ -1149,7 +1044,6 @@ module etm_packet #(
       sync_count_q <= sync_count_d;
       wtotal_q     <= wtotal_d;
       wsent_q      <= wsent_d;
-      rec_bytes_q  <= rec_bytes_d;
     end
   end
 

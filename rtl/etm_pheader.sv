@@ -34,15 +34,6 @@ module etm_pheader (
   input  logic [1:0]  natoms_i,    // slot H: atoms of the cycle (0, 1, 2)
   input  logic        exec0_i,     // slot H: first atom E (1) or N (0)
   input  logic        exec1_i,     // slot H: second atom; slot J: its atom
-  // Records (PKT_QUEUE > 0): before the slots, the idle cycles since the last
-  // record (ph_idle), their bytes a segment of their own placed first.
-  input  logic        idle_en_i,
-  input  logic [31:0] idle_n_i,
-  output logic [63:0] idle_seg_o,
-  output logic [3:0]  idle_len_o,
-  output logic [31:0] idle_w_o,
-  output logic        idle_ls_wr_o,
-  output logic        idle_ls_val_o,
   // Next state: keep the state after the slots, or reset it (FIFO overflow).
   input  logic        commit_i,
   input  logic        clear_i,
@@ -273,28 +264,6 @@ module etm_pheader (
     end
   endtask
 
-  // ph_idle(): n cycle-accurate idle cycles, what ph_cycle with no atom does n
-  // times. A run passes the count field's limit at most once (n < 2^32).
-  task automatic ph_idle(input logic [31:0] n0);
-    logic [31:0] n, d, room;
-    n = n0;
-    d = ({24'd0, wdebt} < n) ? {24'd0, wdebt} : n;
-    wdebt = wdebt - d[7:0];
-    n = n - d;
-    if (n != 32'd0) begin
-      close_open();
-      room = 32'hFFFF_FFFF - wrun;
-      if (n <= room) begin
-        wrun = wrun + n;
-      end else begin
-        n = n - room - 32'd1;
-        wrun = 32'hFFFF_FFFF;
-        flush_run();
-        wrun = 32'd1 + n;
-      end
-    end
-  endtask
-
   // ph_atom_nowait(): an atom without a W (the second of a cycle after a packet).
   task automatic atom_nowait(input logic x);
     if (!ca_i) begin
@@ -403,19 +372,13 @@ module etm_pheader (
     lval = 1'b0;
     awr = 1'b0;
     aat = 4'd0;
-    if (idle_en_i) ph_idle(idle_n_i);
-    idle_seg_o = sb;
-    idle_len_o = sn;
-    idle_w_o = sw;
-    idle_ls_wr_o = lwr;
-    idle_ls_val_o = lval;
     for (int s = 0; s < NumSlots; s++) begin
       sb = '0;
       sn = 4'd0;
       sw = 32'd0;
       lwr = 1'b0;
-      // Slot B finds last_single as the idle segment (records) left it, or the trigger packet.
-      lval = (s == SlotB) ? !ls_b_trig_i && (idle_ls_wr_o ? idle_ls_val_o : ls_b_i) : 1'b0;
+      // Slot B finds last_single as the cycle began, or the trigger packet.
+      lval = (s == SlotB) ? !ls_b_trig_i && ls_b_i : 1'b0;
       awr = 1'b0;
       aat = 4'd0;
       if (slot_en_i[s]) begin
