@@ -84,6 +84,11 @@ typedef struct rp_snap {
     int end_wait;
     uint8_t fifo[offsetof(fifo_state_t, mem)];
     pipestat_state_t ps;
+    /* With records: the queue's ends and flags, its cycle count and the
+     * generator (a record queued or taken moves pq_head or pq_len). */
+    uint8_t pq_head, pq_len, pq_busy, pq_gap, pq_ovf, pq_untraced, pq_te;
+    uint32_t pq_now;
+    pk_gen_t pq_gen;
 } rp_snap_t;
 
 static const char *const pkt_names[ETM_PKT_ALL_COUNT] = {
@@ -899,22 +904,23 @@ static unsigned edge_begin(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out, r
  *   - the ETMv1 cycles since a full branch address, read only for a branch
  *     status, whose bytes would move the FIFO;
  *   - the ETMv3.0 cycles since an A-sync, read as having reached ETMSYNCFR:
- *     it may move while it stays below (or once the sync is due).
+ *     it may move while it stays below (or once the sync is due);
+ *   - with records, the stage's cycle count (pq_now), read only when a record
+ *     is queued, which would move the queue: no fixed point queues one.
  * A counter that moved leaves the repeat path at its limit. */
 
-enum { RP_WTOTAL, RP_WRUN, RP_SINCE_FULL, RP_SYNC, RP_NCOUNT };
+enum { RP_WTOTAL, RP_WRUN, RP_SINCE_FULL, RP_SYNC, RP_PQ_NOW, RP_NCOUNT };
 
-/* The repeat path is on, and the packet stage keeps no records (their queue
- * and cycle count are not among the counters a fixed point may move). */
-static inline int rp_allowed(const etm_ctx_t *ctx) { return !ctx->rp_off && !ctx->mode.pkt_queue; }
+static inline int rp_allowed(const etm_ctx_t *ctx) { return !ctx->rp_off; }
 #define RP_LIMIT 0xFFFFFFF0u
 
-static void rp_counters(packet_state_t *pk, pipestat_state_t *ps, uint32_t *c[RP_NCOUNT])
+static void rp_counters(packet_state_t *pk, pipestat_state_t *ps, uint32_t *pq_now, uint32_t *c[RP_NCOUNT])
 {
     c[RP_WTOTAL] = &pk->wtotal_q;
     c[RP_WRUN] = &pk->ph.wrun_q;
     c[RP_SINCE_FULL] = &ps->since_full_q;
     c[RP_SYNC] = &pk->sync_count_q;
+    c[RP_PQ_NOW] = pq_now;
 }
 
 /* The highest value counter k may have before a repeated cycle moves it from
@@ -944,6 +950,27 @@ static void rp_take(const etm_ctx_t *ctx, rp_snap_t *s)
         memcpy(&s->ps, &ctx->ps, sizeof s->ps);
     else /* ETMv3 leaves the ETMv1 stage alone */
         s->ps.since_full_q = ctx->ps.since_full_q;
+    s->pq_now = ctx->pq_now;
+    if (ctx->mode.pkt_queue) {
+        s->pq_head = ctx->pq_head;
+        s->pq_len = ctx->pq_len;
+        s->pq_busy = ctx->pq_busy;
+        s->pq_gap = ctx->pq_gap;
+        s->pq_ovf = ctx->pq_ovf;
+        s->pq_untraced = ctx->pq_untraced;
+        s->pq_te = ctx->pq_te;
+        memcpy(&s->pq_gen, &ctx->pq_gen, sizeof s->pq_gen);
+    }
+}
+
+/* The records' part of rp_same (nothing without records). */
+static int rp_same_pq(const etm_ctx_t *ctx, const rp_snap_t *s)
+{
+    if (!ctx->mode.pkt_queue)
+        return 1;
+    return s->pq_head == ctx->pq_head && s->pq_len == ctx->pq_len && s->pq_busy == ctx->pq_busy &&
+           s->pq_gap == ctx->pq_gap && s->pq_ovf == ctx->pq_ovf && s->pq_untraced == ctx->pq_untraced &&
+           s->pq_te == ctx->pq_te && s->pq_now == ctx->pq_now && !memcmp(&s->pq_gen, &ctx->pq_gen, sizeof s->pq_gen);
 }
 
 static int rp_same(const etm_ctx_t *ctx, const rp_snap_t *s)
@@ -951,7 +978,8 @@ static int rp_same(const etm_ctx_t *ctx, const rp_snap_t *s)
     return !memcmp(&s->rg, &ctx->rg, sizeof s->rg) && !memcmp(&s->chk, &ctx->chk, sizeof s->chk) &&
            !memcmp(&s->flt, &ctx->flt, sizeof s->flt) && !memcmp(&s->pk, &ctx->pk, sizeof s->pk) &&
            s->end_wait == ctx->end_wait && !memcmp(s->fifo, &ctx->fifo, sizeof s->fifo) &&
-           (ctx->mode.v3 ? s->ps.since_full_q == ctx->ps.since_full_q : !memcmp(&s->ps, &ctx->ps, sizeof s->ps));
+           (ctx->mode.v3 ? s->ps.since_full_q == ctx->ps.since_full_q : !memcmp(&s->ps, &ctx->ps, sizeof s->ps)) &&
+           rp_same_pq(ctx, s);
 }
 
 /* ---- Records as words --------------------------------------------------------------------------
@@ -1057,8 +1085,8 @@ static int rp_try(etm_ctx_t *ctx, const etm_in_t *in)
 static int rp_judge(etm_ctx_t *ctx, rp_snap_t *s, etm_err_t e)
 {
     uint32_t *now[RP_NCOUNT], *was[RP_NCOUNT];
-    rp_counters(&ctx->pk, &ctx->ps, now);
-    rp_counters(&s->pk, &s->ps, was);
+    rp_counters(&ctx->pk, &ctx->ps, &ctx->pq_now, now);
+    rp_counters(&s->pk, &s->ps, &s->pq_now, was);
     ctx->rp_ncount = 0;
     ctx->rp_budget = 0xFFFFFFFFu;
     for (unsigned k = 0; k < RP_NCOUNT; k++) {
@@ -1137,7 +1165,7 @@ static inline void rp_advance(etm_ctx_t *ctx, uint32_t k)
 {
     ctx->rp_budget -= k;
     uint32_t *c[RP_NCOUNT];
-    rp_counters(&ctx->pk, &ctx->ps, c);
+    rp_counters(&ctx->pk, &ctx->ps, &ctx->pq_now, c);
     for (unsigned i = 0; i < ctx->rp_ncount; i++)
         *c[ctx->rp_count_k[i]] += k;
     ctx->chk.cycle += k;
