@@ -65,12 +65,6 @@ module etm_check #(
   logic unused_fields;
   assign unused_fields = ddctl_i[3];
 
-  // etm_dslot_lanes(): the bytes DABLSel selects.
-  function automatic logic [3:0] lanes_count(input logic [7:0] l);
-    lanes_count = 4'd0;
-    for (int i = 0; i < 8; i++) lanes_count = lanes_count + {3'd0, l[i]};
-  endfunction
-
   // blsel_valid(): a contiguous run of lanes from lane da[2:0] within one word.
   function automatic logic blsel_valid(input logic [2:0] lo, input logic [7:0] lanes);
     logic [7:0] run;
@@ -158,7 +152,7 @@ module etm_check #(
 
     // Data address sequencing.
     if (das != 2'd0) begin
-      n = lanes_count(da_blsel);
+      n = etm_pkg::dslot_lanes(da_blsel);  // etm_dslot_lanes()
       lanes_ok = da_cprt || blsel_valid(da_i[2:0], da_blsel);
       v[etm_defs_pkg::RuleDaBlselInvalid] = !lanes_ok;
       if (unal_q) begin

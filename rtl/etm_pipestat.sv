@@ -260,12 +260,6 @@ module etm_pipestat (
     push({24'd0, p[39:0]}, {1'b0, p[42:40]}, flag_first);
   endtask
 
-  // lanes_bytes(): how many byte lanes a transfer selects.
-  function automatic logic [3:0] lanes_bytes(input logic [7:0] l);
-    lanes_bytes = 4'd0;
-    for (int i = 0; i < 8; i++) lanes_bytes = lanes_bytes + {3'd0, l[i]};
-  endfunction
-
   // push_xfer(): the value bytes of the store's transfer ri, those its lanes
   // select, in address order, as this cycle's writes leave it. The store is read
   // at one index a cycle: the writer's next transfer, or the head entry's first.
@@ -486,7 +480,7 @@ module etm_pipestat (
           wa_en = 1'b1;
           wa_idx = xidx(k, t);
           wa_lanes = dactl_i[10:3];
-          nvb_d[k] = nvb_d[k] + {4'd0, lanes_bytes(dactl_i[10:3])};
+          nvb_d[k] = nvb_d[k] + {4'd0, etm_pkg::dslot_lanes(dactl_i[10:3])};
           if (data_value_i) begin
             nwait_d[k] = nwait_d[k] + 8'd1;
             slot_valid[das] = 1'b1;

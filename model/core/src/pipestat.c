@@ -15,6 +15,7 @@
  */
 #include <string.h>
 
+#include "etm/dataslot.h"
 #include "stages.h"
 
 
@@ -104,15 +105,6 @@ static unsigned addresses_waiting(const pipestat_state_t *s, const fifo_state_t 
     uint8_t b, flag;
     if (s->nib_q && etm_fifo_peek(f, 0, &b, &flag) && flag)
         n--;
-    return n;
-}
-
-/* How many byte lanes a transfer selects. */
-static unsigned lanes_bytes(unsigned lanes)
-{
-    unsigned n = 0;
-    for (; lanes; lanes &= lanes - 1u)
-        n++;
     return n;
 }
 
@@ -288,7 +280,7 @@ static void data_address(pipestat_state_t *s, const etm_mode_t *m, const etm_in_
         return;
     unsigned t = e->nxfer++;
     e->lanes[t] = (uint8_t)ETM_DACTL_BLSEL(in->dactl);
-    e->nvbytes = (uint8_t)(e->nvbytes + lanes_bytes(e->lanes[t]));
+    e->nvbytes = (uint8_t)(e->nvbytes + etm_dslot_lanes(in->dactl));
     e->got[t] = 0;
     if (m->data_value) {
         e->nwait++;
