@@ -253,6 +253,13 @@ int run_stimulus(const char *path, const source_opts_t *so, const char *const *s
             if ((cycle ^ (cycle + nb)) >> 16) /* a multiple of 65536 cycles is crossed */
                 progress("run", (cycle + nb) & ~(uint64_t)0xffff);
             for (i = 0; i < nb; i++) {
+                size_t r = etm_step_repeat(etm, &blk[i], nb - i, &out); /* a run of the same cycle at once */
+                if (r) {
+                    for (size_t j = 0; tf && out.v3_count && j < r; j++)
+                        fwrite(out.v3_bytes, 1, out.v3_count, tf);
+                    i += r - 1;
+                    continue;
+                }
                 if (etm_step(etm, &blk[i], &out) == ETM_ERR_RULE) {
                     report_rules(etm, &cfg, &blk[i], &src, path, 1, cycle + i);
                     if (o->strict) {

@@ -12,7 +12,9 @@
  * any model that reads them one by one. Each block is also stepped by a second
  * instance with both speed paths off (etm_set_repeat_path, etm_set_plain_path):
  * the columns "no paths" and "ratio" measure what they give, "repeated" and
- * "plain" are the shares of cycles each gave. */
+ * "plain" are the shares of cycles each gave. A third instance steps each
+ * block as `etm run` and etm_run_records do, a run of repeated cycles at once
+ * (etm_step_repeat) and every other cycle with etm_step: the column "in runs". */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,8 +47,8 @@ int main(int argc, char **argv)
     if (!block)
         return 1;
     printf("model context: %zu bytes; %llu cycles per configuration\n", etm_ctx_size(), cycles);
-    printf("%-45s %12s %10s %10s %10s %10s %12s %6s %9s %7s\n", "configuration", "cycles/s", "bits/insn", "bits/cyc",
-           "peak@1/5", "peak@end", "no paths", "ratio", "repeated", "plain");
+    printf("%-45s %12s %12s %10s %10s %10s %10s %12s %6s %9s %7s\n", "configuration", "cycles/s", "in runs",
+           "bits/insn", "bits/cyc", "peak@1/5", "peak@end", "no paths", "ratio", "repeated", "plain");
     for (size_t k = 0; k < sizeof cfgs / sizeof cfgs[0]; k++) {
         etm_config_t cfg;
         etm_diag_t d;
@@ -57,15 +59,15 @@ int main(int argc, char **argv)
         etm_gen_params_default(&gp);
         gp.sleep_pct = cfgs[k].sleep;
         etm_gen_t *g;
-        etm_ctx_t *etm, *slow;
+        etm_ctx_t *etm, *runs, *slow;
         if (etm_gen_create(&g, &gp, &d) != ETM_OK || etm_create(&etm, &cfg, &d) != ETM_OK ||
-            etm_create(&slow, &cfg, &d) != ETM_OK) {
+            etm_create(&runs, &cfg, &d) != ETM_OK || etm_create(&slow, &cfg, &d) != ETM_OK) {
             fprintf(stderr, "%s\n", d.msg);
             return 1;
         }
         etm_set_repeat_path(slow, 0);
         etm_set_plain_path(slow, 0);
-        double t = 0, t_slow = 0;
+        double t = 0, t_runs = 0, t_slow = 0;
         volatile uint64_t sink_touch = 0; /* keeps the touching pass */
         long peak_early = 0;
         etm_out_t out;
@@ -76,36 +78,45 @@ int main(int argc, char **argv)
             /* Both instances read the block once it is in the cache: each
              * after a pass that touches it (the order would favour the second). */
             double t0;
-            for (int pass = 0; pass < 2; pass++) {
-                etm_ctx_t *who = pass ? slow : etm;
+            for (int pass = 0; pass < 3; pass++) {
+                etm_ctx_t *who = pass == 2 ? slow : pass ? runs : etm;
                 uint64_t touch = 0;
                 for (unsigned i = 0; i < n; i++)
                     touch += block[i].ia;
                 sink_touch = sink_touch + touch;
                 t0 = bench_now();
-                for (unsigned i = 0; i < n; i++)
-                    etm_step(who, &block[i], &out);
+                if (pass == 1) {
+                    for (unsigned i = 0; i < n;) {
+                        size_t r = etm_step_repeat(who, &block[i], n - i, &out);
+                        if (!r) {
+                            etm_step(who, &block[i], &out);
+                            r = 1;
+                        }
+                        i += (unsigned)r;
+                    }
+                } else {
+                    for (unsigned i = 0; i < n; i++)
+                        etm_step(who, &block[i], &out);
+                }
                 double dt = bench_now() - t0;
-                if (pass)
-                    t_slow += dt;
-                else
-                    t += dt;
+                *(pass == 2 ? &t_slow : pass ? &t_runs : &t) += dt;
             }
             done += n;
             if (!peak_early && done >= cycles / 5)
                 peak_early = bench_peak_kib();
         }
         const etm_stats_t *s = etm_get_stats(etm);
-        if (memcmp(s, etm_get_stats(slow), sizeof *s)) {
-            fprintf(stderr, "%s: the statistics differ without the speed paths\n", cfgs[k].name);
+        if (memcmp(s, etm_get_stats(slow), sizeof *s) || memcmp(s, etm_get_stats(runs), sizeof *s)) {
+            fprintf(stderr, "%s: the statistics differ without the speed paths or in runs\n", cfgs[k].name);
             return 1;
         }
-        printf("%-45s %12.0f %10.3f %10.3f %8ldK %8ldK %12.0f %6.2f %8.1f%% %6.1f%%\n", cfgs[k].name,
-               (double)cycles / t, 8.0 * (double)s->bytes / (double)s->instructions,
+        printf("%-45s %12.0f %12.0f %10.3f %10.3f %8ldK %8ldK %12.0f %6.2f %8.1f%% %6.1f%%\n", cfgs[k].name,
+               (double)cycles / t, (double)cycles / t_runs, 8.0 * (double)s->bytes / (double)s->instructions,
                8.0 * (double)s->bytes / (double)s->cycles, peak_early, bench_peak_kib(), (double)cycles / t_slow,
                t_slow / t, 100.0 * (double)etm_repeated_cycles(etm) / (double)cycles,
                100.0 * (double)etm_plain_cycles(etm) / (double)cycles);
         etm_destroy(etm);
+        etm_destroy(runs);
         etm_destroy(slow);
         etm_gen_free(g);
     }

@@ -55,8 +55,8 @@ static const variant_t variants[] = {
 
 static unsigned long long repeated_total, plain_total, cycles_total;
 
-/* PKT_QUEUE of the instances run() makes (records: the plain-cycle path has a
- * form of its own, the repeat path is off). */
+/* PKT_QUEUE of the instances run() makes (records: the plain-cycle path and
+ * the repeat path have forms of their own). */
 static unsigned records_q;
 
 static void same_out(const etm_out_t *a, const etm_out_t *b, const char *what, unsigned long cyc)
@@ -226,23 +226,30 @@ static void run(const char *preset, const variant_t *v)
 }
 
 /* A preset, cycle-accurate if ca. */
-static etm_config_t preset_config(const char *preset, int ca)
+/* The preset, cycle-accurate or not; records (PKT_QUEUE) as the preset has
+ * them when records is set, else none. */
+static etm_config_t preset_config(const char *preset, int ca, int records)
 {
     etm_config_t cfg;
     CHECK_EQ(etm_config_preset(&cfg, preset), ETM_OK);
     if (ca)
         cfg.etmcr |= 1u << 12;
-    cfg.pkt_queue = 0; /* the repeat path is off with records (the ETM-M3's default) */
+    if (!records)
+        cfg.pkt_queue = 0;
     return cfg;
 }
 
-/* n records of generated stimulus with WFI gaps after one instruction in five. */
-static etm_in_t *idle_stimulus(uint64_t seed, size_t n)
+/* n records of generated stimulus with WFI gaps after one instruction in
+ * five; with the sink holding ATREADY low atb_stall percent of the cycles, in
+ * long bursts. */
+static etm_in_t *stalled_idle_stimulus(uint64_t seed, size_t n, unsigned atb_stall)
 {
     etm_gen_params_t gp;
     etm_gen_params_default(&gp);
     gp.sleep_pct = 200;
     gp.seed = seed;
+    gp.atb_stall_pct = atb_stall;
+    gp.atb_burst = 200;
     etm_gen_t *g = NULL;
     etm_diag_t d;
     etm_in_t *rec = (etm_in_t *)calloc(n, sizeof *rec);
@@ -258,11 +265,13 @@ static etm_in_t *idle_stimulus(uint64_t seed, size_t n)
     return rec;
 }
 
+static etm_in_t *idle_stimulus(uint64_t seed, size_t n) { return stalled_idle_stimulus(seed, n, 0); }
+
 /* Watching instances with and without the speed paths, cycle by cycle and in
  * runs (etm_watch_repeat): the same seen records, rules and statistics. */
-static void test_watch(const char *preset, int ca)
+static void test_watch(const char *preset, int ca, int records)
 {
-    etm_config_t cfg = preset_config(preset, ca);
+    etm_config_t cfg = preset_config(preset, ca, records);
     etm_diag_t d;
     etm_ctx_t *a = NULL, *b = NULL;
     CHECK_EQ(etm_watch_create(&a, &cfg, 0, &d), ETM_OK);
@@ -305,9 +314,9 @@ static void test_watch(const char *preset, int ca)
 /* The scoreboard over the model's trace of idle stimulus, fed cycle by cycle
  * and in slices: the same result, passing; and with the byte at `cut` taken
  * out of the trace, the same first failure. */
-static void test_verify_slices(const char *preset, int ca, size_t cut)
+static void test_verify_slices(const char *preset, int ca, int records, size_t cut)
 {
-    etm_config_t cfg = preset_config(preset, ca);
+    etm_config_t cfg = preset_config(preset, ca, records);
     etm_diag_t d;
     etm_ctx_t *etm = NULL;
     CHECK_EQ(etm_create(&etm, &cfg, &d), ETM_OK);
@@ -375,9 +384,9 @@ static void test_verify_slices(const char *preset, int ca, size_t cut)
 
 /* etm_run_records (which repeats runs at once) against etm_step without the
  * repeat path: the same bytes and statistics, in pieces of every size. */
-static void test_run_records(const char *preset, int ca)
+static void test_run_records(const char *preset, int ca, int records)
 {
-    etm_config_t cfg = preset_config(preset, ca);
+    etm_config_t cfg = preset_config(preset, ca, records);
     etm_diag_t d;
     etm_ctx_t *a = NULL, *b = NULL;
     CHECK_EQ(etm_create(&a, &cfg, &d), ETM_OK);
@@ -420,18 +429,87 @@ static void test_run_records(const char *preset, int ca)
     etm_destroy(b);
 }
 
+/* etm_step_repeat (a run of repeated cycles at once, the rest with etm_step)
+ * against etm_step without the speed paths: every cycle's outputs, the
+ * repeated ones included, and the statistics. */
+static void test_step_repeat(const char *preset, int ca, int records, unsigned atb_stall)
+{
+    char what[120];
+    snprintf(what, sizeof what, "etm_step_repeat, %s%s%s, ATREADY low %u%%", preset, ca ? ", cycle-accurate" : "",
+             records ? ", records" : "", atb_stall);
+    etm_config_t cfg = preset_config(preset, ca, records);
+    etm_diag_t d;
+    etm_ctx_t *a = NULL, *b = NULL;
+    CHECK_EQ(etm_create(&a, &cfg, &d), ETM_OK);
+    CHECK_EQ(etm_create(&b, &cfg, &d), ETM_OK);
+    enum { N = 50000 };
+    etm_in_t *rec = stalled_idle_stimulus(29, N, atb_stall);
+    if (!a || !b || !rec)
+        return;
+    etm_set_repeat_path(b, 0);
+    etm_set_plain_path(b, 0);
+    size_t runs = 0, longest = 0, held = 0; /* held: repeated cycles with a word waiting on the bus */
+    etm_out_t oa, ob;
+    for (size_t i = 0; i < N;) {
+        size_t r = etm_step_repeat(a, &rec[i], N - i, &oa);
+        if (r) {
+            CHECK(r <= N - i);
+            runs++;
+            longest = r > longest ? r : longest;
+            held += oa.atvalid ? r : 0;
+        } else {
+            CHECK(etm_step(a, &rec[i], &oa) != ETM_ERR_STATE);
+            r = 1;
+        }
+        for (size_t j = 0; j < r; j++) {
+            etm_step(b, &rec[i + j], &ob);
+            same_out(&oa, &ob, what, (unsigned long)(i + j));
+        }
+        i += r;
+        if (!same_state(a, b, what, (unsigned long)i))
+            break;
+    }
+    CHECK(etm_repeated_cycles(a) > N / 2);
+    CHECK(runs > 10 && longest > 100);
+    if (atb_stall)
+        CHECK(held > 100); /* runs whose outputs are not those of an idle port */
+    /* Nothing to repeat after a cycle with an instruction; none on a watching instance. */
+    etm_in_t busy = rec[0];
+    busy.ivalid = 1;
+    CHECK(etm_step(a, &busy, &oa) != ETM_ERR_STATE);
+    CHECK_EQ(etm_step_repeat(a, &busy, 1, &oa), (size_t)0);
+    etm_ctx_t *w = NULL;
+    CHECK_EQ(etm_watch_create(&w, &cfg, 0, &d), ETM_OK);
+    etm_seen_t seen;
+    for (size_t i = 0; w && i < 2000; i++) {
+        CHECK(etm_watch_step(w, &rec[i], &seen) != ETM_ERR_ARG);
+        CHECK_EQ(etm_step_repeat(w, &rec[i + 1], 1, &oa), (size_t)0);
+    }
+    etm_destroy(w);
+    free(rec);
+    etm_destroy(a);
+    etm_destroy(b);
+}
+
 int main(void)
 {
-    test_run_records("etm-m3", 0);
-    test_run_records("cm3-ca-whatif", 1);
-    test_watch("etm-m3", 0);
-    test_watch("cm3-ca-whatif", 1);
-    test_watch("etmv3.0", 1);
-    test_verify_slices("etm-m3", 0, (size_t)-1);
-    test_verify_slices("cm3-ca-whatif", 1, (size_t)-1);
-    test_verify_slices("etmv3.5", 1, (size_t)-1);
-    test_verify_slices("etm-m3", 0, 700);
-    test_verify_slices("cm3-ca-whatif", 1, 1500);
+    for (int records = 0; records <= 1; records++) {
+        test_step_repeat("etm-m3", 0, records, 0);
+        test_step_repeat("cm3-ca-whatif", 1, records, 0);
+        test_step_repeat("etm-m3", 0, records, 40);
+        test_step_repeat("cm3-ca-whatif", 1, records, 40);
+        test_run_records("etm-m3", 0, records);
+        test_run_records("cm3-ca-whatif", 1, records);
+        test_watch("etm-m3", 0, records);
+        test_watch("cm3-ca-whatif", 1, records);
+        test_verify_slices("etm-m3", 0, records, (size_t)-1);
+        test_verify_slices("cm3-ca-whatif", 1, records, (size_t)-1);
+        test_verify_slices("etm-m3", 0, records, 700);
+        test_verify_slices("cm3-ca-whatif", 1, records, 1500);
+    }
+    test_step_repeat("etmv3.0", 1, 0, 0);
+    test_watch("etmv3.0", 1, 0);
+    test_verify_slices("etmv3.5", 1, 0, (size_t)-1);
     for (size_t p = 0; etm_config_preset_names[p]; p++)
         for (size_t k = 0; k < sizeof variants / sizeof variants[0]; k++)
             run(etm_config_preset_names[p], &variants[k]);

@@ -1585,6 +1585,14 @@ size_t etm_watch_repeat(etm_ctx_t *ctx, const etm_in_t *in, size_t n)
     return ctx->watch ? rp_repeat_run(ctx, in, n) : 0;
 }
 
+size_t etm_step_repeat(etm_ctx_t *ctx, const etm_in_t *in, size_t n, etm_out_t *out)
+{
+    size_t k = ctx->watch ? 0 : rp_repeat_run(ctx, in, n);
+    if (k)
+        *out = ctx->rp_out;
+    return k;
+}
+
 /* etm_end's bytes (the P-headers still being gathered) into the FIFO: on the
  * end's own edge (out NULL, no port cycle), then on each drain edge with the
  * port's cycle until they fit. Until then they wait, as in an ETM that holds

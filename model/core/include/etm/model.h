@@ -138,6 +138,16 @@ void etm_set_repeat_path(etm_ctx_t *ctx, int on);
 /* Cycles the repeat path gave since the instance was made or reset. */
 uint64_t etm_repeated_cycles(const etm_ctx_t *ctx);
 
+/* The repeat path for callers that hold a block of cycles: the leading cycles
+ * of in[0..n-1] that the repeat path gives, stepped at once. Each has the last
+ * cycle's inputs byte for byte and gives the outputs *out holds (the same for
+ * all of them: bytes in out->v3_bytes leave the port in each). Returns how
+ * many (0: none, out untouched; step the next one with etm_step). Outputs,
+ * statistics and state are as if etm_step had stepped each; a cycle that
+ * breaks an interface rule is never one of them. A watching instance
+ * (etm_watch_create) has etm_watch_repeat instead: 0 here. */
+size_t etm_step_repeat(etm_ctx_t *ctx, const etm_in_t *in, size_t n, etm_out_t *out);
+
 /* The plain-cycle path (on by default): a cycle with no instruction or one
  * that is no exception entry or return (it sends no packet of its own but a
  * branch address), traced without data or filtering while nothing waits, runs
