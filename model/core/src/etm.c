@@ -1321,6 +1321,26 @@ ETM_NOINLINE static etm_err_t plain_record(etm_ctx_t *ctx, const etm_in_t *in, u
     return c.overrun ? ETM_ERR_INTERNAL : ETM_OK;
 }
 
+/* plain_record for a record that puts no byte (etm_packet_record_quick has
+ * run): what pq_put and the rest count of an empty cycle buffer, and the
+ * FIFO's cycle with nothing to stage. With the FIFO idle, the outputs are
+ * plain_out's as they stand. */
+static ETM_INLINE void record_quiet(etm_ctx_t *ctx, const etm_in_t *in, unsigned natoms, etm_out_t *out)
+{
+    ctx->st.atoms += natoms;
+    if (etm_fifo_idle(&ctx->fifo)) {
+        etm_fifo_idle_cycle(&ctx->fifo, &ctx->mode, in, out);
+        ctx->st.fifofull_cycles += ctx->plain_out.fifofull; /* not out's: just written whole */
+    } else {
+        static const uint8_t nothing[1] = { 0 };
+        static const uint64_t no_ends[1] = { 0 };
+        etm_fifo_cycle_rec(&ctx->fifo, &ctx->mode, in, nothing, 0, no_ends, out);
+        ctx->st.port_bytes += out->v3_count;
+        fifofull(ctx, out);
+    }
+    etm_packet_record_end(&ctx->pk, &ctx->mode, 0);
+}
+
 /* step_stages for a plain cycle: edge_begin without a rule or an access, the
  * frontend's atoms, then trace_cycle's ETMv3 part. What it leaves for
  * plain_state: only an overflow or a periodic sync due can end the path
@@ -1344,10 +1364,15 @@ ETM_NOINLINE static etm_err_t step_plain_records(etm_ctx_t *ctx, const etm_in_t 
     ctx->pq_te = 1; /* TraceEnable stays on */
     uint32_t cycle = ctx->pq_now++;
     etm_err_t e = ETM_OK;
-    if (natoms)
-        e = plain_record(ctx, in, natoms, plain_target(ctx, in), cycle, out);
-    else
+    if (!natoms) {
         commit_quiet(ctx, in, out);
+    } else {
+        int target = plain_target(ctx, in);
+        if (etm_packet_record_quick(&ctx->pk, &ctx->mode, cycle, natoms, (uint8_t)!in->iccfail, target))
+            record_quiet(ctx, in, natoms, out);
+        else
+            e = plain_record(ctx, in, natoms, target, cycle, out);
+    }
     ctx->plain_count++;
     ctx->plain_go = (uint8_t)(!ctx->pk.sync_due_q && ctx->fifo.slevel_q == 0);
     return e;

@@ -421,6 +421,19 @@ void etm_packet_catch_up(packet_state_t *s, const etm_mode_t *m, uint32_t cycle,
     tick_n(s, m, n);
 }
 
+int etm_packet_record_quick(packet_state_t *s, const etm_mode_t *m, uint32_t cycle, unsigned natoms, uint8_t exec0,
+                            int target)
+{
+    uint32_t n = cycle - s->wtotal_q;
+    if (n && s->active_q && m->cycle_accurate)
+        return 0; /* the idle cycles before it have W atoms to send */
+    if (!etm_packet_plain_quick(s, m, natoms, exec0, target))
+        return 0;
+    /* (The P-headers do not read the cycle counts: the order does not matter.) */
+    tick_n(s, m, n);
+    return 1;
+}
+
 void etm_packet_begin(packet_state_t *s, const etm_mode_t *m, pk_gen_t *g, cycle_buf_t *c)
 {
     etm_packet_catch_up(s, m, g->rec.cycle, c);

@@ -461,6 +461,13 @@ int etm_packet_wants(const etm_mode_t *m, const fe_cycle_t *fe, const filter_out
 /* The cycles before cycle that made no record pass: cycle-accurate with trace
  * on, their W atoms into c (ph_idle), and the cycle counts move. */
 void etm_packet_catch_up(packet_state_t *s, const etm_mode_t *m, uint32_t cycle, cycle_buf_t *c);
+/* A plain cycle's record (etm.c, step_plain_records) that puts no byte:
+ * etm_packet_catch_up up to cycle and etm_packet_plain_quick, done without a
+ * cycle buffer. Returns 0, having changed nothing, when either would put a
+ * byte (a branch packet, a P-header closed, the W atoms of the idle cycles
+ * before it); the caller then takes the path with the cycle buffer. */
+int etm_packet_record_quick(packet_state_t *s, const etm_mode_t *m, uint32_t cycle, unsigned natoms, uint8_t exec0,
+                            int target);
 /* g->rec becomes the record being generated: the cycles since the last
  * record's pass (their W atoms into c), and its first phase is found. */
 void etm_packet_begin(packet_state_t *s, const etm_mode_t *m, pk_gen_t *g, cycle_buf_t *c);
