@@ -1612,7 +1612,9 @@ size_t etm_watch_repeat(etm_ctx_t *ctx, const etm_in_t *in, size_t n)
 
 size_t etm_step_repeat(etm_ctx_t *ctx, const etm_in_t *in, size_t n, etm_out_t *out)
 {
-    size_t k = ctx->watch ? 0 : rp_repeat_run(ctx, in, n);
+    if (!ctx->rp_on || ctx->watch) /* the common answer on busy code: at once */
+        return 0;
+    size_t k = rp_repeat_run(ctx, in, n);
     if (k)
         *out = ctx->rp_out;
     return k;
