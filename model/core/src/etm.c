@@ -13,6 +13,21 @@
 
 #define RP_MAX_STATS 6 /* the repeat path's statistics a cycle may move */
 
+/* The records' queue but for the records themselves: its ends, its flags, the
+ * stage's cycle count and the generator. All of it may change in a cycle (the
+ * repeat path keeps and compares it whole); the records waiting change only
+ * where head or len move. */
+typedef struct pq_state {
+    uint8_t head, len;
+    uint8_t busy;     /* gen holds the record being generated */
+    uint8_t gap;      /* records were lost after the last one queued */
+    uint8_t ovf;      /* overflow: records are lost until the generator and the FIFO are empty */
+    uint8_t untraced; /* an overflow whose restart I-sync is not made yet (OVERFLOW, ETMSR[0]) */
+    uint8_t te;       /* TraceEnable in the last cycle (etm_packet_wants) */
+    uint32_t now;     /* the stage's cycle count (what wtotal_q counts without records) */
+    pk_gen_t gen;
+} pq_state_t;
+
 struct etm_ctx {
     etm_config_t cfg;  /* the registers as they stand (the programmer's model writes them) */
     etm_config_t cfg0; /* as at init: etm_reset returns to it */
@@ -61,15 +76,8 @@ struct etm_ctx {
                             anything outside etm_step changed the state: rp_leave, refresh) */
     uint64_t plain_count; /* cycles it gave */
     /* The packet generator's records (PKT_QUEUE > 0; docs/etmv3-encoder.md, "Records"). */
-    pk_record_t pq_rec[ETM_MAX_PKT_QUEUE]; /* waiting, oldest at pq_head */
-    uint8_t pq_head, pq_len;
-    uint8_t pq_busy;     /* pq_gen holds the record being generated */
-    uint8_t pq_gap;      /* records were lost after the last one queued */
-    uint8_t pq_ovf;      /* overflow: records are lost until the generator and the FIFO are empty */
-    uint8_t pq_untraced; /* an overflow whose restart I-sync is not made yet (OVERFLOW, ETMSR[0]) */
-    uint8_t pq_te;       /* TraceEnable in the last cycle (etm_packet_wants) */
-    uint32_t pq_now;     /* the stage's cycle count (what wtotal_q counts without records) */
-    pk_gen_t pq_gen;
+    pk_record_t pq_rec[ETM_MAX_PKT_QUEUE]; /* waiting, oldest at pq.head */
+    pq_state_t pq;
     fifo_state_t fifo; /* last: the largest */
 };
 
@@ -84,11 +92,7 @@ typedef struct rp_snap {
     int end_wait;
     uint8_t fifo[offsetof(fifo_state_t, mem)];
     pipestat_state_t ps;
-    /* With records: the queue's ends and flags, its cycle count and the
-     * generator (a record queued or taken moves pq_head or pq_len). */
-    uint8_t pq_head, pq_len, pq_busy, pq_gap, pq_ovf, pq_untraced, pq_te;
-    uint32_t pq_now;
-    pk_gen_t pq_gen;
+    pq_state_t pq; /* with records */
 } rp_snap_t;
 
 static const char *const pkt_names[ETM_PKT_ALL_COUNT] = {
@@ -401,9 +405,9 @@ void etm_destroy(etm_ctx_t *ctx)
 /* The packet generator's records: none. */
 static void pq_reset(etm_ctx_t *ctx)
 {
-    ctx->pq_head = ctx->pq_len = 0;
-    ctx->pq_busy = ctx->pq_gap = ctx->pq_ovf = ctx->pq_untraced = ctx->pq_te = 0;
-    ctx->pq_now = 0;
+    ctx->pq.head = ctx->pq.len = 0;
+    ctx->pq.busy = ctx->pq.gap = ctx->pq.ovf = ctx->pq.untraced = ctx->pq.te = 0;
+    ctx->pq.now = 0;
 }
 
 void etm_reset(etm_ctx_t *ctx)
@@ -447,7 +451,7 @@ unsigned etm_last_rules(const etm_ctx_t *ctx, etm_rule_t *rules, unsigned max)
 static void clear_out(etm_out_t *out) { memset(out, 0, sizeof *out); }
 
 /* The generator has nothing left: no record waiting or being generated, no gap. */
-static int pq_idle(const etm_ctx_t *ctx) { return !(ctx->pq_len | ctx->pq_busy | ctx->pq_gap); }
+static int pq_idle(const etm_ctx_t *ctx) { return !(ctx->pq.len | ctx->pq.busy | ctx->pq.gap); }
 
 /* Anything that changes the state outside etm_step ends a fixed point. */
 static void rp_leave(etm_ctx_t *ctx)
@@ -464,7 +468,7 @@ static void fifofull(etm_ctx_t *ctx, etm_out_t *out)
     unsigned held = etm_fifo_counted(&ctx->fifo, &ctx->mode);
     unsigned free_bytes = held < ctx->mode.fifo_depth ? ctx->mode.fifo_depth - held : 0;
     out->fifofull = (uint8_t)(free_bytes < ctx->mode.fifofull_level ||
-                              (ctx->mode.fifofull_level && ctx->mode.pkt_queue && ctx->pq_len >= ctx->mode.pkt_queue));
+                              (ctx->mode.fifofull_level && ctx->mode.pkt_queue && ctx->pq.len >= ctx->mode.pkt_queue));
     ctx->st.fifofull_cycles += out->fifofull;
 }
 
@@ -541,7 +545,7 @@ static ETM_INLINE void commit_cycle(etm_ctx_t *ctx, const etm_in_t *in, uint8_t 
 /* What the status registers and ETMCNTVR read in this cycle. */
 static void live_values(const etm_ctx_t *ctx, regs_live_t *l)
 {
-    l->overflow = !ctx->mode.v3 ? ctx->ps.ovf_q : ctx->mode.pkt_queue ? ctx->pq_untraced : ctx->pk.ovf_q;
+    l->overflow = !ctx->mode.v3 ? ctx->ps.ovf_q : ctx->mode.pkt_queue ? ctx->pq.untraced : ctx->pk.ovf_q;
     l->drained = !ctx->rg.stop_q && etm_fifo_held(&ctx->fifo) == 0 &&
                  (ctx->mode.v3 ? !ctx->end_wait : !etm_pipestat_busy(&ctx->ps));
     l->ss = ctx->flt.ss_q;
@@ -699,21 +703,21 @@ static int pq_generate(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out, int f
     cbuf_init(&c, ctx->pk.single_q);
     int in_rec = 0, rec_done = 0, ended = 0;
     if (ctx->fifo.slevel_q == 0) {
-        if (!ctx->pq_busy && ctx->pq_len) {
-            ctx->pq_gen.rec = ctx->pq_rec[ctx->pq_head];
-            ctx->pq_head = (uint8_t)((ctx->pq_head + 1u) % ETM_MAX_PKT_QUEUE);
-            ctx->pq_len--;
-            ctx->pq_busy = 1;
-            etm_packet_begin(&ctx->pk, m, &ctx->pq_gen, &c);
+        if (!ctx->pq.busy && ctx->pq.len) {
+            ctx->pq.gen.rec = ctx->pq_rec[ctx->pq.head];
+            ctx->pq.head = (uint8_t)((ctx->pq.head + 1u) % ETM_MAX_PKT_QUEUE);
+            ctx->pq.len--;
+            ctx->pq.busy = 1;
+            etm_packet_begin(&ctx->pk, m, &ctx->pq.gen, &c);
         }
-        if (ctx->pq_busy) {
+        if (ctx->pq.busy) {
             in_rec = 1;
-            rec_done = etm_packet_phase(&ctx->pk, m, &ctx->pq_gen, &c, &ctx->st);
-        } else if (ctx->pq_gap) {
+            rec_done = etm_packet_phase(&ctx->pk, m, &ctx->pq.gen, &c, &ctx->st);
+        } else if (ctx->pq.gap) {
             etm_packet_gap(&ctx->pk);
-            ctx->pq_gap = 0;
+            ctx->pq.gap = 0;
         } else if (finish) {
-            etm_packet_catch_up(&ctx->pk, m, ctx->pq_now, &c);
+            etm_packet_catch_up(&ctx->pk, m, ctx->pq.now, &c);
             etm_packet_end(&ctx->pk, m, &c);
             ended = 1;
         }
@@ -721,18 +725,18 @@ static int pq_generate(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out, int f
     pq_put(ctx, in, &c, out);
     if (in_rec) { /* the record's bytes count towards a periodic sync after its last phase */
         ctx->pk.wsent_q += c.w;
-        ctx->pq_gen.bytes += c.n;
+        ctx->pq.gen.bytes += c.n;
     } else {
         etm_packet_accepted_n(&ctx->pk, m, c.n, c.w);
     }
     if (rec_done) {
-        etm_packet_record_end(&ctx->pk, m, ctx->pq_gen.bytes);
-        ctx->pq_busy = 0;
+        etm_packet_record_end(&ctx->pk, m, ctx->pq.gen.bytes);
+        ctx->pq.busy = 0;
     }
     /* Trace restarted after the gap: the overflow has been traced. */
-    if (ctx->pq_untraced && !ctx->pq_gap && ctx->pk.active_q)
-        ctx->pq_untraced = 0;
-    out->overflow = ctx->pq_untraced;
+    if (ctx->pq.untraced && !ctx->pq.gap && ctx->pk.active_q)
+        ctx->pq.untraced = 0;
+    out->overflow = ctx->pq.untraced;
     return ended;
 }
 
@@ -763,27 +767,27 @@ static etm_err_t pq_cycle(etm_ctx_t *ctx, const etm_in_t *in, const fe_cycle_t *
 {
     const etm_mode_t *m = &ctx->mode;
     if (m->enabled) {
-        int want = etm_packet_wants(m, fe, fo, &ctx->pq_te);
+        int want = etm_packet_wants(m, fe, fo, &ctx->pq.te);
         /* After an overflow nothing is traced until the generator and the FIFO have drained. */
-        if (ctx->pq_ovf && pq_idle(ctx) && etm_fifo_held(&ctx->fifo) == 0)
-            ctx->pq_ovf = 0;
-        if (ctx->pq_ovf) {
+        if (ctx->pq.ovf && pq_idle(ctx) && etm_fifo_held(&ctx->fifo) == 0)
+            ctx->pq.ovf = 0;
+        if (ctx->pq.ovf) {
             ctx->st.cycles_lost++;
-        } else if (want && ctx->pq_len < m->pkt_queue) {
-            pk_record_t *r = &ctx->pq_rec[(ctx->pq_head + ctx->pq_len) % ETM_MAX_PKT_QUEUE];
-            ctx->pq_len++;
+        } else if (want && ctx->pq.len < m->pkt_queue) {
+            pk_record_t *r = &ctx->pq_rec[(ctx->pq.head + ctx->pq.len) % ETM_MAX_PKT_QUEUE];
+            ctx->pq.len++;
             r->fe = *fe;
             r->flt = *fo;
-            r->cycle = ctx->pq_now;
+            r->cycle = ctx->pq.now;
         } else if (want) {
-            ctx->pq_ovf = 1;
-            ctx->pq_untraced = 1;
-            ctx->pq_gap = 1;
+            ctx->pq.ovf = 1;
+            ctx->pq.untraced = 1;
+            ctx->pq.gap = 1;
             ctx->st.overflows++;
             ctx->st.cycles_lost++;
         }
     }
-    ctx->pq_now++;
+    ctx->pq.now++;
     pq_generate(ctx, in, out, 0);
     ctx->st.port_bytes += out->v3_count;
     fifofull(ctx, out);
@@ -950,27 +954,16 @@ static void rp_take(const etm_ctx_t *ctx, rp_snap_t *s)
         memcpy(&s->ps, &ctx->ps, sizeof s->ps);
     else /* ETMv3 leaves the ETMv1 stage alone */
         s->ps.since_full_q = ctx->ps.since_full_q;
-    s->pq_now = ctx->pq_now;
-    if (ctx->mode.pkt_queue) {
-        s->pq_head = ctx->pq_head;
-        s->pq_len = ctx->pq_len;
-        s->pq_busy = ctx->pq_busy;
-        s->pq_gap = ctx->pq_gap;
-        s->pq_ovf = ctx->pq_ovf;
-        s->pq_untraced = ctx->pq_untraced;
-        s->pq_te = ctx->pq_te;
-        memcpy(&s->pq_gen, &ctx->pq_gen, sizeof s->pq_gen);
-    }
+    if (ctx->mode.pkt_queue)
+        memcpy(&s->pq, &ctx->pq, sizeof s->pq);
+    else /* without records only the cycle count is read (rp_counters) */
+        s->pq.now = ctx->pq.now;
 }
 
 /* The records' part of rp_same (nothing without records). */
 static int rp_same_pq(const etm_ctx_t *ctx, const rp_snap_t *s)
 {
-    if (!ctx->mode.pkt_queue)
-        return 1;
-    return s->pq_head == ctx->pq_head && s->pq_len == ctx->pq_len && s->pq_busy == ctx->pq_busy &&
-           s->pq_gap == ctx->pq_gap && s->pq_ovf == ctx->pq_ovf && s->pq_untraced == ctx->pq_untraced &&
-           s->pq_te == ctx->pq_te && s->pq_now == ctx->pq_now && !memcmp(&s->pq_gen, &ctx->pq_gen, sizeof s->pq_gen);
+    return !ctx->mode.pkt_queue || !memcmp(&s->pq, &ctx->pq, sizeof s->pq);
 }
 
 static int rp_same(const etm_ctx_t *ctx, const rp_snap_t *s)
@@ -1085,8 +1078,8 @@ static int rp_try(etm_ctx_t *ctx, const etm_in_t *in)
 static int rp_judge(etm_ctx_t *ctx, rp_snap_t *s, etm_err_t e)
 {
     uint32_t *now[RP_NCOUNT], *was[RP_NCOUNT];
-    rp_counters(&ctx->pk, &ctx->ps, &ctx->pq_now, now);
-    rp_counters(&s->pk, &s->ps, &s->pq_now, was);
+    rp_counters(&ctx->pk, &ctx->ps, &ctx->pq.now, now);
+    rp_counters(&s->pk, &s->ps, &s->pq.now, was);
     ctx->rp_ncount = 0;
     ctx->rp_budget = 0xFFFFFFFFu;
     for (unsigned k = 0; k < RP_NCOUNT; k++) {
@@ -1165,7 +1158,7 @@ static inline void rp_advance(etm_ctx_t *ctx, uint32_t k)
 {
     ctx->rp_budget -= k;
     uint32_t *c[RP_NCOUNT];
-    rp_counters(&ctx->pk, &ctx->ps, &ctx->pq_now, c);
+    rp_counters(&ctx->pk, &ctx->ps, &ctx->pq.now, c);
     for (unsigned i = 0; i < ctx->rp_ncount; i++)
         *c[ctx->rp_count_k[i]] += k;
     ctx->chk.cycle += k;
@@ -1245,7 +1238,7 @@ static inline int plain_front_state(const etm_ctx_t *ctx)
 static inline int plain_records_ok(const etm_ctx_t *ctx)
 {
     return !ctx->mode.pkt_queue ||
-           (pq_idle(ctx) && !(ctx->pq_ovf | ctx->pq_untraced) && ctx->fifo.slevel_q == 0);
+           (pq_idle(ctx) && !(ctx->pq.ovf | ctx->pq.untraced) && ctx->fifo.slevel_q == 0);
 }
 
 /* ... and for the trace stages: no end of trace, nothing waiting in the packet stage. */
@@ -1355,14 +1348,14 @@ ETM_NOINLINE static etm_err_t step_stages(etm_ctx_t *ctx, const etm_in_t *in, et
 ETM_NOINLINE static etm_err_t step_plain_records(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
 {
     unsigned natoms = in->ivalid ? 1u + in->fold : 0u;
-    if (natoms && etm_packet_sync_due_at(&ctx->pk, &ctx->mode, ctx->pq_now))
+    if (natoms && etm_packet_sync_due_at(&ctx->pk, &ctx->mode, ctx->pq.now))
         return step_stages(ctx, in, out);
     *out = ctx->plain_out;
     plain_edge_begin(ctx, in);
     ctx->st.instructions += natoms;
     ctx->st.counter_reloads += etm_filter_plain(&ctx->flt, &ctx->fsetup, in);
-    ctx->pq_te = 1; /* TraceEnable stays on */
-    uint32_t cycle = ctx->pq_now++;
+    ctx->pq.te = 1; /* TraceEnable stays on */
+    uint32_t cycle = ctx->pq.now++;
     etm_err_t e = ETM_OK;
     if (!natoms) {
         commit_quiet(ctx, in, out);
