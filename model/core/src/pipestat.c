@@ -121,6 +121,15 @@ static unsigned xfer_bytes(const v1_entry_t *e, unsigned t, uint8_t *out)
 /* Whether entry e's status has packets (a data or a branch status). */
 static int has_packets(const v1_entry_t *e) { return e->restart || e->branch || e->has_data; }
 
+/* The branch address's an bytes after the n in b, its first flagged (TRACESYNC
+ * on the address's first packet); returns the new count. */
+static unsigned append_address(uint8_t *b, uint8_t *fl, unsigned n, const uint8_t *ab, unsigned an)
+{
+    fl[n] = 1;
+    memcpy(b + n, ab, an);
+    return n + an;
+}
+
 /* Output the head entry: its status, and its packets admitted to the FIFO (the
  * first transfer's written now, the rest by write_next). Returns the status,
  * or -1 when its packets do not fit in the FIFO. */
@@ -173,11 +182,8 @@ static int output_entry(pipestat_state_t *s, const etm_mode_t *m, fifo_state_t *
         return -1;
     }
     unsigned left = values && e->nxfer > 1 ? e->nxfer - 1u : 0u;
-    if (branch && !left) {
-        fl[n] = 1; /* TRACESYNC on the first packet of the address */
-        memcpy(b + n, ab, an);
-        n += an;
-    }
+    if (branch && !left)
+        n = append_address(b, fl, n, ab, an);
     /* The writes that follow fit: nothing else is written before them. */
     (void)etm_fifo_push(f, m->fifo_depth, b, fl, n);
     st->bytes += total;
@@ -215,11 +221,8 @@ static void write_next(pipestat_state_t *s, const etm_mode_t *m, fifo_state_t *f
     uint8_t b[ETM_V1_PUSH_MAX], fl[sizeof b];
     memset(fl, 0, sizeof fl);
     unsigned n = xfer_bytes(&s->q[s->gen_k_q], s->gen_t_q, b);
-    if (s->gen_left_q == 1 && s->gen_bn_q) {
-        fl[n] = 1;
-        memcpy(b + n, s->gen_b_q, s->gen_bn_q);
-        n += s->gen_bn_q;
-    }
+    if (s->gen_left_q == 1 && s->gen_bn_q)
+        n = append_address(b, fl, n, s->gen_b_q, s->gen_bn_q);
     (void)etm_fifo_push(f, m->fifo_depth, b, fl, n);
     s->gen_t_q++;
     s->gen_left_q--;
