@@ -12,7 +12,8 @@
 #define MAX_RULES_KEPT 8
 
 #define RP_MAX_STATS 6 /* the repeat path's statistics a cycle may move */
-
+/* The state counters a repeated cycle may move (the repeat path, below). */
+enum { RP_WTOTAL, RP_WRUN, RP_SINCE_FULL, RP_SYNC, RP_PQ_NOW, RP_NCOUNT };
 /* The records' queue but for the records themselves: its ends, its flags, the
  * stage's cycle count and the generator. All of it may change in a cycle (the
  * repeat path keeps and compares it whole); the records waiting change only
@@ -56,8 +57,8 @@ struct etm_ctx {
     uint8_t rp_backoff; /*   and the wait after a try that fails */
     uint8_t rp_miss;    /* quiet cycles since one that made a run long enough to be tried */
     uint8_t rp_pause;   /* cycles left before quiet cycles' inputs are compared again */
-    uint8_t rp_ncount;  /* counters the cycle moves by one (RP_*) */
-    uint8_t rp_count_k[4];
+    uint8_t rp_ncount;  /* counters the cycle moves by one (RP_*), */
+    uint32_t rp_count_off[RP_NCOUNT]; /*   each as its offset in the context */
     uint32_t rp_budget; /* cycles it may repeat before one of them reaches its limit */
     uint8_t rp_nst;     /* statistics it moves: which (a uint64_t's index), */
     uint8_t rp_st_idx[RP_MAX_STATS];
@@ -911,9 +912,7 @@ static unsigned edge_begin(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out, r
  *     it may move while it stays below (or once the sync is due);
  *   - with records, the stage's cycle count (pq_now), read only when a record
  *     is queued, which would move the queue: no fixed point queues one.
- * A counter that moved leaves the repeat path at its limit. */
-
-enum { RP_WTOTAL, RP_WRUN, RP_SINCE_FULL, RP_SYNC, RP_PQ_NOW, RP_NCOUNT };
+ * A counter that moved leaves the repeat path at its limit (RP_* at the top). */
 
 static inline int rp_allowed(const etm_ctx_t *ctx) { return !ctx->rp_off; }
 #define RP_LIMIT 0xFFFFFFF0u
@@ -1086,7 +1085,7 @@ static int rp_judge(etm_ctx_t *ctx, rp_snap_t *s, etm_err_t e)
         uint32_t limit = rp_limit(ctx, k, *was[k]);
         if (*now[k] != *was[k] + 1 || !limit || *was[k] > limit)
             continue; /* it did not move by one, or may not: the state differs */
-        ctx->rp_count_k[ctx->rp_ncount++] = (uint8_t)k;
+        ctx->rp_count_off[ctx->rp_ncount++] = (uint32_t)((unsigned char *)now[k] - (unsigned char *)ctx);
         uint32_t budget = *now[k] < limit ? limit - *now[k] : 0;
         ctx->rp_budget = budget < ctx->rp_budget ? budget : ctx->rp_budget;
         ++*was[k];
@@ -1157,10 +1156,11 @@ static ETM_INLINE void rp_after(etm_ctx_t *ctx, int quiet) { ctx->rp_have = (uin
 static inline void rp_advance(etm_ctx_t *ctx, uint32_t k)
 {
     ctx->rp_budget -= k;
-    uint32_t *c[RP_NCOUNT];
-    rp_counters(&ctx->pk, &ctx->ps, &ctx->pq.now, c);
-    for (unsigned i = 0; i < ctx->rp_ncount; i++)
-        *c[ctx->rp_count_k[i]] += k;
+    unsigned char *base = (unsigned char *)ctx;
+    for (unsigned i = 0; i < ctx->rp_ncount; i++) {
+        uint32_t *c = (uint32_t *)(void *)(base + ctx->rp_count_off[i]);
+        *c += k;
+    }
     ctx->chk.cycle += k;
     uint64_t *st = (uint64_t *)(void *)&ctx->st;
     for (unsigned i = 0; i < ctx->rp_nst; i++)
