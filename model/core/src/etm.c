@@ -1371,6 +1371,33 @@ ETM_NOINLINE static etm_err_t step_plain_records(etm_ctx_t *ctx, const etm_in_t 
     return e;
 }
 
+/* With records, a plain cycle while the generator is still busy, or bytes are
+ * staged: its record is queued behind the others, as pq_cycle queues any
+ * record, but the stages before it run their plain steps (the interface
+ * check, the filter), and the record's filter outputs are a plain cycle's:
+ * TraceEnable on, nothing else but a counter 1 reload. */
+static inline int plain_queued_ok(const etm_ctx_t *ctx, const etm_in_t *in)
+{
+    return ctx->mode.pkt_queue && plain_front_state(ctx) && !(ctx->end_wait | ctx->ended) && plain_in(ctx, in);
+}
+
+ETM_NOINLINE static etm_err_t step_plain_queued(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
+{
+    *out = ctx->plain_out; /* the generator's and the FIFO's cycle write their own outputs over it */
+    plain_edge_begin(ctx, in);
+    ctx->st.instructions += in->ivalid ? 1u + in->fold : 0u;
+    fe_cycle_t fe;
+    filter_out_t fo;
+    etm_frontend(&ctx->mode, in, &fe);
+    memset(&fo, 0, sizeof fo);
+    fo.trace_enable = 1;
+    fo.cnt_reload = etm_filter_plain(&ctx->flt, &ctx->fsetup, in);
+    ctx->st.counter_reloads += fo.cnt_reload;
+    etm_err_t e = pq_cycle(ctx, in, &fe, &fo, out);
+    ctx->plain_go = (uint8_t)plain_state(ctx);
+    return e;
+}
+
 ETM_NOINLINE static etm_err_t step_plain(etm_ctx_t *ETM_RESTRICT ctx, const etm_in_t *ETM_RESTRICT in,
                                          etm_out_t *ETM_RESTRICT out)
 {
@@ -1453,7 +1480,7 @@ ETM_NOINLINE static etm_err_t step_full(etm_ctx_t *ctx, const etm_in_t *in, etm_
     int quiet;
     if (rp_before(ctx, in, &quiet))
         return step_tried(ctx, in, out, quiet);
-    etm_err_t e = step_stages(ctx, in, out);
+    etm_err_t e = plain_queued_ok(ctx, in) ? step_plain_queued(ctx, in, out) : step_stages(ctx, in, out);
     rp_after(ctx, quiet);
     return e;
 }
