@@ -382,21 +382,30 @@ static void test_verify_slices(const char *preset, int ca, int records, size_t c
     etm_destroy(etm);
 }
 
+/* Two instances of cfg, the second without the speed paths (the twin the
+ * first is held to). Returns 0 when either could not be made. */
+static int pair_with_twin(const etm_config_t *cfg, etm_ctx_t **a, etm_ctx_t **b)
+{
+    etm_diag_t d;
+    CHECK_EQ(etm_create(a, cfg, &d), ETM_OK);
+    CHECK_EQ(etm_create(b, cfg, &d), ETM_OK);
+    if (!*a || !*b)
+        return 0;
+    etm_set_repeat_path(*b, 0);
+    etm_set_plain_path(*b, 0);
+    return 1;
+}
+
 /* etm_run_records (which repeats runs at once) against etm_step without the
  * repeat path: the same bytes and statistics, in pieces of every size. */
 static void test_run_records(const char *preset, int ca, int records)
 {
     etm_config_t cfg = preset_config(preset, ca, records);
-    etm_diag_t d;
     etm_ctx_t *a = NULL, *b = NULL;
-    CHECK_EQ(etm_create(&a, &cfg, &d), ETM_OK);
-    CHECK_EQ(etm_create(&b, &cfg, &d), ETM_OK);
     enum { N = 50000 };
     etm_in_t *rec = idle_stimulus(13, N);
-    if (!a || !b || !rec)
+    if (!pair_with_twin(&cfg, &a, &b) || !rec)
         return;
-    etm_set_repeat_path(b, 0);
-    etm_set_plain_path(b, 0);
     uint8_t *ba = (uint8_t *)malloc((size_t)N * 4 + 8192), *bb = (uint8_t *)malloc((size_t)N * 4 + 8192);
     size_t na = 0, nbb = 0, done = 0, piece = 1;
     while (done < N) {
@@ -440,14 +449,10 @@ static void test_step_repeat(const char *preset, int ca, int records, unsigned a
     etm_config_t cfg = preset_config(preset, ca, records);
     etm_diag_t d;
     etm_ctx_t *a = NULL, *b = NULL;
-    CHECK_EQ(etm_create(&a, &cfg, &d), ETM_OK);
-    CHECK_EQ(etm_create(&b, &cfg, &d), ETM_OK);
     enum { N = 50000 };
     etm_in_t *rec = stalled_idle_stimulus(29, N, atb_stall);
-    if (!a || !b || !rec)
+    if (!pair_with_twin(&cfg, &a, &b) || !rec)
         return;
-    etm_set_repeat_path(b, 0);
-    etm_set_plain_path(b, 0);
     size_t runs = 0, longest = 0, held = 0; /* held: repeated cycles with a word waiting on the bus */
     etm_out_t oa, ob;
     for (size_t i = 0; i < N;) {
