@@ -406,9 +406,7 @@ void etm_destroy(etm_ctx_t *ctx)
 /* The packet generator's records: none. */
 static void pq_reset(etm_ctx_t *ctx)
 {
-    ctx->pq.head = ctx->pq.len = 0;
-    ctx->pq.busy = ctx->pq.gap = ctx->pq.ovf = ctx->pq.untraced = ctx->pq.te = 0;
-    ctx->pq.now = 0;
+    memset(&ctx->pq, 0, sizeof ctx->pq);
 }
 
 void etm_reset(etm_ctx_t *ctx)
