@@ -119,9 +119,10 @@ int main(int argc, char **argv)
         rtl_read_outputs(top.get(), &r_out, &r_viol);
         uint64_t c_viol = etm_last_rule_mask(model);
         uint64_t diff = etm_out_diff(&c_out, &r_out, ~(uint64_t)0);
-        if (diff || c_viol != r_viol) {
+        std::string ports = rtl_port_diff_lines(&c_out, &r_out);
+        if (diff || !ports.empty() || c_viol != r_viol) {
             std::printf("mismatch at cycle %llu (after programming):\n", c);
-            std::fputs(rtl_diff_lines(&c_out, &r_out, diff).c_str(), stdout);
+            std::fputs((rtl_diff_lines(&c_out, &r_out, diff) + ports).c_str(), stdout);
             if (c_viol != r_viol)
                 std::printf("  VIOLATIONS C model 0x%" PRIx64 " RTL 0x%" PRIx64 "\n", c_viol, r_viol);
             std::printf("FAIL: etm_top (etm-m3, PKT_QUEUE=%d) and the C model differ (seed %llu)\n",
