@@ -1056,6 +1056,8 @@ module etm_packet #(
   end
 `endif
 
-  assign ovf_q_o = ovf_q;
+  // Until the restart's I-sync (reason overflow) is made: not only while the
+  // FIFO drains, but also until the next traced instruction after it.
+  assign ovf_q_o = ovf_q || (!active_q && reason_q == etm_defs_pkg::IsyncReasonOverflow);
 
 endmodule

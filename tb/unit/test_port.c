@@ -553,8 +553,52 @@ static void test_records_write(void)
     etm_destroy(e);
 }
 
+/* ETMSR[0], an overflow not yet traced (etm_untraced_overflow reads it): 1
+ * from the overflow until the restart's I-sync, reason overflow, is made at
+ * the next traced instruction; the FIFO having drained is not enough (without
+ * records it once read 0 from then on, and a scoreboard told the trace was
+ * complete found instructions lost without an overflow). With records
+ * (PKT_QUEUE) and without. Sequential instructions behind a port held by
+ * ATREADY fill a 24-byte FIFO; the port is released, the core stays idle
+ * long after the FIFO has drained, then executes one more instruction. */
+static void test_untraced_until_isync(const char *queue)
+{
+    const char *sets[] = { "FIFO_DEPTH=0x18", "ETMCR=0x810", queue, NULL };
+    etm_ctx_t *e = make(sets, ETM_OK, NULL);
+    if (!e)
+        return;
+    etm_out_t o;
+    uint32_t a = 0x1000;
+    unsigned k;
+    for (k = 0; k < 2000 && !etm_get_stats(e)->overflows; k++) {
+        etm_in_t in = insn(a);
+        in.ibranch = (uint8_t)(k % 3 == 0); /* a branch packet every third cycle fills the FIFO sooner */
+        in.iindbr = in.ibranch;
+        a = in.ibranch ? a + 0x100 : a + 2;
+        in.atstall = 1;
+        etm_step(e, &in, &o);
+    }
+    CHECK(etm_get_stats(e)->overflows == 1);
+    CHECK_EQ(etm_untraced_overflow(e), 1);
+    etm_in_t idle;
+    memset(&idle, 0, sizeof idle);
+    for (k = 0; k < 200; k++)
+        etm_step(e, &idle, &o);
+    CHECK_EQ(etm_fifo_level(e), 0);
+    CHECK_EQ(etm_untraced_overflow(e), 1); /* drained, but no I-sync yet */
+    etm_in_t next = insn(a);
+    next.ibranch = next.iindbr = 1;
+    etm_step(e, &next, &o);
+    for (k = 0; k < 40; k++)
+        etm_step(e, &idle, &o);
+    CHECK_EQ(etm_untraced_overflow(e), 0); /* the I-sync, reason overflow, was made */
+    etm_destroy(e);
+}
+
 int main(void)
 {
+    test_untraced_until_isync("PKT_QUEUE=0x0");
+    test_untraced_until_isync("PKT_QUEUE=0x8");
     test_fifofull();
     test_drain_backpressure();
     test_external_port();

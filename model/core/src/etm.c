@@ -544,7 +544,7 @@ static ETM_INLINE void commit_cycle(etm_ctx_t *ctx, const etm_in_t *in, uint8_t 
 /* What the status registers and ETMCNTVR read in this cycle. */
 static void live_values(const etm_ctx_t *ctx, regs_live_t *l)
 {
-    l->overflow = !ctx->mode.v3 ? ctx->ps.ovf_q : ctx->mode.pkt_queue ? ctx->pq.untraced : ctx->pk.ovf_q;
+    l->overflow = !ctx->mode.v3 ? ctx->ps.ovf_q : ctx->mode.pkt_queue ? ctx->pq.untraced : etm_packet_untraced(&ctx->pk);
     l->drained = !ctx->rg.stop_q && etm_fifo_held(&ctx->fifo) == 0 &&
                  (ctx->mode.v3 ? !ctx->end_wait : !etm_pipestat_busy(&ctx->ps));
     l->ss = ctx->flt.ss_q;

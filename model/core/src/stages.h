@@ -484,6 +484,13 @@ int etm_packet_sync_due_at(const packet_state_t *s, const etm_mode_t *m, uint32_
  * gathered is dropped (etm_packet_overflow), trace restarts with an I-sync. */
 void etm_packet_gap(packet_state_t *s);
 
+/* An overflow not traced yet (ETMSR[0]): from the overflow until its restart
+ * I-sync (reason overflow) is made, that is while the FIFO drains and then
+ * until the next traced instruction. */
+static inline int etm_packet_untraced(const packet_state_t *s)
+{
+    return s->ovf_q || (!s->active_q && s->isync_reason_q == ETMV3_ISYNC_REASON_OVERFLOW);
+}
 /* The cycle's bytes did not fit in the FIFO: what was gathered is dropped
  * (no roll-back: the rest of the state is the cycle's), and trace is lost
  * until the FIFO drains. */
