@@ -1257,6 +1257,23 @@ static inline void plain_edge_begin(etm_ctx_t *ctx, const etm_in_t *in)
     ctx->st.cycles++;
 }
 
+/* The instructions a plain cycle carries (an IT folded after one counts). */
+static inline unsigned plain_natoms(const etm_in_t *in) { return in->ivalid ? 1u + in->fold : 0u; }
+
+/* What every plain step begins with: the outputs as plain_out holds them (the
+ * FIFO's cycle writes its own over them), edge_begin without a rule or an
+ * access, the cycle's natoms instructions counted, and the filter's plain
+ * step. Returns counter 1's reload (filter_out_t's cnt_reload). */
+static ETM_INLINE uint8_t plain_begin(etm_ctx_t *ctx, const etm_in_t *in, unsigned natoms, etm_out_t *out)
+{
+    *out = ctx->plain_out;
+    plain_edge_begin(ctx, in);
+    ctx->st.instructions += natoms;
+    uint8_t reload = etm_filter_plain(&ctx->flt, &ctx->fsetup, in);
+    ctx->st.counter_reloads += reload;
+    return reload;
+}
+
 /* commit_cycle for a plain cycle that put no byte (etm_packet_plain_quick):
  * the FIFO's cycle with nothing to stage, which always fits, and what
  * commit_cycle counts of an empty cycle buffer. With the FIFO idle, the
@@ -1312,26 +1329,6 @@ ETM_NOINLINE static etm_err_t plain_record(etm_ctx_t *ctx, const etm_in_t *in, u
     return c.overrun ? ETM_ERR_INTERNAL : ETM_OK;
 }
 
-/* plain_record for a record that puts no byte (etm_packet_record_quick has
- * run): what pq_put and the rest count of an empty cycle buffer, and the
- * FIFO's cycle with nothing to stage. With the FIFO idle, the outputs are
- * plain_out's as they stand. */
-static ETM_INLINE void record_quiet(etm_ctx_t *ctx, const etm_in_t *in, unsigned natoms, etm_out_t *out)
-{
-    ctx->st.atoms += natoms;
-    if (etm_fifo_idle(&ctx->fifo)) {
-        etm_fifo_idle_cycle(&ctx->fifo, &ctx->mode, in, out);
-        ctx->st.fifofull_cycles += ctx->plain_out.fifofull; /* not out's: just written whole */
-    } else {
-        static const uint8_t nothing[1] = { 0 };
-        static const uint64_t no_ends[1] = { 0 };
-        etm_fifo_cycle_rec(&ctx->fifo, &ctx->mode, in, nothing, 0, no_ends, out);
-        ctx->st.port_bytes += out->v3_count;
-        fifofull(ctx, out);
-    }
-    etm_packet_record_end(&ctx->pk, &ctx->mode, 0);
-}
-
 /* step_stages for a plain cycle: edge_begin without a rule or an access, the
  * frontend's atoms, then trace_cycle's ETMv3 part. What it leaves for
  * plain_state: only an overflow or a periodic sync due can end the path
@@ -1345,24 +1342,25 @@ ETM_NOINLINE static etm_err_t step_stages(etm_ctx_t *ctx, const etm_in_t *in, et
  * record a phase more: such a cycle takes every stage. */
 ETM_NOINLINE static etm_err_t step_plain_records(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
 {
-    unsigned natoms = in->ivalid ? 1u + in->fold : 0u;
+    unsigned natoms = plain_natoms(in);
     if (natoms && etm_packet_sync_due_at(&ctx->pk, &ctx->mode, ctx->pq.now))
         return step_stages(ctx, in, out);
-    *out = ctx->plain_out;
-    plain_edge_begin(ctx, in);
-    ctx->st.instructions += natoms;
-    ctx->st.counter_reloads += etm_filter_plain(&ctx->flt, &ctx->fsetup, in);
+    (void)plain_begin(ctx, in, natoms, out);
     ctx->pq.te = 1; /* TraceEnable stays on */
     uint32_t cycle = ctx->pq.now++;
     etm_err_t e = ETM_OK;
+    int target = plain_target(ctx, in);
     if (!natoms) {
         commit_quiet(ctx, in, out);
+    } else if (etm_packet_record_quick(&ctx->pk, &ctx->mode, cycle, natoms, (uint8_t)!in->iccfail, target)) {
+        /* A record that puts no byte: the FIFO's cycle of a cycle without
+         * one, its atoms counted, and its cycle passing (etm_packet_record_end
+         * with no bytes). */
+        ctx->st.atoms += natoms;
+        commit_quiet(ctx, in, out);
+        etm_packet_tick(&ctx->pk, &ctx->mode);
     } else {
-        int target = plain_target(ctx, in);
-        if (etm_packet_record_quick(&ctx->pk, &ctx->mode, cycle, natoms, (uint8_t)!in->iccfail, target))
-            record_quiet(ctx, in, natoms, out);
-        else
-            e = plain_record(ctx, in, natoms, target, cycle, out);
+        e = plain_record(ctx, in, natoms, target, cycle, out);
     }
     ctx->plain_count++;
     ctx->plain_go = (uint8_t)(!ctx->pk.sync_due_q && ctx->fifo.slevel_q == 0);
@@ -1381,16 +1379,12 @@ static inline int plain_queued_ok(const etm_ctx_t *ctx, const etm_in_t *in)
 
 ETM_NOINLINE static etm_err_t step_plain_queued(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
 {
-    *out = ctx->plain_out; /* the generator's and the FIFO's cycle write their own outputs over it */
-    plain_edge_begin(ctx, in);
-    ctx->st.instructions += in->ivalid ? 1u + in->fold : 0u;
-    fe_cycle_t fe;
     filter_out_t fo;
-    etm_frontend(&ctx->mode, in, &fe);
     memset(&fo, 0, sizeof fo);
     fo.trace_enable = 1;
-    fo.cnt_reload = etm_filter_plain(&ctx->flt, &ctx->fsetup, in);
-    ctx->st.counter_reloads += fo.cnt_reload;
+    fo.cnt_reload = plain_begin(ctx, in, plain_natoms(in), out);
+    fe_cycle_t fe;
+    etm_frontend(&ctx->mode, in, &fe);
     etm_err_t e = pq_cycle(ctx, in, &fe, &fo, out);
     ctx->plain_go = (uint8_t)plain_state(ctx);
     return e;
@@ -1401,11 +1395,8 @@ ETM_NOINLINE static etm_err_t step_plain(etm_ctx_t *ETM_RESTRICT ctx, const etm_
 {
     if (ctx->mode.pkt_queue)
         return step_plain_records(ctx, in, out);
-    *out = ctx->plain_out; /* the FIFO's cycle writes its own outputs over it */
-    plain_edge_begin(ctx, in);
-    unsigned natoms = in->ivalid ? 1u + in->fold : 0u;
-    ctx->st.instructions += natoms;
-    ctx->st.counter_reloads += etm_filter_plain(&ctx->flt, &ctx->fsetup, in);
+    unsigned natoms = plain_natoms(in);
+    (void)plain_begin(ctx, in, natoms, out);
     int target = plain_target(ctx, in);
     etm_err_t e = ETM_OK;
     if (etm_packet_plain_quick(&ctx->pk, &ctx->mode, natoms, (uint8_t)!in->iccfail, target)) {
