@@ -37,10 +37,8 @@ double now()
 template <class Top> inline void rtl_cycle(Top *t, const etm_in_t *in)
 {
     rtl_drive_inputs(t, in);
-    t->eval();
-    t->clk_i = 1;
-    t->eval();
-    t->clk_i = 0;
+    rtl_settle(t);
+    rtl_commit(t);
 }
 
 /* Vetm_core: every implementation on ports; Vetm_top_m3: etm_top built as the
@@ -130,14 +128,12 @@ template <class Top> int run_row(const Cfg &c, unsigned long long cycles, std::v
             } else {
                 for (unsigned i = 0; i < n; i++) {
                     rtl_drive_inputs(top, &block[i]);
-                    top->eval();
+                    rtl_settle(top);
                     etm_step(rig.model, &block[i], &co);
                     rtl_read_outputs(top, &ro, nullptr);
                     if (!rtl_outputs_agree(&co, &ro))
                         mismatches++;
-                    top->clk_i = 1;
-                    top->eval();
-                    top->clk_i = 0;
+                    rtl_commit(top);
                 }
             }
             t[pass] += now() - t0;

@@ -6,12 +6,16 @@
  * One cycle of lockstep is:
  *
  *     rtl_drive_inputs(top, &in);        the cycle's inputs, clk_i low
- *     top->eval();                       outputs of the cycle settle
+ *     rtl_settle(top);                   outputs of the cycle settle (eval)
  *     etm_step(model, &in, &c_out);      the C model's edge
  *     rtl_read_outputs(top, &r_out);     the RTL's outputs of the same cycle
  *     compare c_out and r_out            every field of etm_out_t
- *     top->clk_i = 1; top->eval();       the RTL's edge commits its state
- *     top->clk_i = 0;
+ *     rtl_commit(top);                   the RTL's edge commits its state
+ *                                        (clk_i high, eval, clk_i low)
+ *
+ * A top with tick_i in place of clk_i (tb/cosim/etm_top_tick.sv: etm_top with
+ * its outputs taken into flip-flops at the edge) takes its edge and shows the
+ * cycle's outputs in the one eval() of rtl_settle; its rtl_commit does nothing.
  *
  * Before the first cycle: rtl_drive_impl() with the etm_config_t that created
  * the model (etm_create_at_reset: both start from the architecture's reset
@@ -67,17 +71,40 @@ template <class Top> static inline void rtl_read_outputs(const Top *t, etm_out_t
         *violations = t->VIOLATIONS;
 }
 
+/* The cycle's outputs settle (a top with clk_i: one eval with the clock low),
+ * then its edge commits the state (the clock high, eval, the clock low again).
+ * A top with tick_i does both in rtl_settle's one eval (the overload taking
+ * int is chosen where tick_i exists). */
+template <class Top> static inline auto rtl_settle(Top *t, int) -> decltype((void)t->tick_i, void())
+{
+    t->tick_i = !t->tick_i;
+    t->eval();
+}
+template <class Top> static inline void rtl_settle(Top *t, long) { t->eval(); }
+template <class Top> static inline void rtl_settle(Top *t) { rtl_settle(t, 0); }
+
+template <class Top> static inline auto rtl_commit(Top *t, int) -> decltype((void)t->tick_i, void())
+{
+    (void)t; /* the edge was rtl_settle's */
+}
+template <class Top> static inline void rtl_commit(Top *t, long)
+{
+    t->clk_i = 1;
+    t->eval();
+    t->clk_i = 0;
+}
+template <class Top> static inline void rtl_commit(Top *t) { rtl_commit(t, 0); }
+
 /* etm_reset: a few cycles of rst_ni low. */
 template <class Top> static inline void rtl_reset(Top *t)
 {
     t->end_i = 0;
-    t->clk_i = 0;
     t->rst_ni = 0;
     t->eval();
-    t->clk_i = 1;
-    t->eval();
-    t->clk_i = 0;
-    t->eval();
+    for (int i = 0; i < 2; i++) {
+        rtl_settle(t);
+        rtl_commit(t);
+    }
     t->rst_ni = 1;
     t->eval();
 }
@@ -130,7 +157,7 @@ static inline uint64_t rtl_program_both(Top *t, etm_ctx_t *model, const etm_conf
         std::memset(&in, 0, sizeof in);
         etm_apb_drive(&drv, &in);
         rtl_drive_inputs(t, &in);
-        t->eval();
+        rtl_settle(t);
         etm_step(model, &in, &out);
         if (mismatches) {
             etm_out_t r;
@@ -139,9 +166,7 @@ static inline uint64_t rtl_program_both(Top *t, etm_ctx_t *model, const etm_conf
                 ++*mismatches;
         }
         etm_apb_observe(&drv, &out);
-        t->clk_i = 1;
-        t->eval();
-        t->clk_i = 0;
+        rtl_commit(t);
         cycles++;
     }
     return cycles;

@@ -114,7 +114,7 @@ int main(int argc, char **argv)
     for (unsigned long long c = 0; c < cycles; c++) {
         etm_gen_next(g, &in, nullptr);
         rtl_drive_inputs(top.get(), &in);
-        top->eval();
+        rtl_settle(top.get());
         etm_step(model, &in, &c_out);
         rtl_read_outputs(top.get(), &r_out, &r_viol);
         uint64_t c_viol = etm_last_rule_mask(model);
@@ -132,9 +132,7 @@ int main(int argc, char **argv)
             etm_destroy(model);
             return 1;
         }
-        top->clk_i = 1;
-        top->eval();
-        top->clk_i = 0;
+        rtl_commit(top.get());
     }
     const etm_stats_t *st = etm_get_stats(model);
     std::printf("etm_top (etm-m3, PKT_QUEUE=%d) and the C model: %llu cycles, 0 mismatches (seed %llu); "
