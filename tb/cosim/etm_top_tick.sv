@@ -1,15 +1,21 @@
 // etm_top_tick.sv - etm_top for a Verilated harness that evaluates once a
 // cycle (a testbench wrapper, not part of the design: rtl/etm.f does not list it).
 //
-// The harness drives a cycle's inputs, toggles tick_i and calls eval() once.
-// Every change of tick_i is one rising edge of etm_top's clock: the clock is
-// tick_i XOR its copy taken at each of tick_i's edges, a pulse inside that one
-// evaluation. The cycle's outputs (combinational in its inputs) are taken into
-// flip-flops at the same edge, so after eval() the ports below show the
-// outputs of the cycle just driven, as a two-evaluation harness reads them
-// before its edge (tb/cosim/rtl_io.h, rtl_settle). Verilator 5 evaluates the
-// logic that depends on the inputs at every eval(), whatever changed: one
-// eval() a cycle instead of two saves that second pass.
+// The harness drives a cycle's inputs, toggles tick_i and calls eval() once;
+// after it the outputs are those of the cycle just driven, as a harness with
+// two evaluations a cycle reads them before its edge (tb/cosim/rtl_io.h,
+// rtl_settle and rtl_commit).
+//
+// Every change of tick_i is one rising edge of etm_top's clock (tick_i XOR
+// its copy taken at each of tick_i's edges: a pulse inside the one eval). At
+// that edge etm_top commits the cycle before, and the new cycle's inputs,
+// rst_ni and end_i among them, are taken into flip-flops that etm_top reads:
+// its outputs are then those of the new cycle, combinational in its state and
+// those inputs. So the logic is evaluated once a cycle, after the edge.
+// Driving etm_top's ports directly, Verilator 5 evaluates the logic that
+// depends on the inputs when they change and again after the edge: twice.
+// The edge at the first rtl_settle after reset falls while the registered
+// rst_ni is still low, so it changes nothing.
 //
 // The parameters are etm_top's; the ports are etm_top's with tick_i in place
 // of clk_i.
@@ -34,10 +40,7 @@ module etm_top_tick #(
   parameter bit          HasV1      = 1'b1
 ) (
   input  logic         tick_i,
-  // As etm_top's (rtl/lint_waivers.vlt): the checker's assertions sample rst_ni.
-  /* verilator lint_off SYNCASYNCNET */
   input  logic         rst_ni,
-  /* verilator lint_on SYNCASYNCNET */
   input  logic         end_i,
   `ETM_IN_PORTS(input)
   `ETM_OUT_PORTS(output)
@@ -49,20 +52,80 @@ module etm_top_tick #(
   logic clk;
   assign clk = tick_i ^ tick_q;
 
-  // etm_top's outputs, combinational in the cycle's inputs.
-  logic [2:0]  pipestat;
-  logic [15:0] tracepkt;
-  logic        tracesync;
-  logic [3:0]  v3count;
-  logic [63:0] atdata;
-  logic        atvalid;
-  logic [6:0]  atid;
-  logic        afready;
-  logic [15:0] fifolevel;
-  logic        overflow, trigger, fifofull, traceenable, viewdata;
-  logic [31:0] prdata;
-  logic        pready, pslverr;
-  logic [etm_defs_pkg::NumRules-1:0] violations;
+  // The inputs of the cycle, taken at the edge that ends the cycle before.
+  logic etmivalid_q;
+  logic etmibranch_q;
+  logic etmiindbr_q;
+  logic etmiccfail_q;
+  logic etmfold_q;
+  logic [31:1] etmia_q;
+  logic etmdvalid_q;
+  logic etmflush_q;
+  logic etmfindbr_q;
+  logic etmcancel_q;
+  logic etmistall_q;
+  logic [2:0] etmintstat_q;
+  logic [8:0] etmintnum_q;
+  logic [3:0] etmtrigger_q;
+  logic [3:0] etmtriginotd_q;
+  logic etmivalid1_q;
+  logic etmibranch1_q;
+  logic etmiindbr1_q;
+  logic etmiccfail1_q;
+  logic [31:1] etmia1_q;
+  logic [17:0] etmdactl_q;
+  logic [31:0] etmda_q;
+  logic [3:0] etmddctl_q;
+  logic [63:0] etmdd_q;
+  logic psel_q;
+  logic penable_q;
+  logic pwrite_q;
+  logic [11:2] paddr_q;
+  logic [31:0] pwdata_q;
+  logic paddrdbg31_q;
+  logic atready_q;
+  logic afvalid_q;
+  logic end_i_q;
+  // As etm_top's rst_ni (rtl/lint_waivers.vlt): the checker's assertions sample it.
+  /* verilator lint_off SYNCASYNCNET */
+  logic rst_ni_q;
+  /* verilator lint_on SYNCASYNCNET */
+  always_ff @(posedge clk) begin
+    etmivalid_q <= ETMIVALID;
+    etmibranch_q <= ETMIBRANCH;
+    etmiindbr_q <= ETMIINDBR;
+    etmiccfail_q <= ETMICCFAIL;
+    etmfold_q <= ETMFOLD;
+    etmia_q <= ETMIA;
+    etmdvalid_q <= ETMDVALID;
+    etmflush_q <= ETMFLUSH;
+    etmfindbr_q <= ETMFINDBR;
+    etmcancel_q <= ETMCANCEL;
+    etmistall_q <= ETMISTALL;
+    etmintstat_q <= ETMINTSTAT;
+    etmintnum_q <= ETMINTNUM;
+    etmtrigger_q <= ETMTRIGGER;
+    etmtriginotd_q <= ETMTRIGINOTD;
+    etmivalid1_q <= ETMIVALID1;
+    etmibranch1_q <= ETMIBRANCH1;
+    etmiindbr1_q <= ETMIINDBR1;
+    etmiccfail1_q <= ETMICCFAIL1;
+    etmia1_q <= ETMIA1;
+    etmdactl_q <= ETMDACTL;
+    etmda_q <= ETMDA;
+    etmddctl_q <= ETMDDCTL;
+    etmdd_q <= ETMDD;
+    psel_q <= PSEL;
+    penable_q <= PENABLE;
+    pwrite_q <= PWRITE;
+    paddr_q <= PADDR;
+    pwdata_q <= PWDATA;
+    paddrdbg31_q <= PADDRDBG31;
+    atready_q <= ATREADY;
+    afvalid_q <= AFVALID;
+    end_i_q <= end_i;
+    rst_ni_q <= rst_ni;
+  end
 
   etm_top #(
     .Etmccr(Etmccr), .Etmidr(Etmidr), .Etmccer(Etmccer), .Etmscr(Etmscr), .Pidr(Pidr), .EtmcrImpl(EtmcrImpl),
@@ -70,36 +133,16 @@ module etm_top_tick #(
     .BranchFull(BranchFull), .PortBytes(PortBytes), .IssueWidth(IssueWidth), .Assertions(Assertions),
     .HasV3(HasV3), .HasV1(HasV1)
   ) u_top (
-    .clk_i(clk), .rst_ni, .end_i,
-    .ETMIVALID, .ETMIBRANCH, .ETMIINDBR, .ETMICCFAIL, .ETMFOLD, .ETMIA, .ETMDVALID, .ETMFLUSH, .ETMFINDBR,
-    .ETMCANCEL, .ETMISTALL, .ETMINTSTAT, .ETMINTNUM, .ETMTRIGGER, .ETMTRIGINOTD, .ETMIVALID1, .ETMIBRANCH1,
-    .ETMIINDBR1, .ETMICCFAIL1, .ETMIA1, .ETMDACTL, .ETMDA, .ETMDDCTL, .ETMDD, .PSEL, .PENABLE, .PWRITE, .PADDR,
-    .PWDATA, .PADDRDBG31, .ATREADY, .AFVALID,
-    .PIPESTAT(pipestat), .TRACEPKT(tracepkt), .TRACESYNC(tracesync), .V3COUNT(v3count), .ATDATA(atdata),
-    .ATVALID(atvalid), .ATID(atid), .AFREADY(afready), .FIFOLEVEL(fifolevel), .OVERFLOW(overflow),
-    .TRIGGER(trigger), .FIFOFULL(fifofull), .TRACEENABLE(traceenable), .VIEWDATA(viewdata), .PRDATA(prdata),
-    .PREADY(pready), .PSLVERR(pslverr), .VIOLATIONS(violations)
+    .clk_i(clk), .rst_ni(rst_ni_q), .end_i(end_i_q),
+    .ETMIVALID(etmivalid_q), .ETMIBRANCH(etmibranch_q), .ETMIINDBR(etmiindbr_q), .ETMICCFAIL(etmiccfail_q),
+    .ETMFOLD(etmfold_q), .ETMIA(etmia_q), .ETMDVALID(etmdvalid_q), .ETMFLUSH(etmflush_q),
+    .ETMFINDBR(etmfindbr_q), .ETMCANCEL(etmcancel_q), .ETMISTALL(etmistall_q), .ETMINTSTAT(etmintstat_q),
+    .ETMINTNUM(etmintnum_q), .ETMTRIGGER(etmtrigger_q), .ETMTRIGINOTD(etmtriginotd_q),
+    .ETMIVALID1(etmivalid1_q), .ETMIBRANCH1(etmibranch1_q), .ETMIINDBR1(etmiindbr1_q),
+    .ETMICCFAIL1(etmiccfail1_q), .ETMIA1(etmia1_q), .ETMDACTL(etmdactl_q), .ETMDA(etmda_q),
+    .ETMDDCTL(etmddctl_q), .ETMDD(etmdd_q), .PSEL(psel_q), .PENABLE(penable_q), .PWRITE(pwrite_q),
+    .PADDR(paddr_q), .PWDATA(pwdata_q), .PADDRDBG31(paddrdbg31_q), .ATREADY(atready_q), .AFVALID(afvalid_q),
+    .PIPESTAT, .TRACEPKT, .TRACESYNC, .V3COUNT, .ATDATA, .ATVALID, .ATID, .AFREADY, .FIFOLEVEL, .OVERFLOW,
+    .TRIGGER, .FIFOFULL, .TRACEENABLE, .VIEWDATA, .PRDATA, .PREADY, .PSLVERR, .VIOLATIONS
   );
-
-  // The cycle's outputs, taken at its edge.
-  always_ff @(posedge clk) begin
-    PIPESTAT <= pipestat;
-    TRACEPKT <= tracepkt;
-    TRACESYNC <= tracesync;
-    V3COUNT <= v3count;
-    ATDATA <= atdata;
-    ATVALID <= atvalid;
-    ATID <= atid;
-    AFREADY <= afready;
-    FIFOLEVEL <= fifolevel;
-    OVERFLOW <= overflow;
-    TRIGGER <= trigger;
-    FIFOFULL <= fifofull;
-    TRACEENABLE <= traceenable;
-    VIEWDATA <= viewdata;
-    PRDATA <= prdata;
-    PREADY <= pready;
-    PSLVERR <= pslverr;
-    VIOLATIONS <= violations;
-  end
 endmodule

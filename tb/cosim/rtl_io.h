@@ -13,9 +13,11 @@
  *     rtl_commit(top);                   the RTL's edge commits its state
  *                                        (clk_i high, eval, clk_i low)
  *
- * A top with tick_i in place of clk_i (tb/cosim/etm_top_tick.sv: etm_top with
- * its outputs taken into flip-flops at the edge) takes its edge and shows the
- * cycle's outputs in the one eval() of rtl_settle; its rtl_commit does nothing.
+ * A top with tick_i in place of clk_i (tb/cosim/etm_top_tick.sv: etm_top
+ * behind flip-flops that take each cycle's inputs at the edge ending the
+ * cycle before) takes that edge and shows the cycle's outputs in the one
+ * eval() of rtl_settle; its rtl_commit does nothing, and a cycle's edge falls
+ * in the next cycle's rtl_settle.
  *
  * Before the first cycle: rtl_drive_impl() with the etm_config_t that created
  * the model (etm_create_at_reset: both start from the architecture's reset
@@ -73,8 +75,9 @@ template <class Top> static inline void rtl_read_outputs(const Top *t, etm_out_t
 
 /* The cycle's outputs settle (a top with clk_i: one eval with the clock low),
  * then its edge commits the state (the clock high, eval, the clock low again).
- * A top with tick_i does both in rtl_settle's one eval (the overload taking
- * int is chosen where tick_i exists). */
+ * A top with tick_i commits the cycle before and settles this one in
+ * rtl_settle's one eval (the overload taking int is chosen where tick_i
+ * exists). */
 template <class Top> static inline auto rtl_settle(Top *t, int) -> decltype((void)t->tick_i, void())
 {
     t->tick_i = !t->tick_i;
