@@ -131,10 +131,23 @@ static inline std::string rtl_port_diff_lines(const etm_out_t *c, const etm_out_
     return w;
 }
 
+/* Every output field equal, the port's bytes up to its count: the quick test
+ * a lockstep makes each cycle (etm_out_diff goes through the signal table).
+ * Where it holds, etm_out_diff and rtl_port_diff_lines find nothing. */
+static inline bool rtl_outputs_same(const etm_out_t *c, const etm_out_t *r)
+{
+    bool same = c->v3_count == r->v3_count && c->v3_count <= sizeof c->v3_bytes &&
+                std::memcmp(c->v3_bytes, r->v3_bytes, c->v3_count) == 0;
+#define ETM_OUT(field, name, width, ctype, where, doc) same &= c->field == r->field;
+#define ETM_OUT_BYTES(count, bytes, countname, dataname, column, n, doc)
+#include "etm/signals.def"
+    return same;
+}
+
 /* Every output agrees, file columns and ports. */
 static inline bool rtl_outputs_agree(const etm_out_t *c, const etm_out_t *r)
 {
-    return etm_out_diff(c, r, ~(uint64_t)0) == 0 && rtl_port_diff_lines(c, r).empty();
+    return rtl_outputs_same(c, r) || (etm_out_diff(c, r, ~(uint64_t)0) == 0 && rtl_port_diff_lines(c, r).empty());
 }
 
 /* Program an instance made by etm_create_at_reset and the RTL (after

@@ -118,6 +118,10 @@ int main(int argc, char **argv)
         etm_step(model, &in, &c_out);
         rtl_read_outputs(top.get(), &r_out, &r_viol);
         uint64_t c_viol = etm_last_rule_mask(model);
+        if (rtl_outputs_same(&c_out, &r_out) && c_viol == r_viol) {
+            rtl_commit(top.get());
+            continue;
+        }
         uint64_t diff = etm_out_diff(&c_out, &r_out, ~(uint64_t)0);
         std::string ports = rtl_port_diff_lines(&c_out, &r_out);
         if (diff || !ports.empty() || c_viol != r_viol) {
