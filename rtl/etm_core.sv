@@ -17,11 +17,17 @@
 // after it is an etm_drain, until reset.
 //
 // The implementation must be one etm_create accepts, with FIFO_DEPTH <=
-// MaxFifoDepth and PKT_QUEUE <= MaxPktQueue; the registers programmed must be ones etm_model_supports accepts.
+// MaxFifoDepth, FIFO_WRITE <= MaxFifoWrite, PORT_BYTES <= MaxPortBytes and
+// PKT_QUEUE <= MaxPktQueue; the registers programmed must be ones
+// etm_model_supports accepts.
 `include "etm_ports.svh"
 
 module etm_core #(
   parameter int unsigned MaxFifoDepth = 1024,
+  // The FIFO's write port (FIFO_WRITE) and the ATB's width (PORT_BYTES) the
+  // store and the packet generator are built for (a part builds its own).
+  parameter int unsigned MaxFifoWrite = etm_defs_pkg::FifoWritePortMax,
+  parameter int unsigned MaxPortBytes = 8,
   // The records' queue (with HasRecGen): built for this many, rounded up to a
   // power of two (a part builds its PKT_QUEUE).
   parameter int unsigned MaxPktQueue  = etm_defs_pkg::PktQueueMax,
@@ -348,7 +354,7 @@ module etm_core #(
   logic        pk_cu_sync_due, pk_post_active, pk_post_cancel, pk_post_trig_pend, pk_post_sync_due;
   logic        pk_active_d, v3_active_q, v3_cancel_q, v3_trig_pend_q, pk_hold;
   // etm_gen (records) and the FIFO's store it writes.
-  localparam int unsigned GenLanes = etm_defs_pkg::FifoWritePortMax;
+  localparam int unsigned GenLanes = MaxFifoWrite;
   logic        gen_idle, gen_idle_v3, gen_wr_end;
   logic [4:0]  gen_wr_n;
   logic [GenLanes*8-1:0] gen_wr_data;
@@ -758,6 +764,8 @@ module etm_core #(
 
   etm_fifo #(
     .MaxFifoDepth(MaxFifoDepth),
+    .WriteLanes  (MaxFifoWrite),
+    .PortLanes   (MaxPortBytes),
     .HasV3       (HasV3),
     .HasV1       (HasV1)
   ) u_fifo (

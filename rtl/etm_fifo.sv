@@ -26,6 +26,11 @@
 // since both bounds hold.
 module etm_fifo #(
   parameter int unsigned MaxFifoDepth = 1024,
+  // The write port's lanes and the ATB's bytes the store is built for: at least
+  // FIFO_WRITE (write_i) and PORT_BYTES (port_bytes_i) of every configuration
+  // the instance runs (a part builds its own).
+  parameter int unsigned WriteLanes   = etm_defs_pkg::FifoWritePortMax,
+  parameter int unsigned PortLanes    = 8,
   parameter bit          HasV3 = 1'b1,   // the ETMv3 store, staging buffer and ATB master
   parameter bit          HasV1 = 1'b1    // the ETMv1 store (flags, a status's run)
 ) (
@@ -74,9 +79,12 @@ module etm_fifo #(
   localparam int unsigned Ring = 1 << RingBits;
   localparam int unsigned StageRing = (etm_defs_pkg::StageBytes < Ring) ? etm_defs_pkg::StageBytes : Ring;
   localparam int unsigned StageBits = $clog2(StageRing);
-  localparam int unsigned Lanes = etm_defs_pkg::FifoWritePortMax;
-
-  localparam int unsigned L = (Lanes < Ring) ? Lanes : Ring;  // banks of the ETMv3 store
+  localparam int unsigned Lanes = WriteLanes;
+  // Banks of the ETMv3 store: a power of two, at least the bytes a cycle moves
+  // in and the bytes the port reads.
+  localparam int unsigned Reach = (Lanes > PortLanes) ? Lanes : PortLanes;
+  localparam int unsigned ReachP2 = (Reach <= 1) ? 1 : 1 << $clog2(Reach);
+  localparam int unsigned L = (ReachP2 < Ring) ? ReachP2 : Ring;
   localparam int unsigned LBits = $clog2(L);
   localparam int unsigned RowBits = (RingBits > LBits) ? RingBits - LBits : 1;
 
@@ -118,7 +126,7 @@ module etm_fifo #(
     if (v3_port_i) k = (held_q != 4'd0) ? held_q : (level_q >= pb) ? port_bytes_i :
                        (rec_i ? (part_q || wrote_q) : (slevel_q != 8'd0)) ? 4'd0 : level_q[3:0];
     v3_data_o = '0;
-    for (int i = 0; i < 8; i++) begin
+    for (int i = 0; i < PortLanes; i++) begin
       if (4'(i) < k) begin
         v3_data_o[i*8 +: 8] = bank_rd[32'(LBits'(rd_q + RingBits'(i)))*8 +: 8];
       end else if (4'(i) < port_bytes_i) begin
@@ -293,7 +301,8 @@ module etm_fifo #(
     assume (write_i >= 5'd1 && write_i <= 5'(Lanes) && wr_n_i <= 8'(etm_defs_pkg::CycleBytesMax));
     if (rec_i) assume (wr_n_i <= {3'd0, write_i} && {9'd0, wr_n_i} <= room_o);
     assume (depth_i >= 32'd1 && depth_i <= 32'(Ring));
-    assume (port_bytes_i == 4'd1 || port_bytes_i == 4'd2 || port_bytes_i == 4'd4 || port_bytes_i == 4'd8);
+    assume ((port_bytes_i == 4'd1 || port_bytes_i == 4'd2 || port_bytes_i == 4'd4 || port_bytes_i == 4'd8) &&
+            32'(port_bytes_i) <= PortLanes);
     if (f_past) assume (depth_i == f_depth_q && port_bytes_i == f_pb_q && flush_cap_i == f_fc_q &&
                         write_i == f_wr_q && rec_i == f_rec_q);
   end

@@ -967,7 +967,10 @@ module etm_gen #(
   // At most FIFO_WRITE bytes of the packet a cycle, as the store has room.
   always_comb begin : write
     logic [4:0] lim;
+    // (A part with fewer lanes than the packet's bytes leaves the rest for later cycles.)
+    /* verilator lint_off UNUSEDSIGNAL */
     logic [87:0] sh;
+    /* verilator lint_on UNUSEDSIGNAL */
     bidx = on_q ? bidx_q : 4'd0;
     rem = len - bidx;
     lim = ({12'd0, write_i} < room_i) ? write_i : room_i[4:0];

@@ -38,6 +38,8 @@ module etm_top #(
 );
   etm_core #(
     .MaxFifoDepth (FifoDepth),
+    .MaxFifoWrite (FifoWrite),
+    .MaxPortBytes (PortBytes),
     .MaxPktQueue  (PktQueue),
     .Assertions   (Assertions),
     .HasV3        (HasV3),
