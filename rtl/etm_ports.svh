@@ -7,6 +7,9 @@
 //                       and model parameters of etm/regs.def (fixed in a real part)
 //   ETM_OUT_PORTS(dir)  the outputs (etm/signals.def)
 //   ETM_IMPL_VARS       the implementation ports as variables, for a wrapper that ties them
+//   ETM_IN_FLOPS(clk)   the inputs taken into flip-flops <NAME>_q at clk's rising edge
+//   ETM_IN_CONNECT_Q    the input ports connected to those flip-flops, for a harness
+//                       wrapper that evaluates once a cycle (tb/cosim/etm_top_tick.sv)
 `ifndef ETM_PORTS_SVH
 `define ETM_PORTS_SVH
 
@@ -92,5 +95,107 @@
   logic [31:0] impl_issue_width_i; \
   logic [31:0] impl_pidr_i; \
   logic [31:0] impl_etmcr_impl_i; \
+
+`define ETM_IN_FLOPS(clk) \
+  logic         ETMIVALID_q; \
+  logic         ETMIBRANCH_q; \
+  logic         ETMIINDBR_q; \
+  logic         ETMICCFAIL_q; \
+  logic         ETMFOLD_q; \
+  logic [31:1]  ETMIA_q; \
+  logic         ETMDVALID_q; \
+  logic         ETMFLUSH_q; \
+  logic         ETMFINDBR_q; \
+  logic         ETMCANCEL_q; \
+  logic         ETMISTALL_q; \
+  logic [2:0]   ETMINTSTAT_q; \
+  logic [8:0]   ETMINTNUM_q; \
+  logic [3:0]   ETMTRIGGER_q; \
+  logic [3:0]   ETMTRIGINOTD_q; \
+  logic         ETMIVALID1_q; \
+  logic         ETMIBRANCH1_q; \
+  logic         ETMIINDBR1_q; \
+  logic         ETMICCFAIL1_q; \
+  logic [31:1]  ETMIA1_q; \
+  logic [17:0]  ETMDACTL_q; \
+  logic [31:0]  ETMDA_q; \
+  logic [3:0]   ETMDDCTL_q; \
+  logic [63:0]  ETMDD_q; \
+  logic         PSEL_q; \
+  logic         PENABLE_q; \
+  logic         PWRITE_q; \
+  logic [11:2]  PADDR_q; \
+  logic [31:0]  PWDATA_q; \
+  logic         PADDRDBG31_q; \
+  logic         ATREADY_q; \
+  logic         AFVALID_q; \
+  always_ff @(posedge clk) begin \
+    ETMIVALID_q <= ETMIVALID; \
+    ETMIBRANCH_q <= ETMIBRANCH; \
+    ETMIINDBR_q <= ETMIINDBR; \
+    ETMICCFAIL_q <= ETMICCFAIL; \
+    ETMFOLD_q <= ETMFOLD; \
+    ETMIA_q <= ETMIA; \
+    ETMDVALID_q <= ETMDVALID; \
+    ETMFLUSH_q <= ETMFLUSH; \
+    ETMFINDBR_q <= ETMFINDBR; \
+    ETMCANCEL_q <= ETMCANCEL; \
+    ETMISTALL_q <= ETMISTALL; \
+    ETMINTSTAT_q <= ETMINTSTAT; \
+    ETMINTNUM_q <= ETMINTNUM; \
+    ETMTRIGGER_q <= ETMTRIGGER; \
+    ETMTRIGINOTD_q <= ETMTRIGINOTD; \
+    ETMIVALID1_q <= ETMIVALID1; \
+    ETMIBRANCH1_q <= ETMIBRANCH1; \
+    ETMIINDBR1_q <= ETMIINDBR1; \
+    ETMICCFAIL1_q <= ETMICCFAIL1; \
+    ETMIA1_q <= ETMIA1; \
+    ETMDACTL_q <= ETMDACTL; \
+    ETMDA_q <= ETMDA; \
+    ETMDDCTL_q <= ETMDDCTL; \
+    ETMDD_q <= ETMDD; \
+    PSEL_q <= PSEL; \
+    PENABLE_q <= PENABLE; \
+    PWRITE_q <= PWRITE; \
+    PADDR_q <= PADDR; \
+    PWDATA_q <= PWDATA; \
+    PADDRDBG31_q <= PADDRDBG31; \
+    ATREADY_q <= ATREADY; \
+    AFVALID_q <= AFVALID; \
+  end
+
+`define ETM_IN_CONNECT_Q \
+  .ETMIVALID(ETMIVALID_q), \
+  .ETMIBRANCH(ETMIBRANCH_q), \
+  .ETMIINDBR(ETMIINDBR_q), \
+  .ETMICCFAIL(ETMICCFAIL_q), \
+  .ETMFOLD(ETMFOLD_q), \
+  .ETMIA(ETMIA_q), \
+  .ETMDVALID(ETMDVALID_q), \
+  .ETMFLUSH(ETMFLUSH_q), \
+  .ETMFINDBR(ETMFINDBR_q), \
+  .ETMCANCEL(ETMCANCEL_q), \
+  .ETMISTALL(ETMISTALL_q), \
+  .ETMINTSTAT(ETMINTSTAT_q), \
+  .ETMINTNUM(ETMINTNUM_q), \
+  .ETMTRIGGER(ETMTRIGGER_q), \
+  .ETMTRIGINOTD(ETMTRIGINOTD_q), \
+  .ETMIVALID1(ETMIVALID1_q), \
+  .ETMIBRANCH1(ETMIBRANCH1_q), \
+  .ETMIINDBR1(ETMIINDBR1_q), \
+  .ETMICCFAIL1(ETMICCFAIL1_q), \
+  .ETMIA1(ETMIA1_q), \
+  .ETMDACTL(ETMDACTL_q), \
+  .ETMDA(ETMDA_q), \
+  .ETMDDCTL(ETMDDCTL_q), \
+  .ETMDD(ETMDD_q), \
+  .PSEL(PSEL_q), \
+  .PENABLE(PENABLE_q), \
+  .PWRITE(PWRITE_q), \
+  .PADDR(PADDR_q), \
+  .PWDATA(PWDATA_q), \
+  .PADDRDBG31(PADDRDBG31_q), \
+  .ATREADY(ATREADY_q), \
+  .AFVALID(AFVALID_q), \
 
 `endif

@@ -52,77 +52,15 @@ module etm_top_tick #(
   logic clk;
   assign clk = tick_i ^ tick_q;
 
-  // The inputs of the cycle, taken at the edge that ends the cycle before.
-  logic etmivalid_q;
-  logic etmibranch_q;
-  logic etmiindbr_q;
-  logic etmiccfail_q;
-  logic etmfold_q;
-  logic [31:1] etmia_q;
-  logic etmdvalid_q;
-  logic etmflush_q;
-  logic etmfindbr_q;
-  logic etmcancel_q;
-  logic etmistall_q;
-  logic [2:0] etmintstat_q;
-  logic [8:0] etmintnum_q;
-  logic [3:0] etmtrigger_q;
-  logic [3:0] etmtriginotd_q;
-  logic etmivalid1_q;
-  logic etmibranch1_q;
-  logic etmiindbr1_q;
-  logic etmiccfail1_q;
-  logic [31:1] etmia1_q;
-  logic [17:0] etmdactl_q;
-  logic [31:0] etmda_q;
-  logic [3:0] etmddctl_q;
-  logic [63:0] etmdd_q;
-  logic psel_q;
-  logic penable_q;
-  logic pwrite_q;
-  logic [11:2] paddr_q;
-  logic [31:0] pwdata_q;
-  logic paddrdbg31_q;
-  logic atready_q;
-  logic afvalid_q;
+  // The inputs of the cycle, taken at the edge that ends the cycle before
+  // (<NAME>_q, from etm_ports.svh: every input of etm/signals.def).
+  `ETM_IN_FLOPS(clk)
   logic end_i_q;
   // As etm_top's rst_ni (rtl/lint_waivers.vlt): the checker's assertions sample it.
   /* verilator lint_off SYNCASYNCNET */
   logic rst_ni_q;
   /* verilator lint_on SYNCASYNCNET */
   always_ff @(posedge clk) begin
-    etmivalid_q <= ETMIVALID;
-    etmibranch_q <= ETMIBRANCH;
-    etmiindbr_q <= ETMIINDBR;
-    etmiccfail_q <= ETMICCFAIL;
-    etmfold_q <= ETMFOLD;
-    etmia_q <= ETMIA;
-    etmdvalid_q <= ETMDVALID;
-    etmflush_q <= ETMFLUSH;
-    etmfindbr_q <= ETMFINDBR;
-    etmcancel_q <= ETMCANCEL;
-    etmistall_q <= ETMISTALL;
-    etmintstat_q <= ETMINTSTAT;
-    etmintnum_q <= ETMINTNUM;
-    etmtrigger_q <= ETMTRIGGER;
-    etmtriginotd_q <= ETMTRIGINOTD;
-    etmivalid1_q <= ETMIVALID1;
-    etmibranch1_q <= ETMIBRANCH1;
-    etmiindbr1_q <= ETMIINDBR1;
-    etmiccfail1_q <= ETMICCFAIL1;
-    etmia1_q <= ETMIA1;
-    etmdactl_q <= ETMDACTL;
-    etmda_q <= ETMDA;
-    etmddctl_q <= ETMDDCTL;
-    etmdd_q <= ETMDD;
-    psel_q <= PSEL;
-    penable_q <= PENABLE;
-    pwrite_q <= PWRITE;
-    paddr_q <= PADDR;
-    pwdata_q <= PWDATA;
-    paddrdbg31_q <= PADDRDBG31;
-    atready_q <= ATREADY;
-    afvalid_q <= AFVALID;
     end_i_q <= end_i;
     rst_ni_q <= rst_ni;
   end
@@ -134,15 +72,7 @@ module etm_top_tick #(
     .HasV3(HasV3), .HasV1(HasV1)
   ) u_top (
     .clk_i(clk), .rst_ni(rst_ni_q), .end_i(end_i_q),
-    .ETMIVALID(etmivalid_q), .ETMIBRANCH(etmibranch_q), .ETMIINDBR(etmiindbr_q), .ETMICCFAIL(etmiccfail_q),
-    .ETMFOLD(etmfold_q), .ETMIA(etmia_q), .ETMDVALID(etmdvalid_q), .ETMFLUSH(etmflush_q),
-    .ETMFINDBR(etmfindbr_q), .ETMCANCEL(etmcancel_q), .ETMISTALL(etmistall_q), .ETMINTSTAT(etmintstat_q),
-    .ETMINTNUM(etmintnum_q), .ETMTRIGGER(etmtrigger_q), .ETMTRIGINOTD(etmtriginotd_q),
-    .ETMIVALID1(etmivalid1_q), .ETMIBRANCH1(etmibranch1_q), .ETMIINDBR1(etmiindbr1_q),
-    .ETMICCFAIL1(etmiccfail1_q), .ETMIA1(etmia1_q), .ETMDACTL(etmdactl_q), .ETMDA(etmda_q),
-    .ETMDDCTL(etmddctl_q), .ETMDD(etmdd_q), .PSEL(psel_q), .PENABLE(penable_q), .PWRITE(pwrite_q),
-    .PADDR(paddr_q), .PWDATA(pwdata_q), .PADDRDBG31(paddrdbg31_q), .ATREADY(atready_q), .AFVALID(afvalid_q),
-    .PIPESTAT, .TRACEPKT, .TRACESYNC, .V3COUNT, .ATDATA, .ATVALID, .ATID, .AFREADY, .FIFOLEVEL, .OVERFLOW,
-    .TRIGGER, .FIFOFULL, .TRACEENABLE, .VIEWDATA, .PRDATA, .PREADY, .PSLVERR, .VIOLATIONS
+    `ETM_IN_CONNECT_Q
+    .*  // the outputs, straight to the wrapper's ports of the same names
   );
 endmodule

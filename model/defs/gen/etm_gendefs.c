@@ -387,6 +387,28 @@ static void ports_out(buf_t *b, const char *macro, const char *dir)
     put(b, "\n");
 }
 
+/* The inputs taken into flip-flops NAME_q at clk's rising edge, declared and
+ * assigned (a harness wrapper whose design reads its inputs a cycle later:
+ * tb/cosim/etm_top_tick.sv), and the design's input ports connected to them. */
+static void flops_in(buf_t *b)
+{
+    char r[48];
+    put(b, "`define ETM_IN_FLOPS(clk) \\\n");
+    for (size_t i = 0; i < NSIGS; i++)
+        if (!sigs[i].group && !sigs[i].out)
+            put(b, "  %-13s %s_q; \\\n", range(sigs[i].width, sigs[i].lsb, r, sizeof r), sigs[i].name);
+    put(b, "  always_ff @(posedge clk) begin \\\n");
+    for (size_t i = 0; i < NSIGS; i++)
+        if (!sigs[i].group && !sigs[i].out)
+            put(b, "    %s_q <= %s; \\\n", sigs[i].name, sigs[i].name);
+    put(b, "  end\n\n");
+    put(b, "`define ETM_IN_CONNECT_Q \\\n");
+    for (size_t i = 0; i < NSIGS; i++)
+        if (!sigs[i].group && !sigs[i].out)
+            put(b, "  .%s(%s_q), \\\n", sigs[i].name, sigs[i].name);
+    put(b, "\n");
+}
+
 /* The implementation: the read-only registers (ETM_IMPL) and the model parameters. */
 static int reg_is_impl_or_param(const reg_t *r) { return r->param || reg_is_impl(r->name); }
 
@@ -416,12 +438,16 @@ static void gen_ports(buf_t *b)
            "//   ETM_IMPL_PORTS(dir) the implementation, impl_<register>_i: the read-only registers\n"
            "//                       and model parameters of etm/regs.def (fixed in a real part)\n"
            "//   ETM_OUT_PORTS(dir)  the outputs (etm/signals.def)\n"
-           "//   ETM_IMPL_VARS       the implementation ports as variables, for a wrapper that ties them\n");
+           "//   ETM_IMPL_VARS       the implementation ports as variables, for a wrapper that ties them\n"
+           "//   ETM_IN_FLOPS(clk)   the inputs taken into flip-flops <NAME>_q at clk's rising edge\n"
+           "//   ETM_IN_CONNECT_Q    the input ports connected to those flip-flops, for a harness\n"
+           "//                       wrapper that evaluates once a cycle (tb/cosim/etm_top_tick.sv)\n");
     put(b, "`ifndef ETM_PORTS_SVH\n`define ETM_PORTS_SVH\n\n");
     ports_in(b, "ETM_IN_PORTS", NULL);
     ports_impl(b, "ETM_IMPL_PORTS", NULL);
     ports_out(b, "ETM_OUT_PORTS", NULL);
     vars_impl(b);
+    flops_in(b);
     put(b, "`endif\n");
 }
 
