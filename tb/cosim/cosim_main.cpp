@@ -354,8 +354,7 @@ public:
         Programmer prog(o_);
         prog.start_initial();
         uint8_t prev_intstat = 0;
-        bool flush_req = false;
-        uint64_t flush_rng = o_.seed ^ 0xF1u;
+        RtlFlushSink flush(o_.seed, o_.flush);
 
         auto trace_on = [&](uint64_t c) { return trace_to != 0 && c >= trace_from && c <= trace_to; };
         auto edge = [&](uint64_t c) {
@@ -381,6 +380,8 @@ public:
         };
         auto compare = [&](uint64_t c, uint64_t c_viol, const char *phase) -> bool {
             rtl_read_outputs(top.get(), &r_out, &r_viol);
+            if (rtl_outputs_same(&c_out, &r_out) && c_viol == r_viol) /* the common cycle */
+                return true;
             uint64_t diff = etm_out_diff(&c_out, &r_out, ~(uint64_t)0);
             std::string ports = rtl_port_diff_lines(&c_out, &r_out); /* ATB, TraceEnable, ViewData, APB */
             if (!diff && c_viol == r_viol && ports.empty())
@@ -425,12 +426,7 @@ public:
             const bool ic_stall = in.atstall != 0;
             if (tp)
                 in.atstall = (uint8_t)(ic_stall || !tp->ready());
-            /* The trace sink's flush requests: AFVALID held until AFREADY, as ATB asks. */
-            if (o_.flush && !flush_req) {
-                flush_rng = flush_rng * 6364136223846793005ull + 1442695040888963407ull;
-                flush_req = (flush_rng >> 33) % o_.flush == 0;
-            }
-            in.afvalid = flush_req;
+            in.afvalid = flush.afvalid(); /* the trace sink's flush requests */
             hist[cycle % kHistory] = in;
             if (cycle == o_.inject) {
                 etm_in_t bad = in;
@@ -443,8 +439,7 @@ public:
             top->eval();
             etm_step(model, &in, &c_out);
             prog.observe(&c_out);
-            if (flush_req && c_out.afready)
-                flush_req = false;
+            flush.observe(&c_out);
             uint64_t c_viol = etm_last_rule_mask(model);
             if (!compare(cycle, c_viol, "step")) {
                 rc = 1;

@@ -150,6 +150,32 @@ static inline bool rtl_outputs_agree(const etm_out_t *c, const etm_out_t *r)
     return rtl_outputs_same(c, r) || (etm_out_diff(c, r, ~(uint64_t)0) == 0 && rtl_port_diff_lines(c, r).empty());
 }
 
+/* A trace sink's ATB flush requests: one every period cycles on average (a
+ * fixed pseudo-random sequence from the seed; period 0: none), AFVALID held
+ * until the C model's AFREADY, as ATB asks. afvalid() before the cycle's
+ * edge, observe() with its outputs. */
+struct RtlFlushSink {
+    RtlFlushSink(uint64_t seed, uint64_t mean) : rng(seed ^ 0xF1u), period(mean) {}
+    uint8_t afvalid()
+    {
+        if (period && !req) {
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+            req = (rng >> 33) % period == 0;
+        }
+        return req;
+    }
+    void observe(const etm_out_t *o)
+    {
+        if (req && o->afready) {
+            req = false;
+            done++;
+        }
+    }
+    uint64_t rng, period;
+    bool req = false;
+    uint64_t done = 0; /* flushes completed */
+};
+
 /* Program an instance made by etm_create_at_reset and the RTL (after
  * rtl_reset) alike with the architecture's sequence for cfg (etm/program.h),
  * the core idle; the driver's polls read the C model's PRDATA. Returns the

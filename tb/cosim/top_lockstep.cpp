@@ -138,24 +138,16 @@ int main(int argc, char **argv)
     uint64_t r_viol = 0;
     /* A part with a wider ATB has the flush handshake: the trace sink asks for a
      * flush every 5 000 cycles on average, AFVALID held until AFREADY. */
-    bool flush_req = false;
-    uint64_t flush_rng = seed ^ 0xF1u, flushes = 0;
+    RtlFlushSink flush(seed, ETM_TOP_PORT_BYTES > 1 ? 5000 : 0);
     for (unsigned long long c = 0; c < cycles; c++) {
         etm_gen_next(g, &in, nullptr);
-        if (ETM_TOP_PORT_BYTES > 1 && !flush_req) {
-            flush_rng = flush_rng * 6364136223846793005ull + 1442695040888963407ull;
-            flush_req = (flush_rng >> 33) % 5000 == 0;
-        }
-        in.afvalid = flush_req;
+        in.afvalid = flush.afvalid();
         rtl_drive_inputs(top.get(), &in);
         rtl_settle(top.get());
         etm_step(model, &in, &c_out);
         rtl_read_outputs(top.get(), &r_out, &r_viol);
         uint64_t c_viol = etm_last_rule_mask(model);
-        if (flush_req && c_out.afready) {
-            flush_req = false;
-            flushes++;
-        }
+        flush.observe(&c_out);
         if (rtl_outputs_same(&c_out, &r_out) && c_viol == r_viol) {
             rtl_commit(top.get());
             continue;
@@ -182,10 +174,10 @@ int main(int argc, char **argv)
                 ETM_TOP_PRESET, ETM_TOP_PKT_QUEUE, cycles, seed, (uint64_t)st->bytes, (uint64_t)st->overflows,
                 (uint64_t)st->exceptions, (uint64_t)st->triggers);
     if (ETM_TOP_PORT_BYTES > 1)
-        std::printf("%" PRIu64 " ATB flushes completed\n", flushes);
+        std::printf("%" PRIu64 " ATB flushes completed\n", flush.done);
     int rc = 0;
     if (st->bytes == 0 || st->overflows == 0 || st->exceptions == 0 || st->triggers == 0 ||
-        (ETM_TOP_PORT_BYTES > 1 && flushes == 0)) {
+        (ETM_TOP_PORT_BYTES > 1 && flush.done == 0)) {
         std::printf("FAIL: the run should trace, overflow (ATREADY low %d%% of the time), take exceptions and "
                     "triggers%s\n", ETM_TOP_ATB_STALL, ETM_TOP_PORT_BYTES > 1 ? ", and complete ATB flushes" : "");
         rc = 1;
