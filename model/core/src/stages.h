@@ -491,6 +491,7 @@ static inline int etm_packet_untraced(const packet_state_t *s)
 {
     return s->ovf_q || (!s->active_q && s->isync_reason_q == ETMV3_ISYNC_REASON_OVERFLOW);
 }
+
 /* The cycle's bytes did not fit in the FIFO: what was gathered is dropped
  * (no roll-back: the rest of the state is the cycle's), and trace is lost
  * until the FIFO drains. */

@@ -360,13 +360,16 @@ static void gen_pkg(buf_t *b)
 
 /* ---- Port lists ---------------------------------------------------------------------------- */
 
+/* A signal that is an input port of etm_top (not a group, not an output). */
+static int is_in_port(const sig_t *s) { return !s->group && !s->out; }
+
 /* Each port as `dir TYPE NAME,` on a line of its own macro body. */
 static void ports_in(buf_t *b, const char *macro, const char *dir)
 {
     char r[48];
     put(b, "`define %s%s \\\n", macro, dir ? "" : "(dir)");
     for (size_t i = 0; i < NSIGS; i++)
-        if (!sigs[i].group && !sigs[i].out)
+        if (is_in_port(&sigs[i]))
             put(b, "  %s %-13s %s, \\\n", dir ? dir : "dir", range(sigs[i].width, sigs[i].lsb, r, sizeof r),
                 sigs[i].name);
     put(b, "\n");
@@ -395,16 +398,16 @@ static void flops_in(buf_t *b)
     char r[48];
     put(b, "`define ETM_IN_FLOPS(clk) \\\n");
     for (size_t i = 0; i < NSIGS; i++)
-        if (!sigs[i].group && !sigs[i].out)
+        if (is_in_port(&sigs[i]))
             put(b, "  %-13s %s_q; \\\n", range(sigs[i].width, sigs[i].lsb, r, sizeof r), sigs[i].name);
     put(b, "  always_ff @(posedge clk) begin \\\n");
     for (size_t i = 0; i < NSIGS; i++)
-        if (!sigs[i].group && !sigs[i].out)
+        if (is_in_port(&sigs[i]))
             put(b, "    %s_q <= %s; \\\n", sigs[i].name, sigs[i].name);
     put(b, "  end\n\n");
     put(b, "`define ETM_IN_CONNECT_Q \\\n");
     for (size_t i = 0; i < NSIGS; i++)
-        if (!sigs[i].group && !sigs[i].out)
+        if (is_in_port(&sigs[i]))
             put(b, "  .%s(%s_q), \\\n", sigs[i].name, sigs[i].name);
     put(b, "\n");
 }
