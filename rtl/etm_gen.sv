@@ -67,7 +67,7 @@ module etm_gen #(
   output logic        wr_end_o          // the bytes written end their packet
 );
   localparam int unsigned PhW = 68;   // $bits(etm_pkg::gen_ph_t)
-  localparam int unsigned EntW = 21;  // $bits(etm_pkg::gen_ent_t)
+  localparam int unsigned EntW = 32;  // $bits(etm_pkg::gen_ent_t)
   localparam int unsigned NumEnt = 40;
   localparam int unsigned DataW = Lanes * 8;
   localparam logic [31:0] RunMax = 32'hFFFF_FFFF;
@@ -100,7 +100,7 @@ module etm_gen #(
 
   // ---- The P-header packer's operations (pheader.c) ---------------------------------
   function automatic logic [EntW-1:0] ent(input logic [3:0] kind, input logic [7:0] hdr, input logic [7:0] w);
-    ent = {1'b1, kind, hdr, w};
+    ent = {1'b1, 11'd0, kind, hdr, w};
   endfunction
 
   // push_held: send the held header (put_header: last_single is whether it holds one atom).
@@ -633,10 +633,14 @@ module etm_gen #(
 
   // ---- The plan: the phase's entries and the state after it ----------------------
   // The entries, entry k at [k*EntW +: EntW] (gen_ent_t; Yosys 0.23 takes no
-  // unpacked arrays of structs).
-  logic [NumEnt*EntW-1:0] e;
+  // unpacked arrays of structs). Each process keeps its entries' valid bits
+  // beside them as it writes them, and the writer reads an entry where its
+  // process left it: Verilator then neither gathers forty valid bits from the
+  // vectors nor copies the vectors into one every cycle.
   logic [EnH*EntW-1:0] ea;                  // plan_a's entries (0 .. EnH-1)
+  logic [EnH-1:0] va;                       // their valid bits
   logic [(NumEnt-EnH)*EntW-1:0] eb;         // plan_b's (EnH ..)
+  logic [NumEnt-EnH-1:0] vb;
   etm_pkg::gen_ph_t a_ph;                   // the state plan_a leaves
   logic        a_started, a_active, a_sync_due, a_cancel, a_trig_pend;
   logic [1:0]  a_reason;
@@ -684,6 +688,7 @@ module etm_gen #(
     logic [1:0]  t_reason;
     logic [31:0] t_sync_count;
     ea = '0;
+    va = '0;
     r_f_close = '0;
     r_f_flush_run = '0;
     r_f_idle = '0;
@@ -715,6 +720,7 @@ module etm_gen #(
       if (active_q && ca_i) begin
         r_f_idle = f_idle(x, n);
         {x, ea[(EnI+2)*EntW +: EntW], ea[(EnI+1)*EntW +: EntW], ea[(EnI+0)*EntW +: EntW]} = r_f_idle;
+        for (int k = 0; k < 3; k++) va[EnI+k] = ea[(EnI+k)*EntW + EntW - 1];
       end
     end
     t_sync_due = cu_due;
@@ -743,6 +749,7 @@ module etm_gen #(
     if (fi && !t_active) begin
       if (!t_started || t_sync_due) begin
         ea[(EnS)*EntW +: EntW] = ent(KAsync, 8'd0, 8'd0);
+        va[EnS] = 1'b1;
         t_started = 1'b1;
         t_sync_due = 1'b0;
         t_sync_count = 32'd0;
@@ -750,13 +757,18 @@ module etm_gen #(
       // cycles_unsent: no W before it in this phase.
       icc = cu_wtotal - wsent_q;
       ea[(EnY)*EntW +: EntW] = ent(KIsync, {5'd0, ca_i, t_reason}, 8'd0);
+      va[EnY] = 1'b1;
       x[FSingle] = 1'b0;
       t_active = 1'b1;
       t_cancel = 1'b0;
-      if (exc_ok) ea[(EnY+1)*EntW +: EntW] = ent(KBranch, 8'b010, 8'd0);  // its exception, from the I-sync's address
+      if (exc_ok) begin  // its exception, from the I-sync's address
+        ea[(EnY+1)*EntW +: EntW] = ent(KBranch, 8'b010, 8'd0);
+        va[EnY+1] = 1'b1;
+      end
     end
     if ((ev_trig || (fi_cancel && fi_trig)) && !t_started) begin  // put_trigger's A-sync
       ea[(EnS)*EntW +: EntW] = ent(KAsync, 8'd0, 8'd0);
+      va[EnS] = 1'b1;
       t_started = 1'b1;
       t_sync_due = 1'b0;
       t_sync_count = 32'd0;
@@ -773,12 +785,14 @@ module etm_gen #(
     if (c_on) begin
       r_f_close = f_close(x, ca_i, c_all);
       {x, cc, ea[(EnC+5)*EntW +: EntW], ea[(EnC+4)*EntW +: EntW], ea[(EnC+3)*EntW +: EntW], ea[(EnC+2)*EntW +: EntW], ea[(EnC+1)*EntW +: EntW], ea[(EnC+0)*EntW +: EntW]} = r_f_close;
+      for (int k = 0; k < 6; k++) va[EnC+k] = ea[(EnC+k)*EntW + EntW - 1];
       if (cc != 32'd0) t_ccv = cc;
     end
 
     // After it: events.
     if (ev_trig) begin
       ea[(EnZ)*EntW +: EntW] = ent(KTrig, 8'd0, 8'd0);
+      va[EnZ] = 1'b1;
       x[FSingle] = 1'b0;
     end
     if (te_off) begin
@@ -789,27 +803,32 @@ module etm_gen #(
     if (ev && rec_i.te && t_active && rec_i.cancel) begin
       r_f_isolate = f_isolate(x, ca_i, format4_i);
       {x, ok_unused, ea[(EnL+2)*EntW +: EntW], ea[(EnL+1)*EntW +: EntW], ea[(EnL+0)*EntW +: EntW]} = r_f_isolate;  // (ok: the C counts untraceable)
+      for (int k = 0; k < 3; k++) va[EnL+k] = ea[(EnL+k)*EntW + EntW - 1];
       t_cancel = 1'b1;
     end
     // First: the branch (or exception), then a trigger that waited.
     if (fi_br) begin
       if (rec_i.ret && exc_ext_i) begin
         ea[(EnX)*EntW +: EntW] = ent(KExcRet, 8'd0, 8'd0);
+        va[EnX] = 1'b1;
         x[FSingle] = 1'b0;
       end
       ea[(EnB)*EntW +: EntW] = ent(KBranch, {5'd0, exc_ok && t_cancel, exc_ok, 1'b0}, 8'd0);
+      va[EnB] = 1'b1;
       x[FSingle] = 1'b0;
       if (fi_trig) begin
         // put_trigger: no A-sync (trace that is active has started: StartedWhenActive_A);
         // close_all after the close_atoms above: only its flush_run packs.
         r_f_flush_run = f_flush_run(x);
         {x, cc, ea[(EnF+3)*EntW +: EntW], ea[(EnF+2)*EntW +: EntW], ea[(EnF+1)*EntW +: EntW], ea[(EnF+0)*EntW +: EntW]} = r_f_flush_run;
+        for (int k = 0; k < 4; k++) va[EnF+k] = ea[(EnF+k)*EntW + EntW - 1];
         if (cc != 32'd0) t_ccv = cc;
       end
     end
     if (fi_br || fi_cancel) t_cancel = 1'b0;
     if (fi_trig) begin
       ea[(EnT)*EntW +: EntW] = ent(KTrig, 8'd0, 8'd0);
+      va[EnT] = 1'b1;
       x[FSingle] = 1'b0;
       t_trig_pend = 1'b0;
     end
@@ -817,14 +836,17 @@ module etm_gen #(
     // Atoms (run_atoms): a plain target's branch packet before the cycle.
     if ((pe || (at && rec_i.natoms != 2'd0)) && !s_bdone && rec_i.target0) begin
       ea[(EnB)*EntW +: EntW] = ent(KBranch, 8'd0, 8'd0);
+      va[EnB] = 1'b1;
       x[FSingle] = 1'b0;
     end
     if (pe) begin
       ea[(EnG)*EntW +: EntW] = ent(KAsync, 8'd0, 8'd0);
+      va[EnG] = 1'b1;
       t_started = 1'b1;
       t_sync_due = 1'b0;
       t_sync_count = 32'd0;
       ea[(EnG+1)*EntW +: EntW] = ent(KIsync, {6'd0, etm_defs_pkg::IsyncReasonPeriodic}, 8'd0);
+      va[EnG+1] = 1'b1;
       x[FSingle] = 1'b0;
     end
     a_ph = x;
@@ -849,6 +871,7 @@ module etm_gen #(
     logic [31:0] cc;
     logic a0, a1, dual_t;
     eb = '0;
+    vb = '0;
     r_f_close_atoms = '0;
     r_f_cycle = '0;
     r_f_nowait = '0;
@@ -871,23 +894,26 @@ module etm_gen #(
     if (work && !s_gap && !s_fin && s_phase[3]) begin
       r_f_cycle = f_cycle(x, ca_i, dual_t ? 2'd1 : rec_i.natoms, a0, a1);
       {x, cc, eb[(EnH-EnH+5)*EntW +: EntW], eb[(EnH-EnH+4)*EntW +: EntW], eb[(EnH-EnH+3)*EntW +: EntW], eb[(EnH-EnH+2)*EntW +: EntW], eb[(EnH-EnH+1)*EntW +: EntW], eb[(EnH-EnH+0)*EntW +: EntW]} = r_f_cycle;
+      for (int k = 0; k < 6; k++) vb[EnH-EnH+k] = eb[(EnH-EnH+k)*EntW + EntW - 1];
       if (cc != 32'd0) ccv = cc;
       if (dual_t) begin
         r_f_close_atoms = f_close_atoms(x, ca_i);
         {x, eb[(EnJ-EnH+1)*EntW +: EntW], eb[(EnJ-EnH+0)*EntW +: EntW]} = r_f_close_atoms;
+        for (int k = 0; k < 2; k++) vb[EnJ-EnH+k] = eb[(EnJ-EnH+k)*EntW + EntW - 1];
         eb[(EnJ-EnH+2)*EntW +: EntW] = ent(KBranch, 8'b001, 8'd0);
+        vb[EnJ-EnH+2] = 1'b1;
         x[FSingle] = 1'b0;
         r_f_nowait = f_nowait(x, ca_i, format4_i, a1);
         {x, cc, eb[(EnK-EnH+5)*EntW +: EntW], eb[(EnK-EnH+4)*EntW +: EntW], eb[(EnK-EnH+3)*EntW +: EntW], eb[(EnK-EnH+2)*EntW +: EntW], eb[(EnK-EnH+1)*EntW +: EntW], eb[(EnK-EnH+0)*EntW +: EntW]} = r_f_nowait;
+        for (int k = 0; k < 6; k++) vb[EnK-EnH+k] = eb[(EnK-EnH+k)*EntW + EntW - 1];
         if (cc != 32'd0) ccv = cc;
       end
     end
     p_ph = x;
   end
-  assign e = {eb, ea};
   assign cu_sync_due_o = cu_due;
   logic unused_gen;
-  assign unused_gen = ^{rec_i.cycle, en.v, ok_unused};
+  assign unused_gen = ^{rec_i.cycle, en.v, en.pad, ok_unused};
 
   // ---- The writer: the first valid entry from the cursor on, a packet a clock ----
   logic [NumEnt-1:0] valid, from, ahead;
@@ -900,13 +926,23 @@ module etm_gen #(
   logic [31:0] to, w_add;
 
   always_comb begin : pick
-    for (int i = 0; i < NumEnt; i++) valid[i] = e[i*EntW + EntW - 1];
+    logic [63:0] f;
+    valid = {vb, va};
     from = valid & ~((NumEnt'(1) << (on_q ? cur_q : 6'd0)) - NumEnt'(1));
     found = from != '0;
+    // The first valid entry: a priority encoder in six halvings (a loop over
+    // the forty entries costs Verilator forty tests a cycle).
+    f = 64'(from);
     idx = 6'd0;
-    for (int i = NumEnt - 1; i >= 0; i--) if (from[i]) idx = 6'(i);
-    en = e[32'(idx)*EntW +: EntW];
-    ahead = from & ~(NumEnt'(1) << idx);
+    if (f[31:0] == 32'd0) begin idx[5] = 1'b1; f = f >> 32; end
+    if (f[15:0] == 16'd0) begin idx[4] = 1'b1; f = f >> 16; end
+    if (f[7:0] == 8'd0) begin idx[3] = 1'b1; f = f >> 8; end
+    if (f[3:0] == 4'd0) begin idx[2] = 1'b1; f = f >> 4; end
+    if (f[1:0] == 2'd0) begin idx[1] = 1'b1; f = f >> 2; end
+    if (f[0] == 1'b0) idx[0] = 1'b1;
+    if (!found) idx = 6'd0;
+    en = (idx < 6'(EnH)) ? ea[32'(idx)*EntW +: EntW] : eb[32'(6'(idx - 6'(EnH)))*EntW +: EntW];
+    ahead = from & (from - NumEnt'(1));
     more = ahead != '0;
   end
 

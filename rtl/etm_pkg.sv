@@ -42,6 +42,7 @@ package etm_pkg;
   // detail), the W atoms it carries.
   typedef struct packed {
     logic       v;
+    logic [10:0] pad;  // zero: an entry fills a 32-bit word (one word to Verilator; synthesis drops it)
     logic [3:0] kind;
     logic [7:0] hdr;
     logic [7:0] w;
