@@ -317,18 +317,18 @@ module etm_regs #(
       for (int i = 0; i < 4; i++)
         if (3'(i) < ncnt) cntvr_d[i] = {16'd0, cnt_i[16*i +: 16]};
     end
-    // The arrays: one write enable per element.
-    for (int i = 0; i < 16; i++) begin
-      if (ok_write && kind == KAcvr && idx == 4'(i)) acvr_d[i] = wdata;
-      if (ok_write && kind == KActr && idx == 4'(i)) actr_d[i] = wdata;
-    end
-    for (int i = 0; i < 4; i++) begin
-      if (ok_write && kind == KCntrldvr && idx[1:0] == 2'(i)) cntrldvr_d[i] = wdata;
-      if (ok_write && kind == KCntenr && idx[1:0] == 2'(i)) cntenr_d[i] = wdata;
-      if (ok_write && kind == KCntrldevr && idx[1:0] == 2'(i)) cntrldevr_d[i] = wdata;
-      if (ok_write && kind == KCntvr && idx[1:0] == 2'(i)) cntvr_d[i] = wdata;
-    end
     if (ok_write) begin
+      // The arrays: one write enable per element.
+      for (int i = 0; i < 16; i++) begin
+        if (kind == KAcvr && idx == 4'(i)) acvr_d[i] = wdata;
+        if (kind == KActr && idx == 4'(i)) actr_d[i] = wdata;
+      end
+      for (int i = 0; i < 4; i++) begin
+        if (kind == KCntrldvr && idx[1:0] == 2'(i)) cntrldvr_d[i] = wdata;
+        if (kind == KCntenr && idx[1:0] == 2'(i)) cntenr_d[i] = wdata;
+        if (kind == KCntrldevr && idx[1:0] == 2'(i)) cntrldevr_d[i] = wdata;
+        if (kind == KCntvr && idx[1:0] == 2'(i)) cntvr_d[i] = wdata;
+      end
       unique case (kind)
         KCr:        cr_d = (cr_q & ~wmask_eff) | wdata;
         KTrigger:   trigger_d = wdata;
