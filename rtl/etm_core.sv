@@ -767,7 +767,8 @@ module etm_core #(
     .WriteLanes  (MaxFifoWrite),
     .PortLanes   (MaxPortBytes),
     .HasV3       (HasV3),
-    .HasV1       (HasV1)
+    .HasV1       (HasV1),
+    .HasStage    (HasCycleGen)  // (records alone stage nothing)
   ) u_fifo (
     .clk_i,
     .rst_ni          (rst_ni && !(restart && !v3)),  // an ETMv1 FIFO is emptied at a restart

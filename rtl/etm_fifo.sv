@@ -32,7 +32,11 @@ module etm_fifo #(
   parameter int unsigned WriteLanes   = etm_defs_pkg::FifoWritePortMax,
   parameter int unsigned PortLanes    = 8,
   parameter bit          HasV3 = 1'b1,   // the ETMv3 store, staging buffer and ATB master
-  parameter bit          HasV1 = 1'b1    // the ETMv1 store (flags, a status's run)
+  parameter bit          HasV1 = 1'b1,   // the ETMv1 store (flags, a status's run)
+  // The ETMv3 staging buffer: a part whose ETMv3 bytes all come from records
+  // (rec_i always set: etm_gen writes a packet's bytes as the store has room)
+  // builds none.
+  parameter bit          HasStage = 1'b1
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -340,6 +344,13 @@ module etm_fifo #(
   end
 `endif
 
+`ifndef SYNTHESIS
+  // A part built without the staging buffer runs records whenever it runs ETMv3.
+  if (HasV3 && !HasStage) begin : gen_stage_check
+    RecordsWithoutStage_A: assert property (@(posedge clk_i) !v3_i || rec_i);
+  end
+`endif
+
   // ---- Storage (no reset: a byte is read only after it was written) ------------------
   // ETMv3: the staging buffer takes the cycle's run at its tail (each byte picks
   // its byte of the run); the store is L banks of single-port memory, position p
@@ -347,7 +358,7 @@ module etm_fifo #(
   // different banks and the port's up to 8 bytes are read one per bank.
   // ETMv1: a ring whose bytes each pick their byte of a status's run.
   logic [Lanes*8-1:0] stage_rd;  // the staging buffer's oldest Lanes bytes
-  if (HasV3) begin : gen_v3_store
+  if (HasV3 && HasStage) begin : gen_v3_stage
     logic [7:0] stage_q [StageRing];
     logic [StageBits-1:0] swp;
     assign swp = srd_q + StageBits'(slevel_q);
@@ -368,6 +379,10 @@ module etm_fifo #(
     always_comb begin
       for (int l = 0; l < Lanes; l++) stage_rd[l*8 +: 8] = stage_q[srd_q + StageBits'(l)];
     end
+  end else begin : gen_no_stage
+    assign stage_rd = '0;
+  end
+  if (HasV3) begin : gen_v3_store
     for (genvar b = 0; b < L; b++) begin : gen_bank
       logic [7:0] mem [1 << RowBits];
       logic [LBits-1:0] lw, lr;      // the lane writing this bank, the port byte reading it
@@ -382,7 +397,6 @@ module etm_fifo #(
       assign bank_rd[b*8 +: 8] = mem[RowBits'(pr >> LBits)];
     end
   end else begin : gen_no_v3_store
-    assign stage_rd = '0;
     assign bank_rd = '0;
   end
 
