@@ -347,8 +347,7 @@ module etm_filter (
         rm = '0;
         cand = it_kind == ItInsn ? s_instr : it_kind == ItData ? s_data : 16'd0;
         rcand = it_kind == ItInsn ? r_instr : it_kind == ItData ? r_data : 8'd0;
-        // (A part without comparators, or a kind none is set for, skips the loops.)
-        if (cand != 16'd0) for (int n = 0; n < 16; n++) begin
+        for (int n = 0; n < 16; n++) begin
           if (cand[n] && type_accepts(atype[n], it_kind, it_exec, dactl_i[2])) begin
             if (it_kind == ItData && v31_i) begin
               sm[n] = data_touches(it_addr[31:3], dlanes, {1'b0, acvr[n]}, {1'b0, acvr[n]} + {30'd0, asize[n]});
@@ -359,7 +358,7 @@ module etm_filter (
             end
           end
         end
-        if (rcand != 8'd0) for (int k = 0; k < 8; k++) begin
+        for (int k = 0; k < 8; k++) begin
           if (rcand[k] && type_accepts(atype[2*k], it_kind, it_exec, dactl_i[2])) begin
             lo = {1'b0, acvr[2*k]};
             hi = {1'b0, acvr[2*k+1]};

@@ -295,6 +295,8 @@ module etm_regs #(
   logic [31:0] cntrldevr_d [4];
   logic [31:0] cntvr_d [4];
   logic        locked_d, stop_d, restart_d, was_on, now_on;
+  logic [15:0] we_acvr, we_actr;
+  logic [3:0]  we_cntrldvr, we_cntenr, we_cntrldevr, we_cntvr;
   logic [etm_defs_pkg::ClaimTags-1:0] claim_d;
   always_comb begin
     cr_d = cr_q; trigger_d = trigger_q; tsscr_d = tsscr_q; tecr2_d = tecr2_q; teevr_d = teevr_q;
@@ -317,18 +319,24 @@ module etm_regs #(
       for (int i = 0; i < 4; i++)
         if (3'(i) < ncnt) cntvr_d[i] = {16'd0, cnt_i[16*i +: 16]};
     end
+    // The arrays: one write enable per element, from one decode of the write.
+    we_acvr = (ok_write && kind == KAcvr) ? 16'd1 << idx : 16'd0;
+    we_actr = (ok_write && kind == KActr) ? 16'd1 << idx : 16'd0;
+    we_cntrldvr = (ok_write && kind == KCntrldvr) ? 4'd1 << idx[1:0] : 4'd0;
+    we_cntenr = (ok_write && kind == KCntenr) ? 4'd1 << idx[1:0] : 4'd0;
+    we_cntrldevr = (ok_write && kind == KCntrldevr) ? 4'd1 << idx[1:0] : 4'd0;
+    we_cntvr = (ok_write && kind == KCntvr) ? 4'd1 << idx[1:0] : 4'd0;
+    for (int i = 0; i < 16; i++) begin
+      if (we_acvr[i]) acvr_d[i] = wdata;
+      if (we_actr[i]) actr_d[i] = wdata;
+    end
+    for (int i = 0; i < 4; i++) begin
+      if (we_cntrldvr[i]) cntrldvr_d[i] = wdata;
+      if (we_cntenr[i]) cntenr_d[i] = wdata;
+      if (we_cntrldevr[i]) cntrldevr_d[i] = wdata;
+      if (we_cntvr[i]) cntvr_d[i] = wdata;
+    end
     if (ok_write) begin
-      // The arrays: one write enable per element.
-      for (int i = 0; i < 16; i++) begin
-        if (kind == KAcvr && idx == 4'(i)) acvr_d[i] = wdata;
-        if (kind == KActr && idx == 4'(i)) actr_d[i] = wdata;
-      end
-      for (int i = 0; i < 4; i++) begin
-        if (kind == KCntrldvr && idx[1:0] == 2'(i)) cntrldvr_d[i] = wdata;
-        if (kind == KCntenr && idx[1:0] == 2'(i)) cntenr_d[i] = wdata;
-        if (kind == KCntrldevr && idx[1:0] == 2'(i)) cntrldevr_d[i] = wdata;
-        if (kind == KCntvr && idx[1:0] == 2'(i)) cntvr_d[i] = wdata;
-      end
       unique case (kind)
         KCr:        cr_d = (cr_q & ~wmask_eff) | wdata;
         KTrigger:   trigger_d = wdata;
