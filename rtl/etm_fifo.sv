@@ -31,7 +31,7 @@ module etm_fifo #(
   // the instance runs (a part builds its own).
   parameter int unsigned WriteLanes   = etm_defs_pkg::FifoWritePortMax,
   parameter int unsigned PortLanes    = 8,
-  parameter bit          HasV3 = 1'b1,   // the ETMv3 store, staging buffer and ATB master
+  parameter bit          HasV3 = 1'b1,   // the ETMv3 store and ATB master (and, with HasStage, the staging buffer)
   parameter bit          HasV1 = 1'b1,   // the ETMv1 store (flags, a status's run)
   // The ETMv3 staging buffer: a part whose ETMv3 bytes all come from records
   // (rec_i always set: etm_gen writes a packet's bytes as the store has room)
