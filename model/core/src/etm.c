@@ -25,6 +25,7 @@ typedef struct pq_state {
     uint8_t ovf;      /* overflow: records are lost until the generator and the FIFO are empty */
     uint8_t untraced; /* an overflow whose restart I-sync is not made yet (OVERFLOW, ETMSR[0]) */
     uint8_t te;       /* TraceEnable in the last cycle (etm_packet_wants) */
+    uint8_t tail_plain; /* the newest record queued was a plain cycle's (step_plain_queued) */
     uint32_t now;     /* the stage's cycle count (what wtotal_q counts without records) */
     pk_gen_t gen;
 } pq_state_t;
@@ -762,7 +763,7 @@ static void pq_finish_external(etm_ctx_t *ctx)
 /* A traced cycle with records: the cycle's record into the queue (an
  * overflow when the queue is full), then the generator's cycle. */
 static etm_err_t pq_cycle(etm_ctx_t *ctx, const etm_in_t *in, const fe_cycle_t *fe, const filter_out_t *fo,
-                          etm_out_t *out)
+                          uint8_t plain, etm_out_t *out)
 {
     const etm_mode_t *m = &ctx->mode;
     if (m->enabled) {
@@ -778,6 +779,7 @@ static etm_err_t pq_cycle(etm_ctx_t *ctx, const etm_in_t *in, const fe_cycle_t *
             r->fe = *fe;
             r->flt = *fo;
             r->cycle = ctx->pq.now;
+            ctx->pq.tail_plain = plain;
         } else if (want) {
             ctx->pq.ovf = 1;
             ctx->pq.untraced = 1;
@@ -846,7 +848,7 @@ static etm_err_t trace_cycle(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
         return e;
     }
     if (ctx->mode.pkt_queue)
-        return pq_cycle(ctx, in, &fe, &fo, out);
+        return pq_cycle(ctx, in, &fe, &fo, 0, out);
     cycle_buf_t c;
     cbuf_init(&c, ctx->pk.single_q);
     uint8_t started_before = ctx->pk.started_q;
@@ -1309,18 +1311,19 @@ ETM_NOINLINE static etm_err_t plain_bytes(etm_ctx_t *ctx, const etm_in_t *in, un
     return c.overrun ? ETM_ERR_INTERNAL : ETM_OK;
 }
 
-/* With records, a plain cycle with instructions: its record begun and its one
- * phase (atoms) run at once, as pq_generate would, without the record: the
- * idle cycles before it, its atoms, the FIFO's cycle, its cycle passing. */
-ETM_NOINLINE static etm_err_t plain_record(etm_ctx_t *ctx, const etm_in_t *in, unsigned natoms, int target,
-                                           uint32_t cycle, etm_out_t *out)
+/* With records, a plain cycle's record (natoms atoms with their exec bits,
+ * the first at addr, a traced branch's target or not, made in cycle): begun
+ * and its one phase (atoms) run at once, as pq_generate would, without the
+ * record: the idle cycles before it, its atoms, the FIFO's cycle (in: this
+ * cycle's inputs), its cycle passing. */
+ETM_NOINLINE static etm_err_t plain_record(etm_ctx_t *ctx, const etm_in_t *in, unsigned natoms, const uint8_t *exec,
+                                           int target, uint32_t addr, uint32_t cycle, etm_out_t *out)
 {
     const etm_mode_t *m = &ctx->mode;
-    const uint8_t exec[2] = { (uint8_t)!in->iccfail, 1 }; /* a folded IT always executes */
     cycle_buf_t c;
     cbuf_init(&c, ctx->pk.single_q);
     etm_packet_catch_up(&ctx->pk, m, cycle, &c);
-    etm_packet_plain(&ctx->pk, m, natoms, exec, target, in->ia & ~1u, &c);
+    etm_packet_plain(&ctx->pk, m, natoms, exec, target, addr, &c);
     pq_put(ctx, in, &c, out);
     ctx->pk.wsent_q += c.w;
     etm_packet_record_end(&ctx->pk, m, c.n);
@@ -1360,7 +1363,8 @@ ETM_NOINLINE static etm_err_t step_plain_records(etm_ctx_t *ctx, const etm_in_t 
         commit_quiet(ctx, in, out);
         etm_packet_tick(&ctx->pk, &ctx->mode);
     } else {
-        e = plain_record(ctx, in, natoms, target, cycle, out);
+        const uint8_t exec[2] = { (uint8_t)!in->iccfail, 1 }; /* a folded IT always executes */
+        e = plain_record(ctx, in, natoms, exec, target, in->ia & ~1u, cycle, out);
     }
     ctx->plain_count++;
     ctx->plain_go = (uint8_t)(!ctx->pk.sync_due_q && ctx->fifo.slevel_q == 0);
@@ -1377,15 +1381,53 @@ static inline int plain_queued_ok(const etm_ctx_t *ctx, const etm_in_t *in)
     return ctx->mode.pkt_queue && plain_front_state(ctx) && !(ctx->end_wait | ctx->ended) && plain_in(ctx, in);
 }
 
+/* A plain cycle's record waits alone in the queue, and the generator is
+ * free to begin it (pq_generate): nothing staged, nothing being generated, no
+ * gap or overflow. It has one phase, its atoms (its trace was on, nothing
+ * waits in the packet stage, no periodic sync falls due in the idle cycles
+ * before it): a record of a plain cycle a cycle late, which plain_record's
+ * steps generate. */
+static inline int pq_lone_plain(const etm_ctx_t *ctx)
+{
+    return ctx->pq.len == 1 && ctx->pq.tail_plain && !(ctx->pq.busy | ctx->pq.gap | ctx->pq.ovf | ctx->pq.untraced) &&
+           ctx->fifo.slevel_q == 0 && ctx->mode.enabled && etm_packet_plain_ok(&ctx->pk) &&
+           !etm_packet_sync_due_at(&ctx->pk, &ctx->mode, ctx->pq_rec[ctx->pq.head].cycle);
+}
+
+/* pq_cycle for a plain cycle with instructions when pq_lone_plain: this
+ * cycle's record queued behind the waiting one, which is generated (a code
+ * stream busy enough to keep one record waiting, cycle after cycle, after
+ * bytes were staged). */
+ETM_NOINLINE static etm_err_t pq_shift(etm_ctx_t *ctx, const etm_in_t *in, uint8_t reload, etm_out_t *out)
+{
+    unsigned at = (ctx->pq.head + 1u) % ETM_MAX_PKT_QUEUE;
+    pk_record_t *r = &ctx->pq_rec[at];
+    etm_frontend(&ctx->mode, in, &r->fe);
+    memset(&r->flt, 0, sizeof r->flt);
+    r->flt.trace_enable = 1;
+    r->flt.cnt_reload = reload;
+    r->cycle = ctx->pq.now++;
+    ctx->pq.te = 1;
+    const pk_record_t *w = &ctx->pq_rec[ctx->pq.head];
+    ctx->pq.head = (uint8_t)at; /* one record waits, as before */
+    const fe_cycle_t *fe = &w->fe;
+    const uint8_t exec[2] = { fe->atom[0].exec, (uint8_t)(fe->natoms > 1 ? fe->atom[1].exec : 0) };
+    return plain_record(ctx, in, fe->natoms, exec, fe->atom[0].target, fe->atom[0].addr, w->cycle, out);
+}
+
 ETM_NOINLINE static etm_err_t step_plain_queued(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
 {
+    unsigned natoms = plain_natoms(in);
+    uint8_t reload = plain_begin(ctx, in, natoms, out);
+    if (natoms && pq_lone_plain(ctx))
+        return pq_shift(ctx, in, reload, out); /* (plain_state stays 0: a record waits) */
     filter_out_t fo;
     memset(&fo, 0, sizeof fo);
     fo.trace_enable = 1;
-    fo.cnt_reload = plain_begin(ctx, in, plain_natoms(in), out);
+    fo.cnt_reload = reload;
     fe_cycle_t fe;
     etm_frontend(&ctx->mode, in, &fe);
-    etm_err_t e = pq_cycle(ctx, in, &fe, &fo, out);
+    etm_err_t e = pq_cycle(ctx, in, &fe, &fo, 1, out);
     ctx->plain_go = (uint8_t)plain_state(ctx);
     return e;
 }
@@ -1487,7 +1529,7 @@ etm_err_t etm_step(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
         int quiet;
         if (rp_before(ctx, in, &quiet))
             return step_tried(ctx, in, out, quiet);
-        etm_err_t e = step_plain(ctx, in, out);
+        etm_err_t e = ctx->mode.pkt_queue ? step_plain_records(ctx, in, out) : step_plain(ctx, in, out);
         rp_after(ctx, quiet);
         return e;
     }
