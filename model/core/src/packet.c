@@ -390,26 +390,6 @@ int etm_packet_wants(const etm_mode_t *m, const fe_cycle_t *fe, const filter_out
     return fe->natoms || events_on(m, fe, flt) || off;
 }
 
-/* ETMv3.0 counts its sync period in cycles: n more cycles (that many
- * etm_packet_tick calls) bring a sync due. */
-static int cycles_bring_sync(const packet_state_t *s, const etm_mode_t *m, uint32_t n)
-{
-    if (m->sync_in_bytes || !m->sync_period || !s->started_q || !n)
-        return 0;
-    uint32_t sum = s->sync_count_q + n;
-    return sum < s->sync_count_q || sum >= m->sync_period;
-}
-
-/* n cycles pass (etm_packet_tick n times, but for the W atoms). */
-static void tick_n(packet_state_t *s, const etm_mode_t *m, uint32_t n)
-{
-    s->wtotal_q += n;
-    if (!m->sync_in_bytes && m->sync_period && s->started_q) {
-        s->sync_due_q = (uint8_t)(s->sync_due_q | cycles_bring_sync(s, m, n));
-        s->sync_count_q += n;
-    }
-}
-
 void etm_packet_catch_up(packet_state_t *s, const etm_mode_t *m, uint32_t cycle, cycle_buf_t *c)
 {
     /* The cycles since the last record's: none had anything for this stage
@@ -418,20 +398,7 @@ void etm_packet_catch_up(packet_state_t *s, const etm_mode_t *m, uint32_t cycle,
     uint32_t n = cycle - s->wtotal_q;
     if (s->active_q && m->cycle_accurate)
         ph_idle(&s->ph, m, n, c);
-    tick_n(s, m, n);
-}
-
-int etm_packet_record_quick(packet_state_t *s, const etm_mode_t *m, uint32_t cycle, unsigned natoms, uint8_t exec0,
-                            int target)
-{
-    uint32_t n = cycle - s->wtotal_q;
-    if (n && s->active_q && m->cycle_accurate)
-        return 0; /* the idle cycles before it have W atoms to send */
-    if (!etm_packet_plain_quick(s, m, natoms, exec0, target))
-        return 0;
-    /* (The P-headers do not read the cycle counts: the order does not matter.) */
-    tick_n(s, m, n);
-    return 1;
+    etm_packet_tick_n(s, m, n);
 }
 
 void etm_packet_begin(packet_state_t *s, const etm_mode_t *m, pk_gen_t *g, cycle_buf_t *c)
@@ -450,11 +417,6 @@ int etm_packet_phase(packet_state_t *s, const etm_mode_t *m, pk_gen_t *g, cycle_
         g->phase = (uint8_t)phase_next(s, m, fe, &g->rec.flt, p);
     }
     return g->phase == PK_PHASE_DONE;
-}
-
-int etm_packet_sync_due_at(const packet_state_t *s, const etm_mode_t *m, uint32_t cycle)
-{
-    return s->sync_due_q || cycles_bring_sync(s, m, cycle - s->wtotal_q);
 }
 
 void etm_packet_record_end(packet_state_t *s, const etm_mode_t *m, uint32_t bytes)

@@ -461,13 +461,6 @@ int etm_packet_wants(const etm_mode_t *m, const fe_cycle_t *fe, const filter_out
 /* The cycles before cycle that made no record pass: cycle-accurate with trace
  * on, their W atoms into c (ph_idle), and the cycle counts move. */
 void etm_packet_catch_up(packet_state_t *s, const etm_mode_t *m, uint32_t cycle, cycle_buf_t *c);
-/* A plain cycle's record (etm.c, step_plain_records) that puts no byte:
- * etm_packet_catch_up up to cycle and etm_packet_plain_quick, done without a
- * cycle buffer. Returns 0, having changed nothing, when either would put a
- * byte (a branch packet, a P-header closed, the W atoms of the idle cycles
- * before it); the caller then takes the path with the cycle buffer. */
-int etm_packet_record_quick(packet_state_t *s, const etm_mode_t *m, uint32_t cycle, unsigned natoms, uint8_t exec0,
-                            int target);
 /* g->rec becomes the record being generated: the cycles since the last
  * record's pass (their W atoms into c), and its first phase is found. */
 void etm_packet_begin(packet_state_t *s, const etm_mode_t *m, pk_gen_t *g, cycle_buf_t *c);
@@ -476,10 +469,6 @@ int etm_packet_phase(packet_state_t *s, const etm_mode_t *m, pk_gen_t *g, cycle_
 /* After its last phase: the record's cycle passes (etm_packet_tick) and its
  * bytes (of all its phases) count towards a periodic sync. */
 void etm_packet_record_end(packet_state_t *s, const etm_mode_t *m, uint32_t bytes);
-/* The idle cycles before a record at cycle would bring a periodic sync due
- * (ETMv3.0 counts cycles), or one is due already: the record then has a
- * periodic phase. */
-int etm_packet_sync_due_at(const packet_state_t *s, const etm_mode_t *m, uint32_t cycle);
 /* Records were lost to an overflow after the last one generated: what was
  * gathered is dropped (etm_packet_overflow), trace restarts with an I-sync. */
 void etm_packet_gap(packet_state_t *s);
@@ -549,6 +538,49 @@ static inline int etm_packet_plain_quick(packet_state_t *s, const etm_mode_t *m,
     if (target || !ph_cycle_quick(&s->ph, m, natoms, exec0))
         return 0;
     s->dp.newest_q = (uint8_t)(s->dp.newest_q | (natoms != 0));
+    return 1;
+}
+
+/* ETMv3.0 counts its sync period in cycles: n more cycles (that many
+ * etm_packet_tick calls) bring a sync due. */
+static inline int etm_packet_cycles_bring_sync(const packet_state_t *s, const etm_mode_t *m, uint32_t n)
+{
+    if (m->sync_in_bytes || !m->sync_period || !s->started_q || !n)
+        return 0;
+    uint32_t sum = s->sync_count_q + n;
+    return sum < s->sync_count_q || sum >= m->sync_period;
+}
+/* n cycles pass (etm_packet_tick n times, but for the W atoms). */
+static inline void etm_packet_tick_n(packet_state_t *s, const etm_mode_t *m, uint32_t n)
+{
+    s->wtotal_q += n;
+    if (!m->sync_in_bytes && m->sync_period && s->started_q) {
+        s->sync_due_q = (uint8_t)(s->sync_due_q | etm_packet_cycles_bring_sync(s, m, n));
+        s->sync_count_q += n;
+    }
+}
+/* The idle cycles before a record at cycle would bring a periodic sync due
+ * (ETMv3.0 counts cycles), or one is due already: the record then has a
+ * periodic phase. */
+static inline int etm_packet_sync_due_at(const packet_state_t *s, const etm_mode_t *m, uint32_t cycle)
+{
+    return s->sync_due_q || etm_packet_cycles_bring_sync(s, m, cycle - s->wtotal_q);
+}
+/* A plain cycle's record (etm.c, step_plain_records) that puts no byte:
+ * etm_packet_catch_up up to cycle and etm_packet_plain_quick, done without a
+ * cycle buffer. Returns 0, having changed nothing, when either would put a
+ * byte (a branch packet, a P-header closed, the W atoms of the idle cycles
+ * before it); the caller then takes the path with the cycle buffer. */
+static inline int etm_packet_record_quick(packet_state_t *s, const etm_mode_t *m, uint32_t cycle, unsigned natoms,
+                                          uint8_t exec0, int target)
+{
+    uint32_t n = cycle - s->wtotal_q;
+    if (n && s->active_q && m->cycle_accurate)
+        return 0; /* the idle cycles before it have W atoms to send */
+    if (!etm_packet_plain_quick(s, m, natoms, exec0, target))
+        return 0;
+    /* (The P-headers do not read the cycle counts: the order does not matter.) */
+    etm_packet_tick_n(s, m, n);
     return 1;
 }
 
