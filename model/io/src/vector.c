@@ -509,10 +509,13 @@ static etm_err_t read_binary_block(etm_vec_reader_t *r, etm_in_t *in, size_t max
     if (n > max)
         n = max;
     const unsigned char *p = r->bbuf + r->bpos;
-    memset(in, 0, n * sizeof *in);
     uint64_t bad = 0;
-    for (size_t i = 0; i < n; i++, p += r->recsize)
+    for (size_t i = 0; i < n; i++, p += r->recsize) {
+        /* Cleared record by record, as it is decoded: the stores of the
+         * clearing and of the values meet each line once. */
+        memset(&in[i], 0, sizeof in[i]);
         bad |= decode_runs(r->run, r->nrun, p, (unsigned char *)&in[i]);
+    }
     if (bad) { /* somewhere in the block: found again in order */
         for (*got = 0; *got < n; ++*got) {
             etm_err_t e = read_binary(r, &in[*got], diag);
