@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "source.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,133 @@
 #include <unistd.h>
 
 #define SOURCE_BLOCK 1024 /* records of binary stimulus decoded at a time */
+#define AHEAD_SLOTS 16    /* blocks a reading thread may hold, the one in use included */
+
+/* Binary stimulus read ahead by a thread of its own: it reads and decodes
+ * blocks into a ring of slots while the caller steps the model over the block
+ * it holds (the file's bytes and their decoding then cost the caller nothing
+ * on a machine with a core to spare). A block's error, or the end, comes
+ * after its good records, as without the thread. */
+typedef struct ahead_slot {
+    etm_in_t *rec;
+    size_t n;
+    etm_err_t end;
+    etm_diag_t diag;
+} ahead_slot_t;
+
+struct source_ahead {
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    etm_vec_reader_t *vec;
+    ahead_slot_t slot[AHEAD_SLOTS];
+    unsigned filled, released; /* slots filled by the thread, given back by the caller */
+    int holding;               /* the caller holds slot[released % AHEAD_SLOTS] */
+    int stop;
+    int pwait, cwait;          /* the thread waits for a free slot; the caller for a filled one */
+};
+
+static void *ahead_main(void *arg)
+{
+    struct source_ahead *a = (struct source_ahead *)arg;
+    for (;;) {
+        pthread_mutex_lock(&a->mu);
+        while (a->filled - a->released == AHEAD_SLOTS && !a->stop) {
+            a->pwait = 1;
+            pthread_cond_wait(&a->cv, &a->mu);
+        }
+        a->pwait = 0;
+        int stop = a->stop;
+        pthread_mutex_unlock(&a->mu);
+        if (stop)
+            break;
+        ahead_slot_t *sl = &a->slot[a->filled % AHEAD_SLOTS];
+        etm_diag_clear(&sl->diag);
+        sl->end = etm_vec_read_block(a->vec, sl->rec, SOURCE_BLOCK, &sl->n, &sl->diag);
+        pthread_mutex_lock(&a->mu);
+        a->filled++;
+        if (a->cwait)
+            pthread_cond_broadcast(&a->cv);
+        pthread_mutex_unlock(&a->mu);
+        if (sl->end != ETM_OK)
+            break;
+    }
+    return NULL;
+}
+
+static void ahead_free(struct source_ahead *a)
+{
+    for (unsigned k = 0; k < AHEAD_SLOTS; k++)
+        free(a->slot[k].rec);
+    free(a);
+}
+
+static void ahead_stop(source_t *s)
+{
+    struct source_ahead *a = s->ahead;
+    if (!a)
+        return;
+    pthread_mutex_lock(&a->mu);
+    a->stop = 1;
+    pthread_cond_broadcast(&a->cv);
+    pthread_mutex_unlock(&a->mu);
+    pthread_join(a->th, NULL);
+    pthread_mutex_destroy(&a->mu);
+    pthread_cond_destroy(&a->cv);
+    ahead_free(a);
+    s->ahead = NULL;
+}
+
+/* The thread started on s->vec; without it (no memory, no thread) s->ahead
+ * stays NULL and the caller reads block by block itself. */
+static void ahead_start(source_t *s)
+{
+    struct source_ahead *a = (struct source_ahead *)calloc(1, sizeof *a);
+    if (!a)
+        return;
+    a->vec = s->vec;
+    int ok = 1;
+    for (unsigned k = 0; k < AHEAD_SLOTS; k++)
+        ok &= (a->slot[k].rec = (etm_in_t *)malloc(SOURCE_BLOCK * sizeof(etm_in_t))) != NULL;
+    int mu = ok && pthread_mutex_init(&a->mu, NULL) == 0;
+    int cv = mu && pthread_cond_init(&a->cv, NULL) == 0;
+    if (cv && pthread_create(&a->th, NULL, ahead_main, a) == 0) {
+        s->ahead = a;
+        s->blk = a->slot[0].rec; /* (read from the first refill on) */
+        return;
+    }
+    if (cv)
+        pthread_cond_destroy(&a->cv);
+    if (mu)
+        pthread_mutex_destroy(&a->mu);
+    ahead_free(a);
+}
+
+/* The next slot the thread filled, the one held given back. */
+static void ahead_next(source_t *s)
+{
+    struct source_ahead *a = s->ahead;
+    pthread_mutex_lock(&a->mu);
+    if (a->holding) {
+        a->released++;
+        /* The thread, when it waits, is woken once half the ring is free:
+         * fewer wake-ups than one a block. */
+        if (a->pwait && a->filled - a->released <= AHEAD_SLOTS / 2)
+            pthread_cond_broadcast(&a->cv);
+    }
+    while (a->filled == a->released) {
+        a->cwait = 1;
+        pthread_cond_wait(&a->cv, &a->mu);
+    }
+    a->cwait = 0;
+    a->holding = 1;
+    pthread_mutex_unlock(&a->mu);
+    ahead_slot_t *sl = &a->slot[a->released % AHEAD_SLOTS];
+    s->blk = sl->rec;
+    s->bn = sl->n;
+    s->bend = sl->end;
+    s->bdiag = sl->diag;
+}
 
 int config_apply_sets(const char *cmd, etm_config_t *cfg, const char *const *sets, int nsets)
 {
@@ -176,8 +304,11 @@ int source_open(source_t *s, const char *path, const source_opts_t *o, etm_vecki
             return 2;
         }
         s->cfg = *etm_vec_config(s->vec);
-        if (kind == ETM_VEC_STIMULUS && etm_vec_is_binary(s->vec))
-            s->blk = (etm_in_t *)malloc(SOURCE_BLOCK * sizeof *s->blk); /* without it: record by record */
+        if (kind == ETM_VEC_STIMULUS && etm_vec_is_binary(s->vec)) {
+            ahead_start(s);
+            if (!s->ahead)
+                s->own_blk = s->blk = (etm_in_t *)malloc(SOURCE_BLOCK * sizeof *s->blk); /* without it: record by record */
+        }
         return 0;
     }
     if (o->config_path) {
@@ -209,8 +340,9 @@ int source_open(source_t *s, const char *path, const source_opts_t *o, etm_vecki
 
 void source_close(source_t *s)
 {
-    free(s->blk);
-    s->blk = NULL;
+    ahead_stop(s);
+    free(s->own_blk);
+    s->blk = s->own_blk = NULL;
     etm_vec_close(s->vec);
     etm_vcd_close(s->vcd);
     s->vec = NULL;
@@ -222,7 +354,9 @@ void source_close(source_t *s)
 static etm_err_t source_refill(source_t *s)
 {
     s->bn = s->bpos = 0;
-    if (s->bend == ETM_OK) {
+    if (s->ahead && s->bend == ETM_OK)
+        ahead_next(s);
+    else if (s->bend == ETM_OK) {
         etm_diag_clear(&s->bdiag);
         s->bend = etm_vec_read_block(s->vec, s->blk, SOURCE_BLOCK, &s->bn, &s->bdiag);
     }

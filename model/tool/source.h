@@ -17,6 +17,8 @@ typedef struct source {
     etm_config_t cfg;      /* from the vector header, or --config / default for a VCD */
     /* Binary stimulus is read a block at a time (etm_vec_read_block). */
     etm_in_t *blk;
+    etm_in_t *own_blk;     /* blk when no thread reads ahead */
+    struct source_ahead *ahead; /* the thread reading ahead (source.c), or NULL */
     size_t bn, bpos;       /* records in blk, the next to give */
     etm_err_t bend;        /* what stopped the last block early (given once blk is used up) */
     etm_diag_t bdiag;      /*   and its diagnostic */
