@@ -156,6 +156,20 @@ static void report_rules(const etm_ctx_t *etm, const etm_config_t *cfg, const et
     }
 }
 
+#define TRACE_BUF 4096 /* trace bytes gathered before a write */
+
+/* A cycle's port bytes onto the n gathered in tb (TRACE_BUF of room), which
+ * are written first when they would not fit; returns how many are gathered. */
+static size_t trace_put(FILE *tf, uint8_t *tb, size_t n, const etm_out_t *out)
+{
+    if (n + out->v3_count > TRACE_BUF) {
+        fwrite(tb, 1, n, tf);
+        n = 0;
+    }
+    memcpy(tb + n, out->v3_bytes, out->v3_count);
+    return n + out->v3_count;
+}
+
 int run_stimulus(const char *path, const source_opts_t *so, const char *const *sets, int nsets,
                  const run_outputs_t *o, etm_config_t *cfg_out)
 {
@@ -252,11 +266,15 @@ int run_stimulus(const char *path, const source_opts_t *so, const char *const *s
                 break;
             if ((cycle ^ (cycle + nb)) >> 16) /* a multiple of 65536 cycles is crossed */
                 progress("run", (cycle + nb) & ~(uint64_t)0xffff);
+            /* The block's trace bytes, gathered and written at once (a write
+             * a cycle cost more than the bytes). */
+            uint8_t tb[TRACE_BUF];
+            size_t tn = 0;
             for (i = 0; i < nb; i++) {
                 size_t r = etm_step_repeat(etm, &blk[i], nb - i, &out); /* a run of the same cycle at once */
                 if (r) {
                     for (size_t j = 0; tf && out.v3_count && j < r; j++)
-                        fwrite(out.v3_bytes, 1, out.v3_count, tf);
+                        tn = trace_put(tf, tb, tn, &out);
                     i += r - 1;
                     continue;
                 }
@@ -268,8 +286,10 @@ int run_stimulus(const char *path, const source_opts_t *so, const char *const *s
                     }
                 }
                 if (tf && out.v3_count)
-                    fwrite(out.v3_bytes, 1, out.v3_count, tf);
+                    tn = trace_put(tf, tb, tn, &out);
             }
+            if (tn)
+                fwrite(tb, 1, tn, tf);
             cycle += i;
             continue;
         }
