@@ -34,23 +34,25 @@ typedef struct variant {
     int ph_eager;        /* PH_EAGER=1 */
     uint32_t trigger;    /* ETMTRIGGER when nonzero */
     unsigned fifo_depth; /* FIFO_DEPTH when nonzero (PORT_BYTES 1) */
+    int rule_breaks;     /* now and then ETMFINDBR without ETMFLUSH, ETMIINDBR without ETMIBRANCH */
 } variant_t;
 
 static const variant_t variants[] = {
-    { "idle", 60, 0, 1, 10, 300, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
-    { "idle, cycle-accurate", 60, 0, 1, 10, 300, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0 },
-    { "idle, bursty ATREADY", 60, 40, 16, 10, 300, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
-    { "stalls, triggers", 20, 0, 1, 60, 100, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0 },
-    { "data", 40, 10, 4, 10, 300, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
-    { "external port", 60, 0, 1, 10, 300, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0 },
-    { "reprogrammed, reset", 60, 0, 1, 10, 300, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0 },
-    { "busy", 0, 0, 1, 10, 300, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
-    { "busy, cycle-accurate", 0, 0, 1, 10, 300, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0 },
-    { "busy, branch broadcast, PH_EAGER", 0, 0, 1, 30, 200, 0, 0, 0, 0, 0, 0, 1u << 8, 1, 0, 0 },
-    { "busy, cycle-accurate, PH_EAGER", 0, 0, 1, 30, 200, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0 },
-    { "busy, trigger at once", 0, 0, 1, 10, 300, 0, 0, 0, 0, 0, 0, 0, 0, 0x6F, 0 },
-    { "busy, overflowing", 0, 70, 8, 10, 300, 0, 0, 0, 0, 0, 0, 0, 0, 0, 24 },
-    { "busy, cycle-accurate, overflowing", 0, 70, 8, 10, 300, 0, 0, 1, 0, 0, 0, 0, 0, 0, 24 },
+    { "idle", 60, 0, 1, 10, 300, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+    { "idle, cycle-accurate", 60, 0, 1, 10, 300, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0 },
+    { "idle, bursty ATREADY", 60, 40, 16, 10, 300, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+    { "stalls, triggers", 20, 0, 1, 60, 100, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+    { "data", 40, 10, 4, 10, 300, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+    { "external port", 60, 0, 1, 10, 300, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0 },
+    { "reprogrammed, reset", 60, 0, 1, 10, 300, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0 },
+    { "busy", 0, 0, 1, 10, 300, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+    { "busy, cycle-accurate", 0, 0, 1, 10, 300, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0 },
+    { "busy, branch broadcast, PH_EAGER", 0, 0, 1, 30, 200, 0, 0, 0, 0, 0, 0, 1u << 8, 1, 0, 0, 0 },
+    { "busy, cycle-accurate, PH_EAGER", 0, 0, 1, 30, 200, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0 },
+    { "busy, trigger at once", 0, 0, 1, 10, 300, 0, 0, 0, 0, 0, 0, 0, 0, 0x6F, 0, 0 },
+    { "busy, overflowing", 0, 70, 8, 10, 300, 0, 0, 0, 0, 0, 0, 0, 0, 0, 24, 0 },
+    { "busy, cycle-accurate, overflowing", 0, 70, 8, 10, 300, 0, 0, 1, 0, 0, 0, 0, 0, 0, 24, 0 },
+    { "busy, rules broken", 0, 0, 1, 10, 300, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 },
 };
 
 static unsigned long long repeated_total, plain_total, cycles_total;
@@ -142,6 +144,14 @@ static void run(const char *preset, const variant_t *v)
     for (unsigned long cyc = 0; cyc < CYCLES; cyc++) {
         etm_in_t in;
         etm_gen_next(g, &in, NULL);
+        if (v->rule_breaks && cyc % 97 == 50) { /* a rule the plain path must not miss */
+            in.findbr = 1;
+            in.flush = 0;
+        }
+        if (v->rule_breaks && cyc % 89 == 20 && in.ivalid) {
+            in.ibranch = 0;
+            in.iindbr = 1;
+        }
         if (v->reprogram && cyc % 7000 == 3000 && !programming) {
             size_t n = etm_program_ops(etm_get_config(a), etm_get_config(a), ops, ETM_PROGRAM_MAX_OPS);
             CHECK(n > 0);

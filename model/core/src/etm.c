@@ -336,7 +336,6 @@ static void plain_masks(etm_ctx_t *ctx)
         FORBID(m, cancel, ~0ull);
         FORBID(m, intstat, ~0ull);
         FORBID(m, trigger, ~0ull);
-        FORBID(m, findbr, ~0ull);
         FORBID(m, ivalid1, ~0ull);
         FORBID(m, ibranch1, ~0ull);
         FORBID(m, iindbr1, ~0ull);
@@ -1200,10 +1199,13 @@ uint64_t etm_repeated_cycles(const etm_ctx_t *ctx) { return ctx->rp_count; }
  * rule, packet or filter term on a signal not listed must add it. */
 
 /* None of the signals a plain cycle does not have (plain_masks): no APB
- * access, ETMCANCEL, ETMINTSTAT, DWT match, ETMFINDBR, second instruction or
- * data slot activity; ETMFLUSH closes nothing only without PH_EAGER; without
- * an instruction, its qualifiers break rules, and so does ETMIINDBR without
- * ETMIBRANCH. The record is read a word at a time against the masks. */
+ * access, ETMCANCEL, ETMINTSTAT, DWT match, second instruction or data slot
+ * activity; ETMFLUSH closes nothing only without PH_EAGER; without an
+ * instruction, its qualifiers break rules, and so do ETMIINDBR without
+ * ETMIBRANCH and ETMFINDBR without ETMFLUSH. ETMFINDBR with ETMFLUSH (the
+ * indirect branch or exception that refills the pipeline, cycles before its
+ * target) is read by the interface check's rule alone. The record is read a
+ * word at a time against the masks. */
 static inline int plain_in(const etm_ctx_t *ctx, const etm_in_t *in)
 {
     const unsigned char *f = (const unsigned char *)ctx->plain_forbid[in->ivalid != 0];
@@ -1213,7 +1215,7 @@ static inline int plain_in(const etm_ctx_t *ctx, const etm_in_t *in)
     for (size_t i = 1; i < REC_N; i++)
         hit |= rec_load(x + i * REC_WORD_BYTES) & rec_load(f + i * REC_WORD_BYTES);
     uint64_t t = REC_REST ? rec_load_tail(x) & rec_load_tail(f) : 0;
-    return (rec_any(hit) | t) == 0 && !(in->iindbr && !in->ibranch);
+    return (rec_any(hit) | t) == 0 && !(in->iindbr && !in->ibranch) && !(in->findbr && !in->flush);
 }
 
 /* The plain cycle's instruction is a traced branch's target (as the frontend
