@@ -1396,25 +1396,66 @@ static inline int pq_lone_plain(const etm_ctx_t *ctx)
            !etm_packet_sync_due_at(&ctx->pk, &ctx->mode, ctx->pq_rec[ctx->pq.head].cycle);
 }
 
+/* This plain cycle's record into the queue, which has room for it, as
+ * pq_cycle queues a record: its filter outputs a plain cycle's (TraceEnable
+ * on, nothing else but counter 1's reload). */
+static inline void pq_queue_plain(etm_ctx_t *ctx, const etm_in_t *in, uint8_t reload)
+{
+    pk_record_t *r = &ctx->pq_rec[(ctx->pq.head + ctx->pq.len) % ETM_MAX_PKT_QUEUE];
+    etm_frontend(&ctx->mode, in, &r->fe);
+    memset(&r->flt, 0, sizeof r->flt);
+    r->flt.trace_enable = 1;
+    r->flt.cnt_reload = reload;
+    r->cycle = ctx->pq.now;
+    ctx->pq.len++;
+    ctx->pq.tail_plain = 1;
+}
+
 /* pq_cycle for a plain cycle with instructions when pq_lone_plain: this
  * cycle's record queued behind the waiting one, which is generated (a code
  * stream busy enough to keep one record waiting, cycle after cycle, after
  * bytes were staged). */
 ETM_NOINLINE static etm_err_t pq_shift(etm_ctx_t *ctx, const etm_in_t *in, uint8_t reload, etm_out_t *out)
 {
-    unsigned at = (ctx->pq.head + 1u) % ETM_MAX_PKT_QUEUE;
-    pk_record_t *r = &ctx->pq_rec[at];
-    etm_frontend(&ctx->mode, in, &r->fe);
-    memset(&r->flt, 0, sizeof r->flt);
-    r->flt.trace_enable = 1;
-    r->flt.cnt_reload = reload;
-    r->cycle = ctx->pq.now++;
+    pq_queue_plain(ctx, in, reload);
+    ctx->pq.now++;
     ctx->pq.te = 1;
     const pk_record_t *w = &ctx->pq_rec[ctx->pq.head];
-    ctx->pq.head = (uint8_t)at; /* one record waits, as before */
+    ctx->pq.head = (uint8_t)((ctx->pq.head + 1u) % ETM_MAX_PKT_QUEUE);
+    ctx->pq.len--; /* one record waits, as before */
     const fe_cycle_t *fe = &w->fe;
     const uint8_t exec[2] = { fe->atom[0].exec, (uint8_t)(fe->natoms > 1 ? fe->atom[1].exec : 0) };
     return plain_record(ctx, in, fe->natoms, exec, fe->atom[0].target, fe->atom[0].addr, w->cycle, out);
+}
+
+/* Bytes are staged: the generator begins nothing in this cycle (pq_generate),
+ * whatever waits; the queue has room for this plain cycle's record, and no
+ * overflow is under way or untraced. */
+static inline int pq_staged_ok(const etm_ctx_t *ctx)
+{
+    return ctx->fifo.slevel_q != 0 && !(ctx->pq.ovf | ctx->pq.untraced) && ctx->pq.len < ctx->mode.pkt_queue &&
+           ctx->mode.enabled;
+}
+
+/* pq_cycle for a plain cycle when pq_staged_ok: its record queued (when it
+ * has instructions), and the FIFO's cycle with no new bytes. */
+ETM_NOINLINE static etm_err_t pq_staged(etm_ctx_t *ctx, const etm_in_t *in, unsigned natoms, uint8_t reload,
+                                        etm_out_t *out)
+{
+    if (natoms)
+        pq_queue_plain(ctx, in, reload);
+    ctx->pq.now++;
+    ctx->pq.te = 1;
+    static const uint8_t no_bytes[1] = { 0 };
+    static const uint64_t no_ends[1] = { 0 };
+    etm_fifo_cycle_rec(&ctx->fifo, &ctx->mode, in, no_bytes, 0, no_ends, out);
+    ctx->st.staged_cycles += ctx->fifo.slevel_q != 0;
+    etm_packet_accepted_n(&ctx->pk, &ctx->mode, 0, 0);
+    out->overflow = 0;
+    ctx->st.port_bytes += out->v3_count;
+    fifofull(ctx, out);
+    ctx->plain_go = (uint8_t)plain_state(ctx);
+    return ETM_OK;
 }
 
 ETM_NOINLINE static etm_err_t step_plain_queued(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
@@ -1423,6 +1464,8 @@ ETM_NOINLINE static etm_err_t step_plain_queued(etm_ctx_t *ctx, const etm_in_t *
     uint8_t reload = plain_begin(ctx, in, natoms, out);
     if (natoms && pq_lone_plain(ctx))
         return pq_shift(ctx, in, reload, out); /* (plain_state stays 0: a record waits) */
+    if (pq_staged_ok(ctx))
+        return pq_staged(ctx, in, natoms, reload, out);
     filter_out_t fo;
     memset(&fo, 0, sizeof fo);
     fo.trace_enable = 1;
