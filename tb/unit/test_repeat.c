@@ -529,9 +529,11 @@ int main(void)
         for (size_t k = 0; k < sizeof variants / sizeof variants[0]; k++)
             run(etm_config_preset_names[p], &variants[k]);
     /* With records (an ETMv1 part or data trace refuses them: run() skips
-     * what etm_create refuses); a queue of 2 overflows where the FIFO is small. */
-    for (unsigned q = 2; q <= 8; q += 6) {
-        records_q = q;
+     * what etm_create refuses); a queue of 2 overflows where the FIFO is small,
+     * one of 1 whenever a record waits while the next is made. */
+    static const unsigned queues[] = { 1, 2, 8 };
+    for (size_t qi = 0; qi < sizeof queues / sizeof queues[0]; qi++) {
+        records_q = queues[qi];
         for (size_t p = 0; etm_config_preset_names[p]; p++)
             for (size_t k = 0; k < sizeof variants / sizeof variants[0]; k++)
                 run(etm_config_preset_names[p], &variants[k]);

@@ -1383,15 +1383,17 @@ static inline int plain_queued_ok(const etm_ctx_t *ctx, const etm_in_t *in)
     return ctx->mode.pkt_queue && plain_front_state(ctx) && !(ctx->end_wait | ctx->ended) && plain_in(ctx, in);
 }
 
-/* A plain cycle's record waits alone in the queue, and the generator is
- * free to begin it (pq_generate): nothing staged, nothing being generated, no
- * gap or overflow. It has one phase, its atoms (its trace was on, nothing
- * waits in the packet stage, no periodic sync falls due in the idle cycles
- * before it): a record of a plain cycle a cycle late, which plain_record's
- * steps generate. */
+/* A plain cycle's record waits alone in the queue, the queue has room for
+ * this cycle's behind it (a queue of one record has none: this cycle's is
+ * lost to an overflow), and the generator is free to begin the waiting one
+ * (pq_generate): nothing staged, nothing being generated, no gap or overflow.
+ * It has one phase, its atoms (its trace was on, nothing waits in the packet
+ * stage, no periodic sync falls due in the idle cycles before it): a record
+ * of a plain cycle a cycle late, which plain_record's steps generate. */
 static inline int pq_lone_plain(const etm_ctx_t *ctx)
 {
-    return ctx->pq.len == 1 && ctx->pq.tail_plain && !(ctx->pq.busy | ctx->pq.gap | ctx->pq.ovf | ctx->pq.untraced) &&
+    return ctx->pq.len == 1 && ctx->mode.pkt_queue > 1 && ctx->pq.tail_plain &&
+           !(ctx->pq.busy | ctx->pq.gap | ctx->pq.ovf | ctx->pq.untraced) &&
            ctx->fifo.slevel_q == 0 && ctx->mode.enabled && etm_packet_plain_ok(&ctx->pk) &&
            !etm_packet_sync_due_at(&ctx->pk, &ctx->mode, ctx->pq_rec[ctx->pq.head].cycle);
 }
