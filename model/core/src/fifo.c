@@ -93,7 +93,7 @@ int etm_fifo_push(fifo_state_t *f, unsigned depth, const uint8_t *b, const uint8
 
 /* k staged bytes, oldest first, into the store (which has room: FIFO_DEPTH
  * bounds both together). */
-static void stage_move(fifo_state_t *f, unsigned k)
+static ETM_INLINE void stage_move(fifo_state_t *f, unsigned k)
 {
     uint32_t wr = f->rd_q + f->level_q;
     for (unsigned i = 0; i < k; i++)
@@ -117,7 +117,7 @@ static void stage_put(fifo_state_t *f, const uint8_t *b, unsigned n)
  * packet; they enter the store a packet at a time, at most FIFO_WRITE bytes
  * a cycle, as the store's room allows: one cycle moves bytes of one packet
  * only, and the next packet starts in the next cycle. */
-static void stage_phase(fifo_state_t *f, const uint8_t *b, unsigned n, const uint64_t *ends)
+static ETM_INLINE void stage_phase(fifo_state_t *f, const uint8_t *b, unsigned n, const uint64_t *ends)
 {
     uint32_t wr = f->srd_q + f->slevel_q;
     for (unsigned i = 0; i < n; i++)
@@ -126,7 +126,7 @@ static void stage_phase(fifo_state_t *f, const uint8_t *b, unsigned n, const uin
 }
 
 /* Records: the write port's cycle, bytes of the packet at the staging buffer's head. */
-static void stage_packet(fifo_state_t *f, const etm_mode_t *m)
+static ETM_INLINE void stage_packet(fifo_state_t *f, const etm_mode_t *m)
 {
     unsigned room = f->level_q < m->fifo_depth ? m->fifo_depth - f->level_q : 0;
     unsigned k = 0, lim = m->fifo_write < room ? m->fifo_write : room;
@@ -204,7 +204,7 @@ void etm_fifo_pop(fifo_state_t *f)
 }
 
 /* The ATB master's cycle (etm_fifo_cycle_full before the write). */
-static void port_cycle(fifo_state_t *f, const etm_mode_t *m, const etm_in_t *in, etm_out_t *out)
+static ETM_INLINE void port_cycle(fifo_state_t *f, const etm_mode_t *m, const etm_in_t *in, etm_out_t *out)
 {
     /* Validation keeps PORT_BYTES within the port; the bound says so to the compiler too. */
     unsigned width = m->port_bytes < sizeof out->v3_bytes ? m->port_bytes : (unsigned)sizeof out->v3_bytes;
