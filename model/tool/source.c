@@ -166,7 +166,10 @@ const char source_opts_help[] =
     "  --reset NAME       skip cycles while NAME is 1; --reset-n NAME: while it is 0\n"
     "  --scope PATH       take signals from this scope only (dot-separated)\n"
     "  --map COL=NAME     read column COL from VCD signal NAME (repeatable)\n"
-    "  --allow-missing    absent interface signals read as 0\n";
+    "  --allow-missing    absent interface signals read as 0\n"
+    "  --no-read-ahead    read and decode binary stimulus on the model's own thread, not on\n"
+    "                     a second one that reads ahead (faster where the decoded records\n"
+    "                     cost more to pass between cores than to decode)\n";
 
 static int need_value(int argc, char **argv, int *i)
 {
@@ -194,6 +197,10 @@ int source_opts_parse(source_opts_t *o, int argc, char **argv, int *i)
     const char *a = argv[*i];
     if (!strcmp(a, "--allow-missing")) {
         o->vcd.allow_missing = 1;
+        return 1;
+    }
+    if (!strcmp(a, "--no-read-ahead")) {
+        o->no_read_ahead = 1;
         return 1;
     }
     static const char *const with_value[] = { "--config", "--format", "--clock",  "--period", "--offset",
@@ -305,7 +312,8 @@ int source_open(source_t *s, const char *path, const source_opts_t *o, etm_vecki
         }
         s->cfg = *etm_vec_config(s->vec);
         if (kind == ETM_VEC_STIMULUS && etm_vec_is_binary(s->vec)) {
-            ahead_start(s);
+            if (!o->no_read_ahead)
+                ahead_start(s);
             if (!s->ahead)
                 s->own_blk = s->blk = (etm_in_t *)malloc(SOURCE_BLOCK * sizeof *s->blk); /* without it: record by record */
         }

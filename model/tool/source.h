@@ -29,6 +29,7 @@ typedef struct source_opts {
     etm_vcd_opts_t vcd;
     const char *config_path;  /* --config FILE */
     const char *format;       /* --format vec|vcd, or NULL to go by the file name */
+    int no_read_ahead;        /* --no-read-ahead: binary stimulus read on the caller's thread */
     int nmap;
 } source_opts_t;
 
