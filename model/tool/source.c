@@ -87,8 +87,8 @@ static void ahead_stop(source_t *s)
     s->ahead = NULL;
 }
 
-/* The thread started on s->vec; without it (no memory, no thread) s->ahead
- * stays NULL and the caller reads block by block itself. */
+/* The thread started on s->vec; without it (--no-read-ahead, no memory, no
+ * thread) s->ahead stays NULL and the caller reads block by block itself. */
 static void ahead_start(source_t *s)
 {
     struct source_ahead *a = (struct source_ahead *)calloc(1, sizeof *a);
@@ -314,8 +314,8 @@ int source_open(source_t *s, const char *path, const source_opts_t *o, etm_vecki
         if (kind == ETM_VEC_STIMULUS && etm_vec_is_binary(s->vec)) {
             if (!o->no_read_ahead)
                 ahead_start(s);
-            if (!s->ahead)
-                s->own_blk = s->blk = (etm_in_t *)malloc(SOURCE_BLOCK * sizeof *s->blk); /* without it: record by record */
+            if (!s->ahead) /* blocks read here; without the memory for one, record by record */
+                s->own_blk = s->blk = (etm_in_t *)malloc(SOURCE_BLOCK * sizeof *s->blk);
         }
         return 0;
     }
