@@ -15,7 +15,7 @@
 #include "etm/etm.h"
 #include "etm/vector.h"
 #include "etm/verify.h"
-#include "stages.h"
+#include "pheader.h"
 #include "test.h"
 
 enum { CYCLES = 60000 };

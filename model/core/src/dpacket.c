@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "etm/dataslot.h"
-#include "stages.h"
+#include "dpacket.h"
 
 void dp_reset(dpacket_state_t *d)
 {
@@ -137,6 +137,15 @@ static void place_older(dpacket_state_t *d, const etm_mode_t *m, cycle_buf_t *c,
 
 void dp_place_all(dpacket_state_t *d, const etm_mode_t *m, cycle_buf_t *c) { place_older(d, m, c, NULL); }
 
+void dp_place_at(dpacket_state_t *d, const etm_mode_t *m, cycle_buf_t *c, unsigned at)
+{
+    cycle_buf_t p;
+    cbuf_init(&p, 0);
+    place_older(d, m, &p, NULL);
+    if (p.n)
+        cbuf_insert(c, at, &p);
+}
+
 static void free_entry(dpacket_state_t *d, dp_entry_t *e)
 {
     unsigned k = (unsigned)(e - d->ent_q) + 1;
@@ -217,13 +226,13 @@ unsigned dp_sequence(dpacket_state_t *d, const fe_cycle_t *fe)
     return kind;
 }
 
-void dp_address(dpacket_state_t *d, const etm_mode_t *m, pheader_state_t *ph, const fe_cycle_t *fe,
-                const filter_out_t *flt, unsigned kind, cycle_buf_t *c)
+unsigned dp_address_begin(dpacket_state_t *d, const etm_mode_t *m, const fe_cycle_t *fe, const filter_out_t *flt,
+                          unsigned kind, cycle_buf_t *c)
 {
     uint32_t ctl = fe->dactl;
     unsigned s = ETM_DACTL_SLOT(ctl);
     if (kind == DP_XFER_NONE)
-        return;
+        return DP_ADDR_NONE;
     /* A new address on a slot abandons the one still waiting there (an access
      * that aborted returns no value). */
     if (d->owner_q[s])
@@ -237,9 +246,8 @@ void dp_address(dpacket_state_t *d, const etm_mode_t *m, pheader_state_t *ph, co
             d->owner_q[s] = d->unal_ent_q;
             d->unal_ent_q = 0;
         }
-        return;
+        return DP_ADDR_NONE;
     }
-    int unal = (int)ETM_DACTL_UNALIGNED(ctl);
     d->unal_ent_q = 0;
     if (kind == DP_XFER_FIRST) { /* a new data instruction: the newest instruction */
         d->ins_traced_q = d->newest_q;
@@ -249,10 +257,17 @@ void dp_address(dpacket_state_t *d, const etm_mode_t *m, pheader_state_t *ph, co
      * an untraced instruction's transfers are not traced; an instruction's data
      * starts at its first transfer with ViewData (IHI 0014 7.4, Tracing LSMs). */
     if (ETM_DACTL_CPRT(ctl) || !d->ins_traced_q || (!d->ins_started_q && !flt->view_data))
-        return;
+        return DP_ADDR_NONE;
+    return d->ins_started_q ? DP_ADDR_NEXT : DP_ADDR_FIRST;
+}
+
+void dp_address_put(dpacket_state_t *d, const etm_mode_t *m, const fe_cycle_t *fe, const filter_out_t *flt,
+                    cycle_buf_t *c)
+{
+    uint32_t ctl = fe->dactl;
+    unsigned s = ETM_DACTL_SLOT(ctl);
+    int unal = (int)ETM_DACTL_UNALIGNED(ctl);
     int a = !d->ins_started_q || ETM_DACTL_NSEQ(ctl);
-    if (!d->ins_started_q)
-        ph_close_atoms(ph, m, c); /* the instruction's atom before its first data packet */
     d->ins_started_q = 1;
     if (!flt->view_data || !m->data_value) {
         /* Complete now: value not traced, or the address alone. */

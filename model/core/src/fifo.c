@@ -33,7 +33,7 @@
  */
 #include <string.h>
 
-#include "stages.h"
+#include "fifo.h"
 
 void etm_fifo_reset(fifo_state_t *f)
 {

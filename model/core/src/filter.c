@@ -11,7 +11,7 @@
  */
 #include <string.h>
 
-#include "stages.h"
+#include "filter.h"
 
 enum { IT_INSN, IT_DATA, IT_NONE };
 

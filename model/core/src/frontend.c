@@ -16,7 +16,7 @@
  */
 #include <string.h>
 
-#include "stages.h"
+#include "frontend.h"
 
 unsigned etm_m3_traced_exception(unsigned intnum)
 {

@@ -19,7 +19,7 @@
  */
 #include <string.h>
 
-#include "stages.h"
+#include "packet.h"
 
 void etm_packet_reset(packet_state_t *s)
 {
@@ -66,8 +66,22 @@ static void put_bytes(cycle_buf_t *c, const uint8_t *b, unsigned n)
     c->last_single = 0;
 }
 
-static void put_async(packet_state_t *s, cycle_buf_t *c)
+/* With data trace, the transfers still waiting for their values get their
+ * placeholders before the first P-header with atoms put since the last look
+ * (cbuf.h, atoms_at): called before anything that reads or changes the data
+ * stage, so that they are made as they would have been at that header. */
+static void data_sync(packet_state_t *s, const etm_mode_t *m, cycle_buf_t *c)
 {
+    if (c->atoms_at == CBUF_NO_MARK)
+        return;
+    if (m->data_addr || m->data_value)
+        dp_place_at(&s->dp, m, c, c->atoms_at);
+    c->atoms_at = CBUF_NO_MARK;
+}
+
+static void put_async(packet_state_t *s, const etm_mode_t *m, cycle_buf_t *c)
+{
+    data_sync(s, m, c);
     static const uint8_t async[6] = { 0, 0, 0, 0, 0, ETMV3_HDR_ASYNC_LAST };
     put_bytes(c, async, 6);
     cbuf_kind(c, ETM_PKT_ASYNC);
@@ -89,8 +103,10 @@ static void put_branch(packet_state_t *s, const etm_mode_t *m, cycle_buf_t *c, u
 }
 
 /* I-sync for the instruction at addr. cc < 0: no cycle count. */
-static void put_isync(packet_state_t *s, cycle_buf_t *c, unsigned reason, uint32_t addr, int64_t cc)
+static void put_isync(packet_state_t *s, const etm_mode_t *m, cycle_buf_t *c, unsigned reason, uint32_t addr,
+                      int64_t cc)
 {
+    data_sync(s, m, c);
     uint8_t b[16];
     unsigned k = 0;
     if (cc >= 0) {
@@ -127,7 +143,7 @@ static void put_isync(packet_state_t *s, cycle_buf_t *c, unsigned reason, uint32
 static void put_trigger(packet_state_t *s, const etm_mode_t *m, cycle_buf_t *c)
 {
     if (!s->started_q)
-        put_async(s, c);
+        put_async(s, m, c);
     ph_close_all(&s->ph, m, c);
     cbuf_put(c, ETMV3_HDR_TRIGGER);
     c->last_single = 0;
@@ -247,11 +263,13 @@ static void run_first(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t *
         /* Trace starts (or restarts after an overflow or a gap): A-sync when
          * none was sent yet or one is due, then an I-sync for this instruction.
          * Data transfers still waiting for their values are placed first. */
-        if (m->data_addr || m->data_value)
+        if (m->data_addr || m->data_value) {
+            data_sync(s, m, c);
             dp_place_all(&s->dp, m, c);
+        }
         if (!s->started_q || s->sync_due_q)
-            put_async(s, c);
-        put_isync(s, c, s->isync_reason_q, a0->addr, m->cycle_accurate ? (int64_t)cycles_unsent(s, c) : -1);
+            put_async(s, m, c);
+        put_isync(s, m, c, s->isync_reason_q, a0->addr, m->cycle_accurate ? (int64_t)cycles_unsent(s, c) : -1);
         s->active_q = 1;
         s->cancel_q = 0;
         if (fe->entry && exc >= 0) /* the exception itself is still worth telling */
@@ -291,8 +309,8 @@ static void run_periodic(packet_state_t *s, const etm_mode_t *m, const fe_cycle_
 {
     plain_target(s, m, fe, first, c);
     ph_close_atoms(&s->ph, m, c);
-    put_async(s, c);
-    put_isync(s, c, ETMV3_ISYNC_REASON_PERIODIC, fe->atom[0].addr, -1);
+    put_async(s, m, c);
+    put_isync(s, m, c, ETMV3_ISYNC_REASON_PERIODIC, fe->atom[0].addr, -1);
 }
 
 /* Step 5 for a plain branch target (branch_done: phase first or periodic
@@ -438,16 +456,21 @@ void etm_packet_gap(packet_state_t *s)
     s->ovf_q = 0; /* the queue's front keeps the overflow (etm.c) */
 }
 
-/* The cycle buffer's hook with data trace: placeholders before atoms. */
-typedef struct data_hook {
-    dpacket_state_t *dp;
-    const etm_mode_t *m;
-} data_hook_t;
-
-static void place_before_atoms(void *user, cycle_buf_t *c)
+/* The cycle's transfer, after its instructions' packets: at an instruction's
+ * first traced transfer the atoms gathered (its own among them) go out
+ * first. */
+static void data_address(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t *fe, const filter_out_t *flt,
+                         unsigned xfer, cycle_buf_t *c)
 {
-    data_hook_t *h = (data_hook_t *)user;
-    dp_place_all(h->dp, h->m, c);
+    data_sync(s, m, c);
+    unsigned k = dp_address_begin(&s->dp, m, fe, flt, xfer, c);
+    if (k == DP_ADDR_NONE)
+        return;
+    if (k == DP_ADDR_FIRST) {
+        ph_close_atoms(&s->ph, m, c);
+        data_sync(s, m, c);
+    }
+    dp_address_put(&s->dp, m, fe, flt, c);
 }
 
 void etm_packet_cycle(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t *fe, const filter_out_t *flt,
@@ -469,14 +492,12 @@ void etm_packet_cycle(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t *
         instr_cycle(s, m, fe, flt, c, st);
         return;
     }
-    data_hook_t hook = { &s->dp, m };
-    cbuf_on_atoms(c, place_before_atoms, &hook);
     dp_values(&s->dp, m, fe, c);
     if (fe->natoms)
         s->dp.newest_q = 0; /* until step 6 says the cycle's instructions are traced */
     instr_cycle(s, m, fe, flt, c, st);
-    dp_address(&s->dp, m, &s->ph, fe, flt, xfer, c);
-    cbuf_on_atoms(c, NULL, NULL);
+    data_address(s, m, fe, flt, xfer, c);
+    data_sync(s, m, c);
 }
 
 void etm_packet_overflow(packet_state_t *s)

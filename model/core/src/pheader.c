@@ -16,7 +16,7 @@
  */
 #include <string.h>
 
-#include "stages.h"
+#include "pheader.h"
 
 /* Header encodings. */
 static uint8_t ca_f1(unsigned e, unsigned n) { return (uint8_t)(0x80 | n << 6 | e << 2); }         /* 1N0EEE00 */

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "etm/dataslot.h"
-#include "stages.h"
+#include "pipestat.h"
 
 
 void etm_pipestat_reset(pipestat_state_t *s)

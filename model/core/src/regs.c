@@ -7,7 +7,7 @@
  * etm.c runs the programming flow that ETMCR's writes start (docs/registers.md). */
 #include <string.h>
 
-#include "stages.h"
+#include "regs.h"
 
 #define RULE(r) (1ull << ETM_RULE_##r)
 

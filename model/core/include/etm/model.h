@@ -157,6 +157,14 @@ void etm_set_plain_path(etm_ctx_t *ctx, int on);
 /* Cycles the plain-cycle path gave since the instance was made or reset. */
 uint64_t etm_plain_cycles(const etm_ctx_t *ctx);
 
+/* Do two instances' states differ? The registers, every stage's flip-flops,
+ * the bytes the FIFO holds, the records waiting, the statistics and the last
+ * cycle's rules are compared; the speed paths' own bookkeeping is not. Returns
+ * 0 when they are the same, else 1 with the first part that differs named in
+ * what (size bytes; may be NULL). For differential tests (the speed paths on
+ * and off: tb/unit/test_fast.c). */
+int etm_state_diff(const etm_ctx_t *a, const etm_ctx_t *b, char *what, size_t size);
+
 /* Rules broken in the last cycle: writes up to max, returns how many. */
 unsigned etm_last_rules(const etm_ctx_t *ctx, etm_rule_t *rules, unsigned max);
 
