@@ -8,9 +8,10 @@
  *   - at most the port's width of bytes leaves per cycle;
  *   - ETMv3: every byte that leaves the port parses (the project's decoder, no
  *     code image): no reserved header, no broken packet, ever;
- *   - the speed paths change nothing: a twin instance without the repeat path
- *     and the plain-cycle path returns the same, gives the same outputs and
- *     the same external-port bytes every cycle, and has the same statistics.
+ *   - the speed engine changes nothing (model/core/src/fast.h): a twin
+ *     instance without it (the reference cycle alone) returns the same, gives
+ *     the same outputs and the same external-port bytes every cycle, and has
+ *     the same statistics and state (etm_state_diff).
  * The debug APB is fuzzed too, short of writes to ETMCR (fuzz_full_record).
  * Records cost few bytes: per cycle one byte chooses an idle run, a run of
  * sequential instructions, or a full record built signal by signal from the
@@ -69,6 +70,11 @@ static void check_twin(const run_t *r, etm_err_t e, const etm_out_t *out, etm_er
     }
     if (memcmp(etm_get_stats(r->etm), etm_get_stats(r->twin), sizeof(etm_stats_t)))
         encoder_fail(r, "the speed paths changed the statistics");
+    char part[64];
+    if (etm_state_diff(r->etm, r->twin, part, sizeof part)) {
+        fprintf(stderr, "fuzz: the state differs: %s\n", part);
+        encoder_fail(r, "the speed paths changed the state");
+    }
 }
 
 static void check_cycle(run_t *r, etm_err_t e, const etm_out_t *out)
