@@ -170,225 +170,339 @@ static size_t trace_put(FILE *tf, uint8_t *tb, size_t n, const etm_out_t *out)
     return n + out->v3_count;
 }
 
-int run_stimulus(const char *path, const source_opts_t *so, const char *const *sets, int nsets,
-                 const run_outputs_t *o, etm_config_t *cfg_out)
-{
+/* One model run over a stimulus file: what it reads, the model, what it
+ * writes. */
+typedef struct run {
+    const char *path;
+    const run_outputs_t *o;
     source_t src;
-    if (source_open(&src, path, so, ETM_VEC_STIMULUS))
+    etm_config_t cfg;
+    unsigned ver;          /* ETM_V() of cfg */
+    etm_ctx_t *etm;
+    tpiu_run_t tr;         /* tr.t NULL: no TPIU */
+    FILE *tf, *of, *vf;    /* --trace, --out, --vcd */
+    etm_vec_writer_t *ow;
+    etm_vcd_writer_t *vw;
+    uint64_t cycle;        /* cycles stepped */
+} run_t;
+
+/* Open the stimulus, apply the overrides (the configuration then goes to
+ * *cfg_out, which may be NULL) and build the model. Returns 0, or 2 (printed,
+ * all closed). */
+static int run_open(run_t *r, const char *path, const source_opts_t *so, const char *const *sets, int nsets,
+                    etm_config_t *cfg_out)
+{
+    if (source_open(&r->src, path, so, ETM_VEC_STIMULUS))
         return 2;
-    etm_config_t cfg = src.cfg;
+    r->cfg = r->src.cfg;
     etm_diag_t d;
     etm_diag_clear(&d);
-    if (config_apply_sets("etm", &cfg, sets, nsets)) {
-        source_close(&src);
+    if (config_apply_sets("etm", &r->cfg, sets, nsets)) {
+        source_close(&r->src);
         return 2;
     }
     if (cfg_out)
-        *cfg_out = cfg;
-    if (cfg.port_bytes == 0) {
+        *cfg_out = r->cfg;
+    if (r->cfg.port_bytes == 0) {
         fprintf(stderr, "etm: %s: PORT_BYTES=0 is an external port, which needs a caller that takes the bytes at "
                         "its own clock (etm_port_take, the SystemC sink); give 1, 2, 4 or 8\n", path);
-        source_close(&src);
+        source_close(&r->src);
         return 2;
     }
-    etm_ctx_t *etm;
-    if ((o->program || o->at_reset ? etm_create_at_reset(&etm, &cfg, &d) : etm_create(&etm, &cfg, &d)) != ETM_OK) {
+    int at_reset = r->o->program || r->o->at_reset;
+    if ((at_reset ? etm_create_at_reset(&r->etm, &r->cfg, &d) : etm_create(&r->etm, &r->cfg, &d)) != ETM_OK) {
         fprintf(stderr, "etm: %s: configuration: %s\n", path, d.msg);
-        source_close(&src);
+        source_close(&r->src);
         return 2;
     }
-    FILE *tf = NULL, *of = NULL, *vf = NULL;
-    etm_vec_writer_t *ow = NULL;
-    etm_vcd_writer_t *vw = NULL;
-    int rc = 0;
-    etm_err_t e = ETM_OK;
-    unsigned ver = 0;
-    etm_config_version(&cfg, &ver, NULL);
-    tpiu_run_t tr;
-    memset(&tr, 0, sizeof tr);
+    etm_config_version(&r->cfg, &r->ver, NULL);
+    return 0;
+}
+
+/* The TPIU of --tpiu (when asked for) and the output files. Returns 0, or 2
+ * (printed). */
+static int run_open_files(run_t *r)
+{
+    const run_outputs_t *o = r->o;
     if (o->tpiu) {
         etm_tpiu_params_t tp = *o->tpiu;
-        tp.src_bytes[0] = cfg.port_bytes;
-        rc = 2;
-        if (ETM_V_MAJOR(ver) != 3)
+        etm_diag_t d;
+        etm_diag_clear(&d);
+        tp.src_bytes[0] = r->cfg.port_bytes;
+        if (ETM_V_MAJOR(r->ver) != 3) {
             fprintf(stderr, "etm: %s: --tpiu: an ETMv1 has no ATB (its trace leaves on PIPESTAT and TRACEPKT)\n",
-                    path);
-        else if (etm_tpiu_create(&tr.t, &tp, &d) != ETM_OK)
+                    r->path);
+            return 2;
+        }
+        if (etm_tpiu_create(&r->tr.t, &tp, &d) != ETM_OK) {
             fprintf(stderr, "etm: --tpiu: %s\n", d.msg);
-        else
-            rc = 0;
-        if (rc)
-            goto out;
-        etm_tpiu_cap_init(&tr.cap, tp.port_bits);
+            return 2;
+        }
+        etm_tpiu_cap_init(&r->tr.cap, tp.port_bits);
     }
-    if ((o->trace && !(tf = fopen(o->trace, "wb"))) || (o->out && !(of = fopen(o->out, "w"))) ||
-        (o->vcd && !(vf = wave_create(o->vcd)))) {
+    if ((o->trace && !(r->tf = fopen(o->trace, "wb"))) || (o->out && !(r->of = fopen(o->out, "w"))) ||
+        (o->vcd && !(r->vf = wave_create(o->vcd)))) {
         fprintf(stderr, "etm: cannot create an output file\n");
-        rc = 2;
-        goto out;
+        return 2;
     }
-    /* The outputs of the protocol this ETM speaks, and the common ones. */
+    return 0;
+}
+
+/* The outputs of the protocol this ETM speaks, and the common ones: the
+ * columns of --out and --vcd. */
+static uint64_t out_signal_mask(const etm_config_t *cfg, unsigned ver)
+{
     uint64_t omask = 0;
     for (size_t i = 0; i < etm_out_signal_count; i++) {
         const char *n = etm_out_signals[i].name;
         int v1only = !strcmp(n, "PIPESTAT") || !strcmp(n, "TRACEPKT") || !strcmp(n, "TRACESYNC");
         int v3only = !strcmp(n, "V3BYTES");
-        if (!strcmp(n, "FIFOFULL") && !ETM_FIELD_GET(ETM_CR_STALL, cfg.etmcr))
+        if (!strcmp(n, "FIFOFULL") && !ETM_FIELD_GET(ETM_CR_STALL, cfg->etmcr))
             continue; /* only where the configuration can stall the core */
         if ((ETM_V_MAJOR(ver) == 1 && !v3only) || (ETM_V_MAJOR(ver) == 3 && !v1only))
             omask |= 1ull << i;
     }
-    if (of && etm_vec_writer_open(&ow, of, ETM_VEC_EXPECTED, &cfg, omask, path) != ETM_OK)
+    return omask;
+}
+
+/* The writers of --out and --vcd on their open files. Returns 0, or 2. */
+static int run_open_writers(run_t *r)
+{
+    int rc = 0;
+    uint64_t omask = out_signal_mask(&r->cfg, r->ver);
+    if (r->of && etm_vec_writer_open(&r->ow, r->of, ETM_VEC_EXPECTED, &r->cfg, omask, r->path) != ETM_OK)
         rc = 2;
-    uint64_t imask = source_signal_mask(&src);
-    if (o->program)
+    uint64_t imask = source_signal_mask(&r->src);
+    if (r->o->program)
         imask |= etm_signal_flag_mask(etm_in_signals, etm_in_signal_count, ETM_SIGF_APB);
-    if (vf && etm_vcd_writer_open(&vw, vf, imask, omask, path) != ETM_OK)
+    if (r->vf && etm_vcd_writer_open(&r->vw, r->vf, imask, omask, r->path) != ETM_OK)
         rc = 2;
-    etm_in_t in;
+    return rc;
+}
+
+/* The model over the next block of binary stimulus, which has nothing to
+ * write per cycle but the trace. Returns what the read returned; *rc 1 when
+ * --strict stops at a rule broken. */
+static etm_err_t run_block(run_t *r, int *rc)
+{
+    const etm_in_t *blk;
     etm_out_t out;
-    uint64_t cycle = 0;
-    memset(&in, 0, sizeof in);
-    etm_apb_op_t ops[ETM_PROGRAM_MAX_OPS];
-    etm_apb_driver_t drv;
-    etm_apb_driver_start(&drv, ops, o->program ? etm_program_ops(&cfg, NULL, ops, ETM_PROGRAM_MAX_OPS) : 0);
-    /* Binary stimulus, with nothing to write per cycle but the trace: a block
-     * of records at a time. */
-    int blocks = src.blk && !tr.t && !ow && !vw;
-    for (;;) {
-        int programming = etm_apb_busy(&drv);
-        if (rc != 0)
-            break;
-        if (blocks && !programming) {
-            const etm_in_t *blk;
-            size_t nb, i;
-            if ((e = source_read_block(&src, &blk, &nb)) != ETM_OK)
-                break;
-            if ((cycle ^ (cycle + nb)) >> 16) /* a multiple of 65536 cycles is crossed */
-                progress("run", (cycle + nb) & ~(uint64_t)0xffff);
-            /* The block's trace bytes, gathered and written at once (a write
-             * a cycle cost more than the bytes). */
-            uint8_t tb[TRACE_BUF];
-            size_t tn = 0;
-            for (i = 0; i < nb; i++) {
-                size_t r = etm_step_repeat(etm, &blk[i], nb - i, &out); /* a run of the same cycle at once */
-                if (r) {
-                    for (size_t j = 0; tf && out.v3_count && j < r; j++)
-                        tn = trace_put(tf, tb, tn, &out);
-                    i += r - 1;
-                    continue;
-                }
-                if (etm_step(etm, &blk[i], &out) == ETM_ERR_RULE) {
-                    report_rules(etm, &cfg, &blk[i], &src, path, 1, cycle + i);
-                    if (o->strict) {
-                        rc = 1;
-                        break;
-                    }
-                }
-                if (tf && out.v3_count)
-                    tn = trace_put(tf, tb, tn, &out);
-            }
-            if (tn)
-                fwrite(tb, 1, tn, tf);
-            cycle += i;
+    size_t nb, i;
+    etm_err_t e = source_read_block(&r->src, &blk, &nb);
+    if (e != ETM_OK)
+        return e;
+    uint64_t cycle = r->cycle;
+    if ((cycle ^ (cycle + nb)) >> 16) /* a multiple of 65536 cycles is crossed */
+        progress("run", (cycle + nb) & ~(uint64_t)0xffff);
+    /* The block's trace bytes, gathered and written at once (a write a cycle
+     * cost more than the bytes). */
+    etm_ctx_t *etm = r->etm;
+    FILE *tf = r->tf;
+    uint8_t tb[TRACE_BUF];
+    size_t tn = 0;
+    for (i = 0; i < nb; i++) {
+        size_t n = etm_step_repeat(etm, &blk[i], nb - i, &out); /* a run of the same cycle at once */
+        if (n) {
+            for (size_t j = 0; tf && out.v3_count && j < n; j++)
+                tn = trace_put(tf, tb, tn, &out);
+            i += n - 1;
             continue;
         }
-        if (programming) {
-            memset(&in, 0, sizeof in);
-            etm_apb_drive(&drv, &in);
-        } else if ((e = source_read_in(&src, &in)) != ETM_OK) {
-            break;
-        }
-        progress("run", cycle);
-        int stall = in.atstall; /* the stimulus's own ATREADY: an interconnect before the TPIU */
-        if (tr.t)
-            in.atstall = (uint8_t)(stall || !etm_tpiu_ready(tr.t, 0));
-        if (etm_step(etm, &in, &out) == ETM_ERR_RULE) {
-            report_rules(etm, &cfg, &in, &src, path, !programming, cycle);
-            if (o->strict) {
-                rc = 1;
+        if (etm_step(etm, &blk[i], &out) == ETM_ERR_RULE) {
+            report_rules(etm, &r->cfg, &blk[i], &r->src, r->path, 1, cycle + i);
+            if (r->o->strict) {
+                *rc = 1;
                 break;
             }
         }
-        if (programming)
-            etm_apb_observe(&drv, &out);
-        emit(tr.t ? NULL : tf, ow, vw, &in, &out);
-        if (tr.t)
-            tpiu_cycle(&tr, tf, &out, stall);
-        cycle++;
+        if (tf && out.v3_count)
+            tn = trace_put(tf, tb, tn, &out);
     }
-    if (rc == 0 && e != ETM_END)
-        rc = 2;
-    if (rc == 0) {
-        etm_end(etm);
-        memset(&in, 0, sizeof in);
-        if (tr.t)
-            tpiu_cycle(&tr, tf, NULL, 0); /* the end's edge: no port cycle */
-        for (;;) {
-            in.atstall = (uint8_t)(tr.t && !etm_tpiu_ready(tr.t, 0));
-            if (etm_drain_in(etm, &in, &out) != ETM_OK)
-                break;
-            emit(tr.t ? NULL : tf, ow, vw, &in, &out);
-            if (tr.t)
-                tpiu_cycle(&tr, tf, &out, 0);
-        }
-        if (tr.t) { /* the TPIU completes its frame and empties its pins */
-            etm_tpiu_end(tr.t);
-            for (unsigned k = 0; k < 1000000 && !etm_tpiu_done(tr.t); k++)
-                tpiu_cycle(&tr, tf, NULL, 0);
-        }
+    if (tn)
+        fwrite(tb, 1, tn, tf);
+    r->cycle = cycle + i;
+    return ETM_OK;
+}
+
+/* One cycle: the APB driver's while it programs the ETM, else the stimulus's
+ * next (into *in, which keeps what the stimulus does not change); the ETM's
+ * outputs into the files and the TPIU. Returns what the read returned; *rc 1
+ * when --strict stops at a rule broken. */
+static etm_err_t run_cycle(run_t *r, etm_apb_driver_t *drv, int programming, etm_in_t *in, int *rc)
+{
+    etm_out_t out;
+    if (programming) {
+        memset(in, 0, sizeof *in);
+        etm_apb_drive(drv, in);
+    } else {
+        etm_err_t e = source_read_in(&r->src, in);
+        if (e != ETM_OK)
+            return e;
     }
-    progress_done();
-    if (rc == 0 && o->at_end)
-        rc = o->at_end(o->user, etm);
-    if (ow && etm_vec_writer_close(ow) != ETM_OK)
-        rc = 2;
-    if (vw && etm_vcd_writer_close(vw) != ETM_OK)
-        rc = 2;
-    if (o->json && rc <= 1) {
-        json_t j;
-        json_begin(&j, stdout, o->json_command ? o->json_command : "run", rc);
-        json_str(&j, "stimulus", path);
-        json_run_stats(&j, etm_get_stats(etm));
-        if (tr.t) {
-            const etm_tpiu_stats_t *ts = etm_tpiu_get_stats(tr.t);
-            json_object(&j, "tpiu");
-            json_u64(&j, "pins", o->tpiu->port_bits);
-            json_u64(&j, "clock_divider", o->tpiu->clk_div);
-            json_u64(&j, "frames", ts->frames);
-            json_u64(&j, "id_bytes", ts->id_bytes);
-            json_u64(&j, "padding_bytes", ts->pad_bytes);
-            json_u64(&j, "frame_syncs", ts->fsyncs);
-            json_u64(&j, "halfword_syncs", ts->hsyncs);
-            json_u64(&j, "stall_cycles", ts->stall_cycles[0]);
-            json_end(&j);
-        }
-        if (o->json_more)
-            o->json_more(o->user, &j);
-        json_finish(&j);
-    } else if (rc == 0 && !o->quiet) {
-        summary(etm, stdout);
-        if (tr.t) {
-            const etm_tpiu_stats_t *ts = etm_tpiu_get_stats(tr.t);
-            printf("TPIU: %u pins at the core clock / %u: %llu frames (%llu ID bytes, %llu padding), %llu frame "
-                   "syncs, %llu half-word syncs; ATREADY low while the ETM waited in %llu cycles\n",
-                   o->tpiu->port_bits, o->tpiu->clk_div, (unsigned long long)ts->frames,
-                   (unsigned long long)ts->id_bytes, (unsigned long long)ts->pad_bytes,
-                   (unsigned long long)ts->fsyncs, (unsigned long long)ts->hsyncs,
-                   (unsigned long long)ts->stall_cycles[0]);
+    progress("run", r->cycle);
+    int stall = in->atstall; /* the stimulus's own ATREADY: an interconnect before the TPIU */
+    if (r->tr.t)
+        in->atstall = (uint8_t)(stall || !etm_tpiu_ready(r->tr.t, 0));
+    if (etm_step(r->etm, in, &out) == ETM_ERR_RULE) {
+        report_rules(r->etm, &r->cfg, in, &r->src, r->path, !programming, r->cycle);
+        if (r->o->strict) {
+            *rc = 1;
+            return ETM_OK;
         }
     }
-out:
-    etm_tpiu_destroy(tr.t);
-    if (tf && fclose(tf) != 0)
+    if (programming)
+        etm_apb_observe(drv, &out);
+    emit(r->tr.t ? NULL : r->tf, r->ow, r->vw, in, &out);
+    if (r->tr.t)
+        tpiu_cycle(&r->tr, r->tf, &out, stall);
+    r->cycle++;
+    return ETM_OK;
+}
+
+/* Every cycle of the stimulus, after the APB programming of --program.
+ * Returns 0, 1 (--strict stopped at a rule broken) or 2 (bad input). */
+static int run_cycles(run_t *r)
+{
+    etm_apb_op_t ops[ETM_PROGRAM_MAX_OPS];
+    etm_apb_driver_t drv;
+    etm_apb_driver_start(&drv, ops, r->o->program ? etm_program_ops(&r->cfg, NULL, ops, ETM_PROGRAM_MAX_OPS) : 0);
+    /* Binary stimulus, with nothing to write per cycle but the trace: a block
+     * of records at a time. */
+    int blocks = r->src.blk && !r->tr.t && !r->ow && !r->vw;
+    etm_in_t in;
+    memset(&in, 0, sizeof in);
+    etm_err_t e = ETM_OK;
+    int rc = 0;
+    while (rc == 0 && e == ETM_OK) {
+        int programming = etm_apb_busy(&drv);
+        if (blocks && !programming)
+            e = run_block(r, &rc);
+        else
+            e = run_cycle(r, &drv, programming, &in, &rc);
+    }
+    return rc == 0 && e != ETM_END ? 2 : rc;
+}
+
+/* The end of trace and the FIFO's drain, through the TPIU when there is one,
+ * which then completes its frame and empties its pins. */
+static void run_drain(run_t *r)
+{
+    etm_in_t in;
+    etm_out_t out;
+    tpiu_run_t *tr = &r->tr;
+    etm_end(r->etm);
+    memset(&in, 0, sizeof in);
+    if (tr->t)
+        tpiu_cycle(tr, r->tf, NULL, 0); /* the end's edge: no port cycle */
+    for (;;) {
+        in.atstall = (uint8_t)(tr->t && !etm_tpiu_ready(tr->t, 0));
+        if (etm_drain_in(r->etm, &in, &out) != ETM_OK)
+            break;
+        emit(tr->t ? NULL : r->tf, r->ow, r->vw, &in, &out);
+        if (tr->t)
+            tpiu_cycle(tr, r->tf, &out, 0);
+    }
+    if (tr->t) {
+        etm_tpiu_end(tr->t);
+        for (unsigned k = 0; k < 1000000 && !etm_tpiu_done(tr->t); k++)
+            tpiu_cycle(tr, r->tf, NULL, 0);
+    }
+}
+
+/* Close the writers of --out and --vcd; returns rc, or 2 when one fails. */
+static int run_close_writers(run_t *r, int rc)
+{
+    if (r->ow && etm_vec_writer_close(r->ow) != ETM_OK)
         rc = 2;
-    if (of && fclose(of) != 0)
+    if (r->vw && etm_vcd_writer_close(r->vw) != ETM_OK)
         rc = 2;
-    if (vf && wave_finish(vf, o->vcd) != 0)
-        rc = 2;
-    etm_destroy(etm);
-    source_close(&src);
     return rc;
+}
+
+/* The run's summary as one JSON object with exit status rc. */
+static void run_json(const run_t *r, int rc)
+{
+    const run_outputs_t *o = r->o;
+    json_t j;
+    json_begin(&j, stdout, o->json_command ? o->json_command : "run", rc);
+    json_str(&j, "stimulus", r->path);
+    json_run_stats(&j, etm_get_stats(r->etm));
+    if (r->tr.t) {
+        const etm_tpiu_stats_t *ts = etm_tpiu_get_stats(r->tr.t);
+        json_object(&j, "tpiu");
+        json_u64(&j, "pins", o->tpiu->port_bits);
+        json_u64(&j, "clock_divider", o->tpiu->clk_div);
+        json_u64(&j, "frames", ts->frames);
+        json_u64(&j, "id_bytes", ts->id_bytes);
+        json_u64(&j, "padding_bytes", ts->pad_bytes);
+        json_u64(&j, "frame_syncs", ts->fsyncs);
+        json_u64(&j, "halfword_syncs", ts->hsyncs);
+        json_u64(&j, "stall_cycles", ts->stall_cycles[0]);
+        json_end(&j);
+    }
+    if (o->json_more)
+        o->json_more(o->user, &j);
+    json_finish(&j);
+}
+
+/* The run's summary as text, the TPIU's after the ETM's. */
+static void run_summary(const run_t *r)
+{
+    summary(r->etm, stdout);
+    if (!r->tr.t)
+        return;
+    const etm_tpiu_params_t *tp = r->o->tpiu;
+    const etm_tpiu_stats_t *ts = etm_tpiu_get_stats(r->tr.t);
+    printf("TPIU: %u pins at the core clock / %u: %llu frames (%llu ID bytes, %llu padding), %llu frame "
+           "syncs, %llu half-word syncs; ATREADY low while the ETM waited in %llu cycles\n",
+           tp->port_bits, tp->clk_div, (unsigned long long)ts->frames, (unsigned long long)ts->id_bytes,
+           (unsigned long long)ts->pad_bytes, (unsigned long long)ts->fsyncs, (unsigned long long)ts->hsyncs,
+           (unsigned long long)ts->stall_cycles[0]);
+}
+
+/* Close the files, the TPIU, the model and the stimulus; returns rc, or 2
+ * when a file cannot be closed. */
+static int run_close(run_t *r, int rc)
+{
+    etm_tpiu_destroy(r->tr.t);
+    if (r->tf && fclose(r->tf) != 0)
+        rc = 2;
+    if (r->of && fclose(r->of) != 0)
+        rc = 2;
+    if (r->vf && wave_finish(r->vf, r->o->vcd) != 0)
+        rc = 2;
+    etm_destroy(r->etm);
+    source_close(&r->src);
+    return rc;
+}
+
+int run_stimulus(const char *path, const source_opts_t *so, const char *const *sets, int nsets,
+                 const run_outputs_t *o, etm_config_t *cfg_out)
+{
+    run_t r;
+    memset(&r, 0, sizeof r);
+    r.path = path;
+    r.o = o;
+    int rc = run_open(&r, path, so, sets, nsets, cfg_out);
+    if (rc)
+        return rc;
+    rc = run_open_files(&r);
+    if (rc == 0) {
+        rc = run_open_writers(&r);
+        if (rc == 0)
+            rc = run_cycles(&r);
+        if (rc == 0)
+            run_drain(&r);
+        progress_done();
+        if (rc == 0 && o->at_end)
+            rc = o->at_end(o->user, r.etm);
+        rc = run_close_writers(&r, rc);
+        if (o->json && rc <= 1)
+            run_json(&r, rc);
+        else if (rc == 0 && !o->quiet)
+            run_summary(&r);
+    }
+    return run_close(&r, rc);
 }
 
 int cmd_run(int argc, char **argv)
