@@ -190,132 +190,153 @@ static int verify_port(etm_verify_t *v, source_t *stim, const source_opts_t *so,
     return (es != ETM_OK && es != ETM_END) || (ep != ETM_OK && ep != ETM_END) ? 2 : 0;
 }
 
-int cmd_verify(int argc, char **argv)
-{
+/* The command line of etm verify. */
+typedef struct verify_args {
     source_opts_t so;
-    source_opts_init(&so);
     const char *sets[MAX_SETS];
-    int nsets = 0, formatted = 0, tpiu = 0, have_id = 0, quiet = 0, ovf_end = 0, json = 0;
-    unsigned id = 0;
+    int nsets, formatted, tpiu, have_id, quiet, ovf_end, json;
+    unsigned id;
     etm_verify_opts_t vo;
-    memset(&vo, 0, sizeof vo);
-    const char *paths[2] = { NULL, NULL };
-    int npaths = 0;
+    const char *paths[2]; /* the stimulus, the trace */
+    int npaths;
+} verify_args_t;
+
+/* An option with a value: --set, --id or --max-lag. Returns 0, or 2 (printed). */
+static int parse_value_option(verify_args_t *a, const char *opt, const char *v)
+{
+    char *end;
+    if (!strcmp(opt, "--set")) {
+        if (a->nsets == MAX_SETS) {
+            fprintf(stderr, "etm verify: at most %d --set options\n", MAX_SETS);
+            return 2;
+        }
+        a->sets[a->nsets++] = v;
+    } else if (!strcmp(opt, "--id")) {
+        unsigned long n = strtoul(v, &end, 0);
+        if (*end || !*v || n == 0 || n >= 0x70) {
+            fprintf(stderr, "etm verify: --id wants a trace ID 0x01-0x6f, not '%s'\n", v);
+            return 2;
+        }
+        a->id = (unsigned)n;
+        a->have_id = 1;
+    } else {
+        unsigned long long n = strtoull(v, &end, 0);
+        if (*end || !*v || n == 0 || n > (1ull << 30)) {
+            fprintf(stderr, "etm verify: --max-lag wants 1 to 2^30 instructions, not '%s'\n", v);
+            return 2;
+        }
+        a->vo.max_lag = n;
+    }
+    return 0;
+}
+
+/* The command line into *a. Returns -1 to go on, else the exit status (--help,
+ * --rules, a bad option: printed). */
+static int parse_args(verify_args_t *a, int argc, char **argv)
+{
+    memset(a, 0, sizeof *a);
+    source_opts_init(&a->so);
     for (int i = 1; i < argc; i++) {
-        int k = source_opts_parse(&so, argc, argv, &i);
+        int k = source_opts_parse(&a->so, argc, argv, &i);
         if (k < 0)
             return 2;
         if (k > 0)
             continue;
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+        const char *o = argv[i];
+        if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
             help(stdout);
             return 0;
-        } else if (!strcmp(a, "--rules")) {
+        } else if (!strcmp(o, "--rules")) {
             for (int r = 1; r < ETM_VFAIL_COUNT; r++)
                 printf("%-20s %s\n", etm_vfail_id((etm_vfail_t)r), etm_vfail_text((etm_vfail_t)r));
             return 0;
-        } else if (!strcmp(a, "--at-reset")) {
-            vo.at_reset = 1;
-        } else if (!strcmp(a, "--coresight")) {
-            formatted = 1;
-        } else if (!strcmp(a, "--tpiu")) {
-            formatted = tpiu = 1;
-        } else if (!strcmp(a, "--overflow-at-end")) {
-            ovf_end = 1;
-        } else if (!strcmp(a, "--quiet")) {
-            quiet = 1;
-        } else if (!strcmp(a, "--json")) {
-            json = 1;
-        } else if (!strcmp(a, "--set") || !strcmp(a, "--id") || !strcmp(a, "--max-lag")) {
+        } else if (!strcmp(o, "--at-reset")) {
+            a->vo.at_reset = 1;
+        } else if (!strcmp(o, "--coresight")) {
+            a->formatted = 1;
+        } else if (!strcmp(o, "--tpiu")) {
+            a->formatted = a->tpiu = 1;
+        } else if (!strcmp(o, "--overflow-at-end")) {
+            a->ovf_end = 1;
+        } else if (!strcmp(o, "--quiet")) {
+            a->quiet = 1;
+        } else if (!strcmp(o, "--json")) {
+            a->json = 1;
+        } else if (!strcmp(o, "--set") || !strcmp(o, "--id") || !strcmp(o, "--max-lag")) {
             if (i + 1 >= argc) {
-                fprintf(stderr, "etm verify: %s needs a value\n", a);
+                fprintf(stderr, "etm verify: %s needs a value\n", o);
                 return 2;
             }
-            const char *v = argv[++i];
-            char *end;
-            if (!strcmp(a, "--set")) {
-                if (nsets == MAX_SETS) {
-                    fprintf(stderr, "etm verify: at most %d --set options\n", MAX_SETS);
-                    return 2;
-                }
-                sets[nsets++] = v;
-            } else if (!strcmp(a, "--id")) {
-                unsigned long n = strtoul(v, &end, 0);
-                if (*end || !*v || n == 0 || n >= 0x70) {
-                    fprintf(stderr, "etm verify: --id wants a trace ID 0x01-0x6f, not '%s'\n", v);
-                    return 2;
-                }
-                id = (unsigned)n;
-                have_id = 1;
-            } else {
-                unsigned long long n = strtoull(v, &end, 0);
-                if (*end || !*v || n == 0 || n > (1ull << 30)) {
-                    fprintf(stderr, "etm verify: --max-lag wants 1 to 2^30 instructions, not '%s'\n", v);
-                    return 2;
-                }
-                vo.max_lag = n;
-            }
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "etm verify: unknown option '%s' (try --help)\n", a);
+            if (parse_value_option(a, o, argv[++i]))
+                return 2;
+        } else if (o[0] == '-' && o[1]) {
+            fprintf(stderr, "etm verify: unknown option '%s' (try --help)\n", o);
             return 2;
-        } else if (npaths == 2) {
+        } else if (a->npaths == 2) {
             fprintf(stderr, "etm verify: two files: the stimulus and the trace\n");
             return 2;
         } else {
-            paths[npaths++] = a;
+            a->paths[a->npaths++] = o;
         }
     }
-    if (npaths != 2) {
+    if (a->npaths != 2) {
         help(stderr);
         return 2;
     }
-    source_t src;
-    if (source_open(&src, paths[0], &so, ETM_VEC_STIMULUS))
+    return -1;
+}
+
+/* Open the stimulus and the design's trace (with its deformatter for
+ * --coresight and --tpiu) and make the scoreboard. Returns 0, or 2 (printed,
+ * all closed). */
+static int verify_open(const verify_args_t *a, source_t *src, trace_in_t *t, etm_verify_t **v)
+{
+    if (source_open(src, a->paths[0], &a->so, ETM_VEC_STIMULUS))
         return 2;
-    etm_config_t cfg = src.cfg;
-    if (config_apply_sets("etm verify", &cfg, sets, nsets)) {
-        source_close(&src);
+    etm_config_t cfg = src->cfg;
+    if (config_apply_sets("etm verify", &cfg, a->sets, a->nsets)) {
+        source_close(src);
         return 2;
     }
     etm_diag_t d;
     etm_diag_clear(&d);
-    trace_in_t t;
-    memset(&t, 0, sizeof t);
-    t.path = paths[1];
-    t.id = have_id ? id : cfg.etmtraceidr & 0x7fu;
-    t.f = fopen(paths[1], "rb");
-    if (!t.f) {
-        fprintf(stderr, "etm verify: %s: cannot open\n", paths[1]);
-        source_close(&src);
+    memset(t, 0, sizeof *t);
+    t->path = a->paths[1];
+    t->id = a->have_id ? a->id : cfg.etmtraceidr & 0x7fu;
+    t->f = fopen(a->paths[1], "rb");
+    if (!t->f) {
+        fprintf(stderr, "etm verify: %s: cannot open\n", a->paths[1]);
+        source_close(src);
         return 2;
     }
-    if (formatted && etm_cs_create(&t.cs, tpiu ? ETM_CS_WAIT_FSYNC : 0, on_frame_data, &t) != ETM_OK) {
+    if (a->formatted && etm_cs_create(&t->cs, a->tpiu ? ETM_CS_WAIT_FSYNC : 0, on_frame_data, t) != ETM_OK) {
         fprintf(stderr, "etm verify: out of memory\n");
-        fclose(t.f);
-        source_close(&src);
+        fclose(t->f);
+        source_close(src);
         return 2;
     }
-    etm_verify_t *v;
-    if (etm_verify_create(&v, &cfg, &vo, &d) != ETM_OK) {
-        fprintf(stderr, "etm verify: %s: configuration: %s\n", paths[0], d.msg);
-        etm_cs_destroy(t.cs);
-        fclose(t.f);
-        source_close(&src);
+    if (etm_verify_create(v, &cfg, &a->vo, &d) != ETM_OK) {
+        fprintf(stderr, "etm verify: %s: configuration: %s\n", a->paths[0], d.msg);
+        etm_cs_destroy(t->cs);
+        fclose(t->f);
+        source_close(src);
         return 2;
     }
-    int stim_end = 0, status = 0;
-    if (etm_verify_is_v1(v)) {
-        status = verify_port(v, &src, &so, paths[1]);
-        goto done;
-    }
-    /* Cycles run ahead of bytes, so that an atom never waits for its
-     * instruction; memory stays bounded by the lag allowed. */
+    return 0;
+}
+
+/* ETMv3: the stimulus's cycles and the design's bytes into the scoreboard
+ * until a failure or the end of both. Cycles run ahead of bytes, so that an
+ * atom never waits for its instruction; memory stays bounded by the lag
+ * allowed. Returns 0, or 2 for bad input (printed). */
+static int verify_bytes(etm_verify_t *v, source_t *src, trace_in_t *t)
+{
     etm_in_t in;
     uint8_t buf[16];
+    int stim_end = 0, status = 0;
     for (;;) {
         while (!stim_end && etm_verify_waiting(v) < ETM_VERIFY_AHEAD) {
-            etm_err_t e = source_read_in(&src, &in);
+            etm_err_t e = source_read_in(src, &in);
             if (e == ETM_END) {
                 stim_end = 1;
             } else if (e != ETM_OK) {
@@ -328,35 +349,60 @@ int cmd_verify(int argc, char **argv)
         }
         if (status || etm_verify_result(v)->failures)
             break;
-        size_t n = trace_read(&t, buf, sizeof buf);
+        size_t n = trace_read(t, buf, sizeof buf);
         if (n)
             etm_verify_bytes(v, buf, n, 0);
         else if (stim_end)
             break;
         else if (etm_verify_waiting(v) >= ETM_VERIFY_AHEAD) {
             /* The trace has ended while the core goes on: the rest must be untraced. */
-            while ((source_read_in(&src, &in)) == ETM_OK && !etm_verify_result(v)->failures)
+            while ((source_read_in(src, &in)) == ETM_OK && !etm_verify_result(v)->failures)
                 etm_verify_cycle(v, &in);
             stim_end = 1;
         }
     }
     progress_done();
-done:
-    if (ferror(t.f)) {
-        fprintf(stderr, "etm verify: %s: read error\n", paths[1]);
+    return status;
+}
+
+/* The end of the trace, and the verdict printed as text or JSON; returns the
+ * exit status (status, when reading failed). */
+static int verify_report(const verify_args_t *a, etm_verify_t *v, const trace_in_t *t, int status)
+{
+    if (ferror(t->f)) {
+        fprintf(stderr, "etm verify: %s: read error\n", a->paths[1]);
         status = 2;
     }
-    if (t.bad)
+    if (t->bad)
         status = 2;
-    if (!status) {
-        etm_verify_end(v, ovf_end);
-        const etm_verify_result_t *r = etm_verify_result(v);
-        status = r->failures ? 1 : 0;
-        if (json)
-            json_result(v, paths[0], paths[1], status);
-        else if (r->failures || !quiet)
-            print_result(v, paths[1]);
-    }
+    if (status)
+        return status;
+    etm_verify_end(v, a->ovf_end);
+    const etm_verify_result_t *r = etm_verify_result(v);
+    status = r->failures ? 1 : 0;
+    if (a->json)
+        json_result(v, a->paths[0], a->paths[1], status);
+    else if (r->failures || !a->quiet)
+        print_result(v, a->paths[1]);
+    return status;
+}
+
+int cmd_verify(int argc, char **argv)
+{
+    verify_args_t a;
+    int status = parse_args(&a, argc, argv);
+    if (status >= 0)
+        return status;
+    source_t src;
+    trace_in_t t;
+    etm_verify_t *v;
+    if (verify_open(&a, &src, &t, &v))
+        return 2;
+    if (etm_verify_is_v1(v))
+        status = verify_port(v, &src, &a.so, a.paths[1]);
+    else
+        status = verify_bytes(v, &src, &t);
+    status = verify_report(&a, v, &t, status);
     etm_verify_destroy(v);
     etm_cs_destroy(t.cs);
     fclose(t.f);
