@@ -56,156 +56,216 @@ static int read_back(void *user, const etm_ctx_t *etm)
     return 0;
 }
 
-int cmd_snapshot(int argc, char **argv)
-{
+/* The command line of etm snapshot. */
+typedef struct snapshot_args {
     source_opts_t so;
-    source_opts_init(&so);
-    const char *paths[2] = { NULL, NULL };
-    int npaths = 0, nimg = 0, nsets = 0, json = 0;
-    unsigned regions = 0;
+    const char *paths[2]; /* the stimulus, the folder */
+    int npaths, nimg, nsets, json;
     const char *sets[32];
     const char *img[MAX_IMAGES];
     etm_tpiu_params_t tp;
-    const etm_tpiu_params_t *tpiu = NULL;
+    const etm_tpiu_params_t *tpiu; /* &tp with --tpiu, else NULL */
+} snapshot_args_t;
+
+/* The command line into *a. Returns -1 to go on, else the exit status (--help,
+ * a bad option: printed). */
+static int parse_args(snapshot_args_t *a, int argc, char **argv)
+{
+    memset(a, 0, sizeof *a);
+    source_opts_init(&a->so);
     for (int i = 1; i < argc; i++) {
-        int k = source_opts_parse(&so, argc, argv, &i);
+        int k = source_opts_parse(&a->so, argc, argv, &i);
         if (k < 0)
             return 2;
         if (k > 0)
             continue;
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+        const char *o = argv[i];
+        if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
             help(stdout);
             return 0;
-        } else if (!strcmp(a, "--image") && i + 1 < argc) {
-            if (nimg == MAX_IMAGES) {
+        } else if (!strcmp(o, "--image") && i + 1 < argc) {
+            if (a->nimg == MAX_IMAGES) {
                 fprintf(stderr, "etm snapshot: at most %d --image options\n", MAX_IMAGES);
                 return 2;
             }
-            img[nimg++] = argv[++i];
-        } else if (!strcmp(a, "--set") && i + 1 < argc && nsets < 32) {
-            sets[nsets++] = argv[++i];
-        } else if (!strcmp(a, "--json")) {
-            json = 1;
-        } else if (!strcmp(a, "--tpiu") && i + 1 < argc) {
-            if (tpiu_opt_parse("snapshot", argv[++i], &tp))
+            a->img[a->nimg++] = argv[++i];
+        } else if (!strcmp(o, "--set") && i + 1 < argc && a->nsets < 32) {
+            a->sets[a->nsets++] = argv[++i];
+        } else if (!strcmp(o, "--json")) {
+            a->json = 1;
+        } else if (!strcmp(o, "--tpiu") && i + 1 < argc) {
+            if (tpiu_opt_parse("snapshot", argv[++i], &a->tp))
                 return 2;
-            tpiu = &tp;
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "etm snapshot: unknown option or missing value '%s' (try --help)\n", a);
+            a->tpiu = &a->tp;
+        } else if (o[0] == '-' && o[1]) {
+            fprintf(stderr, "etm snapshot: unknown option or missing value '%s' (try --help)\n", o);
             return 2;
-        } else if (npaths == 2) {
+        } else if (a->npaths == 2) {
             fprintf(stderr, "etm snapshot: expected STIMULUS and DIR\n");
             return 2;
         } else {
-            paths[npaths++] = a;
+            a->paths[a->npaths++] = o;
         }
     }
-    if (npaths != 2) {
+    if (a->npaths != 2) {
         help(stderr);
         return 2;
     }
-    const char *dir = paths[1];
-    mkdir(dir, 0777);
-    char tracepath[1024];
-    snprintf(tracepath, sizeof tracepath, "%s/trace.bin", dir);
+    return -1;
+}
 
+/* The model over the stimulus, its trace into tracepath, its registers read
+ * back into *rb and its configuration into *cfg. Returns an exit status. */
+static int run_model(const snapshot_args_t *a, const char *tracepath, readback_t *rb, etm_config_t *cfg)
+{
     run_outputs_t ro;
     memset(&ro, 0, sizeof ro);
     ro.trace = tracepath;
     ro.quiet = 1;
-    ro.tpiu = tpiu;
-    readback_t rb;
-    memset(&rb, 0, sizeof rb);
+    ro.tpiu = a->tpiu;
+    memset(rb, 0, sizeof *rb);
     ro.at_end = read_back;
-    ro.user = &rb;
+    ro.user = rb;
+    return run_stimulus(a->paths[0], &a->so, a->sets, a->nsets, &ro, cfg);
+}
+
+/* snapshot.ini: the devices and the trace metadata. Returns 1 written, else 0. */
+static int write_snapshot_ini(const char *dir)
+{
+    FILE *f = open_in(dir, "snapshot.ini");
+    if (!f)
+        return 0;
+    fprintf(f, "[snapshot]\nversion=1.0\n\n[device_list]\ndevice0=cpu_0.ini\ndevice1=etm_0.ini\n\n"
+               "[trace]\nmetadata=trace.ini\n");
+    return fclose(f) == 0;
+}
+
+/* trace.ini: trace.bin, as the ETM's bytes or a TPIU's frames. Returns 1
+ * written, else 0. */
+static int write_trace_ini(const char *dir, int tpiu)
+{
+    FILE *f = open_in(dir, "trace.ini");
+    if (!f)
+        return 0;
+    fprintf(f, "[trace_buffers]\nbuffers=buffer0\n\n[buffer0]\nname=%s\nfile=trace.bin\nformat=%s\n\n"
+               "[source_buffers]\nETM_0=%s\n\n[core_trace_sources]\ncpu_0=ETM_0\n",
+            tpiu ? "TPIU_0" : "ETB_0", tpiu ? "coresight" : "source_data", tpiu ? "TPIU_0" : "ETB_0");
+    return fclose(f) == 0;
+}
+
+/* etm_0.ini: the ETM's version and the registers read back. Returns 1
+ * written, else 0. */
+static int write_etm_ini(const char *dir, unsigned ver, const readback_t *rb)
+{
+    FILE *f = open_in(dir, "etm_0.ini");
+    if (!f)
+        return 0;
+    fprintf(f, "[device]\nname=ETM_0\nclass=trace_source\ntype=ETM%u.%u\n\n[regs]\n", ETM_V_MAJOR(ver),
+            ETM_V_MINOR(ver));
+    fprintf(f, "ETMCR(0x000)=0x%08X\nETMCCR(0x001)=0x%08X\nETMIDR(0x079)=0x%08X\nETMCCER(0x07A)=0x%08X\n"
+               "ETMTRACEIDR(0x080)=0x%08X\n",
+            (unsigned)rb->etmcr, (unsigned)rb->etmccr, (unsigned)rb->etmidr, (unsigned)rb->etmccer,
+            (unsigned)rb->etmtraceidr);
+    return fclose(f) == 0;
+}
+
+/* Each region of the image as DIR/imageN.bin and a [dumpN] section of f.
+ * Returns 1, or 0 when one cannot be written (printed). */
+static int write_dumps(FILE *f, const char *dir, const etm_image_t *im)
+{
+    for (unsigned i = 0; i < im->n; i++) {
+        char name[64], dst[1100];
+        snprintf(name, sizeof name, "image%u.bin", i);
+        snprintf(dst, sizeof dst, "%s/%s", dir, name);
+        FILE *out = fopen(dst, "wb");
+        int wrote = out && fwrite(im->r[i].bytes, 1, im->r[i].size, out) == im->r[i].size;
+        if (out)
+            wrote &= fclose(out) == 0;
+        if (!wrote) {
+            fprintf(stderr, "etm snapshot: cannot write %s\n", dst);
+            return 0;
+        }
+        fprintf(f, "\n[dump%u]\nfile=%s\naddress=0x%08lX\nlength=0x%lX\n", i + 1, name,
+                (unsigned long)im->r[i].addr, (unsigned long)im->r[i].size);
+    }
+    return 1;
+}
+
+/* cpu_0.ini: a Cortex-M3 with each region of each image (an ELF file's
+ * segments, a raw binary) as a dump; the images are loaded and written only
+ * while ok (nothing has failed before). *regions: how many. Returns 1 written,
+ * else 0 (an image's failure printed). */
+static int write_cpu_ini(const char *dir, const char *const *img, int nimg, int ok, unsigned *regions)
+{
+    FILE *f = open_in(dir, "cpu_0.ini");
+    if (!f)
+        return 0;
+    fprintf(f, "[device]\nname=cpu_0\nclass=core\ntype=Cortex-M3\n\n[regs]\nPC=0x0\n");
+    etm_image_t im;
+    memset(&im, 0, sizeof im);
+    etm_diag_t dd;
+    etm_diag_clear(&dd);
+    for (int i = 0; i < nimg && ok; i++)
+        if (etm_image_load_arg(&im, img[i], &dd) != ETM_OK) {
+            fprintf(stderr, "etm snapshot: --image %s\n", dd.msg);
+            ok = 0;
+        }
+    if (ok)
+        ok = write_dumps(f, dir, &im);
+    *regions = im.n;
+    etm_image_free(&im);
+    return (fclose(f) == 0) & ok;
+}
+
+/* What was written, as text or one JSON object. */
+static void report(const snapshot_args_t *a, const char *tracepath, unsigned regions, const readback_t *rb)
+{
+    const char *dir = a->paths[1];
+    char lister[1200];
+    snprintf(lister, sizeof lister, "trc_pkt_lister -ss_dir %s -decode%s", dir, a->tpiu ? " -tpiu_hsync" : "");
+    if (!a->json) {
+        printf("snapshot in %s: decode with  %s\n", dir, lister);
+        return;
+    }
+    json_t j;
+    json_begin(&j, stdout, "snapshot", 0);
+    json_str(&j, "stimulus", a->paths[0]);
+    json_str(&j, "dir", dir);
+    json_str(&j, "trace", tracepath);
+    json_str(&j, "trace_format", a->tpiu ? "coresight" : "source_data");
+    json_u64(&j, "memory_dumps", regions);
+    json_str(&j, "decode_with", lister);
+    json_run_stats(&j, &rb->stats);
+    json_finish(&j);
+}
+
+int cmd_snapshot(int argc, char **argv)
+{
+    snapshot_args_t a;
+    int rc = parse_args(&a, argc, argv);
+    if (rc >= 0)
+        return rc;
+    const char *dir = a.paths[1];
+    mkdir(dir, 0777);
+    char tracepath[1024];
+    snprintf(tracepath, sizeof tracepath, "%s/trace.bin", dir);
+    readback_t rb;
     etm_config_t cfg;
-    int rc = run_stimulus(paths[0], &so, sets, nsets, &ro, &cfg);
+    rc = run_model(&a, tracepath, &rb, &cfg);
     if (rc)
         return rc;
     etm_diag_t d;
-    unsigned ver = 0;
+    unsigned ver = 0, regions = 0;
     etm_config_version(&cfg, &ver, &d);
-
-    FILE *f = open_in(dir, "snapshot.ini");
-    int ok = f != NULL;
-    if (f) {
-        fprintf(f, "[snapshot]\nversion=1.0\n\n[device_list]\ndevice0=cpu_0.ini\ndevice1=etm_0.ini\n\n"
-                   "[trace]\nmetadata=trace.ini\n");
-        ok &= fclose(f) == 0;
-    }
-    f = open_in(dir, "trace.ini");
-    ok &= f != NULL;
-    if (f) {
-        fprintf(f, "[trace_buffers]\nbuffers=buffer0\n\n[buffer0]\nname=%s\nfile=trace.bin\nformat=%s\n\n"
-                   "[source_buffers]\nETM_0=%s\n\n[core_trace_sources]\ncpu_0=ETM_0\n",
-                tpiu ? "TPIU_0" : "ETB_0", tpiu ? "coresight" : "source_data", tpiu ? "TPIU_0" : "ETB_0");
-        ok &= fclose(f) == 0;
-    }
-    f = open_in(dir, "etm_0.ini");
-    ok &= f != NULL;
-    if (f) {
-        fprintf(f, "[device]\nname=ETM_0\nclass=trace_source\ntype=ETM%u.%u\n\n[regs]\n", ETM_V_MAJOR(ver),
-                ETM_V_MINOR(ver));
-        fprintf(f, "ETMCR(0x000)=0x%08X\nETMCCR(0x001)=0x%08X\nETMIDR(0x079)=0x%08X\nETMCCER(0x07A)=0x%08X\n"
-                   "ETMTRACEIDR(0x080)=0x%08X\n",
-                (unsigned)rb.etmcr, (unsigned)rb.etmccr, (unsigned)rb.etmidr, (unsigned)rb.etmccer,
-                (unsigned)rb.etmtraceidr);
-        ok &= fclose(f) == 0;
-    }
-    f = open_in(dir, "cpu_0.ini");
-    ok &= f != NULL;
-    if (f) {
-        fprintf(f, "[device]\nname=cpu_0\nclass=core\ntype=Cortex-M3\n\n[regs]\nPC=0x0\n");
-        /* Each region of each image (an ELF file's segments, a raw binary) as a dump. */
-        etm_image_t im;
-        memset(&im, 0, sizeof im);
-        etm_diag_t dd;
-        etm_diag_clear(&dd);
-        for (int i = 0; i < nimg && ok; i++)
-            if (etm_image_load_arg(&im, img[i], &dd) != ETM_OK) {
-                fprintf(stderr, "etm snapshot: --image %s\n", dd.msg);
-                ok = 0;
-            }
-        for (unsigned i = 0; i < im.n && ok; i++) {
-            char name[64], dst[1100];
-            snprintf(name, sizeof name, "image%u.bin", i);
-            snprintf(dst, sizeof dst, "%s/%s", dir, name);
-            FILE *out = fopen(dst, "wb");
-            int wrote = out && fwrite(im.r[i].bytes, 1, im.r[i].size, out) == im.r[i].size;
-            if (out)
-                wrote &= fclose(out) == 0;
-            if (!wrote) {
-                fprintf(stderr, "etm snapshot: cannot write %s\n", dst);
-                ok = 0;
-                break;
-            }
-            fprintf(f, "\n[dump%u]\nfile=%s\naddress=0x%08lX\nlength=0x%lX\n", i + 1, name,
-                    (unsigned long)im.r[i].addr, (unsigned long)im.r[i].size);
-        }
-        regions = im.n;
-        etm_image_free(&im);
-        ok &= fclose(f) == 0;
-    }
+    int ok = write_snapshot_ini(dir);
+    ok &= write_trace_ini(dir, a.tpiu != NULL);
+    ok &= write_etm_ini(dir, ver, &rb);
+    if (!write_cpu_ini(dir, a.img, a.nimg, ok, &regions))
+        ok = 0;
     if (!ok) {
         fprintf(stderr, "etm snapshot: cannot write %s\n", dir);
         return 2;
     }
-    char lister[1200];
-    snprintf(lister, sizeof lister, "trc_pkt_lister -ss_dir %s -decode%s", dir, tpiu ? " -tpiu_hsync" : "");
-    if (json) {
-        json_t j;
-        json_begin(&j, stdout, "snapshot", 0);
-        json_str(&j, "stimulus", paths[0]);
-        json_str(&j, "dir", dir);
-        json_str(&j, "trace", tracepath);
-        json_str(&j, "trace_format", tpiu ? "coresight" : "source_data");
-        json_u64(&j, "memory_dumps", regions);
-        json_str(&j, "decode_with", lister);
-        json_run_stats(&j, &rb.stats);
-        json_finish(&j);
-    } else {
-        printf("snapshot in %s: decode with  %s\n", dir, lister);
-    }
+    report(&a, tracepath, regions, &rb);
     return 0;
 }
