@@ -23,15 +23,23 @@ static void help(FILE *f)
             source_opts_help);
 }
 
-int cmd_check(int argc, char **argv)
-{
+/* The command line of etm check. */
+typedef struct check_args {
     source_opts_t so;
-    source_opts_init(&so);
-    int warn = 0, json = 0;
-    unsigned long max_report = 100;
-    const char *path = NULL;
+    int warn, json;
+    unsigned long max_report;
+    const char *path;
+} check_args_t;
+
+/* The command line into *a. Returns -1 to go on, else the exit status (--help,
+ * --rules, a bad option: printed). */
+static int parse_args(check_args_t *a, int argc, char **argv)
+{
+    memset(a, 0, sizeof *a);
+    source_opts_init(&a->so);
+    a->max_report = 100;
     for (int i = 1; i < argc; i++) {
-        int k = source_opts_parse(&so, argc, argv, &i);
+        int k = source_opts_parse(&a->so, argc, argv, &i);
         if (k < 0)
             return 2;
         if (k > 0)
@@ -40,124 +48,173 @@ int cmd_check(int argc, char **argv)
             help(stdout);
             return 0;
         } else if (!strcmp(argv[i], "--warn")) {
-            warn = 1;
+            a->warn = 1;
         } else if (!strcmp(argv[i], "--json")) {
-            json = 1;
+            a->json = 1;
         } else if (!strcmp(argv[i], "--rules")) {
             for (int r = 0; r < ETM_RULE_COUNT; r++)
                 printf("%-28s %s\n", etm_rule_name((etm_rule_t)r), etm_rule_text((etm_rule_t)r));
             return 0;
         } else if (!strcmp(argv[i], "--max-report")) {
             char *end;
-            if (i + 1 >= argc || (max_report = strtoul(argv[++i], &end, 10), *end)) {
+            if (i + 1 >= argc || (a->max_report = strtoul(argv[++i], &end, 10), *end)) {
                 fprintf(stderr, "etm check: --max-report needs a number\n");
                 return 2;
             }
         } else if (argv[i][0] == '-' && argv[i][1]) {
             fprintf(stderr, "etm check: unknown option '%s' (try --help)\n", argv[i]);
             return 2;
-        } else if (path) {
+        } else if (a->path) {
             fprintf(stderr, "etm check: one input file only\n");
             return 2;
         } else {
-            path = argv[i];
+            a->path = argv[i];
         }
     }
-    if (!path) {
+    if (!a->path) {
         help(stderr);
         return 2;
     }
+    return -1;
+}
+
+/* A violation reported, kept for --json's object at the end. */
+typedef struct seen_rule {
+    uint64_t cycle;
+    unsigned long line;
+    etm_rule_t rule;
+} seen_rule_t;
+
+/* A check over a stimulus: the checker and what it has reported. */
+typedef struct check_run {
+    const check_args_t *a;
     source_t src;
-    if (source_open(&src, path, &so, ETM_VEC_STIMULUS))
-        return 2;
     etm_check_t chk;
-    etm_check_init(&chk, &src.cfg);
+    seen_rule_t *seen;      /* --json: the violations reported */
+    unsigned long reported; /* violations reported (or, past --max-report, not) */
+    int stopped;            /* stopped at the first violation */
+} check_run_t;
+
+/* One violation of the given cycle: kept for --json, else printed on stderr
+ * where it is (the VCD's time, or the file's line); past --max-report,
+ * counted only. */
+static void report_violation(check_run_t *c, uint64_t cycle, etm_rule_t rule)
+{
+    const check_args_t *a = c->a;
+    if (a->json && (!a->warn || c->reported < a->max_report)) {
+        c->seen[c->reported].cycle = cycle;
+        c->seen[c->reported].line = source_line(&c->src);
+        c->seen[c->reported].rule = rule;
+    } else if (!a->warn || c->reported < a->max_report) {
+        progress_done();
+        if (c->src.is_vcd) {
+            fprintf(stderr, "%s: cycle %llu (time %llu): %s: %s\n", a->path, (unsigned long long)cycle,
+                    (unsigned long long)etm_vcd_time(c->src.vcd), etm_rule_name(rule), etm_rule_text(rule));
+        } else {
+            char at[600];
+            fprintf(stderr, "%s: cycle %llu: %s: %s\n", source_where(&c->src, a->path, 1, at, sizeof at),
+                    (unsigned long long)cycle, etm_rule_name(rule), etm_rule_text(rule));
+        }
+    }
+    c->reported++;
+}
+
+/* Every cycle of the stimulus through the checker, up to the first violation
+ * without --warn. Returns what the last read returned. */
+static etm_err_t check_cycles(check_run_t *c)
+{
     etm_in_t in;
     etm_err_t e;
-    unsigned long reported = 0;
-    int stopped = 0;
-    /* --json: the violations reported, kept for the object at the end. */
-    typedef struct seen_rule {
-        uint64_t cycle;
-        unsigned long line;
-        etm_rule_t rule;
-    } seen_rule_t;
-    seen_rule_t *seen = json ? (seen_rule_t *)calloc(warn ? max_report + 1 : 1, sizeof *seen) : NULL;
-    if (json && !seen) {
-        fprintf(stderr, "etm check: out of memory\n");
-        source_close(&src);
-        return 2;
-    }
-    while ((e = source_read_in(&src, &in)) == ETM_OK) {
+    while ((e = source_read_in(&c->src, &in)) == ETM_OK) {
         etm_rule_t fired[ETM_RULE_COUNT];
-        uint64_t cycle = chk.cycle;
+        uint64_t cycle = c->chk.cycle;
         progress("check", cycle);
-        unsigned n = etm_check_step(&chk, &in, fired, ETM_RULE_COUNT);
-        for (unsigned k = 0; k < n; k++) {
-            if (json && (!warn || reported < max_report)) {
-                seen[reported].cycle = cycle;
-                seen[reported].line = source_line(&src);
-                seen[reported].rule = fired[k];
-            } else if (!warn || reported < max_report) {
-                progress_done();
-                if (src.is_vcd)
-                    fprintf(stderr, "%s: cycle %llu (time %llu): %s: %s\n", path, (unsigned long long)cycle,
-                            (unsigned long long)etm_vcd_time(src.vcd), etm_rule_name(fired[k]),
-                            etm_rule_text(fired[k]));
-                else {
-                    char at[600];
-                    fprintf(stderr, "%s: cycle %llu: %s: %s\n", source_where(&src, path, 1, at, sizeof at),
-                            (unsigned long long)cycle, etm_rule_name(fired[k]), etm_rule_text(fired[k]));
-                }
-            }
-            reported++;
-        }
-        if (n && !warn) {
-            stopped = 1;
+        unsigned n = etm_check_step(&c->chk, &in, fired, ETM_RULE_COUNT);
+        for (unsigned k = 0; k < n; k++)
+            report_violation(c, cycle, fired[k]);
+        if (n && !c->a->warn) {
+            c->stopped = 1;
             break;
         }
     }
     progress_done();
-    source_close(&src);
-    if (e != ETM_OK && e != ETM_END) {
-        free(seen);
-        return 2;
-    }
-    int status = chk.total ? 1 : 0;
-    if (json) {
-        json_t j;
-        json_begin(&j, stdout, "check", status);
-        json_str(&j, "stimulus", path);
-        json_u64(&j, "cycles", chk.cycle);
-        json_u64(&j, "violations", chk.total);
-        json_bool(&j, "stopped_at_first", stopped);
-        json_object(&j, "rules");
-        for (int r = 0; r < ETM_RULE_COUNT; r++)
-            if (chk.counts[r])
-                json_u64(&j, etm_rule_name((etm_rule_t)r), chk.counts[r]);
+    return e;
+}
+
+/* The counts and the violations reported as one JSON object. */
+static void check_json(const check_run_t *c, int status)
+{
+    const check_args_t *a = c->a;
+    json_t j;
+    json_begin(&j, stdout, "check", status);
+    json_str(&j, "stimulus", a->path);
+    json_u64(&j, "cycles", c->chk.cycle);
+    json_u64(&j, "violations", c->chk.total);
+    json_bool(&j, "stopped_at_first", c->stopped);
+    json_object(&j, "rules");
+    for (int r = 0; r < ETM_RULE_COUNT; r++)
+        if (c->chk.counts[r])
+            json_u64(&j, etm_rule_name((etm_rule_t)r), c->chk.counts[r]);
+    json_end(&j);
+    json_array(&j, "reported");
+    for (unsigned long k = 0; k < c->reported && k < (a->warn ? a->max_report : 1); k++) {
+        const seen_rule_t *s = &c->seen[k];
+        json_object(&j, NULL);
+        json_u64(&j, "cycle", s->cycle);
+        if (s->line)
+            json_u64(&j, "line", s->line);
+        json_str(&j, "rule", etm_rule_name(s->rule));
+        json_str(&j, "text", etm_rule_text(s->rule));
         json_end(&j);
-        json_array(&j, "reported");
-        for (unsigned long k = 0; k < reported && k < (warn ? max_report : 1); k++) {
-            json_object(&j, NULL);
-            json_u64(&j, "cycle", seen[k].cycle);
-            if (seen[k].line)
-                json_u64(&j, "line", seen[k].line);
-            json_str(&j, "rule", etm_rule_name(seen[k].rule));
-            json_str(&j, "text", etm_rule_text(seen[k].rule));
-            json_end(&j);
-        }
-        json_end(&j);
-        json_finish(&j);
-        free(seen);
-        return status;
     }
-    if (stopped) {
+    json_end(&j);
+    json_finish(&j);
+}
+
+/* The counts as text (after the violations printed); returns the exit status. */
+static int check_summary(const check_run_t *c)
+{
+    if (c->stopped) {
         fprintf(stderr, "etm check: stopped at the first violation (--warn continues)\n");
         return 1;
     }
-    printf("%llu cycles checked, %llu violations\n", (unsigned long long)chk.cycle, (unsigned long long)chk.total);
+    printf("%llu cycles checked, %llu violations\n", (unsigned long long)c->chk.cycle,
+           (unsigned long long)c->chk.total);
     for (int r = 0; r < ETM_RULE_COUNT; r++)
-        if (chk.counts[r])
-            printf("  %-28s %llu\n", etm_rule_name((etm_rule_t)r), (unsigned long long)chk.counts[r]);
-    return chk.total ? 1 : 0;
+        if (c->chk.counts[r])
+            printf("  %-28s %llu\n", etm_rule_name((etm_rule_t)r), (unsigned long long)c->chk.counts[r]);
+    return c->chk.total ? 1 : 0;
+}
+
+int cmd_check(int argc, char **argv)
+{
+    check_args_t a;
+    int status = parse_args(&a, argc, argv);
+    if (status >= 0)
+        return status;
+    check_run_t c;
+    memset(&c, 0, sizeof c);
+    c.a = &a;
+    if (source_open(&c.src, a.path, &a.so, ETM_VEC_STIMULUS))
+        return 2;
+    etm_check_init(&c.chk, &c.src.cfg);
+    c.seen = a.json ? (seen_rule_t *)calloc(a.warn ? a.max_report + 1 : 1, sizeof *c.seen) : NULL;
+    if (a.json && !c.seen) {
+        fprintf(stderr, "etm check: out of memory\n");
+        source_close(&c.src);
+        return 2;
+    }
+    etm_err_t e = check_cycles(&c);
+    source_close(&c.src);
+    if (e != ETM_OK && e != ETM_END) {
+        free(c.seen);
+        return 2;
+    }
+    status = c.chk.total ? 1 : 0;
+    if (a.json)
+        check_json(&c, status);
+    else
+        status = check_summary(&c);
+    free(c.seen);
+    return status;
 }
