@@ -95,16 +95,18 @@ typedef struct check_run {
     int stopped;            /* stopped at the first violation */
 } check_run_t;
 
-/* One violation of the given cycle: kept for --json, else printed on stderr
- * where it is (the VCD's time, or the file's line); past --max-report,
- * counted only. */
+/* One violation of the given cycle: kept for --json (room for --max-report of
+ * them with --warn, else for the first), else printed on stderr where it is
+ * (the VCD's time, or the file's line); past --max-report, counted only. */
 static void report_violation(check_run_t *c, uint64_t cycle, etm_rule_t rule)
 {
     const check_args_t *a = c->a;
-    if (a->json && (!a->warn || c->reported < a->max_report)) {
-        c->seen[c->reported].cycle = cycle;
-        c->seen[c->reported].line = source_line(&c->src);
-        c->seen[c->reported].rule = rule;
+    if (a->json) {
+        if (c->reported < (a->warn ? a->max_report : 1)) {
+            c->seen[c->reported].cycle = cycle;
+            c->seen[c->reported].line = source_line(&c->src);
+            c->seen[c->reported].rule = rule;
+        }
     } else if (!a->warn || c->reported < a->max_report) {
         progress_done();
         if (c->src.is_vcd) {
