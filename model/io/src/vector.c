@@ -96,15 +96,11 @@ static etm_err_t at_line(etm_vec_reader_t *r, etm_diag_t *diag, etm_err_t e)
     return e;
 }
 
-static etm_err_t read_header(etm_vec_reader_t *r, etm_diag_t *diag)
+/* The first line: magic, format version, kind and, for stimulus, 'binary'. */
+static etm_err_t read_first_line(etm_vec_reader_t *r, etm_diag_t *diag)
 {
-    etm_err_t e;
-    char *tok[ETM_VEC_MAX_COLUMNS + 2];
-    uint8_t seen[ETM_CONFIG_SEEN_BYTES] = { 0 };
-    unsigned long slot_line[ETM_CONFIG_SLOTS] = { 0 };
-
-    /* First line: magic, version, kind. */
-    e = etm_lr_next(&r->lr, diag);
+    char *tok[4];
+    etm_err_t e = etm_lr_next(&r->lr, diag);
     if (e == ETM_END)
         return at_line(r, diag, etm_util_fail(diag, ETM_ERR_MISSING_HEADER,
                                               "empty file: a vector file starts with 'etm-vectors 1 stimulus' "
@@ -139,11 +135,17 @@ static etm_err_t read_header(etm_vec_reader_t *r, etm_diag_t *diag)
     }
     r->table = r->kind == ETM_VEC_STIMULUS ? etm_in_signals : etm_out_signals;
     r->table_count = r->kind == ETM_VEC_STIMULUS ? etm_in_signal_count : etm_out_signal_count;
+    return ETM_OK;
+}
 
-    /* Configuration lines up to 'columns'. */
+/* The configuration lines up to the 'columns' line, which is left in
+ * r->lr.buf; the line that set each configuration slot goes to slot_line. */
+static etm_err_t read_config_lines(etm_vec_reader_t *r, unsigned long *slot_line, etm_diag_t *diag)
+{
+    uint8_t seen[ETM_CONFIG_SEEN_BYTES] = { 0 };
     etm_config_default(&r->cfg);
     for (;;) {
-        e = etm_lr_next(&r->lr, diag);
+        etm_err_t e = etm_lr_next(&r->lr, diag);
         if (e == ETM_END)
             return at_line(r, diag, etm_util_fail(diag, ETM_ERR_MISSING_HEADER,
                                                   "end of file before the 'columns' line"));
@@ -161,37 +163,47 @@ static etm_err_t read_header(etm_vec_reader_t *r, etm_diag_t *diag)
         if (slot >= 0)
             slot_line[slot] = r->lr.line;
     }
-
     etm_config_imply_seen(&r->cfg, seen);
+    return ETM_OK;
+}
 
-    /* Columns. */
-    n = tokenize(r->lr.buf, tok, ETM_VEC_MAX_COLUMNS + 2, &total);
+/* A column name that is not a signal of this kind of file; the other kind's
+ * signal is said to be one. */
+static etm_err_t unknown_column(etm_vec_reader_t *r, const char *name, etm_diag_t *diag)
+{
+    int stim = r->kind == ETM_VEC_STIMULUS;
+    int other = etm_signal_find(stim ? etm_out_signals : etm_in_signals,
+                                stim ? etm_out_signal_count : etm_in_signal_count, name);
+    return at_line(r, diag, etm_util_fail(diag, ETM_ERR_UNKNOWN_NAME, "unknown column '%s'%s%s", name,
+                                          other >= 0 ? ": that is a column of " : "",
+                                          other >= 0 ? (stim ? "expected files" : "stimulus files") : ""));
+}
+
+/* The 'columns' line in r->lr.buf: each column's signal (or CYCLE, which sets
+ * *have_cycle), each named once. */
+static etm_err_t read_columns(etm_vec_reader_t *r, int *have_cycle, etm_diag_t *diag)
+{
+    char *tok[ETM_VEC_MAX_COLUMNS + 2];
+    size_t total;
+    size_t n = tokenize(r->lr.buf, tok, ETM_VEC_MAX_COLUMNS + 2, &total);
     if (total > ETM_VEC_MAX_COLUMNS + 1)
         return at_line(r, diag, etm_util_fail(diag, ETM_ERR_SYNTAX, "too many columns (%zu)", total - 1));
     if (n < 2)
         return at_line(r, diag, etm_util_fail(diag, ETM_ERR_SYNTAX, "'columns' names no column"));
     r->ncol = 0;
     r->signal_mask = 0;
-    int have_cycle = 0;
+    *have_cycle = 0;
     for (size_t i = 1; i < n; i++) {
         int idx;
         if (etm_util_strcaseeq(tok[i], "CYCLE")) {
-            if (have_cycle)
+            if (*have_cycle)
                 return at_line(r, diag, etm_util_fail(diag, ETM_ERR_DUPLICATE, "column CYCLE is named twice"));
-            have_cycle = 1;
+            *have_cycle = 1;
             idx = ETM_VEC_COL_CYCLE;
         } else {
             idx = etm_signal_find(r->table, r->table_count, tok[i]);
-            if (idx < 0) {
-                int other = etm_signal_find(r->kind == ETM_VEC_STIMULUS ? etm_out_signals : etm_in_signals,
-                                            r->kind == ETM_VEC_STIMULUS ? etm_out_signal_count : etm_in_signal_count,
-                                            tok[i]);
-                return at_line(r, diag, etm_util_fail(diag, ETM_ERR_UNKNOWN_NAME, "unknown column '%s'%s%s", tok[i],
-                                                      other >= 0 ? ": that is a column of " : "",
-                                                      other >= 0 ? (r->kind == ETM_VEC_STIMULUS ? "expected files"
-                                                                                                 : "stimulus files")
-                                                                 : ""));
-            }
+            if (idx < 0)
+                return unknown_column(r, tok[i], diag);
             if (r->signal_mask & (1ull << idx))
                 return at_line(r, diag, etm_util_fail(diag, ETM_ERR_DUPLICATE, "column %s is named twice",
                                                       r->table[idx].name));
@@ -199,52 +211,84 @@ static etm_err_t read_header(etm_vec_reader_t *r, etm_diag_t *diag)
         }
         r->col[r->ncol++] = idx;
     }
+    return ETM_OK;
+}
 
-    if (r->binary) {
-        if (have_cycle)
-            return at_line(r, diag, etm_util_fail(diag, ETM_ERR_SYNTAX,
-                                                  "a binary file has no CYCLE column: its records are cycles 0, 1, ..."));
-        r->recsize = 0;
-        r->nrun = 0;
-        for (size_t i = 0; i < r->ncol; i++) {
-            const etm_signal_t *s = &r->table[r->col[i]];
-            bincol_t *c = &r->bcol[i];
-            c->at = (uint16_t)r->recsize;
-            r->recsize += s->size;
-            c->mask = etm_signal_mask(s);
-            c->inv = (s->flags & ETM_SIGF_INV) ? c->mask : 0;
-            c->offset = s->offset;
-            c->size = s->size;
-            binrun_t *u = r->nrun ? &r->run[r->nrun - 1] : NULL;
-            if (!u || c->at != u->at + u->len || c->offset != u->offset + u->len || u->len + c->size > 8) {
-                u = &r->run[r->nrun++]; /* a run of its own */
-                memset(u, 0, sizeof *u);
-                u->at = c->at;
-                u->offset = c->offset;
-                u->wide = (uint8_t)(c->offset + 8u <= sizeof(etm_in_t));
-            }
-            u->mask |= c->mask << (8 * u->len);
-            u->inv |= c->inv << (8 * u->len);
-            u->len = (uint8_t)(u->len + c->size);
-            u->keep = u->len == 8 ? 0 : ~0ull << (8 * u->len);
-        }
-        r->bbuf = (unsigned char *)calloc(1, BIN_BUF + 8);
-        if (!r->bbuf)
-            return etm_util_fail(diag, ETM_ERR_NOMEM, "out of memory");
-        long at = ftell(r->lr.f); /* fgets stopped just after the columns line */
-        r->data_at = at >= 0 ? (uint64_t)at : UINT64_MAX;
+/* Column i of a binary file after those before it in the record: its field,
+ * and the run it joins, or starts where it cannot join the last. */
+static void binary_column(etm_vec_reader_t *r, size_t i)
+{
+    const etm_signal_t *s = &r->table[r->col[i]];
+    bincol_t *c = &r->bcol[i];
+    c->at = (uint16_t)r->recsize;
+    r->recsize += s->size;
+    c->mask = etm_signal_mask(s);
+    c->inv = (s->flags & ETM_SIGF_INV) ? c->mask : 0;
+    c->offset = s->offset;
+    c->size = s->size;
+    binrun_t *u = r->nrun ? &r->run[r->nrun - 1] : NULL;
+    if (!u || c->at != u->at + u->len || c->offset != u->offset + u->len || u->len + c->size > 8) {
+        u = &r->run[r->nrun++]; /* a run of its own */
+        memset(u, 0, sizeof *u);
+        u->at = c->at;
+        u->offset = c->offset;
+        u->wide = (uint8_t)(c->offset + 8u <= sizeof(etm_in_t));
     }
+    u->mask |= c->mask << (8 * u->len);
+    u->inv |= c->inv << (8 * u->len);
+    u->len = (uint8_t)(u->len + c->size);
+    u->keep = u->len == 8 ? 0 : ~0ull << (8 * u->len);
+}
 
+/* A binary file's records: their layout, the buffer they are read into and
+ * where the first begins. */
+static etm_err_t binary_layout(etm_vec_reader_t *r, int have_cycle, etm_diag_t *diag)
+{
+    if (have_cycle)
+        return at_line(r, diag, etm_util_fail(diag, ETM_ERR_SYNTAX,
+                                              "a binary file has no CYCLE column: its records are cycles 0, 1, ..."));
+    r->recsize = 0;
+    r->nrun = 0;
+    for (size_t i = 0; i < r->ncol; i++)
+        binary_column(r, i);
+    r->bbuf = (unsigned char *)calloc(1, BIN_BUF + 8);
+    if (!r->bbuf)
+        return etm_util_fail(diag, ETM_ERR_NOMEM, "out of memory");
+    long at = ftell(r->lr.f); /* fgets stopped just after the columns line */
+    r->data_at = at >= 0 ? (uint64_t)at : UINT64_MAX;
+    return ETM_OK;
+}
+
+/* The configuration as a whole; an error names the line of the slot at fault
+ * when there is one. */
+static etm_err_t validate_config(etm_vec_reader_t *r, const unsigned long *slot_line, etm_diag_t *diag)
+{
     int bad = -1;
-    e = etm_config_validate(&r->cfg, diag, &bad);
+    etm_err_t e = etm_config_validate(&r->cfg, diag, &bad);
     if (e != ETM_OK) {
         at_line(r, diag, e);
         if (diag && bad >= 0 && slot_line[bad])
             diag->line = slot_line[bad];
-        return e;
     }
-    r->next_cycle = 0;
-    return ETM_OK;
+    return e;
+}
+
+static etm_err_t read_header(etm_vec_reader_t *r, etm_diag_t *diag)
+{
+    unsigned long slot_line[ETM_CONFIG_SLOTS] = { 0 };
+    int have_cycle = 0;
+    etm_err_t e = read_first_line(r, diag);
+    if (e == ETM_OK)
+        e = read_config_lines(r, slot_line, diag);
+    if (e == ETM_OK)
+        e = read_columns(r, &have_cycle, diag);
+    if (e == ETM_OK && r->binary)
+        e = binary_layout(r, have_cycle, diag);
+    if (e == ETM_OK)
+        e = validate_config(r, slot_line, diag);
+    if (e == ETM_OK)
+        r->next_cycle = 0;
+    return e;
 }
 
 static etm_err_t open_common(etm_vec_reader_t **out, FILE *f, int owns, const char *name, etm_diag_t *diag)
