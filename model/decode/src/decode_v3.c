@@ -250,72 +250,139 @@ static etm_err_t fail(etm_v3dec_t *d, etm_diag_t *diag, uint64_t offset, const c
     return ETM_ERR_DECODE;
 }
 
+/* A byte before synchronisation: skip until at least five 0x00 then 0x80. */
+static inline etm_err_t feed_unsynced(etm_v3dec_t *d, uint8_t c)
+{
+    if (d->len < ETM_V3_RAW_MAX)
+        d->buf[d->len++] = c;
+    if (c == 0) {
+        d->zeros++;
+    } else if (c == ETMV3_HDR_ASYNC_LAST && d->zeros >= ETMV3_ASYNC_MIN_ZEROS) {
+        uint64_t start = d->pos - d->zeros;
+        send_nosync(d, start);
+        d->synced = 1;
+        d->len = 0;
+        d->zeros = 0;
+        send_async(d, start);
+    } else {
+        d->zeros = 0;
+    }
+    d->pos++;
+    return ETM_OK;
+}
+
+/* A byte inside an A-sync: more 0x00, or the 0x80 that ends it after enough
+ * of them; anything else is an error. */
+static inline etm_err_t feed_in_async(etm_v3dec_t *d, uint8_t c, etm_diag_t *diag)
+{
+    if (c == 0) {
+        d->zeros++;
+    } else if (c == ETMV3_HDR_ASYNC_LAST && d->zeros >= ETMV3_ASYNC_MIN_ZEROS) {
+        send_async(d, d->pkt_off);
+        d->in_async = 0;
+        d->zeros = 0;
+    } else {
+        char msg[200];
+        if (c == ETMV3_HDR_ASYNC_LAST)
+            snprintf(msg, sizeof msg, "A-sync at offset %llu has %u bytes 0x00 before 0x80; it needs at "
+                     "least %u", (unsigned long long)d->pkt_off, d->zeros, ETMV3_ASYNC_MIN_ZEROS);
+        else
+            snprintf(msg, sizeof msg, "byte 0x%02x inside the A-sync that started at offset %llu; an A-sync "
+                     "is 0x00 bytes then 0x80", c, (unsigned long long)d->pkt_off);
+        return fail(d, diag, d->pos, msg);
+    }
+    d->pos++;
+    return ETM_OK;
+}
+
+/* The first byte of a packet when it is a packet by itself: an A-sync's first
+ * 0x00 (the A-sync goes on) or a P-header, the commonest packet (its own
+ * packet object). Returns 1 when it was, 0 when the byte begins a longer
+ * packet (nothing done). */
+static inline int feed_first_byte(etm_v3dec_t *d, uint8_t c)
+{
+    d->pkt_off = d->pos;
+    if (c == ETMV3_HDR_ASYNC) {
+        d->in_async = 1;
+        d->zeros = 1;
+        d->pos++;
+        return 1;
+    }
+    perr_t pe;
+    if ((c & 0x81u) == 0x80u && v3p_parse_packet(d, &c, 1, &d->phdr, &pe) == PARSE_DONE) {
+        d->buf[0] = c;
+        d->phdr.offset = d->pos;
+        d->phdr.size = 1;
+        d->phdr.raw = d->buf;
+        d->phdr.raw_len = 1;
+        send_packet(d, &d->phdr);
+        on_packet_done(d, &d->phdr);
+        d->pos++;
+        return 1;
+    }
+    return 0;
+}
+
+/* A timestamp as transmitted (Gray code when ETMCCER[28]=0) into binary:
+ * binary[n] = XOR of Gray[N:n] (IHI 0014 7.7.3). */
+static inline uint64_t gray_to_binary(uint64_t g)
+{
+    for (unsigned s = 1; s < 64; s <<= 1)
+        g ^= g >> s;
+    return g;
+}
+
+/* The packet of the d->len bytes in d->buf is complete: what it changes in the
+ * decoder state (context ID, timestamp, data address), then it goes out. A
+ * store-failed packet not after a data packet is an error. */
+static inline etm_err_t packet_complete(etm_v3dec_t *d, etm_v3pkt_t *p, etm_diag_t *diag)
+{
+    p->offset = d->pkt_off;
+    p->size = d->len;
+    p->raw = d->buf;
+    p->raw_len = d->len;
+    switch (p->kind) {
+    case ETM_V3PKT_ISYNC:
+    case ETM_V3PKT_ISYNC_CC:
+        if (p->has_context_id)
+            d->context_id = p->context_id;
+        break;
+    case ETM_V3PKT_CONTEXT_ID:
+        d->context_id = p->context_id;
+        break;
+    case ETM_V3PKT_TIMESTAMP:
+        /* compression works on the value as transmitted; Gray code is converted after */
+        d->ts_raw = p->timestamp;
+        if (!d->ts_binary)
+            p->timestamp = gray_to_binary(p->timestamp);
+        break;
+    default:
+        break;
+    }
+    if (p->kind == ETM_V3PKT_STORE_FAILED && !d->ddata_held) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "store-failed packet (0x50) not right after a normal or out-of-order data packet "
+                                  "(IHI 0014 7.4.7: it follows the packet of the failed STREX)");
+        return fail(d, diag, d->pkt_off, msg);
+    }
+    if (p->has_data_addr)
+        d->last_data_addr = p->data_addr;
+    send_packet(d, p);
+    on_packet_done(d, p);
+    d->len = 0;
+    d->pos++;
+    return ETM_OK;
+}
+
 /* One byte. */
 static etm_err_t feed_byte(etm_v3dec_t *d, uint8_t c, etm_diag_t *diag)
 {
-    if (!d->synced) {
-        /* skip until at least five 0x00 then 0x80 */
-        if (d->len < ETM_V3_RAW_MAX)
-            d->buf[d->len++] = c;
-        if (c == 0) {
-            d->zeros++;
-        } else if (c == ETMV3_HDR_ASYNC_LAST && d->zeros >= ETMV3_ASYNC_MIN_ZEROS) {
-            uint64_t start = d->pos - d->zeros;
-            send_nosync(d, start);
-            d->synced = 1;
-            d->len = 0;
-            d->zeros = 0;
-            send_async(d, start);
-        } else {
-            d->zeros = 0;
-        }
-        d->pos++;
+    if (!d->synced)
+        return feed_unsynced(d, c);
+    if (d->in_async)
+        return feed_in_async(d, c, diag);
+    if (d->len == 0 && feed_first_byte(d, c))
         return ETM_OK;
-    }
-
-    if (d->in_async) {
-        if (c == 0) {
-            d->zeros++;
-        } else if (c == ETMV3_HDR_ASYNC_LAST && d->zeros >= ETMV3_ASYNC_MIN_ZEROS) {
-            send_async(d, d->pkt_off);
-            d->in_async = 0;
-            d->zeros = 0;
-        } else {
-            char msg[200];
-            if (c == ETMV3_HDR_ASYNC_LAST)
-                snprintf(msg, sizeof msg, "A-sync at offset %llu has %u bytes 0x00 before 0x80; it needs at "
-                         "least %u", (unsigned long long)d->pkt_off, d->zeros, ETMV3_ASYNC_MIN_ZEROS);
-            else
-                snprintf(msg, sizeof msg, "byte 0x%02x inside the A-sync that started at offset %llu; an A-sync "
-                         "is 0x00 bytes then 0x80", c, (unsigned long long)d->pkt_off);
-            return fail(d, diag, d->pos, msg);
-        }
-        d->pos++;
-        return ETM_OK;
-    }
-
-    if (d->len == 0) {
-        d->pkt_off = d->pos;
-        if (c == ETMV3_HDR_ASYNC) {
-            d->in_async = 1;
-            d->zeros = 1;
-            d->pos++;
-            return ETM_OK;
-        }
-        /* A P-header, the commonest packet: one byte, its own packet object. */
-        perr_t pe;
-        if ((c & 0x81u) == 0x80u && v3p_parse_packet(d, &c, 1, &d->phdr, &pe) == PARSE_DONE) {
-            d->buf[0] = c;
-            d->phdr.offset = d->pos;
-            d->phdr.size = 1;
-            d->phdr.raw = d->buf;
-            d->phdr.raw_len = 1;
-            send_packet(d, &d->phdr);
-            on_packet_done(d, &d->phdr);
-            d->pos++;
-            return ETM_OK;
-        }
-    }
     d->buf[d->len++] = c;
     /* An address byte of a branch packet with its continuation bit (bit 7 of
      * bytes 0 to 3, in either branch encoding): more follow, nothing to parse yet. */
@@ -323,7 +390,6 @@ static etm_err_t feed_byte(etm_v3dec_t *d, uint8_t c, etm_diag_t *diag)
         d->pos++;
         return ETM_OK;
     }
-
     etm_v3pkt_t p = d->pkt_zero;
     perr_t e;
     e.at = 0;
@@ -337,47 +403,7 @@ static etm_err_t feed_byte(etm_v3dec_t *d, uint8_t c, etm_diag_t *diag)
         d->pos++;
         return ETM_OK;
     }
-    /* complete */
-    p.offset = d->pkt_off;
-    p.size = d->len;
-    p.raw = d->buf;
-    p.raw_len = d->len;
-    switch (p.kind) {
-    case ETM_V3PKT_ISYNC:
-    case ETM_V3PKT_ISYNC_CC:
-        if (p.has_context_id)
-            d->context_id = p.context_id;
-        break;
-    case ETM_V3PKT_CONTEXT_ID:
-        d->context_id = p.context_id;
-        break;
-    case ETM_V3PKT_TIMESTAMP:
-        /* compression works on the value as transmitted; Gray code (ETMCCER[28]=0)
-         * is converted after: binary[n] = XOR of Gray[N:n] (IHI 0014 7.7.3) */
-        d->ts_raw = p.timestamp;
-        if (!d->ts_binary) {
-            uint64_t g = p.timestamp;
-            for (unsigned s = 1; s < 64; s <<= 1)
-                g ^= g >> s;
-            p.timestamp = g;
-        }
-        break;
-    default:
-        break;
-    }
-    if (p.kind == ETM_V3PKT_STORE_FAILED && !d->ddata_held) {
-        char msg[200];
-        snprintf(msg, sizeof msg, "store-failed packet (0x50) not right after a normal or out-of-order data packet "
-                                  "(IHI 0014 7.4.7: it follows the packet of the failed STREX)");
-        return fail(d, diag, d->pkt_off, msg);
-    }
-    if (p.has_data_addr)
-        d->last_data_addr = p.data_addr;
-    send_packet(d, &p);
-    on_packet_done(d, &p);
-    d->len = 0;
-    d->pos++;
-    return ETM_OK;
+    return packet_complete(d, &p, diag);
 }
 
 etm_err_t etm_v3dec_feed(etm_v3dec_t *d, const uint8_t *data, size_t n, size_t *used, etm_diag_t *diag)
