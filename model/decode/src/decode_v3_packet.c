@@ -62,131 +62,180 @@ static int parse_count(const uint8_t *b, unsigned n, unsigned *i, uint32_t *v)
     return PARSE_DONE;
 }
 
+/* A branch-format address as its bytes are read: the address bits so far and
+ * what the bytes said.
+ *
+ * parse_address and its helpers below call perr_set and then return
+ * PARSE_ERR themselves, not perr_set's result: with the helpers inlined, the
+ * compiler then knows that an error ends the parse (after `return
+ * perr_set(...)` it must allow for a result of PARSE_DONE and go on, which
+ * cost the hot path a stack frame and a few instructions a branch packet). */
+typedef struct addr_acc {
+    uint32_t value;    /* the address bits, from bit 0 of byte 0's field */
+    unsigned bits;     /*   how many */
+    int more;          /* the last byte read has its continue bit */
+    int exc;           /* exception bytes follow */
+    int isa_given;     /* byte 4 or an exception byte named the instruction set */
+    etm_v3_isa_t isa;
+} addr_acc_t;
+
+/* Address bytes 0 to 3 at b[*i], each with its continue bit (a->more after
+ * byte 3: byte 4 follows). Byte 0 is C A[6:1] 1 (Thumb numbering), bytes 1
+ * to 3 seven bits each, except in the alternative encoding the last of them:
+ * six bits and E. */
+static inline int addr_low_bytes(const etm_v3dec_t *d, const uint8_t *b, unsigned n, unsigned *i, addr_acc_t *a)
+{
+    unsigned start = *i;
+    NEED(*i);
+    uint8_t c = b[(*i)++];
+    a->value = (uint32_t)(c >> 1) & 0x3Fu;
+    a->bits = 6;
+    a->more = (c & ETMV3_CONTINUE) != 0;
+    while (a->more && *i - start < 4) {
+        NEED(*i);
+        c = b[(*i)++];
+        a->more = (c & ETMV3_CONTINUE) != 0;
+        if (d->alt_branch && !a->more) {
+            a->value |= (uint32_t)(c & 0x3Fu) << a->bits;
+            a->bits += 6;
+            a->exc = (c & 0x40u) != 0;
+        } else {
+            a->value |= (uint32_t)(c & 0x7Fu) << a->bits;
+            a->bits += 7;
+        }
+    }
+    return PARSE_DONE;
+}
+
+/* Address byte 4 at b[*i]: 0 E state-field, or (the original encoding, where
+ * allow_exc) 1 C exception[2:0] ..., the deprecated ARM exception form. */
+static inline int addr_byte4(const etm_v3dec_t *d, const uint8_t *b, unsigned n, unsigned *i, int allow_exc,
+                             addr_acc_t *a, etm_v3pkt_t *p, perr_t *e)
+{
+    unsigned at = *i;
+    NEED(*i);
+    uint8_t c = b[(*i)++];
+    a->isa_given = 1;
+    if (c & 0x80u) {
+        if (d->alt_branch || !allow_exc) {
+            perr_set(e, at, "byte 4 of a branch address (0x%02x) has bit 7 set, which only the "
+                            "original encoding's deprecated ARM exception form uses", c);
+            return PARSE_ERR;
+        }
+        a->isa = ETM_V3_ISA_ARM;
+        a->value |= (uint32_t)(c & 0x07u) << a->bits;
+        a->bits += 3;
+        p->exception = 1;
+        p->deprecated_exc = 1;
+        p->exc_number = (c >> 3) & 7u;
+        p->cancel = (c & 0x40u) != 0;
+        return PARSE_DONE;
+    }
+    a->exc = (c & 0x40u) != 0;
+    if ((c & 0x38u) == 0x08u) {
+        a->isa = ETM_V3_ISA_ARM; /* 0 E 0 0 1 A[31:29] */
+        a->value |= (uint32_t)(c & 0x07u) << a->bits;
+        a->bits += 3;
+    } else if ((c & 0x30u) == 0x10u) {
+        a->isa = ETM_V3_ISA_THUMB; /* 0 E 0 1 A[31:28] */
+        a->value |= (uint32_t)(c & 0x0Fu) << a->bits;
+        a->bits += 4;
+    } else if ((c & 0x20u) == 0x20u) {
+        a->isa = ETM_V3_ISA_JAZELLE; /* 0 E 1 A[31:27] */
+        a->value |= (uint32_t)(c & 0x1Fu) << a->bits;
+        a->bits += 5;
+    } else {
+        perr_set(e, at, "byte 4 of a branch address (0x%02x) names no instruction set: bits [5:3] are 000", c);
+        return PARSE_ERR;
+    }
+    return PARSE_DONE;
+}
+
+/* Exception byte 2 at b[*i]: 0 1 x x Resume[3:0], the last. */
+static inline int exc_resume_byte(const uint8_t *b, unsigned n, unsigned *i, etm_v3pkt_t *p, perr_t *e)
+{
+    unsigned at = *i;
+    NEED(*i);
+    uint8_t c = b[(*i)++];
+    if (c & ETMV3_CONTINUE) {
+        perr_set(e, at, "exception byte 2 (0x%02x) has its continue bit set; no exception byte follows byte 2",
+                 c);
+        return PARSE_ERR;
+    }
+    p->has_resume = 1;
+    p->resume = c & 0xFu;
+    return PARSE_DONE;
+}
+
+/* The exception bytes after a branch address, at b[*i]: byte 0, then from
+ * ETMv3.4 byte 1 or byte 2 directly, and byte 2 after byte 1 (IHI 0014Q
+ * 7.5.1). */
+static inline int exception_bytes(const etm_v3dec_t *d, const uint8_t *b, unsigned n, unsigned *i, etm_v3pkt_t *p,
+                                  perr_t *e)
+{
+    /* exception byte 0: C AltISA Cancel Exception[3:0] NS */
+    NEED(*i);
+    uint8_t c = b[(*i)++];
+    p->exception = 1;
+    p->ns = c & 1u;
+    p->exc_number = (c >> 1) & 0xFu;
+    p->cancel = (c >> 5) & 1u;
+    p->altisa = (c >> 6) & 1u;
+    if ((c & ETMV3_CONTINUE) && d->minor < 4) {
+        perr_set(e, *i - 1, "exception byte 0 (0x%02x) says more exception bytes follow; they came "
+                            "with ETMv3.4 (IHI 0014Q 7.5.1) and this configuration is ETMv3.%u",
+                 c, d->minor);
+        return PARSE_ERR;
+    }
+    if (!(c & ETMV3_CONTINUE))
+        return PARSE_DONE;
+    NEED(*i);
+    c = b[*i];
+    if (c & 0x40u) /* byte 2 directly (byte 1 skipped) */
+        return exc_resume_byte(b, n, i, p, e);
+    /* byte 1: C 0 Hyp Exception[8:4] */
+    (*i)++;
+    if (d->v7m)
+        p->exc_number |= (uint32_t)(c & 0x1Fu) << 4;
+    p->hyp = d->virt ? (c >> 5) & 1u : 0;
+    if (c & ETMV3_CONTINUE)
+        return exc_resume_byte(b, n, i, p, e);
+    return PARSE_DONE;
+}
+
 /* Branch-format address at b[*i] (a branch packet's first byte, or an LSiP
  * address), compressed against base. allow_exc: exception bytes may follow.
  * IHI 0014 7.3.5; the alternative encoding from ETMv3.4 (ETMIDR[20]). */
 static int parse_address(const etm_v3dec_t *d, const uint8_t *b, unsigned n, unsigned *i, uint32_t base,
                          etm_v3_isa_t isa, int allow_exc, etm_v3pkt_t *p, perr_t *e)
 {
-    unsigned start = *i;
-    uint32_t value, bits;
-    int more, exc = 0;
-    uint8_t c;
-    int isa_given = 0;
-
-    NEED(*i);
-    c = b[(*i)++];
-    value = (uint32_t)(c >> 1) & 0x3Fu; /* byte 0: C A[6:1] 1 (Thumb numbering) */
-    bits = 6;
-    more = (c & ETMV3_CONTINUE) != 0;
-    while (more && *i - start < 4) {
-        NEED(*i);
-        c = b[(*i)++];
-        more = (c & ETMV3_CONTINUE) != 0;
-        if (d->alt_branch && !more) {
-            /* alternative encoding: the last of bytes 1-3 has 6 address bits and E */
-            value |= (uint32_t)(c & 0x3Fu) << bits;
-            bits += 6;
-            exc = (c & 0x40u) != 0;
-        } else {
-            value |= (uint32_t)(c & 0x7Fu) << bits;
-            bits += 7;
+    addr_acc_t a = { 0, 0, 0, 0, 0, isa };
+    int r;
+    if ((r = addr_low_bytes(d, b, n, i, &a)) != PARSE_DONE)
+        return r;
+    if (a.more && (r = addr_byte4(d, b, n, i, allow_exc, &a, p, e)) != PARSE_DONE)
+        return r;
+    if (a.exc) {
+        if (!allow_exc) {
+            perr_set(e, *i - 1, "the LSiP address of an I-sync says exception bytes follow; "
+                                "only branch packets carry them");
+            return PARSE_ERR;
         }
-    }
-    if (more) {
-        /* byte 4: 0 E state-field, or (original encoding) 1 C exception[2:0] ... */
-        unsigned at = *i;
-        NEED(*i);
-        c = b[(*i)++];
-        isa_given = 1;
-        if (c & 0x80u) {
-            if (d->alt_branch || !allow_exc)
-                return perr_set(e, at, "byte 4 of a branch address (0x%02x) has bit 7 set, which only the "
-                                       "original encoding's deprecated ARM exception form uses", c);
-            isa = ETM_V3_ISA_ARM;
-            value |= (uint32_t)(c & 0x07u) << bits;
-            bits += 3;
-            p->exception = 1;
-            p->deprecated_exc = 1;
-            p->exc_number = (c >> 3) & 7u;
-            p->cancel = (c & 0x40u) != 0;
-        } else {
-            exc = (c & 0x40u) != 0;
-            if ((c & 0x38u) == 0x08u) {
-                isa = ETM_V3_ISA_ARM; /* 0 E 0 0 1 A[31:29] */
-                value |= (uint32_t)(c & 0x07u) << bits;
-                bits += 3;
-            } else if ((c & 0x30u) == 0x10u) {
-                isa = ETM_V3_ISA_THUMB; /* 0 E 0 1 A[31:28] */
-                value |= (uint32_t)(c & 0x0Fu) << bits;
-                bits += 4;
-            } else if ((c & 0x20u) == 0x20u) {
-                isa = ETM_V3_ISA_JAZELLE; /* 0 E 1 A[31:27] */
-                value |= (uint32_t)(c & 0x1Fu) << bits;
-                bits += 5;
-            } else {
-                return perr_set(e, at, "byte 4 of a branch address (0x%02x) names no instruction set: "
-                                       "bits [5:3] are 000", c);
-            }
-        }
-    }
-    if (exc) {
-        if (!allow_exc)
-            return perr_set(e, *i - 1, "the LSiP address of an I-sync says exception bytes follow; "
-                                       "only branch packets carry them");
-        /* exception byte 0: C AltISA Cancel Exception[3:0] NS */
-        NEED(*i);
-        c = b[(*i)++];
-        p->exception = 1;
-        p->ns = c & 1u;
-        p->exc_number = (c >> 1) & 0xFu;
-        p->cancel = (c >> 5) & 1u;
-        p->altisa = (c >> 6) & 1u;
-        if ((c & ETMV3_CONTINUE) && d->minor < 4)
-            return perr_set(e, *i - 1, "exception byte 0 (0x%02x) says more exception bytes follow; they came "
-                                       "with ETMv3.4 (IHI 0014Q 7.5.1) and this configuration is ETMv3.%u",
-                            c, d->minor);
-        if (c & ETMV3_CONTINUE) {
-            unsigned at = *i;
-            NEED(*i);
-            c = b[(*i)++];
-            if (c & 0x40u) {
-                /* byte 2 directly (byte 1 skipped): 0 1 x x Resume[3:0] */
-                if (c & ETMV3_CONTINUE)
-                    return perr_set(e, at, "exception byte 2 (0x%02x) has its continue bit set; "
-                                           "no exception byte follows byte 2", c);
-                p->has_resume = 1;
-                p->resume = c & 0xFu;
-            } else {
-                /* byte 1: C 0 Hyp Exception[8:4] */
-                if (d->v7m)
-                    p->exc_number |= (uint32_t)(c & 0x1Fu) << 4;
-                p->hyp = d->virt ? (c >> 5) & 1u : 0;
-                if (c & ETMV3_CONTINUE) {
-                    at = *i;
-                    NEED(*i);
-                    c = b[(*i)++];
-                    if (c & ETMV3_CONTINUE)
-                        return perr_set(e, at, "exception byte 2 (0x%02x) has its continue bit set; "
-                                               "no exception byte follows byte 2", c);
-                    p->has_resume = 1;
-                    p->resume = c & 0xFu;
-                }
-            }
-        }
-        if (isa == ETM_V3_ISA_THUMB || isa == ETM_V3_ISA_THUMBEE) {
-            isa = p->altisa ? ETM_V3_ISA_THUMBEE : ETM_V3_ISA_THUMB;
-            isa_given = 1;
+        if ((r = exception_bytes(d, b, n, i, p, e)) != PARSE_DONE)
+            return r;
+        if (a.isa == ETM_V3_ISA_THUMB || a.isa == ETM_V3_ISA_THUMBEE) {
+            a.isa = p->altisa ? ETM_V3_ISA_THUMBEE : ETM_V3_ISA_THUMB;
+            a.isa_given = 1;
         }
     }
     /* bits of byte 0 are A[6:1] for Thumb, A[7:2] for ARM, A[5:0] for Jazelle */
-    unsigned shift = isa == ETM_V3_ISA_ARM ? 2u : isa == ETM_V3_ISA_JAZELLE ? 0u : 1u;
-    unsigned total = bits + shift;
+    unsigned shift = a.isa == ETM_V3_ISA_ARM ? 2u : a.isa == ETM_V3_ISA_JAZELLE ? 0u : 1u;
+    unsigned total = a.bits + shift;
     uint32_t mask = low_mask32(total);
-    p->addr = (base & ~mask) | ((value << shift) & mask);
+    p->addr = (base & ~mask) | ((a.value << shift) & mask);
     p->addr_bits = total > 32 ? 32 : total;
-    p->isa = isa;
-    p->isa_given = isa_given;
+    p->isa = a.isa;
+    p->isa_given = a.isa_given;
     return PARSE_DONE;
 }
 
