@@ -435,7 +435,9 @@ static void test_version_rules(void)
     }
 }
 
-static void test_errors(void)
+/* Reserved headers and reserved P-headers (not cycle-accurate and cycle-accurate):
+ * the offset of the header. */
+static void test_reserved_errors(void)
 {
     etm_config_t c = m3(0);
     static const uint8_t reserved[] = { 0x10, 0x14, 0x12, 0x1E, 0x30, 0x34, 0x38, 0x52, 0x4A, 0x72 };
@@ -467,6 +469,13 @@ static void test_errors(void)
         CHECK_EQ(decode_rc, ETM_ERR_DECODE);
         CHECK_EQ(D.offset, 6);
     }
+}
+
+/* Packets the configuration does not allow, a branch's byte 4 naming no
+ * instruction set, and A-syncs broken after synchronisation. */
+static void test_packet_errors(void)
+{
+    etm_config_t c = m3(0);
     /* data packets while data trace is off; cycle counts while not cycle-accurate;
      * context ID without ETMCR[15:14]; timestamps without ETMCR[28] */
     DECODE(&c, 0, NULL, ASYNC, 0x84, 0x02);
@@ -499,8 +508,12 @@ static void test_errors(void)
     DECODE(&c, 0, NULL, ASYNC, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80, 0x84);
     CHECK_EQ(decode_rc, ETM_OK);
     CHECK_EQ(find_pkt(ETM_V3PKT_ASYNC, 1)->size, 8);
+}
 
-    /* truncation: the error names the start of the cut packet */
+/* A trace that ends inside a packet: the error names the start of the cut packet. */
+static void test_truncation(void)
+{
+    etm_config_t c = m3(0);
     DECODE(&c, 0, NULL, ASYNC, 0x84, 0x08, 0x20, 0x01);
     CHECK_EQ(decode_rc, ETM_ERR_DECODE);
     CHECK_EQ(D.offset, 7);
@@ -516,7 +529,13 @@ static void test_errors(void)
     CHECK_EQ(decode_rc, ETM_ERR_DECODE);
     CHECK_EQ(D.offset, 6);
     CHECK_STR_CONTAINS(D.msg, "A_SYNC");
+}
 
+/* Synchronisation: what comes before the first A-sync, the A-sync after an
+ * error, and a configuration that is not an ETMv3. */
+static void test_sync_errors(void)
+{
+    etm_config_t c = m3(0);
     /* bytes before the first A-sync are skipped and reported as one NOSYNC packet;
      * a partial run of zeros does not count */
     DECODE(&c, 0, NULL, 0x12, 0x00, 0x00, 0x80, 0x34, ASYNC, 0x84);
@@ -1291,7 +1310,10 @@ int main(void)
     test_pheaders();
     test_branches();
     test_isync_and_others();
-    test_errors();
+    test_reserved_errors();
+    test_packet_errors();
+    test_truncation();
+    test_sync_errors();
     test_version_rules();
     test_follow();
     test_cancel();
