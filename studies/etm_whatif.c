@@ -153,82 +153,175 @@ static int make_dir(const char *path)
     return -1;
 }
 
-int main(int argc, char **argv)
+/* The command line of a study. */
+typedef struct args {
+    const char *study_path, *dir; /* dir: -o, else defdir */
+    char defdir[512];
+    long jobs;
+    int area, plots, quiet;
+    unsigned shard, nshards;
+    const char **merge; /* --merge's shard files, nmerge of them */
+    int nmerge;
+} args_t;
+
+/* The command line into *a. Returns -1 to go on, else the exit status (--help,
+ * a bad option: printed). */
+static int parse_args(args_t *a, int argc, char **argv)
 {
-    if (argc > 1 && !strcmp(argv[1], "run"))
-        return cmd_run(argc, argv);
-    const char *study_path = NULL, *dir = NULL;
-    long jobs = sysconf(_SC_NPROCESSORS_ONLN);
-    int area = 0, plots = 1, quiet = 0;
-    unsigned shard = 0, nshards = 1;
-    const char **merge = NULL;
-    int nmerge = 0;
+    memset(a, 0, sizeof *a);
+    a->jobs = sysconf(_SC_NPROCESSORS_ONLN);
+    a->plots = 1;
+    a->nshards = 1;
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+        const char *o = argv[i];
+        if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
             usage(stdout);
             return 0;
-        } else if (!strcmp(a, "-o") && i + 1 < argc) {
-            dir = argv[++i];
-        } else if (!strcmp(a, "-j") && i + 1 < argc) {
+        } else if (!strcmp(o, "-o") && i + 1 < argc) {
+            a->dir = argv[++i];
+        } else if (!strcmp(o, "-j") && i + 1 < argc) {
             char *end;
-            jobs = strtol(argv[++i], &end, 10);
-            if (*end || jobs < 1 || jobs > 256) {
+            a->jobs = strtol(argv[++i], &end, 10);
+            if (*end || a->jobs < 1 || a->jobs > 256) {
                 fprintf(stderr, "etm-whatif: -j wants 1 to 256\n");
                 return 2;
             }
-        } else if (!strcmp(a, "--area")) {
-            area = 1;
-        } else if (!strcmp(a, "--no-plots")) {
-            plots = 0;
-        } else if (!strcmp(a, "--quiet")) {
-            quiet = 1;
-        } else if (!strcmp(a, "--shard") && i + 1 < argc) {
+        } else if (!strcmp(o, "--area")) {
+            a->area = 1;
+        } else if (!strcmp(o, "--no-plots")) {
+            a->plots = 0;
+        } else if (!strcmp(o, "--quiet")) {
+            a->quiet = 1;
+        } else if (!strcmp(o, "--shard") && i + 1 < argc) {
             char extra;
-            if (sscanf(argv[++i], "%u/%u%c", &shard, &nshards, &extra) != 2 || nshards < 1 || shard >= nshards) {
+            if (sscanf(argv[++i], "%u/%u%c", &a->shard, &a->nshards, &extra) != 2 || a->nshards < 1 ||
+                a->shard >= a->nshards) {
                 fprintf(stderr, "etm-whatif: --shard wants I/N with 0 <= I < N, not '%s'\n", argv[i]);
                 return 2;
             }
-        } else if (!strcmp(a, "--merge")) {
-            merge = (const char **)(argv + i + 1);
+        } else if (!strcmp(o, "--merge")) {
+            a->merge = (const char **)(argv + i + 1);
             while (i + 1 < argc && argv[i + 1][0] != '-') {
                 i++;
-                nmerge++;
+                a->nmerge++;
             }
-            if (!nmerge) {
+            if (!a->nmerge) {
                 fprintf(stderr, "etm-whatif: --merge wants the shards' .res files\n");
                 return 2;
             }
-        } else if (a[0] != '-' && !study_path) {
-            study_path = a;
+        } else if (o[0] != '-' && !a->study_path) {
+            a->study_path = o;
         } else {
             usage(stderr);
             return 2;
         }
     }
-    if (!study_path) {
+    if (!a->study_path) {
         usage(stderr);
         return 2;
     }
-    if (jobs < 1)
-        jobs = 1;
-    study_t st;
+    if (a->jobs < 1)
+        a->jobs = 1;
+    return -1;
+}
+
+/* The output folder (whatif-NAME for NAME.study without -o) and its work
+ * folder, work (of size bytes), created. Returns 0, or -1 (printed). */
+static int make_dirs(args_t *a, char *work, size_t size)
+{
+    if (!a->dir) {
+        const char *base = strrchr(a->study_path, '/');
+        base = base ? base + 1 : a->study_path;
+        snprintf(a->defdir, sizeof a->defdir, "whatif-%.*s", (int)strcspn(base, "."), base);
+        a->dir = a->defdir;
+    }
+    snprintf(work, size, "%s/.work", a->dir);
+    return make_dir(a->dir) || make_dir(work) ? -1 : 0;
+}
+
+/* --merge: the shards' figures, every run of the plan from one of them.
+ * Returns 0, or 1 (printed). */
+static int merge_shards(const study_t *st, plan_t *pl, const args_t *a)
+{
     char err[600];
-    if (parse_study(&st, study_path, err, sizeof err) != 0) {
+    for (int k = 0; k < a->nmerge; k++)
+        if (read_shard(pl, a->merge[k], err, sizeof err) != 0) {
+            fprintf(stderr, "etm-whatif: --merge %s\n", err);
+            return 1;
+        }
+    for (size_t r = 0; r < pl->nruns; r++)
+        if (!pl->runs[r].done) {
+            fprintf(stderr, "etm-whatif: --merge: no shard has run %zu (%s on %s): a shard is missing\n", r,
+                    pl->runs[r].c->label, st->wl[pl->runs[r].wl].name);
+            return 1;
+        }
+    return 0;
+}
+
+/* The runs of the plan (of this shard), or the shards' figures with --merge.
+ * Returns 0, or 1 (printed). */
+static int run_plan(const study_t *st, plan_t *pl, const args_t *a, const char *work)
+{
+    if (a->merge)
+        return merge_shards(st, pl, a);
+    if (run_all(st, pl, work, (unsigned)a->jobs, a->quiet, a->shard, a->nshards) != 0) {
+        fprintf(stderr, "etm-whatif: a run failed (above); no report written\n");
+        return 1;
+    }
+    return 0;
+}
+
+/* A shard's figures into DIR/shard.res. Returns 0, or 1 (printed). */
+static int write_shard_res(const plan_t *pl, const args_t *a)
+{
+    char res[1024];
+    snprintf(res, sizeof res, "%s/shard.res", a->dir);
+    if (write_shard(pl, a->study_path, a->shard, a->nshards, res) != 0) {
+        fprintf(stderr, "etm-whatif: %s: cannot write\n", res);
+        return 1;
+    }
+    if (!a->quiet)
+        printf("etm-whatif: shard %u/%u; %s\n", a->shard, a->nshards, res);
+    return 0;
+}
+
+/* DIR/results.csv, the plots and DIR/report.md; seconds: how long the runs
+ * took. Returns 0, or 1 (printed). */
+static int write_results(const study_t *st, const plan_t *pl, const args_t *a, double seconds)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/results.csv", a->dir);
+    const char *base = strrchr(a->study_path, '/');
+    out_t o = { st, pl, a->dir, a->plots, NULL, 0 };
+    if (write_csv(st, pl, path) != 0) {
+        fprintf(stderr, "etm-whatif: %s: cannot write\n", path);
+        return 1;
+    }
+    if (write_report(&o, base ? base + 1 : a->study_path, a->area, seconds, (unsigned)a->jobs) != 0) {
+        fprintf(stderr, "etm-whatif: %s: the report or a plot could not be written\n", a->dir);
+        return 1;
+    }
+    if (!a->quiet)
+        printf("etm-whatif: %zu runs; %s/report.md, %s/results.csv\n", pl->nruns, a->dir, a->dir);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && !strcmp(argv[1], "run"))
+        return cmd_run(argc, argv);
+    args_t a;
+    int rc = parse_args(&a, argc, argv);
+    if (rc >= 0)
+        return rc;
+    study_t st;
+    char err[600], work[1024];
+    if (parse_study(&st, a.study_path, err, sizeof err) != 0) {
         fprintf(stderr, "etm-whatif: %s\n", err);
         free_all(&st, NULL);
         return 2;
     }
-    char defdir[512];
-    if (!dir) {
-        const char *base = strrchr(study_path, '/');
-        base = base ? base + 1 : study_path;
-        snprintf(defdir, sizeof defdir, "whatif-%.*s", (int)strcspn(base, "."), base);
-        dir = defdir;
-    }
-    char work[1024];
-    snprintf(work, sizeof work, "%s/.work", dir);
-    if (make_dir(dir) || make_dir(work)) {
+    if (make_dirs(&a, work, sizeof work)) {
         free_all(&st, NULL);
         return 2;
     }
@@ -236,55 +329,15 @@ int main(int argc, char **argv)
     make_plan(&st, &pl);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    int rc = 0;
-    if (merge) {
-        /* The shards' figures, every run of the plan from one of them. */
-        for (int k = 0; k < nmerge; k++)
-            if (read_shard(&pl, merge[k], err, sizeof err) != 0) {
-                fprintf(stderr, "etm-whatif: --merge %s\n", err);
-                free_all(&st, &pl);
-                return 1;
-            }
-        for (size_t r = 0; r < pl.nruns; r++)
-            if (!pl.runs[r].done) {
-                fprintf(stderr, "etm-whatif: --merge: no shard has run %zu (%s on %s): a shard is missing\n", r,
-                        pl.runs[r].c->label, st.wl[pl.runs[r].wl].name);
-                free_all(&st, &pl);
-                return 1;
-            }
-    } else if (run_all(&st, &pl, work, (unsigned)jobs, quiet, shard, nshards) != 0) {
-        fprintf(stderr, "etm-whatif: a run failed (above); no report written\n");
-        free_all(&st, &pl);
-        return 1;
-    }
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    rmdir(work);
-    if (nshards > 1) {
-        char res[1024];
-        snprintf(res, sizeof res, "%s/shard.res", dir);
-        if (write_shard(&pl, study_path, shard, nshards, res) != 0) {
-            fprintf(stderr, "etm-whatif: %s: cannot write\n", res);
-            rc = 1;
-        } else if (!quiet) {
-            printf("etm-whatif: shard %u/%u; %s\n", shard, nshards, res);
-        }
-        free_all(&st, &pl);
-        return rc;
-    }
-    char path[1024];
-    snprintf(path, sizeof path, "%s/results.csv", dir);
-    const char *base = strrchr(study_path, '/');
-    out_t o = { &st, &pl, dir, plots, NULL, 0 };
-    if (write_csv(&st, &pl, path) != 0) {
-        fprintf(stderr, "etm-whatif: %s: cannot write\n", path);
-        rc = 1;
-    } else if (write_report(&o, base ? base + 1 : study_path, area,
-                            (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec),
-                            (unsigned)jobs) != 0) {
-        fprintf(stderr, "etm-whatif: %s: the report or a plot could not be written\n", dir);
-        rc = 1;
-    } else if (!quiet) {
-        printf("etm-whatif: %zu runs; %s/report.md, %s/results.csv\n", pl.nruns, dir, dir);
+    rc = run_plan(&st, &pl, &a, work);
+    if (rc == 0) {
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        rmdir(work);
+        if (a.nshards > 1)
+            rc = write_shard_res(&pl, &a);
+        else
+            rc = write_results(&st, &pl, &a,
+                               (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
     }
     free_all(&st, &pl);
     return rc;
