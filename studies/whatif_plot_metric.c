@@ -114,6 +114,21 @@ static const char *x_axis(const sweep_t *sw)
     return key_axis(sw->vary);
 }
 
+/* The lines of a plot with one line per workload, the columns of name.dat
+ * after the first, under settings; workloads in the key. */
+static void plot_workload_lines(out_t *o, size_t s, const char *name, const char *settings)
+{
+    const sweep_t *sw = &o->st->sw[s];
+    char plot[256];
+    snprintf(plot, sizeof plot, "plot for [i=2:%zu] '%s.dat' using 1:i with linespoints lw 1.5 pt 7 ps 0.6 "
+             "title columnheader(i)", sw->nwl + 1, name);
+    layout_t lay = { 0 };
+    for (size_t j = 0; j < sw->nwl; j++)
+        layout_key(&lay, wl_name(o, s, j));
+    layout_fit(&lay);
+    gnuplot(o, name, &lay, settings, plot);
+}
+
 /* Lines: the varied value on x, one line per workload. */
 void plot_lines(out_t *o, size_t s, const plot_t *p)
 {
@@ -144,18 +159,12 @@ void plot_lines(out_t *o, size_t s, const plot_t *p)
         fprintf(f, "\n");
     }
     fclose(f);
-    char settings[1200], plot[256], q1[300], q2[300], q3[300];
+    char settings[1200], q1[300], q2[300], q3[300];
     snprintf(settings, sizeof settings, "set xlabel '%s'\nset ylabel '%s%s'\nset title '%s'\n%s\n%s",
              gpq(x_axis(sw), q1, sizeof q1), gpq(mt->axis, q2, sizeof q2), p->logy ? " (0 not drawn)" : "",
              gpq(sw->title, q3, sizeof q3), p->logx ? "set logscale x 2" : "",
              p->logy ? "set logscale y 10\nset yrange [0.8:*]" : "set yrange [0:*]");
-    snprintf(plot, sizeof plot, "plot for [i=2:%zu] '%s.dat' using 1:i with linespoints lw 1.5 pt 7 ps 0.6 "
-             "title columnheader(i)", sw->nwl + 1, name);
-    layout_t lay = { 0 }; /* numbers on x, workloads in the key */
-    for (size_t j = 0; j < sw->nwl; j++)
-        layout_key(&lay, wl_name(o, s, j));
-    layout_fit(&lay);
-    gnuplot(o, name, &lay, settings, plot);
+    plot_workload_lines(o, s, name, settings); /* numbers on x */
 
     fprintf(o->md, "### %s against %s\n\n", mt->axis, x_axis(sw));
     md_image(o, name, mt->axis);
@@ -207,65 +216,81 @@ void plot_lines(out_t *o, size_t s, const plot_t *p)
     free(ord);
 }
 
-/* Knee over a grid: for grid value g and workload j, the smallest varied value
- * from which the metric stays 0 (the configurations of a grid sweep are the
- * vary values for each grid value in turn). */
-void plot_knee(out_t *o, size_t s, const plot_t *p)
+/* A grid sweep's knees: the distinct varied values (x) and grid values (y),
+ * ascending, and for grid value g and workload j the smallest x from which the
+ * metric stays 0, at knee[g * nwl + j] (0: none within the range). */
+typedef struct knee_grid {
+    double xs[64], ys[64];
+    size_t nx, ny;
+    double *knee;
+} knee_grid_t;
+
+/* x into v (n values, room for 64) unless it is there already. */
+static void add_distinct(double *v, size_t *n, double x)
+{
+    size_t k;
+    for (k = 0; k < *n && v[k] != x; k++) {
+    }
+    if (k == *n && *n < 64)
+        v[(*n)++] = x;
+}
+
+static void sort_ascending(double *v, size_t n)
+{
+    for (size_t a = 1; a < n; a++)
+        for (size_t b = a; b > 0 && v[b] < v[b - 1]; b--) {
+            double t = v[b]; v[b] = v[b - 1]; v[b - 1] = t;
+        }
+}
+
+/* The configuration of a grid sweep at (x, y), or nconfs. */
+static size_t conf_at(const sweep_t *sw, double x, double y)
+{
+    size_t at = sw->nconfs;
+    for (size_t i = 0; i < sw->nconfs; i++)
+        if (sw->confs[i].x == x && sw->confs[i].y == y)
+            at = i;
+    return at;
+}
+
+/* The grid's values and knees (k->knee allocated: the caller frees it). */
+static void knee_grid(out_t *o, size_t s, const plot_t *p, knee_grid_t *k)
 {
     const sweep_t *sw = &o->st->sw[s];
-    const metric_t *mt = find_metric(p->metric);
-    /* The distinct x and y values, ascending. */
-    double xs[64], ys[64];
-    size_t nx = 0, ny = 0;
+    k->nx = k->ny = 0;
     for (size_t i = 0; i < sw->nconfs; i++) {
-        const conf_t *c = &sw->confs[i];
-        size_t k;
-        for (k = 0; k < nx && xs[k] != c->x; k++) {
-        }
-        if (k == nx && nx < 64)
-            xs[nx++] = c->x;
-        for (k = 0; k < ny && ys[k] != c->y; k++) {
-        }
-        if (k == ny && ny < 64)
-            ys[ny++] = c->y;
+        add_distinct(k->xs, &k->nx, sw->confs[i].x);
+        add_distinct(k->ys, &k->ny, sw->confs[i].y);
     }
-    for (size_t a = 1; a < nx; a++)
-        for (size_t b = a; b > 0 && xs[b] < xs[b - 1]; b--) {
-            double t = xs[b]; xs[b] = xs[b - 1]; xs[b - 1] = t;
-        }
-    for (size_t a = 1; a < ny; a++)
-        for (size_t b = a; b > 0 && ys[b] < ys[b - 1]; b--) {
-            double t = ys[b]; ys[b] = ys[b - 1]; ys[b - 1] = t;
-        }
-    /* conf index of (x, y), or nconfs. */
-#define KNEE_AT(xv, yv, out) do { (out) = sw->nconfs; for (size_t i_ = 0; i_ < sw->nconfs; i_++) \
-        if (sw->confs[i_].x == (xv) && sw->confs[i_].y == (yv)) (out) = i_; } while (0)
-    double *knee = (double *)xcalloc(ny * sw->nwl, sizeof *knee); /* 0: none within the range */
-    for (size_t g = 0; g < ny; g++)
+    sort_ascending(k->xs, k->nx);
+    sort_ascending(k->ys, k->ny);
+    k->knee = (double *)xcalloc(k->ny * sw->nwl, sizeof *k->knee);
+    for (size_t g = 0; g < k->ny; g++)
         for (size_t j = 0; j < sw->nwl; j++) {
-            size_t k = nx;
-            while (k > 0) {
-                size_t ci;
-                KNEE_AT(xs[k - 1], ys[g], ci);
+            size_t x = k->nx;
+            while (x > 0) {
+                size_t ci = conf_at(sw, k->xs[x - 1], k->ys[g]);
                 if (ci == sw->nconfs || value_of(o, s, ci, j, p->metric) != 0)
                     break;
-                k--;
+                x--;
             }
-            knee[g * sw->nwl + j] = k < nx ? xs[k] : 0;
+            k->knee[g * sw->nwl + j] = x < k->nx ? k->xs[x] : 0;
         }
-#undef KNEE_AT
-    char name[128];
-    snprintf(name, sizeof name, "%s-%s-knee", sw->name, p->metric);
+}
+
+/* name.dat: a row per grid value, a column of knees per workload (NaN: none).
+ * Returns 0, or -1 when it cannot be opened. */
+static int knee_dat(out_t *o, size_t s, const char *name, const knee_grid_t *k)
+{
+    const sweep_t *sw = &o->st->sw[s];
     FILE *f = open_dat(o, name);
-    if (!f) {
-        free(knee);
-        return;
-    }
+    if (!f)
+        return -1;
     dat_workload_header(f, o, s, "y");
-    for (size_t g = 0; g < ny; g++) {
-        fprintf(f, "%g", ys[g]);
+    for (size_t g = 0; g < k->ny; g++) {
+        fprintf(f, "%g", k->ys[g]);
         for (size_t j = 0; j < sw->nwl; j++) {
-            double v = knee[g * sw->nwl + j];
+            double v = k->knee[g * sw->nwl + j];
             if (v > 0)
                 fprintf(f, " %g", v);
             else
@@ -274,63 +299,90 @@ void plot_knee(out_t *o, size_t s, const plot_t *p)
         fprintf(f, "\n");
     }
     fclose(f);
-    char ylab[200];
-    snprintf(ylab, sizeof ylab, "smallest %s with no %s", key_axis(sw->vary), mt->axis);
-    char settings[1400], plot[256], q1[300], q2[300], q3[300];
-    snprintf(settings, sizeof settings,
-             "set xlabel '%s'\nset ylabel '%s'\nset title '%s'\nset logscale x 2\nset logscale y 2\nset datafile "
-             "missing 'NaN'",
-             gpq(key_axis(sw->grid), q1, sizeof q1), gpq(ylab, q2, sizeof q2), gpq(sw->title, q3, sizeof q3));
-    snprintf(plot, sizeof plot, "plot for [i=2:%zu] '%s.dat' using 1:i with linespoints lw 1.5 pt 7 ps 0.6 "
-             "title columnheader(i)", sw->nwl + 1, name);
-    layout_t lay = { 0 };
-    for (size_t j = 0; j < sw->nwl; j++)
-        layout_key(&lay, wl_name(o, s, j));
-    layout_fit(&lay);
-    gnuplot(o, name, &lay, settings, plot);
+    return 0;
+}
 
-    fprintf(o->md, "### The smallest %s with no %s, by %s\n\n", key_axis(sw->vary), mt->axis, key_axis(sw->grid));
-    md_image(o, name, ylab);
+/* The report's table: a row per workload, a column per grid value. */
+static void knee_table(out_t *o, size_t s, const knee_grid_t *k)
+{
+    const sweep_t *sw = &o->st->sw[s];
     fprintf(o->md, "| workload");
-    for (size_t g = 0; g < ny; g++)
-        fprintf(o->md, " | %s=%g", sw->grid, ys[g]);
+    for (size_t g = 0; g < k->ny; g++)
+        fprintf(o->md, " | %s=%g", sw->grid, k->ys[g]);
     fprintf(o->md, " |\n|---");
-    for (size_t g = 0; g < ny; g++)
+    for (size_t g = 0; g < k->ny; g++)
         fprintf(o->md, "|---:");
     fprintf(o->md, "|\n");
     for (size_t j = 0; j < sw->nwl; j++) {
         fprintf(o->md, "| %s", wl_name(o, s, j));
-        for (size_t g = 0; g < ny; g++) {
-            double v = knee[g * sw->nwl + j];
+        for (size_t g = 0; g < k->ny; g++) {
+            double v = k->knee[g * sw->nwl + j];
             if (v > 0)
                 fprintf(o->md, " | %g", v);
             else
-                fprintf(o->md, " | > %g", xs[nx - 1]);
+                fprintf(o->md, " | > %g", k->xs[k->nx - 1]);
         }
         fprintf(o->md, " |\n");
     }
+}
+
+/* The report's sentence: for each workload, the fewest of the grid with no
+ * metric at the smallest and at the largest varied value. */
+static void knee_summary(out_t *o, size_t s, const metric_t *mt, const knee_grid_t *k)
+{
+    const sweep_t *sw = &o->st->sw[s];
     fprintf(o->md, "\nThe fewest %s with no %s, at the smallest and the largest %s:", sw->grid, mt->axis, sw->vary);
     for (size_t j = 0; j < sw->nwl; j++) {
         double at_min = 0, at_max = 0;
-        for (size_t g = ny; g-- > 0;) {
-            double v = knee[g * sw->nwl + j];
-            if (v > 0 && v <= xs[0])
-                at_min = ys[g];
+        for (size_t g = k->ny; g-- > 0;) {
+            double v = k->knee[g * sw->nwl + j];
+            if (v > 0 && v <= k->xs[0])
+                at_min = k->ys[g];
             if (v > 0)
-                at_max = ys[g];
+                at_max = k->ys[g];
         }
         fprintf(o->md, "%s %s: ", j ? ";" : "", wl_name(o, s, j));
         if (at_min > 0)
             fprintf(o->md, "%g", at_min);
         else
-            fprintf(o->md, "more than %g", ys[ny - 1]);
-        fprintf(o->md, " at %s=%g, ", sw->vary, xs[0]);
+            fprintf(o->md, "more than %g", k->ys[k->ny - 1]);
+        fprintf(o->md, " at %s=%g, ", sw->vary, k->xs[0]);
         if (at_max > 0)
             fprintf(o->md, "%g", at_max);
         else
-            fprintf(o->md, "more than %g", ys[ny - 1]);
-        fprintf(o->md, " at %g", xs[nx - 1]);
+            fprintf(o->md, "more than %g", k->ys[k->ny - 1]);
+        fprintf(o->md, " at %g", k->xs[k->nx - 1]);
     }
     fprintf(o->md, ".\n\n");
-    free(knee);
+}
+
+/* Knee over a grid: for grid value g and workload j, the smallest varied value
+ * from which the metric stays 0 (the configurations of a grid sweep are the
+ * vary values for each grid value in turn). */
+void plot_knee(out_t *o, size_t s, const plot_t *p)
+{
+    const sweep_t *sw = &o->st->sw[s];
+    const metric_t *mt = find_metric(p->metric);
+    knee_grid_t k;
+    knee_grid(o, s, p, &k);
+    char name[128];
+    snprintf(name, sizeof name, "%s-%s-knee", sw->name, p->metric);
+    if (knee_dat(o, s, name, &k) != 0) {
+        free(k.knee);
+        return;
+    }
+    char ylab[200];
+    snprintf(ylab, sizeof ylab, "smallest %s with no %s", key_axis(sw->vary), mt->axis);
+    char settings[1400], q1[300], q2[300], q3[300];
+    snprintf(settings, sizeof settings,
+             "set xlabel '%s'\nset ylabel '%s'\nset title '%s'\nset logscale x 2\nset logscale y 2\nset datafile "
+             "missing 'NaN'",
+             gpq(key_axis(sw->grid), q1, sizeof q1), gpq(ylab, q2, sizeof q2), gpq(sw->title, q3, sizeof q3));
+    plot_workload_lines(o, s, name, settings);
+
+    fprintf(o->md, "### The smallest %s with no %s, by %s\n\n", key_axis(sw->vary), mt->axis, key_axis(sw->grid));
+    md_image(o, name, ylab);
+    knee_table(o, s, &k);
+    knee_summary(o, s, mt, &k);
+    free(k.knee);
 }
