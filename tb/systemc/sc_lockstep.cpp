@@ -111,75 +111,117 @@ static int usage()
     return 2;
 }
 
-int sc_main(int argc, char **argv)
-{
+// The command line: the common options and sc_lockstep's own.
+struct LockstepArgs {
     Options o;
     std::string trace;
     uint64_t inject = UINT64_MAX, tlm_every = 0;
     bool tlm = false, verify = false;
+};
+
+// Returns -1 to go on, else the exit status (a bad option: printed).
+static int parse_args(LockstepArgs &a, int argc, char **argv)
+{
     for (int i = 1; i < argc; i++) {
-        int k = parse_option(o, argc, argv, i);
+        int k = parse_option(a.o, argc, argv, i);
         if (k < 0)
             return 2;
         if (k)
             continue;
-        std::string a = argv[i];
-        if (a == "--trace" && i + 1 < argc)
-            trace = argv[++i];
-        else if (a == "--verify")
-            verify = true;
-        else if (a == "--inject" && i + 1 < argc)
-            inject = std::strtoull(argv[++i], nullptr, 0);
-        else if (a == "--tlm-reprogram" && i + 1 < argc) {
-            tlm = true;
-            tlm_every = std::strtoull(argv[++i], nullptr, 0);
+        std::string s = argv[i];
+        if (s == "--trace" && i + 1 < argc)
+            a.trace = argv[++i];
+        else if (s == "--verify")
+            a.verify = true;
+        else if (s == "--inject" && i + 1 < argc)
+            a.inject = std::strtoull(argv[++i], nullptr, 0);
+        else if (s == "--tlm-reprogram" && i + 1 < argc) {
+            a.tlm = true;
+            a.tlm_every = std::strtoull(argv[++i], nullptr, 0);
         }
         else
             return usage();
     }
-    quiet_kernel();
-    try {
-        etm_config_t cfg = effective_config(o);
-        if (!cfg.port_bytes)
-            throw std::runtime_error("PORT_BYTES=0 (an external port) has no RTL twin: the lockstep compares "
-                                     "configurations whose port runs at the core clock (PORT_BYTES 1..8); "
-                                     "sc_system runs external ports");
-        sc_clock clk("clk", sc_time(10, SC_NS), 0.5, sc_time(10, SC_NS), true);
-        sc_signal<bool> rst_n("rst_n"), end("end");
-        EtmInBus core("core");
-        EtmOutBus c_pins("c_model"), r_pins("rtl");
-        EtmSource src("source", open_source(o), o.records.empty() && o.vectors.empty() && o.vcd.empty() ? 0 : o.cycles);
-        // Both come out of reset unprogrammed; the source programs them through
-        // the APB pins before its stimulus (the same cycles to both).
-        EtmModel c("etm_c", cfg, true);
-        EtmRtl r("etm_rtl", cfg);
-        std::unique_ptr<ApbInitiator> dbg;
-        if (tlm) {
-            dbg.reset(new ApbInitiator("debugger", cfg, tlm_every));
-            dbg->socket.bind(src.apb);
-        } else {
-            src.program_first(cfg);
-        }
-        r.inject_at(inject);
-        EtmCompare cmp("compare", "C model", "RTL");
-        EtmPortTap tap("tap");
-        EtmSink sink("sink", cfg, trace);
-        StopWhen stop("stop", [&] { return src.finished() && c.finished(); });
-        // --verify: the protocol scoreboard on the RTL's own trace, against the core's pins.
-        std::unique_ptr<EtmVerify> ver;
-        std::unique_ptr<EtmPortTap> rtap;
-        if (verify) {
-            ver.reset(new EtmVerify("verify", cfg, true, true));
-            ver->clk(clk);
-            ver->end(end);
-            ver->in.bind(core.pin);
-            ver->out.bind(r_pins.pin);
-            rtap.reset(new EtmPortTap("rtl_tap"));
-            rtap->clk(clk);
-            rtap->out.bind(r_pins.pin);
-            rtap->sink(ver->bytes);
-        }
+    return -1;
+}
 
+// Who programs both ETMs, which come out of reset unprogrammed: with
+// --tlm-reprogram a debugger through the source's TLM-2.0 socket, else
+// (nullptr) the source through the APB pins before its stimulus (the same
+// cycles to both).
+static std::unique_ptr<ApbInitiator> programmer(const LockstepArgs &a, const etm_config_t &cfg, EtmSource &src)
+{
+    std::unique_ptr<ApbInitiator> dbg;
+    if (a.tlm) {
+        dbg.reset(new ApbInitiator("debugger", cfg, a.tlm_every));
+        dbg->socket.bind(src.apb);
+    } else {
+        src.program_first(cfg);
+    }
+    return dbg;
+}
+
+// The system of the picture above, its modules built in this order and wired.
+struct Lockstep {
+    sc_clock clk;
+    sc_signal<bool> rst_n, end;
+    EtmInBus core;
+    EtmOutBus c_pins, r_pins;
+    EtmSource src;
+    EtmModel c;
+    EtmRtl r;
+    std::unique_ptr<ApbInitiator> dbg; // --tlm-reprogram
+    EtmCompare cmp;
+    EtmPortTap tap;
+    EtmSink sink;
+    StopWhen stop;
+    // --verify: the protocol scoreboard on the RTL's own trace, against the core's pins.
+    std::unique_ptr<EtmVerify> ver;
+    std::unique_ptr<EtmPortTap> rtap;
+
+    Lockstep(const LockstepArgs &a, const etm_config_t &cfg)
+        : clk("clk", sc_time(10, SC_NS), 0.5, sc_time(10, SC_NS), true), rst_n("rst_n"), end("end"), core("core"),
+          c_pins("c_model"), r_pins("rtl"),
+          src("source", open_source(a.o),
+              a.o.records.empty() && a.o.vectors.empty() && a.o.vcd.empty() ? 0 : a.o.cycles),
+          c("etm_c", cfg, true), r("etm_rtl", cfg), dbg(programmer(a, cfg, src)), cmp("compare", "C model", "RTL"),
+          tap("tap"), sink("sink", cfg, a.trace), stop("stop", [this] { return src.finished() && c.finished(); }),
+          ver(a.verify ? new EtmVerify("verify", cfg, true, true) : nullptr),
+          rtap(a.verify ? new EtmPortTap("rtl_tap") : nullptr)
+    {
+        r.inject_at(a.inject);
+        if (ver)
+            wire_verify();
+        wire();
+    }
+
+    // The waves of --waves (nullptr: none asked for), the pins in them.
+    sc_trace_file *waves(const std::string &path)
+    {
+        sc_trace_file *tf = open_waves(path, clk, rst_n);
+        if (tf) {
+            sc_trace(tf, end, "end");
+            core.trace(tf);
+            c_pins.trace(tf);
+            r_pins.trace(tf);
+        }
+        return tf;
+    }
+
+private:
+    void wire_verify()
+    {
+        ver->clk(clk);
+        ver->end(end);
+        ver->in.bind(core.pin);
+        ver->out.bind(r_pins.pin);
+        rtap->clk(clk);
+        rtap->out.bind(r_pins.pin);
+        rtap->sink(ver->bytes);
+    }
+
+    void wire()
+    {
         src.clk(clk);
         src.rst_n(rst_n);
         src.fifofull(c_pins.pin[PIN_FIFOFULL]);
@@ -196,66 +238,96 @@ int sc_main(int argc, char **argv)
         tap.out.bind(c_pins.pin);
         tap.sink(sink.in);
         stop.clk(clk);
+    }
+};
 
-        sc_trace_file *tf = open_waves(o.waves, clk, rst_n);
-        if (tf) {
-            sc_trace(tf, end, "end");
-            core.trace(tf);
-            c_pins.trace(tf);
-            r_pins.trace(tf);
-        }
-        run_from_reset(rst_n, tf);
-        sink.finish();
+// What was compared and traced (unless --quiet and they agreed), and the
+// debugger's programmings (unless --quiet and they went well).
+static void print_summary(Lockstep &b, bool quiet)
+{
+    const etm_stats_t &st = b.c.stats();
+    const etm_stim_stats_t &ss = b.src.stats();
+    if (!quiet || b.cmp.mismatch()) {
+        std::printf("C model and RTL in SystemC: %" PRIu64 " cycles compared (%" PRIu64 " held on FIFOFULL)\n",
+                    b.cmp.compared(), ss.held);
+        std::printf("cycles %" PRIu64 ", instructions %" PRIu64 ", trace bytes %" PRIu64 ", overflows %" PRIu64
+                    ", FIFOFULL cycles %" PRIu64 "; decoder: %" PRIu64 " bytes, %" PRIu64 " packets, %" PRIu64
+                    " atoms (model %" PRIu64 ")\n",
+                    st.cycles, st.instructions, st.bytes, st.overflows, st.fifofull_cycles, b.sink.bytes(),
+                    b.sink.packets(), b.sink.atoms(), st.atoms);
+        if (ss.holds_ignored)
+            std::printf("note: a replayed source cannot stall: FIFOFULL was 1 before %" PRIu64
+                        " cycles it could not hold\n", ss.holds_ignored);
+    }
+    if (b.dbg && (!quiet || b.dbg->failed || !b.dbg->programmings))
+        std::printf("debugger (TLM-2.0): %" PRIu64 " programmings, %" PRIu64 " register accesses%s\n",
+                    b.dbg->programmings, b.dbg->accesses, b.dbg->failed ? ", FAILED" : "");
+}
 
-        const etm_stats_t &st = c.stats();
-        const etm_stim_stats_t &ss = src.stats();
-        if (!o.quiet || cmp.mismatch()) {
-            std::printf("C model and RTL in SystemC: %" PRIu64 " cycles compared (%" PRIu64 " held on FIFOFULL)\n",
-                        cmp.compared(), ss.held);
-            std::printf("cycles %" PRIu64 ", instructions %" PRIu64 ", trace bytes %" PRIu64 ", overflows %" PRIu64
-                        ", FIFOFULL cycles %" PRIu64 "; decoder: %" PRIu64 " bytes, %" PRIu64 " packets, %" PRIu64
-                        " atoms (model %" PRIu64 ")\n",
-                        st.cycles, st.instructions, st.bytes, st.overflows, st.fifofull_cycles, sink.bytes(),
-                        sink.packets(), sink.atoms(), st.atoms);
-            if (ss.holds_ignored)
-                std::printf("note: a replayed source cannot stall: FIFOFULL was 1 before %" PRIu64
-                            " cycles it could not hold\n", ss.holds_ignored);
-        }
-        if (dbg && (!o.quiet || dbg->failed || !dbg->programmings))
-            std::printf("debugger (TLM-2.0): %" PRIu64 " programmings, %" PRIu64 " register accesses%s\n",
-                        dbg->programmings, dbg->accesses, dbg->failed ? ", FAILED" : "");
-        if (ver) {
-            // ETMSR[0]: the C model's, which the lockstep holds equal to the RTL's.
-            const etm_verify_result_t &vr = ver->finish(c.untraced_overflow());
-            if (vr.failures) {
-                std::printf("scoreboard on the RTL: FAILED: %s\n", ver->describe().c_str());
-                return 1;
-            }
-            if (!o.quiet)
-                std::printf("scoreboard on the RTL: %" PRIu64 " instructions, %" PRIu64 " overflow restarts, "
-                            "latency at most %" PRIu64 " cycles: the trace is right\n",
-                            vr.instructions, vr.overflows, vr.max_latency);
-        }
-        if (src.failed())
-            return 2;
-        if (cmp.mismatch())
+// --verify: the scoreboard's verdict on the RTL's trace, ETMSR[0] the C
+// model's (which the lockstep holds equal to the RTL's). Returns 0, or 1 (printed).
+static int scoreboard_verdict(Lockstep &b, bool quiet)
+{
+    const etm_verify_result_t &vr = b.ver->finish(b.c.untraced_overflow());
+    if (vr.failures) {
+        std::printf("scoreboard on the RTL: FAILED: %s\n", b.ver->describe().c_str());
+        return 1;
+    }
+    if (!quiet)
+        std::printf("scoreboard on the RTL: %" PRIu64 " instructions, %" PRIu64 " overflow restarts, "
+                    "latency at most %" PRIu64 " cycles: the trace is right\n",
+                    vr.instructions, vr.overflows, vr.max_latency);
+    return 0;
+}
+
+// The exit status: 2 the source failed; 1 a mismatch, a debugger that failed
+// or never programmed, no cycle compared, or a trace the decoder rejects or
+// whose atoms are not the model's (printed); else 0.
+static int verdict(Lockstep &b)
+{
+    const etm_stats_t &st = b.c.stats();
+    if (b.src.failed())
+        return 2;
+    if (b.cmp.mismatch())
+        return 1;
+    if (b.dbg && (b.dbg->failed || !b.dbg->programmings))
+        return 1;
+    if (!b.cmp.compared()) {
+        std::fprintf(stderr, "sc_lockstep: no cycle was compared\n");
+        return 1;
+    }
+    if (b.sink.decode_error()) {
+        std::fprintf(stderr, "sc_lockstep: %s\n", b.sink.error().c_str());
+        return 1;
+    }
+    if (b.sink.decodes() && (st.overflows ? b.sink.atoms() > st.atoms : b.sink.atoms() != st.atoms)) {
+        std::fprintf(stderr, "sc_lockstep: the decoder found %" PRIu64 " atoms in the trace, the model traced %" PRIu64
+                             "\n", b.sink.atoms(), st.atoms);
+        return 1;
+    }
+    return 0;
+}
+
+int sc_main(int argc, char **argv)
+{
+    LockstepArgs a;
+    int rc = parse_args(a, argc, argv);
+    if (rc >= 0)
+        return rc;
+    quiet_kernel();
+    try {
+        etm_config_t cfg = effective_config(a.o);
+        if (!cfg.port_bytes)
+            throw std::runtime_error("PORT_BYTES=0 (an external port) has no RTL twin: the lockstep compares "
+                                     "configurations whose port runs at the core clock (PORT_BYTES 1..8); "
+                                     "sc_system runs external ports");
+        Lockstep b(a, cfg);
+        run_from_reset(b.rst_n, b.waves(a.o.waves));
+        b.sink.finish();
+        print_summary(b, a.o.quiet);
+        if (b.ver && scoreboard_verdict(b, a.o.quiet))
             return 1;
-        if (dbg && (dbg->failed || !dbg->programmings))
-            return 1;
-        if (!cmp.compared()) {
-            std::fprintf(stderr, "sc_lockstep: no cycle was compared\n");
-            return 1;
-        }
-        if (sink.decode_error()) {
-            std::fprintf(stderr, "sc_lockstep: %s\n", sink.error().c_str());
-            return 1;
-        }
-        if (sink.decodes() && (st.overflows ? sink.atoms() > st.atoms : sink.atoms() != st.atoms)) {
-            std::fprintf(stderr, "sc_lockstep: the decoder found %" PRIu64 " atoms in the trace, the model traced %" PRIu64
-                                 "\n", sink.atoms(), st.atoms);
-            return 1;
-        }
-        return 0;
+        return verdict(b);
     } catch (const std::exception &e) {
         std::fprintf(stderr, "sc_lockstep: %s\n", e.what());
         return 2;
