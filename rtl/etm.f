@@ -6,10 +6,13 @@
 +incdir+.
 etm_defs_pkg.sv
 etm_pkg.sv
+etm_gen_ph_pkg.sv
 etm_check.sv
 etm_frontend.sv
 etm_filter.sv
 etm_pheader.sv
+etm_dpacket.sv
+etm_packet_plan.sv
 etm_packet.sv
 etm_gen.sv
 etm_fifo.sv

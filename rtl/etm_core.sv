@@ -66,7 +66,7 @@ module etm_core #(
   // Interface and APB rules broken in this cycle (etm_defs_pkg::Rule*), for the harness.
   output logic [etm_defs_pkg::NumRules-1:0] VIOLATIONS
 );
-  // ---- Mode (mode_from_config in etm.c), from the registers as they stand ------------
+  // ---- Mode (mode_from_config in setup.c), from the registers as they stand ------------
   logic       v3, enabled, ca, bb, alt_branch, format4, sync_in_bytes, data_addr, data_value;
   logic       stop, restart;      // the programming flow (etm_regs)
   logic       stage_rst_n;        // the trace stages start again after programming
@@ -92,7 +92,7 @@ module etm_core #(
   assign enabled = !(etm_defs_pkg::cr_powerdown(reg_etmcr) || etm_defs_pkg::cr_programming(reg_etmcr))
                    && !restart;
   // A reset of the trace stages, from a flip-flop: the cycle after tracing was enabled
-  // again they are held in reset (restart_stages in etm.c). The interface checker and
+  // again they are held in reset (etm_restart_stages in program.c). The interface checker and
   // the registers keep their state.
   assign stage_rst_n = rst_ni && !restart;
   assign ca = etm_defs_pkg::cr_cycle_accurate(reg_etmcr);
@@ -329,7 +329,7 @@ module etm_core #(
     .cnt_o          (flt_cnt)
   );
 
-  // ---- Records (PKT_QUEUE > 0; etm.c pq_cycle, pq_generate) ----------------------------
+  // ---- Records (PKT_QUEUE > 0; records.c etm_records_cycle, etm_records_generate) ----------------------------
   // A cycle with anything for the packet stage hands its record to a queue (an
   // overflow when PKT_QUEUE records wait); the generator runs one phase of the
   // oldest record a cycle, when nothing is staged in the FIFO, beginning a record

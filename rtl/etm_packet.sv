@@ -4,8 +4,8 @@
 // after a FIFO overflow. Order and timing: docs/etmv3-encoder.md.
 //
 // Three combinational steps per cycle:
-//   1. decide (etm_packet_cycle's control flow): which packets go out, which
-//      etm_pheader slots run, and the state after the cycle;
+//   1. decide (etm_packet_plan: etm_packet_cycle's control flow): which packets go
+//      out, which etm_pheader slots run, and the state after the cycle;
 //   2. assemble the cycle buffer in the C's order: each packet of this stage and
 //      each P-header segment at its place (the I-sync cycle count needs the W
 //      atoms of the segments before it, so it is formatted here);
@@ -14,7 +14,8 @@
 // end_i is the edge of etm_end (send everything gathered, no tick); hold_i an
 // edge of etm_drain (this stage does nothing).
 //
-// With data trace (ETMCR[3:2]) it holds the data part too (model/core/src/dpacket.c):
+// With data trace (ETMCR[3:2]) it makes the data packets too (model/core/src/dpacket.c;
+// their state is etm_dpacket's):
 // the cycle's value completes an entry before step 1 (D1: normal or
 // out-of-order data, store failed), the cycle's transfer follows step 6 (D2:
 // the slot's stale entry abandoned, the atoms sent before an instruction's first
@@ -92,7 +93,7 @@ module etm_packet #(
   // dp_entry_t.state
   localparam logic [1:0] DpFree = 2'd0, DpNew = 2'd1, DpPlaced = 2'd2;
   // dp_sequence(): where the cycle's transfer stands in its instruction.
-  localparam logic [1:0] XferNone = 2'd0, XferFirst = 2'd1, XferLater = 2'd2, XferSecondHalf = 2'd3;
+  localparam logic [1:0] XferNone = 2'd0, XferFirst = 2'd1, XferSecondHalf = 2'd3;
 
   // ---- State (packet_state_t without ph) ------------------------------------------
   logic        started_q, started_d;
@@ -109,34 +110,34 @@ module etm_packet #(
   logic [31:0] wsent_q, wsent_d;
 
 
-  // ---- Data state (dpacket_state_t) ----------------------------------------------
+  // ---- Data state (dpacket_state_t, held by etm_dpacket) --------------------------
   // Entries: transfers waiting for their values (tag = index + 1).
-  logic [1:0]  ent_state_q [E];  logic [1:0]  ent_state_d [E];
-  logic        ent_a_q [E];      logic        ent_a_d [E];
-  logic        ent_unal_q [E];   logic        ent_unal_d [E];
-  logic [1:0]  ent_need_q [E];   logic [1:0]  ent_need_d [E];
-  logic [1:0]  ent_slot1_q [E];  logic [1:0]  ent_slot1_d [E];
-  logic [1:0]  ent_slot2_q [E];  logic [1:0]  ent_slot2_d [E];
-  logic        ent_fail_q [E];   logic        ent_fail_d [E];
-  logic        ent_imp_q [E];    logic        ent_imp_d [E];
-  logic [15:0] ent_seq_q [E];    logic [15:0] ent_seq_d [E];
-  logic [31:0] ent_addr_q [E];   logic [31:0] ent_addr_d [E];
-  logic [17:0] ent_ctl1_q [E];   logic [17:0] ent_ctl1_d [E];
-  logic [17:0] ent_ctl2_q [E];   logic [17:0] ent_ctl2_d [E];
-  logic [63:0] ent_dd1_q [E];    logic [63:0] ent_dd1_d [E];
-  logic [63:0] ent_dd2_q [E];    logic [63:0] ent_dd2_d [E];
-  logic [1:0]  owner_q [4];      logic [1:0]  owner_d [4];  // slot s waits for entry owner - 1
-  logic [15:0] seq_q, seq_d;
-  logic        first_q, first_d;         // the next transfer is the first of an instruction
-  logic        unal_q, unal_d;           // the next transfer is a second half,
-  logic [1:0]  unal_ent_q, unal_ent_d;   //   of entry unal_ent - 1 (0: not traced)
-  logic        newest_q, newest_d;       // the newest instruction was traced
-  logic        ins_traced_q, ins_traced_d;   // the current data instruction is traced
-  logic        ins_started_q, ins_started_d; // one of its transfers has been traced
-  logic        dfull_q, dfull_d;         // D-sync: the next data address is full
-  logic [31:0] last_daddr_q, last_daddr_d;
+  logic [1:0]  ent_state_q [E];
+  logic        ent_a_q [E];
+  logic        ent_unal_q [E];
+  logic [1:0]  ent_need_q [E];
+  logic [1:0]  ent_slot1_q [E];
+  logic [1:0]  ent_slot2_q [E];
+  logic        ent_fail_q [E];
+  logic        ent_imp_q [E];
+  logic [15:0] ent_seq_q [E];
+  logic [31:0] ent_addr_q [E];
+  logic [17:0] ent_ctl1_q [E];
+  logic [17:0] ent_ctl2_q [E];
+  logic [63:0] ent_dd1_q [E];
+  logic [63:0] ent_dd2_q [E];
+  logic [1:0]  owner_q [4];      // slot s waits for entry owner - 1
+  logic [15:0] seq_q;
+  logic        first_q;          // the next transfer is the first of an instruction
+  logic        unal_q;           // the next transfer is a second half,
+  logic [1:0]  unal_ent_q;       //   of entry unal_ent - 1 (0: not traced)
+  logic        newest_q;         // the newest instruction was traced
+  logic        ins_traced_q;     // the current data instruction is traced
+  logic        ins_started_q;    // one of its transfers has been traced
+  logic        dfull_q;          // D-sync: the next data address is full
+  logic [31:0] last_daddr_q;
 
-  // ---- 1. Decide -------------------------------------------------------------------
+  // ---- 1. Decide (etm_packet_plan) -----------------------------------------------------
   // State after the cycle if its bytes fit.
   logic        started, active, sync_due, cancel, trig_pend, ovf;
   logic [1:0]  reason;
@@ -155,222 +156,26 @@ module etm_packet #(
   logic [31:1] py_addr;
   logic        ph_branch;                         // slot 1's branch packet
   logic [58:0] ph_branch_b;
-  logic [9:0]  slot_en;
   // Data trace: the cycle's value and transfer (D1, D2).
-  logic        data;                              // ETMCR[3:2] != 0
   logic        d_on;                              // D1 and D2 run this cycle
   logic [1:0]  x_kind;                            // dp_sequence()
   logic        seq_first, seq_unal;               // first_q, unal_q after it
   logic        d_newest;                          // newest_q at D2
-  logic        d_ins_traced, d_ins_started;       // ins_traced_q, ins_started_q at D2's test
+  logic        d_ins_traced;                      // ins_traced_q at D2's test
   logic        x_traced;                          // D2 traces the transfer
 
-  task automatic send_async();
-    started = 1'b1;
-    sync_due = 1'b0;
-    sync_count = 32'd0;
-  endtask
-
-  always_comb begin : decide
-    logic go, cont, trig_now, branchy, step6, exc_ok;
-    go = 1'b0;
-    cont = 1'b0;
-    branchy = 1'b0;
-    exc_ok = 1'b0;
-    ph_slot_en_o = '0;
-    ph_ls_b_o = 1'b0;
-    ph_ls_b_trig_o = 1'b0;
-    started = started_q;
-    active = active_q;
-    reason = reason_q;
-    sync_due = sync_due_q;
-    cancel = cancel_q;
-    trig_pend = trig_pend_q;
-    ovf = ovf_q;
-    last_addr = last_addr_q;
-    sync_count = sync_count_q;
-    pa_async = 1'b0;
-    pa_trig = 1'b0;
-    ps_async = 1'b0;
-    ps_isync = 1'b0;
-    ps_reason = reason_q;
-    ps_addr = addr0_i[31:1];
-    ps_branch = 1'b0;
-    ps_branch_b = '0;
-    pb_ret = 1'b0;
-    pb_branch = 1'b0;
-    pb_branch_b = '0;
-    pt_async = 1'b0;
-    pt_trig = 1'b0;
-    py_sync = 1'b0;
-    py_addr = addr0_i[31:1];
-    ph_branch = 1'b0;
-    ph_branch_b = '0;
-    slot_en = '0;
-    ph_natoms_o = natoms_i;
-    ph_exec0_o = exec0_i;
-    ph_exec1_o = (natoms_i > 2'd1) ? exec1_i : 1'b0;
-    trig_now = 1'b0;
-    data = data_addr_i || data_value_i;
-    d_on = 1'b0;
-    step6 = 1'b0;
-    x_kind = XferNone;
-    seq_first = first_q;
-    seq_unal = unal_q;
-    d_newest = newest_q;
-    d_ins_traced = ins_traced_q;
-    d_ins_started = ins_started_q;
-    x_traced = 1'b0;
-
-    // dp_sequence(): follows the interface in every cycle, traced or not.
-    if (data && !hold_i && !end_i && dactl_i[1:0] != 2'd0) begin
-      if (unal_q) begin
-        seq_unal = 1'b0;
-        seq_first = dactl_i[16];
-        x_kind = XferSecondHalf;
-      end else begin
-        x_kind = first_q ? XferFirst : XferLater;
-        seq_unal = dactl_i[11];
-        seq_first = dactl_i[11] ? 1'b0 : dactl_i[16];
-      end
-    end
-
-    if (end_i) begin
-      // etm_packet_end: send everything gathered.
-      slot_en[SlotA] = active_q;
-      go = 1'b0;
-    end else begin
-      // After an overflow nothing is traced until the FIFO has drained.
-      go = enabled_i && !hold_i && !(ovf_q && !fifo_empty_i);
-      if (go) ovf = 1'b0;
-    end
-
-    // 1. Trigger.
-    if (go && trigger_i) begin
-      if (cancel) begin
-        trig_pend = 1'b1;
-      end else begin
-        trig_now = 1'b1;
-        if (!started) begin
-          pa_async = 1'b1;
-          send_async();
-        end
-        slot_en[SlotA] = 1'b1;
-        pa_trig = 1'b1;
-      end
-    end
-
-    // 2. Trace off.
-    cont = go && trace_enable_i;
-    if (go && !trace_enable_i && active) begin
-      slot_en[SlotA] = 1'b1;
-      active = 1'b0;
-      reason = etm_defs_pkg::IsyncReasonTraceOn;
-      cancel = 1'b0;
-    end
-
-    if (cont && active) begin
-      // 3. Cancel.
-      if (cancel_i) begin
-        slot_en[SlotB] = 1'b1;
-        cancel = 1'b1;
-      end
-      // 4. Flush hint.
-      if (flush_i && ph_eager_i && !cancel) slot_en[SlotC] = 1'b1;
-    end
-
-    if (cont && natoms_i == 2'd0) begin
-      if (active && ca_i) slot_en[SlotH] = 1'b1;
-    end else if (cont) begin
-      // 5. The cycle's first instruction.
-      branchy = target0_i || entry_i || ret_i;
-      // Before ETMv3.4 an exception byte holds numbers 0-15 only: a higher one is a
-      // plain branch to the handler (the C model counts it as untraceable).
-      exc_ok = entry_i && (exc_ext_i || exc_i < 9'd16);
-      if (!active) begin
-        if (!started || sync_due) begin
-          ps_async = 1'b1;
-          send_async();
-        end
-        ps_isync = 1'b1;
-        ps_reason = reason;
-        last_addr = addr0_i & 32'hFFFF_FFFE;
-        active = 1'b1;
-        cancel = 1'b0;
-        if (exc_ok) begin
-          ps_branch = 1'b1;
-          ps_branch_b = etm_pkg::branch_packet(branch_from(last_addr, addr0_i), addr0_i, alt_branch_i, 1'b1, exc_i, 1'b0);
-          last_addr = addr0_i & 32'hFFFF_FFFE;
-        end
-      end else if (branchy) begin
-        slot_en[SlotE] = 1'b1;
-        pb_ret = ret_i && exc_ext_i;
-        pb_branch = 1'b1;
-        pb_branch_b = etm_pkg::branch_packet(branch_from(last_addr, addr0_i), addr0_i, alt_branch_i, exc_ok,
-                                             exc_i, exc_ok && cancel);
-        last_addr = addr0_i & 32'hFFFF_FFFE;
-        cancel = 1'b0;
-        if (trig_pend) begin
-          if (!started) begin
-            pt_async = 1'b1;
-            send_async();
-          end
-          slot_en[SlotF] = 1'b1;
-          pt_trig = 1'b1;
-          trig_pend = 1'b0;
-        end
-      end else if (cancel) begin
-        // Cancelled, but no exception came: the atom stays.
-        cancel = 1'b0;
-        if (trig_pend) begin
-          if (!started) begin
-            pt_async = 1'b1;
-            send_async();
-          end
-          slot_en[SlotF] = 1'b1;
-          pt_trig = 1'b1;
-          trig_pend = 1'b0;
-        end
-      end
-      if (sync_due) begin
-        // Periodic synchronisation, after any branch packet.
-        slot_en[SlotG] = 1'b1;
-        py_sync = 1'b1;
-        send_async();
-        last_addr = addr0_i & 32'hFFFF_FFFE;
-      end
-      // 6. W and atoms.
-      step6 = 1'b1;
-      slot_en[SlotH] = 1'b1;
-      if (natoms_i == 2'd2 && target1_i) begin
-        ph_natoms_o = 2'd1;
-        slot_en[SlotI] = 1'b1;
-        ph_branch = 1'b1;
-        ph_branch_b = etm_pkg::branch_packet(branch_from(last_addr, addr1_i), addr1_i, alt_branch_i, 1'b0, 9'd0, 1'b0);
-        last_addr = addr1_i & 32'hFFFF_FFFE;
-        slot_en[SlotJ] = 1'b1;
-      end
-    end
-    // D2 (dp_address): is the transfer traced, and is it the instruction's first
-    // traced one (its atom goes out before it: slot K)?
-    d_on = go && data;
-    if (d_on && natoms_i != 2'd0) d_newest = 1'b0;  // until step 6 says the instructions are traced
-    if (step6) d_newest = 1'b1;
-    if (d_on && x_kind == XferFirst) begin  // a new data instruction: the newest instruction
-      d_ins_traced = d_newest;
-      d_ins_started = 1'b0;
-    end
-    // CPRTs are not traced (ETMCR[1] is not implemented); an untraced
-    // instruction's transfers are not traced; its data starts at its first
-    // transfer with ViewData.
-    x_traced = d_on && (x_kind == XferFirst || x_kind == XferLater) && !dactl_i[15] && d_ins_traced &&
-               (d_ins_started || view_data_i);
-    slot_en[SlotK] = x_traced && !d_ins_started;
-    ph_slot_en_o = slot_en;
-    // c->last_single as isolate_last finds it: cleared by a trigger packet.
-    ph_ls_b_o = single_q;
-    ph_ls_b_trig_o = trig_now;
-  end
+  etm_packet_plan u_plan (
+    .enabled_i, .ca_i, .alt_branch_i, .exc_ext_i, .ph_eager_i, .branch_full_i, .data_addr_i, .data_value_i,
+    .natoms_i, .addr0_i, .exec0_i, .target0_i, .addr1_i, .exec1_i, .target1_i, .entry_i, .ret_i, .exc_i,
+    .cancel_i, .flush_i, .trace_enable_i, .trigger_i, .view_data_i, .dactl_i, .fifo_empty_i, .end_i, .hold_i,
+    .started_q, .active_q, .reason_q, .sync_due_q, .cancel_q, .trig_pend_q, .ovf_q, .single_q, .last_addr_q,
+    .sync_count_q, .first_q, .unal_q, .newest_q, .ins_traced_q, .ins_started_q,
+    .ph_slot_en_o, .ph_ls_b_o, .ph_ls_b_trig_o, .ph_natoms_o, .ph_exec0_o, .ph_exec1_o,
+    .started, .active, .sync_due, .cancel, .trig_pend, .ovf, .reason, .last_addr, .sync_count,
+    .pa_async, .pa_trig, .ps_async, .ps_isync, .ps_reason, .ps_addr, .ps_branch, .ps_branch_b, .pb_ret,
+    .pb_branch, .pb_branch_b, .pt_async, .pt_trig, .py_sync, .py_addr, .ph_branch, .ph_branch_b,
+    .d_on, .x_kind, .seq_first, .seq_unal, .d_newest, .d_ins_traced, .x_traced
+  );
 
   // ---- 2. Assemble the cycle buffer --------------------------------------------------
   logic [etm_defs_pkg::CycleBytesMax*8-1:0] cb;
@@ -471,11 +276,6 @@ module etm_packet #(
     dfull_w = 1'b0;
   endtask
 
-  // The address a branch packet is compressed against: with BRANCH_FULL one that
-  // differs from the target in every bit, so all five bytes go out.
-  function automatic logic [31:0] branch_from(input logic [31:0] last, input logic [31:0] to);
-    branch_from = branch_full_i ? ~to : last;
-  endfunction
 
   // value_size(): 0, 1, 2 or 4 bytes, leading zero bytes left out.
   function automatic logic [2:0] value_size(input logic [31:0] v);
@@ -821,7 +621,7 @@ module etm_packet #(
     emit();
   end
 
-  // An overrun pushes nothing and loses the cycle, as an overflow (etm.c commit_cycle).
+  // An overrun pushes nothing and loses the cycle, as an overflow (ctx.h etm_commit_cycle).
   logic fit;
   assign cbuf_o = cb;
   assign cbuf_n_o = ovr ? 7'd0 : cn;
@@ -899,123 +699,60 @@ module etm_packet #(
 
   assign overflow_o = !hold_i && !end_i && (!fit || ovf_d);
 
-  // ---- 3b. Commit the data state ------------------------------------------------------
+  // ---- 3b. The data state (etm_dpacket) -----------------------------------------------
   // The state after the cycle, fitted or not (no roll-back); when its bytes did
   // not fit, dp_drop() on it. etm_end: dp_drop().
-  always_comb begin : commit_data
-    logic keep, drop;
-    keep = !hold_i && !end_i;
-    drop = end_i || (!hold_i && !fit);
-    for (int i = 0; i < E; i++) begin
-      ent_state_d[i] = keep ? ent_state_w[i] : ent_state_q[i];
-      ent_a_d[i]     = keep ? ent_a_w[i]     : ent_a_q[i];
-      ent_unal_d[i]  = keep ? ent_unal_w[i]  : ent_unal_q[i];
-      ent_need_d[i]  = keep ? ent_need_w[i]  : ent_need_q[i];
-      ent_slot1_d[i] = keep ? ent_slot1_w[i] : ent_slot1_q[i];
-      ent_slot2_d[i] = keep ? ent_slot2_w[i] : ent_slot2_q[i];
-      ent_fail_d[i]  = keep ? ent_fail_w[i]  : ent_fail_q[i];
-      ent_imp_d[i]   = keep ? ent_imp_w[i]   : ent_imp_q[i];
-      ent_seq_d[i]   = keep ? ent_seq_w[i]   : ent_seq_q[i];
-      ent_addr_d[i]  = keep ? ent_addr_w[i]  : ent_addr_q[i];
-      ent_ctl1_d[i]  = keep ? ent_ctl1_w[i]  : ent_ctl1_q[i];
-      ent_ctl2_d[i]  = keep ? ent_ctl2_w[i]  : ent_ctl2_q[i];
-      ent_dd1_d[i]   = keep ? ent_dd1_w[i]   : ent_dd1_q[i];
-      ent_dd2_d[i]   = keep ? ent_dd2_w[i]   : ent_dd2_q[i];
-      if (drop) begin
-        ent_state_d[i] = DpFree;
-        ent_a_d[i] = 1'b0;
-        ent_unal_d[i] = 1'b0;
-        ent_need_d[i] = 2'd0;
-        ent_slot1_d[i] = 2'd0;
-        ent_slot2_d[i] = 2'd0;
-        ent_fail_d[i] = 1'b0;
-        ent_imp_d[i] = 1'b0;
-        ent_seq_d[i] = 16'd0;
-        ent_addr_d[i] = 32'd0;
-        ent_ctl1_d[i] = 18'd0;
-        ent_ctl2_d[i] = 18'd0;
-        ent_dd1_d[i] = 64'd0;
-        ent_dd2_d[i] = 64'd0;
-      end
-    end
-    for (int i = 0; i < 4; i++) owner_d[i] = drop ? 2'd0 : keep ? owner_w[i] : owner_q[i];
-    seq_d = keep ? seq_w : seq_q;
-    first_d = (hold_i || end_i) ? first_q : seq_first;
-    unal_d = (hold_i || end_i) ? unal_q : seq_unal;
-    unal_ent_d = drop ? 2'd0 : keep ? unal_ent_w : unal_ent_q;
-    newest_d = drop ? 1'b0 : keep ? d_newest : newest_q;
-    ins_traced_d = drop ? 1'b0 : keep ? d_ins_traced : ins_traced_q;
-    ins_started_d = keep ? ins_started_w : ins_started_q;
-    dfull_d = drop ? 1'b1 : keep ? dfull_w : dfull_q;
-    last_daddr_d = keep ? last_daddr_w : last_daddr_q;
+  localparam int unsigned DpB = etm_pkg::DpEntBits;
+  logic [E*DpB-1:0] dp_ent_w, dp_ent_q;
+  logic [7:0] dp_owner_w, dp_owner_q;
+  // An entry's bits as etm_pkg::dp_ent_t orders them (Yosys 0.23 takes no
+  // struct-typed locals: the fields are concatenated in that order).
+  always_comb begin : pack_data
+    for (int i = 0; i < E; i++)
+      dp_ent_w[i*DpB +: DpB] = {ent_state_w[i], ent_a_w[i], ent_unal_w[i], ent_need_w[i], ent_slot1_w[i],
+                                ent_slot2_w[i], ent_fail_w[i], ent_imp_w[i], ent_seq_w[i], ent_addr_w[i],
+                                ent_ctl1_w[i], ent_ctl2_w[i], ent_dd1_w[i], ent_dd2_w[i]};
+    for (int i = 0; i < 4; i++) dp_owner_w[i*2 +: 2] = owner_w[i];
   end
 
-  for (genvar g = 0; g < E; g++) begin : gen_entry
-    always_ff @(posedge clk_i or negedge rst_ni) begin
-      if (!rst_ni) begin
-        ent_state_q[g] <= DpFree;
-        ent_a_q[g]     <= 1'b0;
-        ent_unal_q[g]  <= 1'b0;
-        ent_need_q[g]  <= 2'd0;
-        ent_slot1_q[g] <= 2'd0;
-        ent_slot2_q[g] <= 2'd0;
-        ent_fail_q[g]  <= 1'b0;
-        ent_imp_q[g]   <= 1'b0;
-        ent_seq_q[g]   <= 16'd0;
-        ent_addr_q[g]  <= 32'd0;
-        ent_ctl1_q[g]  <= 18'd0;
-        ent_ctl2_q[g]  <= 18'd0;
-        ent_dd1_q[g]   <= 64'd0;
-        ent_dd2_q[g]   <= 64'd0;
-      end else begin
-        ent_state_q[g] <= ent_state_d[g];
-        ent_a_q[g]     <= ent_a_d[g];
-        ent_unal_q[g]  <= ent_unal_d[g];
-        ent_need_q[g]  <= ent_need_d[g];
-        ent_slot1_q[g] <= ent_slot1_d[g];
-        ent_slot2_q[g] <= ent_slot2_d[g];
-        ent_fail_q[g]  <= ent_fail_d[g];
-        ent_imp_q[g]   <= ent_imp_d[g];
-        ent_seq_q[g]   <= ent_seq_d[g];
-        ent_addr_q[g]  <= ent_addr_d[g];
-        ent_ctl1_q[g]  <= ent_ctl1_d[g];
-        ent_ctl2_q[g]  <= ent_ctl2_d[g];
-        ent_dd1_q[g]   <= ent_dd1_d[g];
-        ent_dd2_q[g]   <= ent_dd2_d[g];
-      end
-    end
+  for (genvar g = 0; g < E; g++) begin : gen_unpack
+    assign {ent_state_q[g], ent_a_q[g], ent_unal_q[g], ent_need_q[g], ent_slot1_q[g], ent_slot2_q[g], ent_fail_q[g],
+            ent_imp_q[g], ent_seq_q[g], ent_addr_q[g], ent_ctl1_q[g], ent_ctl2_q[g], ent_dd1_q[g],
+            ent_dd2_q[g]} = dp_ent_q[g*DpB +: DpB];
   end
-
   for (genvar g = 0; g < 4; g++) begin : gen_owner
-    always_ff @(posedge clk_i or negedge rst_ni) begin
-      if (!rst_ni) owner_q[g] <= 2'd0;
-      else         owner_q[g] <= owner_d[g];
-    end
+    assign owner_q[g] = dp_owner_q[g*2 +: 2];
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      seq_q         <= 16'd0;
-      first_q       <= 1'b1;
-      unal_q        <= 1'b0;
-      unal_ent_q    <= 2'd0;
-      newest_q      <= 1'b0;
-      ins_traced_q  <= 1'b0;
-      ins_started_q <= 1'b0;
-      dfull_q       <= 1'b1;
-      last_daddr_q  <= 32'd0;
-    end else begin
-      seq_q         <= seq_d;
-      first_q       <= first_d;
-      unal_q        <= unal_d;
-      unal_ent_q    <= unal_ent_d;
-      newest_q      <= newest_d;
-      ins_traced_q  <= ins_traced_d;
-      ins_started_q <= ins_started_d;
-      dfull_q       <= dfull_d;
-      last_daddr_q  <= last_daddr_d;
-    end
-  end
+  etm_dpacket u_dpacket (
+    .clk_i,
+    .rst_ni,
+    .keep_i          (!hold_i && !end_i),
+    .keep_seq_i      (!hold_i && !end_i),
+    .drop_i          (end_i || (!hold_i && !fit)),
+    .ent_w_i         (dp_ent_w),
+    .owner_w_i       (dp_owner_w),
+    .seq_w_i         (seq_w),
+    .first_w_i       (seq_first),
+    .unal_w_i        (seq_unal),
+    .unal_ent_w_i    (unal_ent_w),
+    .newest_w_i      (d_newest),
+    .ins_traced_w_i  (d_ins_traced),
+    .ins_started_w_i (ins_started_w),
+    .dfull_w_i       (dfull_w),
+    .last_daddr_w_i  (last_daddr_w),
+    .ent_q_o         (dp_ent_q),
+    .owner_q_o       (dp_owner_q),
+    .seq_q_o         (seq_q),
+    .first_q_o       (first_q),
+    .unal_q_o        (unal_q),
+    .unal_ent_q_o    (unal_ent_q),
+    .newest_q_o      (newest_q),
+    .ins_traced_q_o  (ins_traced_q),
+    .ins_started_q_o (ins_started_q),
+    .dfull_q_o       (dfull_q),
+    .last_daddr_q_o  (last_daddr_q)
+  );
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin

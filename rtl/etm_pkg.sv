@@ -8,7 +8,7 @@
 // struct-typed locals in functions, functions return by assigning their name.
 package etm_pkg;
 
-  // ---- P-header packer: the header being built (stages.h PH_OPEN_*) --------------
+  // ---- P-header packer: the header being built (pheader.h PH_OPEN_*) --------------
   typedef enum logic [1:0] {
     PhOpenNone = 2'd0, PhOpenF1 = 2'd1, PhOpenN = 2'd2
   } ph_open_e;
@@ -47,6 +47,20 @@ package etm_pkg;
     logic [7:0] hdr;
     logic [7:0] w;
   } gen_ent_t;
+
+  // A data transfer waiting for its value (dp_entry_t; etm_dpacket keeps three).
+  localparam int unsigned DpEntries = 3;   // DP_ENTRIES
+  localparam int unsigned DpEntBits = 224; // $bits(dp_ent_t)
+  typedef struct packed {
+    logic [1:0]  state;       // DP_FREE, DP_NEW, DP_PLACED
+    logic        a, unal;
+    logic [1:0]  need, slot1, slot2;
+    logic        fail, imp;
+    logic [15:0] seq;
+    logic [31:0] addr;
+    logic [17:0] ctl1, ctl2;
+    logic [63:0] dd1, dd2;
+  } dp_ent_t;
 
   // ---- P-header encodings (IHI 0014 tables 7.2, 7.3; pheader.c) -------------------
   // Format 1: 1NEEEE00 (cycle-accurate: 1N0EEE00, e < 8).

@@ -1,5 +1,5 @@
 // etm_regs.sv - stage `regs` (model/core/src/regs.c and the programming flow of
-// etm.c): the programmer's model on an AMBA 3 APB slave with no wait states.
+// program.c): the programmer's model on an AMBA 3 APB slave with no wait states.
 //
 // A read returns, in its access phase (PSEL and PENABLE), the register as it
 // stands before the edge; a write takes effect at the edge that ends its access
@@ -314,7 +314,7 @@ module etm_regs #(
     end
     locked_d = locked_q;
     claim_d = claim_q;
-    // The counters hold their values while tracing is stopped (regs_edge in etm.c).
+    // The counters hold their values while tracing is stopped (etm_regs_edge in program.c).
     if (stop_q) begin
       for (int i = 0; i < 4; i++)
         if (3'(i) < ncnt) cntvr_d[i] = {16'd0, cnt_i[16*i +: 16]};

@@ -1,0 +1,320 @@
+// etm_packet_plan.sv - stage `packet`, step 1 of a cycle (model/core/src/packet.c:
+// etm_packet_cycle's control flow, the phase tests and the state changes of
+// run_events, run_first, run_periodic and run_atoms): which packets of this stage
+// go out, which etm_pheader slots run, the data transfer's place in its
+// instruction (dp_sequence), and the state after the cycle if its bytes fit.
+// Combinational; etm_packet assembles the packets it names in the cycle
+// buffer's order and commits the state.
+module etm_packet_plan (
+  // Mode (static).
+  input  logic        enabled_i,
+  input  logic        ca_i,
+  input  logic        alt_branch_i,
+  input  logic        exc_ext_i,
+  input  logic        ph_eager_i,
+  input  logic        branch_full_i,
+  input  logic        data_addr_i,
+  input  logic        data_value_i,
+  // This cycle's trace items, filter and data slot.
+  input  logic [1:0]  natoms_i,
+  input  logic [31:0] addr0_i,
+  input  logic        exec0_i,
+  input  logic        target0_i,
+  input  logic [31:0] addr1_i,
+  input  logic        exec1_i,
+  input  logic        target1_i,
+  input  logic        entry_i,
+  input  logic        ret_i,
+  input  logic [8:0]  exc_i,
+  input  logic        cancel_i,
+  input  logic        flush_i,
+  input  logic        trace_enable_i,
+  input  logic        trigger_i,
+  input  logic        view_data_i,
+  input  logic [17:0] dactl_i,
+  input  logic        fifo_empty_i,
+  input  logic        end_i,
+  input  logic        hold_i,
+  // The state before the cycle (packet_state_t; of dpacket_state_t the sequence flags).
+  input  logic        started_q,
+  input  logic        active_q,
+  input  logic [1:0]  reason_q,
+  input  logic        sync_due_q,
+  input  logic        cancel_q,
+  input  logic        trig_pend_q,
+  input  logic        ovf_q,
+  input  logic        single_q,
+  input  logic [31:0] last_addr_q,
+  input  logic [31:0] sync_count_q,
+  input  logic        first_q,
+  input  logic        unal_q,
+  input  logic        newest_q,
+  input  logic        ins_traced_q,
+  input  logic        ins_started_q,
+  // etm_pheader: the slots that run, and what they are given.
+  output logic [9:0]  ph_slot_en_o,
+  output logic        ph_ls_b_o,
+  output logic        ph_ls_b_trig_o,
+  output logic [1:0]  ph_natoms_o,
+  output logic        ph_exec0_o,
+  output logic        ph_exec1_o,
+  // The state after the cycle if its bytes fit.
+  output logic        started,
+  output logic        active,
+  output logic        sync_due,
+  output logic        cancel,
+  output logic        trig_pend,
+  output logic        ovf,
+  output logic [1:0]  reason,
+  output logic [31:0] last_addr,
+  output logic [31:0] sync_count,
+  // Packets of this stage, in stream order.
+  output logic        pa_async,           // trigger: A-sync first if none yet,
+  output logic        pa_trig,            //   0x0C
+  output logic        ps_async,           // trace (re)start: A-sync,
+  output logic        ps_isync,           //   I-sync,
+  output logic [1:0]  ps_reason,
+  output logic [31:1] ps_addr,
+  output logic        ps_branch,          //   the exception packet after it
+  output logic [58:0] ps_branch_b,
+  output logic        pb_ret,             // 0x76,
+  output logic        pb_branch,          //   branch packet
+  output logic [58:0] pb_branch_b,
+  output logic        pt_async,           // trigger that waited behind a cancel
+  output logic        pt_trig,
+  output logic        py_sync,            // periodic A-sync and I-sync
+  output logic [31:1] py_addr,
+  output logic        ph_branch,          // slot 1's branch packet
+  output logic [58:0] ph_branch_b,
+  // Data trace: the cycle's value and transfer (D1, D2).
+  output logic        d_on,               // D1 and D2 run this cycle
+  output logic [1:0]  x_kind,             // dp_sequence()
+  output logic        seq_first,          // first_q, unal_q after it
+  output logic        seq_unal,
+  output logic        d_newest,           // newest_q at D2
+  output logic        d_ins_traced,       // ins_traced_q at D2's test
+  output logic        x_traced            // D2 traces the transfer
+);
+  localparam int unsigned SlotA = 0, SlotB = 1, SlotC = 2, SlotE = 3, SlotF = 4, SlotG = 5,
+                          SlotH = 6, SlotI = 7, SlotJ = 8, SlotK = 9;
+  localparam logic [1:0] XferNone = 2'd0, XferFirst = 2'd1, XferLater = 2'd2, XferSecondHalf = 2'd3;
+
+  logic [9:0] slot_en;
+  logic       unused_dactl;               // the plan reads DASlot, DAUnaligned, DACPRT, DALast
+  assign unused_dactl = ^{dactl_i[17], dactl_i[14:12], dactl_i[10:2]};
+  logic       data;                       // ETMCR[3:2] != 0
+  logic       d_ins_started;              // ins_started_q at D2's test
+
+  // The address a branch packet is compressed against: with BRANCH_FULL one that
+  // differs from the target in every bit, so all five bytes go out.
+  function automatic logic [31:0] branch_from(input logic [31:0] last, input logic [31:0] to);
+    branch_from = branch_full_i ? ~to : last;
+  endfunction
+
+  task automatic send_async();
+    started = 1'b1;
+    sync_due = 1'b0;
+    sync_count = 32'd0;
+  endtask
+
+  always_comb begin : decide
+    logic go, cont, trig_now, branchy, step6, exc_ok;
+    go = 1'b0;
+    cont = 1'b0;
+    branchy = 1'b0;
+    exc_ok = 1'b0;
+    ph_slot_en_o = '0;
+    ph_ls_b_o = 1'b0;
+    ph_ls_b_trig_o = 1'b0;
+    started = started_q;
+    active = active_q;
+    reason = reason_q;
+    sync_due = sync_due_q;
+    cancel = cancel_q;
+    trig_pend = trig_pend_q;
+    ovf = ovf_q;
+    last_addr = last_addr_q;
+    sync_count = sync_count_q;
+    pa_async = 1'b0;
+    pa_trig = 1'b0;
+    ps_async = 1'b0;
+    ps_isync = 1'b0;
+    ps_reason = reason_q;
+    ps_addr = addr0_i[31:1];
+    ps_branch = 1'b0;
+    ps_branch_b = '0;
+    pb_ret = 1'b0;
+    pb_branch = 1'b0;
+    pb_branch_b = '0;
+    pt_async = 1'b0;
+    pt_trig = 1'b0;
+    py_sync = 1'b0;
+    py_addr = addr0_i[31:1];
+    ph_branch = 1'b0;
+    ph_branch_b = '0;
+    slot_en = '0;
+    ph_natoms_o = natoms_i;
+    ph_exec0_o = exec0_i;
+    ph_exec1_o = (natoms_i > 2'd1) ? exec1_i : 1'b0;
+    trig_now = 1'b0;
+    data = data_addr_i || data_value_i;
+    d_on = 1'b0;
+    step6 = 1'b0;
+    x_kind = XferNone;
+    seq_first = first_q;
+    seq_unal = unal_q;
+    d_newest = newest_q;
+    d_ins_traced = ins_traced_q;
+    d_ins_started = ins_started_q;
+    x_traced = 1'b0;
+
+    // dp_sequence(): follows the interface in every cycle, traced or not.
+    if (data && !hold_i && !end_i && dactl_i[1:0] != 2'd0) begin
+      if (unal_q) begin
+        seq_unal = 1'b0;
+        seq_first = dactl_i[16];
+        x_kind = XferSecondHalf;
+      end else begin
+        x_kind = first_q ? XferFirst : XferLater;
+        seq_unal = dactl_i[11];
+        seq_first = dactl_i[11] ? 1'b0 : dactl_i[16];
+      end
+    end
+
+    if (end_i) begin
+      // etm_packet_end: send everything gathered.
+      slot_en[SlotA] = active_q;
+      go = 1'b0;
+    end else begin
+      // After an overflow nothing is traced until the FIFO has drained.
+      go = enabled_i && !hold_i && !(ovf_q && !fifo_empty_i);
+      if (go) ovf = 1'b0;
+    end
+
+    // 1. Trigger.
+    if (go && trigger_i) begin
+      if (cancel) begin
+        trig_pend = 1'b1;
+      end else begin
+        trig_now = 1'b1;
+        if (!started) begin
+          pa_async = 1'b1;
+          send_async();
+        end
+        slot_en[SlotA] = 1'b1;
+        pa_trig = 1'b1;
+      end
+    end
+
+    // 2. Trace off.
+    cont = go && trace_enable_i;
+    if (go && !trace_enable_i && active) begin
+      slot_en[SlotA] = 1'b1;
+      active = 1'b0;
+      reason = etm_defs_pkg::IsyncReasonTraceOn;
+      cancel = 1'b0;
+    end
+
+    if (cont && active) begin
+      // 3. Cancel.
+      if (cancel_i) begin
+        slot_en[SlotB] = 1'b1;
+        cancel = 1'b1;
+      end
+      // 4. Flush hint.
+      if (flush_i && ph_eager_i && !cancel) slot_en[SlotC] = 1'b1;
+    end
+
+    if (cont && natoms_i == 2'd0) begin
+      if (active && ca_i) slot_en[SlotH] = 1'b1;
+    end else if (cont) begin
+      // 5. The cycle's first instruction.
+      branchy = target0_i || entry_i || ret_i;
+      // Before ETMv3.4 an exception byte holds numbers 0-15 only: a higher one is a
+      // plain branch to the handler (the C model counts it as untraceable).
+      exc_ok = entry_i && (exc_ext_i || exc_i < 9'd16);
+      if (!active) begin
+        if (!started || sync_due) begin
+          ps_async = 1'b1;
+          send_async();
+        end
+        ps_isync = 1'b1;
+        ps_reason = reason;
+        last_addr = addr0_i & 32'hFFFF_FFFE;
+        active = 1'b1;
+        cancel = 1'b0;
+        if (exc_ok) begin
+          ps_branch = 1'b1;
+          ps_branch_b = etm_pkg::branch_packet(branch_from(last_addr, addr0_i), addr0_i, alt_branch_i, 1'b1, exc_i, 1'b0);
+          last_addr = addr0_i & 32'hFFFF_FFFE;
+        end
+      end else if (branchy) begin
+        slot_en[SlotE] = 1'b1;
+        pb_ret = ret_i && exc_ext_i;
+        pb_branch = 1'b1;
+        pb_branch_b = etm_pkg::branch_packet(branch_from(last_addr, addr0_i), addr0_i, alt_branch_i, exc_ok,
+                                             exc_i, exc_ok && cancel);
+        last_addr = addr0_i & 32'hFFFF_FFFE;
+        cancel = 1'b0;
+        if (trig_pend) begin
+          if (!started) begin
+            pt_async = 1'b1;
+            send_async();
+          end
+          slot_en[SlotF] = 1'b1;
+          pt_trig = 1'b1;
+          trig_pend = 1'b0;
+        end
+      end else if (cancel) begin
+        // Cancelled, but no exception came: the atom stays.
+        cancel = 1'b0;
+        if (trig_pend) begin
+          if (!started) begin
+            pt_async = 1'b1;
+            send_async();
+          end
+          slot_en[SlotF] = 1'b1;
+          pt_trig = 1'b1;
+          trig_pend = 1'b0;
+        end
+      end
+      if (sync_due) begin
+        // Periodic synchronisation, after any branch packet.
+        slot_en[SlotG] = 1'b1;
+        py_sync = 1'b1;
+        send_async();
+        last_addr = addr0_i & 32'hFFFF_FFFE;
+      end
+      // 6. W and atoms.
+      step6 = 1'b1;
+      slot_en[SlotH] = 1'b1;
+      if (natoms_i == 2'd2 && target1_i) begin
+        ph_natoms_o = 2'd1;
+        slot_en[SlotI] = 1'b1;
+        ph_branch = 1'b1;
+        ph_branch_b = etm_pkg::branch_packet(branch_from(last_addr, addr1_i), addr1_i, alt_branch_i, 1'b0, 9'd0, 1'b0);
+        last_addr = addr1_i & 32'hFFFF_FFFE;
+        slot_en[SlotJ] = 1'b1;
+      end
+    end
+    // D2 (dp_address): is the transfer traced, and is it the instruction's first
+    // traced one (its atom goes out before it: slot K)?
+    d_on = go && data;
+    if (d_on && natoms_i != 2'd0) d_newest = 1'b0;  // until step 6 says the instructions are traced
+    if (step6) d_newest = 1'b1;
+    if (d_on && x_kind == XferFirst) begin  // a new data instruction: the newest instruction
+      d_ins_traced = d_newest;
+      d_ins_started = 1'b0;
+    end
+    // CPRTs are not traced (ETMCR[1] is not implemented); an untraced
+    // instruction's transfers are not traced; its data starts at its first
+    // transfer with ViewData.
+    x_traced = d_on && (x_kind == XferFirst || x_kind == XferLater) && !dactl_i[15] && d_ins_traced &&
+               (d_ins_started || view_data_i);
+    slot_en[SlotK] = x_traced && !d_ins_started;
+    ph_slot_en_o = slot_en;
+    // c->last_single as isolate_last finds it: cleared by a trigger packet.
+    ph_ls_b_o = single_q;
+    ph_ls_b_trig_o = trig_now;
+  end
+endmodule
