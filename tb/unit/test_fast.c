@@ -100,44 +100,40 @@ static int same_state(etm_ctx_t *a, etm_ctx_t *b, const char *what, unsigned lon
     return ok;
 }
 
-static void run(const char *preset, const variant_t *v)
+/* The variant's configuration of the preset; 0 when the preset cannot have it. */
+static int variant_config(const char *preset, const variant_t *v, etm_config_t *cfg)
 {
-    char what[160];
-    snprintf(what, sizeof what, "%s, %s%s", preset, v->name, records_q ? ", records" : "");
-    etm_config_t cfg;
-    etm_diag_t d;
-    CHECK_EQ(etm_config_preset(&cfg, preset), ETM_OK);
+    CHECK_EQ(etm_config_preset(cfg, preset), ETM_OK);
     if (v->cycle_accurate)
-        cfg.etmcr |= 1u << 12;
+        cfg->etmcr |= 1u << 12;
     if (v->data)
-        cfg.etmcr |= 3u << 2;
+        cfg->etmcr |= 3u << 2;
     if (v->external_port)
-        cfg.port_bytes = 0;
-    cfg.etmcr |= v->etmcr_or;
+        cfg->port_bytes = 0;
+    cfg->etmcr |= v->etmcr_or;
     if (v->ph_eager)
-        cfg.ph_eager = 1;
+        cfg->ph_eager = 1;
     if (v->trigger)
-        cfg.etmtrigger = v->trigger;
+        cfg->etmtrigger = v->trigger;
     if (v->fifo_depth) {
-        cfg.fifo_depth = v->fifo_depth;
-        cfg.port_bytes = 1;
+        cfg->fifo_depth = v->fifo_depth;
+        cfg->port_bytes = 1;
     }
-    cfg.pkt_queue = records_q;
+    cfg->pkt_queue = records_q;
     if (v->reduced1) {
         unsigned version = 0;
-        etm_config_version(&cfg, &version, NULL);
-        if (version < ETM_V(3, 5) || !ETM_FIELD_GET(ETM_CCR_COUNTERS, cfg.etmccr))
-            return; /* only ETMv3.5 has it */
-        cfg.etmccer |= 1u << 27;
-        cfg.etmcntrldvr[0] = 37; /* it reloads every 38 cycles */
+        etm_config_version(cfg, &version, NULL);
+        if (version < ETM_V(3, 5) || !ETM_FIELD_GET(ETM_CCR_COUNTERS, cfg->etmccr))
+            return 0; /* only ETMv3.5 has it */
+        cfg->etmccer |= 1u << 27;
+        cfg->etmcntrldvr[0] = 37; /* it reloads every 38 cycles */
     }
-    etm_ctx_t *a = NULL, *b = NULL;
-    if (etm_create(&a, &cfg, &d) != ETM_OK)
-        return; /* the part does not have it (an ETMv1 port with PORT_BYTES 0, ETM-M3 cycle accuracy ...) */
-    CHECK_EQ(etm_create(&b, &cfg, &d), ETM_OK);
-    etm_set_repeat_path(b, 0);
-    etm_set_plain_path(b, 0);
+    return 1;
+}
 
+/* The variant's generator of stimulus. */
+static etm_gen_t *variant_gen(const variant_t *v)
+{
     etm_gen_params_t gp;
     etm_gen_params_default(&gp);
     gp.seed = 7 + (uint64_t)(v - variants);
@@ -149,36 +145,46 @@ static void run(const char *preset, const variant_t *v)
     gp.data = v->data;
     gp.triggers = v->triggers;
     etm_gen_t *g = NULL;
+    etm_diag_t d;
     CHECK_EQ(etm_gen_create(&g, &gp, &d), ETM_OK);
-    if (!g) {
-        etm_destroy(a);
-        etm_destroy(b);
-        return;
+    return g;
+}
+
+/* Cycle cyc's inputs as the variant makes them: generated, with the rules it
+ * breaks, and the APB transfers of a reprogramming under way. */
+static void variant_inputs(const variant_t *v, etm_gen_t *g, etm_ctx_t *a, etm_apb_driver_t *drv, int *programming,
+                           unsigned long cyc, etm_in_t *in)
+{
+    etm_gen_next(g, in, NULL);
+    if (v->rule_breaks && cyc % 97 == 50) { /* a rule the plain path must not miss */
+        in->findbr = 1;
+        in->flush = 0;
     }
-    etm_apb_op_t ops[ETM_PROGRAM_MAX_OPS];
+    if (v->rule_breaks && cyc % 89 == 20 && in->ivalid) {
+        in->ibranch = 0;
+        in->iindbr = 1;
+    }
+    if (v->reprogram && cyc % 7000 == 3000 && !*programming) {
+        etm_apb_op_t ops[ETM_PROGRAM_MAX_OPS];
+        size_t n = etm_program_ops(etm_get_config(a), etm_get_config(a), ops, ETM_PROGRAM_MAX_OPS);
+        CHECK(n > 0);
+        etm_apb_driver_start(drv, ops, n);
+        *programming = 1;
+    }
+    if (*programming)
+        etm_apb_drive(drv, in);
+}
+
+/* CYCLES cycles of the variant through a (with the engine) and b (without):
+ * every cycle the same return value, outputs, external-port bytes and state. */
+static void variant_cycles(const variant_t *v, etm_gen_t *g, etm_ctx_t *a, etm_ctx_t *b, const char *what)
+{
     etm_apb_driver_t drv;
     memset(&drv, 0, sizeof drv);
     int programming = 0;
-    unsigned long rep0 = 0;
     for (unsigned long cyc = 0; cyc < CYCLES; cyc++) {
         etm_in_t in;
-        etm_gen_next(g, &in, NULL);
-        if (v->rule_breaks && cyc % 97 == 50) { /* a rule the plain path must not miss */
-            in.findbr = 1;
-            in.flush = 0;
-        }
-        if (v->rule_breaks && cyc % 89 == 20 && in.ivalid) {
-            in.ibranch = 0;
-            in.iindbr = 1;
-        }
-        if (v->reprogram && cyc % 7000 == 3000 && !programming) {
-            size_t n = etm_program_ops(etm_get_config(a), etm_get_config(a), ops, ETM_PROGRAM_MAX_OPS);
-            CHECK(n > 0);
-            etm_apb_driver_start(&drv, ops, n);
-            programming = 1;
-        }
-        if (programming)
-            etm_apb_drive(&drv, &in);
+        variant_inputs(v, g, a, &drv, &programming, cyc, &in);
         if (v->reset && cyc == CYCLES / 2) {
             etm_reset(a);
             etm_reset(b);
@@ -202,22 +208,11 @@ static void run(const char *preset, const variant_t *v)
         if (!same_state(a, b, what, cyc))
             break;
     }
-    rep0 = (unsigned long)etm_repeated_cycles(a);
-    unsigned long plain = (unsigned long)etm_plain_cycles(a);
-    CHECK_EQ(etm_repeated_cycles(b), 0);
-    CHECK_EQ(etm_plain_cycles(b), 0);
-    /* Without data trace, busy code runs most of its cycles as plain ones
-     * (ETMv3); with idle stretches, the repeat path takes most of them. */
-    unsigned version = 0;
-    etm_config_version(&cfg, &version, NULL);
-    int v3 = ETM_V_MAJOR(version) == 3;
-    unsigned long want = v->sleep || v->fifo_depth || records_q ? CYCLES / 20 : CYCLES / 2;
-    if (v3 && !v->data && (plain <= want || getenv("REPEAT_VERBOSE")))
-        fprintf(stderr, "%s: %lu of %u plain\n", what, plain, (unsigned)CYCLES);
-    if (v3 && !v->data)
-        CHECK(plain > want);
-    if (!v3 || v->data)
-        CHECK_EQ(plain, 0);
+}
+
+/* The end of trace and the drain alike, and every register reads the same. */
+static void same_end(const variant_t *v, etm_ctx_t *a, etm_ctx_t *b, const char *what)
+{
     CHECK_EQ(etm_end(a), etm_end(b));
     for (int k = 0; k < 100000; k++) {
         etm_out_t oa, ob;
@@ -239,8 +234,28 @@ static void run(const char *preset, const variant_t *v)
                 fprintf(stderr, "%s: register 0x%03x reads differently\n", what, off);
                 CHECK(0);
             }
-    /* Idle stretches of 60 per mille of instructions are most of the cycles,
-     * with records or without. */
+}
+
+/* The engine took its share: without data trace, busy code runs most of its
+ * cycles as plain ones (ETMv3); with idle stretches of 60 per mille of
+ * instructions, the repeat path takes most of them, with records or without. */
+static void engine_took_its_share(const etm_config_t *cfg, const variant_t *v, etm_ctx_t *a, etm_ctx_t *b,
+                                  const char *what)
+{
+    unsigned long rep0 = (unsigned long)etm_repeated_cycles(a);
+    unsigned long plain = (unsigned long)etm_plain_cycles(a);
+    CHECK_EQ(etm_repeated_cycles(b), 0);
+    CHECK_EQ(etm_plain_cycles(b), 0);
+    unsigned version = 0;
+    etm_config_version(cfg, &version, NULL);
+    int v3 = ETM_V_MAJOR(version) == 3;
+    unsigned long want = v->sleep || v->fifo_depth || records_q ? CYCLES / 20 : CYCLES / 2;
+    if (v3 && !v->data && (plain <= want || getenv("REPEAT_VERBOSE")))
+        fprintf(stderr, "%s: %lu of %u plain\n", what, plain, (unsigned)CYCLES);
+    if (v3 && !v->data)
+        CHECK(plain > want);
+    if (!v3 || v->data)
+        CHECK_EQ(plain, 0);
     int repeats = v->sleep >= 60 && !v->atb_stall && !v->reduced1; /* a counter counting every cycle moves */
     if (repeats && (rep0 <= CYCLES / 4 || getenv("REPEAT_VERBOSE")))
         fprintf(stderr, "%s: %lu of %u repeated\n", what, rep0, (unsigned)CYCLES);
@@ -249,6 +264,28 @@ static void run(const char *preset, const variant_t *v)
     repeated_total += rep0;
     plain_total += plain;
     cycles_total += CYCLES;
+}
+
+static void run(const char *preset, const variant_t *v)
+{
+    char what[160];
+    snprintf(what, sizeof what, "%s, %s%s", preset, v->name, records_q ? ", records" : "");
+    etm_config_t cfg;
+    etm_diag_t d;
+    if (!variant_config(preset, v, &cfg))
+        return;
+    etm_ctx_t *a = NULL, *b = NULL;
+    if (etm_create(&a, &cfg, &d) != ETM_OK)
+        return; /* the part does not have it (an ETMv1 port with PORT_BYTES 0, ETM-M3 cycle accuracy ...) */
+    CHECK_EQ(etm_create(&b, &cfg, &d), ETM_OK);
+    etm_gen_t *g = variant_gen(v);
+    if (b && g) {
+        etm_set_repeat_path(b, 0);
+        etm_set_plain_path(b, 0);
+        variant_cycles(v, g, a, b, what);
+        engine_took_its_share(&cfg, v, a, b, what);
+        same_end(v, a, b, what);
+    }
     etm_gen_free(g);
     etm_destroy(a);
     etm_destroy(b);

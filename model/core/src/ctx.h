@@ -10,6 +10,8 @@
 #ifndef ETM_CTX_H
 #define ETM_CTX_H
 
+#include <string.h>
+
 #include "etm/check.h"
 #include "etm/model.h"
 #include "fast.h"
@@ -112,8 +114,15 @@ static ETM_INLINE void etm_commit_cycle(etm_ctx_t *ctx, const etm_in_t *in, uint
 /* ---- Shared by the top-level files ----------------------------------------------------------- */
 
 /* The frontend and the filter: the part of a cycle a watching instance runs
- * too (etm.c). */
-void etm_front_cycle(etm_ctx_t *ctx, const etm_in_t *in, fe_cycle_t *fe, filter_out_t *fo);
+ * too. */
+static inline void etm_front_cycle(etm_ctx_t *ctx, const etm_in_t *in, fe_cycle_t *fe, filter_out_t *fo)
+{
+    etm_frontend(&ctx->mode, in, fe);
+    if (ctx->mode.enabled) /* powered down or programming: resources are held */
+        etm_filter(&ctx->flt, &ctx->fsetup, in, fe, fo);
+    else
+        memset(fo, 0, sizeof *fo);
+}
 /* The start of an edge, shared by etm_step and etm_watch_step: the interface
  * check and the debug APB access (its rules added to the check's), kept for
  * etm_last_rules. Returns the number of rules broken (etm.c). */

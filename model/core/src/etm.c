@@ -142,15 +142,6 @@ void etm_set_plain_path(etm_ctx_t *ctx, int on)
 
 /* ---- One cycle ------------------------------------------------------------------------------ */
 
-void etm_front_cycle(etm_ctx_t *ctx, const etm_in_t *in, fe_cycle_t *fe, filter_out_t *fo)
-{
-    etm_frontend(&ctx->mode, in, fe);
-    if (ctx->mode.enabled) /* powered down or programming: resources are held */
-        etm_filter(&ctx->flt, &ctx->fsetup, in, fe, fo);
-    else
-        memset(fo, 0, sizeof *fo);
-}
-
 /* The filter's events of the cycle, counted (most cycles have none). */
 static void count_filter_events(etm_ctx_t *ctx, const fe_cycle_t *fe, const filter_out_t *fo)
 {

@@ -117,40 +117,12 @@ void etm_fast_leave(etm_ctx_t *ctx)
     ctx->fast.plain_go = 0;
 }
 
-/* The state a plain cycle needs up to the filter (a watching instance's
- * whole need): the configuration allows it, no programming stop or restart,
- * no cancel waiting in the interface check, TraceEnable on to stay. */
-static inline int plain_front_state(const etm_ctx_t *ctx)
-{
-    return ctx->fast.plain_cfg && !(ctx->rg.stop_q | ctx->rg.restart_q) && fast_check_ok(&ctx->chk) &&
-           fast_filter_ok(&ctx->fsetup, &ctx->flt);
-}
-
-/* With records: the generator has nothing left and nothing is staged, so a
- * plain cycle's record would be begun and finished in the cycle; no overflow
- * is lost or untraced. */
-static inline int plain_records_ok(const etm_ctx_t *ctx)
-{
-    return !ctx->mode.pkt_queue ||
-           (etm_records_idle(&ctx->pq) && !(ctx->pq.ovf | ctx->pq.untraced) && ctx->fifo.slevel_q == 0);
-}
-
-/* ... and for the trace stages: no end of trace, nothing waiting in the packet stage. */
-static inline int plain_state(const etm_ctx_t *ctx)
-{
-    return plain_front_state(ctx) && !(ctx->end_wait | ctx->ended) && fast_packet_ok(&ctx->pk) &&
-           plain_records_ok(ctx);
-}
-
 /* The plain cycle's instruction is a traced branch's target (as the frontend
  * says: ETMIBRANCH with ETMIINDBR, or with branch broadcast). */
 static inline int plain_target(const etm_ctx_t *ctx, const etm_in_t *in)
 {
     return in->ivalid && in->ibranch && (in->iindbr || ctx->mode.branch_broadcast);
 }
-
-/* The instructions a plain cycle carries (an IT folded after one counts). */
-static inline unsigned plain_natoms(const etm_in_t *in) { return in->ivalid ? 1u + in->fold : 0u; }
 
 /* ---- The plain steps ------------------------------------------------------------------------ */
 
@@ -218,8 +190,8 @@ ETM_NOINLINE static etm_err_t plain_bytes(etm_ctx_t *ctx, const etm_in_t *in, un
  * stage's plain steps, and the FIFO's cycle. What it leaves for plain_state:
  * only an overflow or a periodic sync due can end the path (nothing else it
  * reads moves here). */
-static etm_err_t step_plain(etm_ctx_t *ETM_RESTRICT ctx, const etm_in_t *ETM_RESTRICT in,
-                            etm_out_t *ETM_RESTRICT out)
+etm_err_t etm_fast_step_plain(etm_ctx_t *ETM_RESTRICT ctx, const etm_in_t *ETM_RESTRICT in,
+                              etm_out_t *ETM_RESTRICT out)
 {
     unsigned natoms = plain_natoms(in);
     (void)plain_begin(ctx, in, natoms, out);
@@ -260,17 +232,9 @@ ETM_NOINLINE static etm_err_t plain_record(etm_ctx_t *ctx, const etm_in_t *in, u
     return c.overrun ? ETM_ERR_INTERNAL : ETM_OK;
 }
 
-/* The cycles the plain path leaves to the reference, with records: the idle
- * cycles before a record can bring an ETMv3.0 periodic sync due, and the
- * record a phase more. */
-static inline int plain_takes(const etm_ctx_t *ctx, const etm_in_t *in)
-{
-    return !ctx->mode.pkt_queue || !plain_natoms(in) || !fast_sync_due_at(&ctx->pk, &ctx->mode, ctx->pq.now);
-}
-
 /* step_plain with records: a cycle without instructions makes no record (the
  * cycle count moves); one with them, plain_record. */
-static etm_err_t step_plain_records(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
+etm_err_t etm_fast_step_plain_records(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
 {
     unsigned natoms = plain_natoms(in);
     (void)plain_begin(ctx, in, natoms, out);
@@ -417,38 +381,14 @@ ETM_NOINLINE static etm_err_t step_plain_queued(etm_ctx_t *ctx, const etm_in_t *
 
 /* ---- The engine's entry (fast_entry.h) ------------------------------------------------------ */
 
-/* The reference runs this cycle: etm_fast_after (or etm_fast_watch_after)
- * has the repeat path's bookkeeping to finish. Returns 0 (not given). */
-static int to_reference(fast_state_t *f, int tried, int quiet)
+int etm_fast_plain_tried(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out, etm_err_t *e, int quiet)
 {
-    f->around = 1;
-    f->trying = (uint8_t)tried;
-    f->quiet = (uint8_t)quiet;
-    return 0;
-}
-
-/* After the reference cycle: was it tried, and found a fixed point? */
-static int after_reference(etm_ctx_t *ctx, etm_err_t e)
-{
-    fast_state_t *f = &ctx->fast;
-    f->around = 0;
-    int fixed = f->trying && etm_fast_judge(ctx, e);
-    etm_fast_quiet(ctx, f->quiet);
-    return fixed;
-}
-
-int etm_fast_plain(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out, etm_err_t *e)
-{
-    fast_state_t *f = &ctx->fast;
-    int quiet;
-    int tried = etm_fast_before(ctx, in, &quiet);
-    if (tried)
-        etm_fast_snap(ctx);
+    etm_fast_snap(ctx);
     if (!plain_takes(ctx, in))
-        return to_reference(f, tried, quiet);
-    *e = ctx->mode.pkt_queue ? step_plain_records(ctx, in, out) : step_plain(ctx, in, out);
-    if (tried && etm_fast_judge(ctx, *e))
-        f->rp_out = *out;
+        return to_reference(&ctx->fast, 1, quiet);
+    *e = ctx->mode.pkt_queue ? etm_fast_step_plain_records(ctx, in, out) : etm_fast_step_plain(ctx, in, out);
+    if (etm_fast_judge(ctx, *e))
+        ctx->fast.rp_out = *out;
     etm_fast_quiet(ctx, quiet);
     return 1;
 }
@@ -471,16 +411,14 @@ int etm_fast_other(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out, etm_err_t
     return to_reference(f, tried, quiet);
 }
 
-void etm_fast_after(etm_ctx_t *ctx, const etm_out_t *out, etm_err_t e)
+void etm_fast_tried(etm_ctx_t *ctx, const etm_out_t *out, const etm_seen_t *seen, etm_err_t e)
 {
-    fast_state_t *f = &ctx->fast;
-    if (!f->around)
+    if (!etm_fast_judge(ctx, e))
         return;
-    f->plain_go = (uint8_t)plain_state(ctx);
-    if (after_reference(ctx, e))
-        f->rp_out = *out;
-    if (ctx->pq.now < f->tail_cycle) /* the stages restarted */
-        f->tail_plain = 0;
+    if (out)
+        ctx->fast.rp_out = *out;
+    else
+        ctx->fast.rp_seen = *seen;
 }
 
 /* ---- A watching instance -------------------------------------------------------------------- */
@@ -541,11 +479,5 @@ int etm_fast_watch(etm_ctx_t *ctx, const etm_in_t *in, etm_seen_t *seen, etm_err
     return to_reference(f, tried, quiet);
 }
 
-void etm_fast_watch_after(etm_ctx_t *ctx, const etm_seen_t *seen, etm_err_t e)
-{
-    fast_state_t *f = &ctx->fast;
-    if (f->around && after_reference(ctx, e))
-        f->rp_seen = *seen;
-}
 
 uint64_t etm_plain_cycles(const etm_ctx_t *ctx) { return ctx->fast.plain_count; }

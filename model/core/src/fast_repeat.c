@@ -31,8 +31,6 @@
 
 #define RP_LIMIT 0xFFFFFFF0u
 
-static inline int rp_allowed(const etm_ctx_t *ctx) { return !ctx->fast.rp_off; }
-
 static void rp_counters(packet_state_t *pk, pipestat_state_t *ps, uint32_t *pq_now, uint32_t *c[RP_NCOUNT])
 {
     c[RP_WTOTAL] = &pk->wtotal_q;
@@ -89,31 +87,6 @@ static int rp_same(const etm_ctx_t *ctx, const rp_snap_t *s)
            s->end_wait == ctx->end_wait && !memcmp(s->fifo, &ctx->fifo, sizeof s->fifo) &&
            (ctx->mode.v3 ? s->ps.since_full_q == ctx->ps.since_full_q : !memcmp(&s->ps, &ctx->ps, sizeof s->ps)) &&
            rp_same_pq(ctx, s);
-}
-
-/* Is this cycle tried as a fixed point? Only a cycle without an instruction or
- * an APB access is (an instruction traced moves the trace; one not traced
- * repeats only in a loop of one instruction), and only the seventh of the
- * same inputs in a row: a try costs a copy and a comparison of the state,
- * and runs of idle cycles among instructions are short (on random stimulus,
- * a try after the third paid for itself less often than it cost). */
-#define RP_TRY_AFTER 6
-/* After RP_MISSES quiet cycles none of which ended a run long enough to be
- * tried, the next RP_PAUSE cycles are not compared: where idle cycles are
- * bubbles between instructions, keeping their inputs costs more than the path
- * gives; a long idle stretch is still found, at most RP_PAUSE cycles late. */
-#define RP_MISSES 32
-#define RP_PAUSE 240
-static int rp_try(etm_ctx_t *ctx, const etm_in_t *in)
-{
-    fast_state_t *f = &ctx->fast;
-    if (!rp_allowed(ctx) || f->rp_run < RP_TRY_AFTER)
-        return 0;
-    if (f->rp_wait) {
-        f->rp_wait--;
-        return 0;
-    }
-    return ETM_DDCTL_SLOT(in->ddctl) == 0;
 }
 
 /* The counters that moved by one in the tried cycle, and by how much the
@@ -174,46 +147,6 @@ int etm_fast_judge(etm_ctx_t *ctx, etm_err_t e)
     f->rp_wait = f->rp_backoff;
     f->rp_backoff = (uint8_t)(f->rp_backoff < 32 ? 2 * f->rp_backoff + 1 : 63);
     return 0;
-}
-
-int etm_fast_before(etm_ctx_t *ctx, const etm_in_t *in, int *quiet)
-{
-    fast_state_t *f = &ctx->fast;
-    if (f->rp_pause) { /* not compared: as a cycle that is not quiet (a branch taken alike each cycle) */
-        f->rp_pause--;
-        *quiet = 0;
-        f->rp_run = 0;
-        return 0;
-    }
-    *quiet = !in->ivalid && !in->psel && rp_allowed(ctx);
-    if (!*quiet) {
-        f->rp_run = 0;
-        return 0;
-    }
-    int same = rec_keep(&f->rp_in, in) && f->rp_have;
-    f->rp_run = (uint8_t)(same ? f->rp_run + (f->rp_run < RP_TRY_AFTER) : 0);
-    f->rp_miss = (uint8_t)(f->rp_run == RP_TRY_AFTER ? 0 : f->rp_miss + 1);
-    if (f->rp_miss == RP_MISSES) { /* idle runs are short here: compare fewer */
-        f->rp_miss = 0;
-        f->rp_pause = RP_PAUSE;
-    }
-    return same && rp_try(ctx, in);
-}
-
-void etm_fast_advance(etm_ctx_t *ctx, uint32_t k)
-{
-    fast_state_t *f = &ctx->fast;
-    f->rp_budget -= k;
-    unsigned char *base = (unsigned char *)ctx;
-    for (unsigned i = 0; i < f->rp_ncount; i++) {
-        uint32_t *c = (uint32_t *)(void *)(base + f->rp_count_off[i]);
-        *c += k;
-    }
-    ctx->chk.cycle += k;
-    uint64_t *st = (uint64_t *)(void *)&ctx->st;
-    for (unsigned i = 0; i < f->rp_nst; i++)
-        st[f->rp_st_idx[i]] += k * f->rp_st_add[i];
-    f->rp_count += k;
 }
 
 size_t etm_fast_repeat_run(etm_ctx_t *ctx, const etm_in_t *in, size_t n)
