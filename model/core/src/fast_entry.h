@@ -105,10 +105,8 @@ etm_err_t etm_fast_step_plain(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out
 etm_err_t etm_fast_step_plain_records(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out);
 /* etm_fast_plain for a cycle tried as a fixed point. */
 int etm_fast_plain_tried(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out, etm_err_t *e, int quiet);
-/* A cycle that is neither repeated nor plain (etm_fast_step's slow part):
- * the repeat path's bookkeeping, and the records' plain forms where they
- * apply. Returns 1 when it gave the cycle. */
-int etm_fast_other(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out, etm_err_t *e);
+/* With records, a plain cycle queued behind the generator's work. */
+etm_err_t etm_fast_step_plain_queued(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out);
 /* A reference cycle tried as a fixed point is judged; if it is one, its
  * outputs (out), or what a watching instance saw (seen, out NULL), are kept
  * for the repeat path. */
@@ -187,6 +185,38 @@ static ETM_INLINE int etm_fast_plain(etm_ctx_t *ctx, const etm_in_t *in, etm_out
     *e = ctx->mode.pkt_queue ? etm_fast_step_plain_records(ctx, in, out) : etm_fast_step_plain(ctx, in, out);
     etm_fast_quiet(ctx, quiet);
     return 1;
+}
+
+/* With records, a plain cycle while the generator is still busy, or bytes are
+ * staged: its record is queued behind the others, as etm_records_cycle queues
+ * any record, but the stages before it run their plain steps (the interface
+ * check, the filter), and the record's filter outputs are a plain cycle's:
+ * TraceEnable on, nothing else but a counter 1 reload. */
+static inline int plain_queued_ok(const etm_ctx_t *ctx, const etm_in_t *in)
+{
+    return ctx->mode.pkt_queue && plain_front_state(ctx) && !(ctx->end_wait | ctx->ended) &&
+           etm_fast_plain_in(ctx, in);
+}
+
+/* A cycle that is neither repeated nor plain (etm_fast_step's slow part):
+ * the repeat path's bookkeeping, and the records' plain form where it
+ * applies. Returns 1 when it gave the cycle. */
+static ETM_INLINE int etm_fast_other(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out, etm_err_t *e)
+{
+    fast_state_t *f = &ctx->fast;
+    f->around = 0;
+    if (ctx->ended) /* the reference says ETM_ERR_STATE */
+        return 0;
+    int quiet;
+    int tried = etm_fast_before(ctx, in, &quiet);
+    if (tried) {
+        etm_fast_snap(ctx);
+    } else if (plain_queued_ok(ctx, in)) {
+        *e = etm_fast_step_plain_queued(ctx, in, out);
+        etm_fast_quiet(ctx, quiet);
+        return 1;
+    }
+    return to_reference(f, tried, quiet);
 }
 
 /* After a reference cycle that etm_fast_step did not give (around): the

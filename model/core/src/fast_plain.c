@@ -260,17 +260,6 @@ etm_err_t etm_fast_step_plain_records(etm_ctx_t *ctx, const etm_in_t *in, etm_ou
     return e;
 }
 
-/* With records, a plain cycle while the generator is still busy, or bytes are
- * staged: its record is queued behind the others, as etm_records_cycle queues
- * any record, but the stages before it run their plain steps (the interface
- * check, the filter), and the record's filter outputs are a plain cycle's:
- * TraceEnable on, nothing else but a counter 1 reload. */
-static inline int plain_queued_ok(const etm_ctx_t *ctx, const etm_in_t *in)
-{
-    return ctx->mode.pkt_queue && plain_front_state(ctx) && !(ctx->end_wait | ctx->ended) &&
-           etm_fast_plain_in(ctx, in);
-}
-
 /* A plain cycle's record waits alone in the queue, the queue has room for
  * this cycle's behind it (a queue of one record has none: this cycle's is
  * lost to an overflow), and the generator is free to begin the waiting one
@@ -356,7 +345,7 @@ ETM_NOINLINE static etm_err_t pq_staged(etm_ctx_t *ctx, const etm_in_t *in, unsi
     return ETM_OK;
 }
 
-ETM_NOINLINE static etm_err_t step_plain_queued(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
+etm_err_t etm_fast_step_plain_queued(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out)
 {
     unsigned natoms = plain_natoms(in);
     uint8_t reload = plain_begin(ctx, in, natoms, out);
@@ -391,24 +380,6 @@ int etm_fast_plain_tried(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out, etm
         ctx->fast.rp_out = *out;
     etm_fast_quiet(ctx, quiet);
     return 1;
-}
-
-int etm_fast_other(etm_ctx_t *ctx, const etm_in_t *in, etm_out_t *out, etm_err_t *e)
-{
-    fast_state_t *f = &ctx->fast;
-    f->around = 0;
-    if (ctx->ended) /* the reference says ETM_ERR_STATE */
-        return 0;
-    int quiet;
-    int tried = etm_fast_before(ctx, in, &quiet);
-    if (tried) {
-        etm_fast_snap(ctx);
-    } else if (plain_queued_ok(ctx, in)) {
-        *e = step_plain_queued(ctx, in, out);
-        etm_fast_quiet(ctx, quiet);
-        return 1;
-    }
-    return to_reference(f, tried, quiet);
 }
 
 void etm_fast_tried(etm_ctx_t *ctx, const etm_out_t *out, const etm_seen_t *seen, etm_err_t e)
