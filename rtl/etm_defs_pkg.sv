@@ -209,6 +209,7 @@ package etm_defs_pkg;
   localparam logic [9:0] RegEtmtecr2 = 10'h007;
   localparam logic [9:0] RegEtmteevr = 10'h008;
   localparam logic [9:0] RegEtmtecr1 = 10'h009;
+  localparam logic [9:0] RegEtmffrr = 10'h00A;
   localparam logic [9:0] RegEtmfflr = 10'h00B;
   localparam logic [9:0] RegEtmvdevr = 10'h00C;
   localparam logic [9:0] RegEtmvdcr1 = 10'h00D;
@@ -254,6 +255,7 @@ package etm_defs_pkg;
   localparam logic [7:0] FirstEtmtecr2 = 8'h12;
   localparam logic [7:0] FirstEtmteevr = 8'h10;
   localparam logic [7:0] FirstEtmtecr1 = 8'h10;
+  localparam logic [7:0] FirstEtmffrr = 8'h10;
   localparam logic [7:0] FirstEtmfflr = 8'h10;
   localparam logic [7:0] FirstEtmvdevr = 8'h10;
   localparam logic [7:0] FirstEtmvdcr1 = 8'h10;
@@ -359,6 +361,12 @@ package etm_defs_pkg;
     mask_tecr1 = mask_tecr1 | 32'h00FFFF00;
     mask_tecr1 = mask_tecr1 | 32'h01000000;
     if (v >= 8'h12) mask_tecr1 = mask_tecr1 | 32'h02000000;
+  endfunction
+  function automatic logic [31:0] mask_ffrr(input logic [7:0] v);
+    mask_ffrr = 32'h0;
+    mask_ffrr = mask_ffrr | 32'h000000FF;
+    mask_ffrr = mask_ffrr | 32'h00FFFF00;
+    mask_ffrr = mask_ffrr | 32'h01000000;
   endfunction
   function automatic logic [31:0] mask_fflr(input logic [7:0] v);
     mask_fflr = 32'h0;
@@ -652,6 +660,20 @@ package etm_defs_pkg;
   localparam int unsigned Tecr1StartStopLsb = 25, Tecr1StartStopWidth = 1;
   function automatic logic tecr1_start_stop(input logic [31:0] r);
     tecr1_start_stop = r[25];
+  endfunction
+
+  // ETMFFRR FIFOFULL region
+  localparam int unsigned FfrrRangeLsb = 0, FfrrRangeWidth = 8;
+  function automatic logic [7:0] ffrr_range(input logic [31:0] r);
+    ffrr_range = r[7:0];
+  endfunction
+  localparam int unsigned FfrrDecodersLsb = 8, FfrrDecodersWidth = 16;
+  function automatic logic [15:0] ffrr_decoders(input logic [31:0] r);
+    ffrr_decoders = r[23:8];
+  endfunction
+  localparam int unsigned FfrrExcludeLsb = 24, FfrrExcludeWidth = 1;
+  function automatic logic ffrr_exclude(input logic [31:0] r);
+    ffrr_exclude = r[24];
   endfunction
 
   // ETMFFLR FIFOFULL level

@@ -61,6 +61,15 @@
   dir logic [31:0] impl_issue_width_i, \
   dir logic [31:0] impl_pidr_i, \
   dir logic [31:0] impl_etmcr_impl_i, \
+  dir logic [31:0] impl_ph_packing_i, \
+  dir logic [31:0] impl_trace_start_i, \
+  dir logic [31:0] impl_isync_info_i, \
+  dir logic [31:0] impl_sync_placement_i, \
+  dir logic [31:0] impl_tailchain_return_i, \
+  dir logic [31:0] impl_cancel_form_i, \
+  dir logic [31:0] impl_apb_unpred_i, \
+  dir logic [31:0] impl_apb_strict_i, \
+  dir logic [31:0] impl_event_reset_i, \
 
 `define ETM_OUT_PORTS(dir) \
   dir logic [2:0]   PIPESTAT, \
@@ -95,6 +104,15 @@
   logic [31:0] impl_issue_width_i; \
   logic [31:0] impl_pidr_i; \
   logic [31:0] impl_etmcr_impl_i; \
+  logic [31:0] impl_ph_packing_i; \
+  logic [31:0] impl_trace_start_i; \
+  logic [31:0] impl_isync_info_i; \
+  logic [31:0] impl_sync_placement_i; \
+  logic [31:0] impl_tailchain_return_i; \
+  logic [31:0] impl_cancel_form_i; \
+  logic [31:0] impl_apb_unpred_i; \
+  logic [31:0] impl_apb_strict_i; \
+  logic [31:0] impl_event_reset_i; \
 
 `define ETM_IN_FLOPS(clk) \
   logic         ETMIVALID_q; \

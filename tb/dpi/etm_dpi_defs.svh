@@ -134,6 +134,15 @@
   input logic [31:0] impl_issue_width_i, \
   input logic [31:0] impl_pidr_i, \
   input logic [31:0] impl_etmcr_impl_i, \
+  input logic [31:0] impl_ph_packing_i, \
+  input logic [31:0] impl_trace_start_i, \
+  input logic [31:0] impl_isync_info_i, \
+  input logic [31:0] impl_sync_placement_i, \
+  input logic [31:0] impl_tailchain_return_i, \
+  input logic [31:0] impl_cancel_form_i, \
+  input logic [31:0] impl_apb_unpred_i, \
+  input logic [31:0] impl_apb_strict_i, \
+  input logic [31:0] impl_event_reset_i, \
 
 `define ETM_SB_OUT_PORTS \
   input logic [2:0]   PIPESTAT, \
@@ -274,6 +283,15 @@
   check_reg("ISSUE_WIDTH", impl_issue_width_i); \
   check_reg("PIDR", impl_pidr_i); \
   check_reg("ETMCR_IMPL", impl_etmcr_impl_i); \
+  check_reg("PH_PACKING", impl_ph_packing_i); \
+  check_reg("TRACE_START", impl_trace_start_i); \
+  check_reg("ISYNC_INFO", impl_isync_info_i); \
+  check_reg("SYNC_PLACEMENT", impl_sync_placement_i); \
+  check_reg("TAILCHAIN_RETURN", impl_tailchain_return_i); \
+  check_reg("CANCEL_FORM", impl_cancel_form_i); \
+  check_reg("APB_UNPRED", impl_apb_unpred_i); \
+  check_reg("APB_STRICT", impl_apb_strict_i); \
+  check_reg("EVENT_RESET", impl_event_reset_i); \
 
 `define ETM_TB_IN_VARS \
   logic ETMIVALID; \
@@ -444,5 +462,14 @@
   impl_issue_width_i = reg_value(img, "ISSUE_WIDTH"); \
   impl_pidr_i = reg_value(img, "PIDR"); \
   impl_etmcr_impl_i = reg_value(img, "ETMCR_IMPL"); \
+  impl_ph_packing_i = reg_value(img, "PH_PACKING"); \
+  impl_trace_start_i = reg_value(img, "TRACE_START"); \
+  impl_isync_info_i = reg_value(img, "ISYNC_INFO"); \
+  impl_sync_placement_i = reg_value(img, "SYNC_PLACEMENT"); \
+  impl_tailchain_return_i = reg_value(img, "TAILCHAIN_RETURN"); \
+  impl_cancel_form_i = reg_value(img, "CANCEL_FORM"); \
+  impl_apb_unpred_i = reg_value(img, "APB_UNPRED"); \
+  impl_apb_strict_i = reg_value(img, "APB_STRICT"); \
+  impl_event_reset_i = reg_value(img, "EVENT_RESET"); \
 
 `endif

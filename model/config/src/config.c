@@ -30,6 +30,25 @@ static void set_counter_events(etm_config_t *cfg)
     }
 }
 
+/* The implementation choices the architecture leaves open (regs.def, "choice:"):
+ * the ETM-M3's as measured on silicon (m3, docs/silicon.md), or those of a
+ * generic part and of the what-ifs (the model's before silicon decided). A
+ * cycle-accurate image cannot have the ETM-M3's packing, which is format 1
+ * without cycle accuracy: it keeps the fewest headers. */
+static void choices_of(etm_config_t *cfg, int m3)
+{
+    int ca = GET(ETM_CR_CYCLE_ACCURATE, cfg->etmcr) != 0;
+    cfg->ph_packing = (uint32_t)(m3 && !ca);
+    cfg->trace_start = (uint32_t)m3;
+    cfg->isync_info = (uint32_t)m3;
+    cfg->sync_placement = (uint32_t)m3;
+    cfg->tailchain_return = (uint32_t)m3;
+    cfg->cancel_form = (uint32_t)m3;
+    cfg->apb_unpred = (uint32_t)m3;
+    cfg->apb_strict = 0;
+    cfg->event_reset = m3 ? EVENT_ALWAYS : 0;
+}
+
 size_t etm_config_size(void) { return sizeof(etm_config_t); }
 
 void etm_config_default(etm_config_t *cfg)
@@ -60,9 +79,21 @@ void etm_config_default(etm_config_t *cfg)
     cfg->etmcr_impl = ETM_M3_CR_IMPL; /* ETM-M3: no cycle-accurate mode, no data trace */
     cfg->pkt_queue = 8;             /* records: a packet generator writing a packet at a time
                                        (docs/etmv3-encoder.md, "Records") */
+    cfg->etmffrr = 0x01000000;      /* exclude nothing: FIFOFULL may stall anywhere */
+    choices_of(cfg, 1);             /* the part's implementation choices (docs/silicon.md) */
 }
 
-void etm_config_imply(etm_config_t *cfg, int scr_given, int pidr_given, int cr_impl_given, int queue_given)
+/* The parameters a text may leave out, implied from the part's identity
+ * (etm_config_imply): their names, in the order of `given` below. */
+static const char *const implied_names[] = {
+    "ETMSCR", "PIDR", "ETMCR_IMPL", "PKT_QUEUE", "PH_PACKING", "TRACE_START", "ISYNC_INFO", "SYNC_PLACEMENT",
+    "TAILCHAIN_RETURN", "CANCEL_FORM", "APB_UNPRED", "EVENT_RESET",
+};
+#define N_IMPLIED (sizeof implied_names / sizeof implied_names[0])
+enum { IMP_SCR, IMP_PIDR, IMP_CR_IMPL, IMP_QUEUE, IMP_CHOICES };
+
+/* given[i]: the text gave implied_names[i]. */
+static void imply(etm_config_t *cfg, const int *given)
 {
     etm_config_t m3;
     etm_config_default(&m3);
@@ -70,16 +101,30 @@ void etm_config_imply(etm_config_t *cfg, int scr_given, int pidr_given, int cr_i
     unsigned v = 0;
     if (etm_config_version(cfg, &v, NULL) != ETM_OK)
         return;
-    if (!scr_given)
+    if (!given[IMP_SCR])
         cfg->etmscr = is_m3 ? m3.etmscr
                     : v >= ETM_V(3, 0) ? 0x00000D01u | (v >= ETM_V(3, 4) ? 1u << 17 : 0)
                     : v >= ETM_V(1, 2) ? 0x00000102u : 0;
-    if (!pidr_given)
+    if (!given[IMP_PIDR])
         cfg->pidr = is_m3 ? m3.pidr : 0;
-    if (!cr_impl_given)
+    if (!given[IMP_CR_IMPL])
         cfg->etmcr_impl = is_m3 ? m3.etmcr_impl : 0xFFFFFFFFu;
-    if (!queue_given)
+    if (!given[IMP_QUEUE])
         cfg->pkt_queue = is_m3 ? m3.pkt_queue : 0;
+    etm_config_t ch = *cfg;
+    choices_of(&ch, is_m3);
+    for (size_t i = IMP_CHOICES; i < N_IMPLIED; i++) {
+        unsigned idx = 0;
+        const etm_regdesc_t *d = etm_register_find(implied_names[i], &idx);
+        if (d && !given[i])
+            *etm_register_ptr(cfg, d, 0) = etm_register_get(&ch, d, 0);
+    }
+}
+
+void etm_config_imply(etm_config_t *cfg, int scr_given, int pidr_given, int cr_impl_given, int queue_given)
+{
+    int given[N_IMPLIED] = { scr_given, pidr_given, cr_impl_given, queue_given };
+    imply(cfg, given);
 }
 
 static int slot_seen(const uint8_t *seen, const char *name)
@@ -92,12 +137,26 @@ static int slot_seen(const uint8_t *seen, const char *name)
 
 void etm_config_imply_seen(etm_config_t *cfg, const uint8_t *seen)
 {
-    etm_config_imply(cfg, slot_seen(seen, "ETMSCR"), slot_seen(seen, "PIDR"), slot_seen(seen, "ETMCR_IMPL"),
-                     slot_seen(seen, "PKT_QUEUE"));
+    int given[N_IMPLIED];
+    for (size_t i = 0; i < N_IMPLIED; i++)
+        given[i] = slot_seen(seen, implied_names[i]);
+    imply(cfg, given);
+}
+
+/* A "preset NAME" line gives every implied parameter: the preset's values. */
+static void preset_seen(uint8_t *seen)
+{
+    for (size_t i = 0; i < N_IMPLIED; i++) {
+        unsigned idx = 0;
+        const etm_regdesc_t *d = etm_register_find(implied_names[i], &idx);
+        int slot = d ? etm_register_slot(d, idx) : -1;
+        if (slot >= 0)
+            seen[slot / 8] = (uint8_t)(seen[slot / 8] | 1u << (slot % 8));
+    }
 }
 
 const char *const etm_config_preset_names[] = {
-    "etm-m3", "etm-m3-r2", "cm3-ca-whatif", "etmv1.0", "etmv1.1", "etmv1.2", "etmv1.3",
+    "etm-m3", "etm-m3-r2", "etm-m3-ideal", "cm3-ca-whatif", "etmv1.0", "etmv1.1", "etmv1.2", "etmv1.3",
     "etmv3.0", "etmv3.1", "etmv3.2", "etmv3.3", "etmv3.4", "etmv3.5", NULL,
 };
 
@@ -111,10 +170,21 @@ etm_err_t etm_config_preset(etm_config_t *cfg, const char *name)
         cfg->etmccer = 0x18541800;
         return ETM_OK;
     }
+    if (etm_util_strcaseeq(name, "etm-m3-ideal")) {
+        /* Not a part: the ETM-M3 with the choices the architecture allows in
+         * its place (the fewest P-headers, A-sync and I-sync together, ...):
+         * what an ideal encoder would send (a what-if). */
+        choices_of(cfg, 0);
+        cfg->apb_unpred = 1;
+        cfg->event_reset = EVENT_ALWAYS;
+        return ETM_OK;
+    }
     if (etm_util_strcaseeq(name, "cm3-ca-whatif")) {
         /* Not a part: the ETM-M3 with cycle-accurate tracing, which it lacks (a
-         * what-if; it reads as the ETM-M3, ETMCR_IMPL says what is extra). */
+         * what-if; it reads as the ETM-M3, ETMCR_IMPL says what is extra). Its
+         * P-headers are the fewest: the part's packing has no cycle accuracy. */
         cfg->etmcr_impl |= ETM_FIELD_MASK(ETM_CR_CYCLE_ACCURATE);
+        cfg->ph_packing = 0;
         return ETM_OK;
     }
     /* Generic parts: 4 address comparator pairs, 2 counters, FIFOFULL; ViewData
@@ -122,6 +192,7 @@ etm_err_t etm_config_preset(etm_config_t *cfg, const char *name)
      * with nothing excluded, ETMVDEVR always). */
     cfg->etmvdevr = EVENT_ALWAYS;
     cfg->etmvdcr3 = 1u << 16;
+    choices_of(cfg, 0);
     if (etm_util_strncaseeq("etmv1.", name, 6) && name[6] >= '0' && name[6] <= '3' && name[7] == '\0') {
         unsigned minor = (unsigned)(name[6] - '0');
         cfg->etmccr = (minor << 28) | (1u << 23) | (2u << 13) | 4u;
@@ -557,6 +628,53 @@ static etm_err_t encoder_choice(int *bad_slot, const char *name, uint32_t v, uns
     return ETM_OK;
 }
 
+/* The implementation choices (regs.def, "choice:"). */
+static etm_err_t validate_choices(const etm_config_t *c, unsigned ver, etm_diag_t *diag, int *bad_slot)
+{
+    static const struct {
+        const char *name, *zero, *one, *why_not_v1;
+    } ch[] = {
+        { "PH_PACKING", "the fewest P-headers", "the ETM-M3's format 1 headers", "ETMv1 has no P-headers" },
+        { "TRACE_START", "a trigger before the syncs", "the first atom alone, a trigger after it",
+          "ETMv1 restarts with TRACESYNC" },
+        { "ISYNC_INFO", "the reason alone", "bit 0 set too", "ETMv1 has no I-sync" },
+        { "SYNC_PLACEMENT", "A-sync and I-sync together", "the ETM-M3's placement",
+          "ETMv1 synchronises with full branch addresses" },
+        { "TAILCHAIN_RETURN", "no packet before a tail-chained entry", "an exception return before it",
+          "ETMv1 has no exception-return packet" },
+        { "CANCEL_FORM", "the cancelled atom isolated", "the Cancel bit withdrawing the last atom",
+          "ETMv1 cancels with its status" },
+    };
+    for (size_t i = 0; i < sizeof ch / sizeof ch[0]; i++) {
+        unsigned idx = 0;
+        const etm_regdesc_t *d = etm_register_find(ch[i].name, &idx);
+        etm_err_t e = encoder_choice(bad_slot, ch[i].name, etm_register_get(c, d, 0), ver, ch[i].zero, ch[i].one,
+                                     ch[i].why_not_v1, diag);
+        if (e != ETM_OK)
+            return e;
+    }
+    if (c->ph_packing && GET(ETM_CR_CYCLE_ACCURATE, c->etmcr))
+        return fail_at(bad_slot, "PH_PACKING", 0,
+                       etm_util_fail(diag, ETM_ERR_FIELD_WIDTH,
+                                     "PH_PACKING=1 (the ETM-M3's format 1 headers) is not cycle-accurate: with "
+                                     "ETMCR[12] set use PH_PACKING=0"));
+    if (c->tailchain_return && ver < ETM_V(3, 4))
+        return fail_at(bad_slot, "TAILCHAIN_RETURN", 0,
+                       etm_util_fail(diag, ETM_ERR_FIELD_WIDTH,
+                                     "TAILCHAIN_RETURN=1 needs the exception-return packet of ETMv3.4 and later"));
+    if (c->apb_unpred > 1 || c->apb_strict > 1)
+        return fail_at(bad_slot, c->apb_unpred > 1 ? "APB_UNPRED" : "APB_STRICT", 0,
+                       etm_util_fail(diag, ETM_ERR_FIELD_WIDTH, "%s=%u: 0 or 1",
+                                     c->apb_unpred > 1 ? "APB_UNPRED" : "APB_STRICT",
+                                     (unsigned)(c->apb_unpred > 1 ? c->apb_unpred : c->apb_strict)));
+    if (c->event_reset > 0x1FFFFu)
+        return fail_at(bad_slot, "EVENT_RESET", 0,
+                       etm_util_fail(diag, ETM_ERR_FIELD_WIDTH,
+                                     "EVENT_RESET=0x%X: an event is 17 bits (0x6F: always, 0x406F: never)",
+                                     (unsigned)c->event_reset));
+    return ETM_OK;
+}
+
 /* The model parameters' ranges. */
 static etm_err_t validate_params(const etm_config_t *c, unsigned ver, etm_diag_t *diag, int *bad_slot)
 {
@@ -601,6 +719,8 @@ static etm_err_t validate_params(const etm_config_t *c, unsigned ver, etm_diag_t
         e = encoder_choice(bad_slot, "PH_EAGER", c->ph_eager, ver, "P-headers as full as the flush points allow",
                            "also closed at every ETMFLUSH", "ETMv1 has no P-headers", diag);
     if (e != ETM_OK)
+        return e;
+    if ((e = validate_choices(c, ver, diag, bad_slot)) != ETM_OK)
         return e;
     if (c->issue_width != 1 && c->issue_width != 2)
         return fail_at(bad_slot, "ISSUE_WIDTH", 0,
@@ -695,6 +815,8 @@ etm_err_t etm_config_parse_line(etm_config_t *cfg, const char *line, uint8_t *se
         if (etm_config_preset(cfg, pname) != ETM_OK)
             return etm_util_fail(diag, ETM_ERR_UNKNOWN_NAME, "unknown preset '%s' (etm config --presets lists them)",
                                  pname);
+        if (seen)
+            preset_seen(seen);
         return ETM_OK;
     }
     if (nlen == 0 || nlen >= 32)

@@ -205,7 +205,7 @@ etm_err_t etm_fast_step_plain(etm_ctx_t *ETM_RESTRICT ctx, const etm_in_t *ETM_R
     }
     etm_packet_tick(&ctx->pk, &ctx->mode);
     ctx->fast.plain_count++;
-    ctx->fast.plain_go = (uint8_t)!(ctx->pk.ovf_q | ctx->pk.sync_due_q);
+    ctx->fast.plain_go = (uint8_t)!(ctx->pk.ovf_q | ctx->pk.sync_due_q | ctx->pk.isync_due_q);
     return e;
 }
 
@@ -256,7 +256,7 @@ etm_err_t etm_fast_step_plain_records(etm_ctx_t *ctx, const etm_in_t *in, etm_ou
         e = plain_record(ctx, in, natoms, exec, target, in->ia & ~1u, cycle, out);
     }
     ctx->fast.plain_count++;
-    ctx->fast.plain_go = (uint8_t)(!ctx->pk.sync_due_q && ctx->fifo.slevel_q == 0);
+    ctx->fast.plain_go = (uint8_t)(!(ctx->pk.sync_due_q | ctx->pk.isync_due_q) && ctx->fifo.slevel_q == 0);
     return e;
 }
 

@@ -47,8 +47,14 @@ static uint32_t rp_limit(const etm_ctx_t *ctx, unsigned k, uint32_t before)
     switch (k) {
     case RP_WRUN:
         return before ? RP_LIMIT : 0;
-    case RP_SYNC:
-        return ctx->pk.sync_due_q || ctx->mode.sync_period < 2 ? RP_LIMIT : ctx->mode.sync_period - 2;
+    case RP_SYNC: {
+        /* (SYNC_PLACEMENT=1: a periodic A-sync's I-sync falls due at half the period.) */
+        const packet_state_t *pk = &ctx->pk;
+        uint32_t p = pk->isync_wait_q && !pk->isync_due_q ? ctx->mode.sync_period / 2 : ctx->mode.sync_period;
+        if (pk->sync_due_q && !(pk->isync_wait_q && !pk->isync_due_q))
+            return RP_LIMIT;
+        return p < 2 ? RP_LIMIT : p - 2;
+    }
     default:
         return RP_LIMIT;
     }

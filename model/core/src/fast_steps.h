@@ -64,16 +64,25 @@ static inline uint8_t fast_filter_step(filter_state_t *s, const filter_setup_t *
 /* The commonest cycles, done where ph_cycle would do just that and put no
  * byte; returns 0, having changed nothing, for any other (ph_cycle's). With no
  * header held back, one E that joins an open format 1 header
- * with room for it (15 E atoms, 7 cycle-accurate, after no idle run); without
+ * with room for it (15 E atoms, 7 cycle-accurate, after no idle run; with the
+ * ETM-M3's packing one that opens a header or leaves it short of 15); without
  * cycle accuracy, no atom; cycle-accurate, an idle cycle with no header open
  * and no W owed, which lengthens the idle run. */
 static inline int fast_ph_quick(pheader_state_t *p, const etm_mode_t *m, unsigned natoms, uint8_t exec0)
 {
     if (p->held_q)
         return 0;
-    if (!m->cycle_accurate) {
+    if (m->ph_m3) { /* an E that leaves its header short of 15 (pheader.c, cycle_m3) */
         if (natoms == 0)
             return 1;
+        if (natoms == 1 && exec0 && (p->open_q == PH_OPEN_F1 ? p->open_e_q < 14 : p->open_q == PH_OPEN_NONE)) {
+            p->open_q = PH_OPEN_F1;
+            p->open_e_q++;
+            return 1;
+        }
+        return 0;
+    }
+    if (!m->cycle_accurate) {
         if (natoms == 1 && exec0 && p->open_q == PH_OPEN_F1 && p->open_e_q < 15) {
             p->open_e_q++;
             return 1;
@@ -108,7 +117,8 @@ static inline void fast_ph_cycle(pheader_state_t *p, const etm_mode_t *m, unsign
  * trace only. */
 static inline int fast_packet_ok(const packet_state_t *s)
 {
-    return s->active_q && !(s->ovf_q | s->cancel_q | s->trig_pend_q | s->sync_due_q);
+    return s->active_q && !(s->ovf_q | s->cancel_q | s->trig_pend_q | s->sync_due_q | s->first_q | s->exited_q |
+                            s->isync_due_q);
 }
 /* instr_cycle's steps 5 and 6 for such a cycle: a branch packet when the
  * instruction is a traced branch's target (target), no other packet before
@@ -139,7 +149,8 @@ static inline int fast_packet_quick(packet_state_t *s, const etm_mode_t *m, unsi
  * periodic phase. */
 static inline int fast_sync_due_at(const packet_state_t *s, const etm_mode_t *m, uint32_t cycle)
 {
-    return s->sync_due_q || etm_packet_cycles_bring_sync(s, m, cycle - s->wtotal_q);
+    return s->sync_due_q || s->isync_due_q || etm_packet_cycles_bring_sync(s, m, cycle - s->wtotal_q) ||
+           (s->isync_wait_q && !m->sync_in_bytes);
 }
 /* A plain cycle's record that puts no byte: etm_packet_catch_up up to cycle
  * and fast_packet_quick, done without a cycle buffer. Returns 0, having

@@ -53,8 +53,10 @@ void etm_frontend(const etm_mode_t *m, const etm_in_t *in, fe_cycle_t *fe)
     fe->da = in->da;
     fe->ddctl = in->ddctl;
     fe->dd = in->dd;
-    if (!in->ivalid)
+    if (!in->ivalid) {
+        fe->exit = in->intstat == ETM_INTSTAT_EXIT;
         return;
+    }
     fe->natoms = 1;
     fe->atom[0].addr = in->ia & ~1u;
     fe->atom[0].exec = (uint8_t)!in->iccfail;

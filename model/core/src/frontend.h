@@ -15,6 +15,7 @@ typedef struct fe_cycle {
     fe_atom_t atom[2];
     uint8_t entry;     /* atom 0 is the first instruction of an exception handler */
     uint8_t ret;       /* atom 0 is the first instruction back after an exception return */
+    uint8_t exit;      /* an exception exits in this cycle (ETMINTSTAT exit, without an instruction) */
     uint16_t exc;      /* traced exception number for an entry (Cortex-M3 TRM table 14-8) */
     uint8_t cancel;    /* ETMCANCEL: the last instruction did not complete */
     uint8_t flush;     /* ETMFLUSH: a PC change is under way */

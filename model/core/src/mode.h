@@ -34,7 +34,14 @@ typedef struct etm_mode {
     unsigned v1_port_bits; /* ETMv1: 4, 8 or 16 (ETMCR port size) */
     int data_addr;         /* ETMCR[3]: data addresses traced */
     int data_value;        /* ETMCR[2]: data values traced */
-    unsigned fifofull_level; /* ETMCR[7] ? ETMFFLR : 0: FIFOFULL below this many free bytes */
+    unsigned fifofull_level; /* ETMCR[7] and ETMFFRR's region ? ETMFFLR : 0: FIFOFULL below this many free bytes */
+    /* Implementation choices (regs.def, "choice:"; docs/etmv3-encoder.md). */
+    int ph_m3;             /* PH_PACKING=1: format 1 P-headers only, closed at N or 15 E, sent at once */
+    int trace_start;       /* TRACE_START=1: the first atom after a restart alone, a trigger after it */
+    uint8_t isync_info;    /* ISYNC_INFO: bits of every I-sync information byte */
+    int sync_m3;           /* SYNC_PLACEMENT=1: A-sync where a packet closes, I-sync half a period later */
+    int tailchain_return;  /* TAILCHAIN_RETURN=1 (ETMv3.4 on): 0x76 before a tail-chained entry */
+    int cancel_withdraw;   /* CANCEL_FORM=1: the Cancel bit withdraws the last atom sent */
 } etm_mode_t;
 
 #endif

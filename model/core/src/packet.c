@@ -127,7 +127,7 @@ static void put_isync(packet_state_t *s, const etm_mode_t *m, cycle_buf_t *c, un
     } else {
         b[k++] = ETMV3_HDR_ISYNC;
     }
-    b[k++] = (uint8_t)(reason << 5); /* info: LSiP 0, J 0, NS 0, AltISA 0, Hyp 0 */
+    b[k++] = (uint8_t)(reason << 5 | m->isync_info); /* info: LSiP 0, J 0, NS 0, AltISA 0, Hyp 0; ISYNC_INFO */
     uint32_t a = (addr & ~1u) | 1u;  /* bit 0: Thumb */
     b[k++] = (uint8_t)a;
     b[k++] = (uint8_t)(a >> 8);
@@ -138,6 +138,8 @@ static void put_isync(packet_state_t *s, const etm_mode_t *m, cycle_buf_t *c, un
     s->last_addr_q = addr & ~1u;
     if (reason != ETMV3_ISYNC_REASON_PERIODIC)
         s->dp.dfull_q = 1;
+    s->isync_wait_q = 0; /* (SYNC_PLACEMENT=1) the periodic A-sync's I-sync, or one that serves for it */
+    s->isync_due_q = 0;
 }
 
 static void put_trigger(packet_state_t *s, const etm_mode_t *m, cycle_buf_t *c)
@@ -194,7 +196,12 @@ static int phase_first(const packet_state_t *s, const fe_cycle_t *fe)
     return fe->natoms && (!s->active_q || fe->entry || fe->ret || s->cancel_q || s->trig_pend_q);
 }
 
-static int phase_periodic(const packet_state_t *s, const fe_cycle_t *fe) { return fe->natoms && s->sync_due_q; }
+/* (SYNC_PLACEMENT=1: the A-sync went out where a header closed, sync_close;
+ * the I-sync follows when due.) */
+static int phase_periodic(const packet_state_t *s, const etm_mode_t *m, const fe_cycle_t *fe)
+{
+    return fe->natoms && (m->sync_m3 ? s->isync_due_q : s->sync_due_q);
+}
 
 static int phase_atoms(const packet_state_t *s, const etm_mode_t *m, const fe_cycle_t *fe)
 {
@@ -205,9 +212,10 @@ static int phase_atoms(const packet_state_t *s, const etm_mode_t *m, const fe_cy
 static int run_events(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t *fe, const filter_out_t *flt,
                       cycle_buf_t *c, etm_stats_t *st)
 {
-    /* 1. Trigger. */
+    /* 1. Trigger (TRACE_START=1: before the first atom after a restart it
+     * waits for that atom's header, as behind a cancel). */
     if (flt->trigger) {
-        if (s->cancel_q)
+        if (s->cancel_q || (m->trace_start && !s->active_q))
             s->trig_pend_q = 1;
         else
             put_trigger(s, m, c);
@@ -228,7 +236,7 @@ static int run_events(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t *
         /* 3. Cancel: the cancelled atom alone in its header, the exception
          * packet right after it. */
         if (fe->cancel) {
-            if (!ph_isolate_last(&s->ph, m, c))
+            if (!m->cancel_withdraw && !ph_isolate_last(&s->ph, m, c))
                 st->untraceable++;
             s->cancel_q = 1;
         }
@@ -272,11 +280,14 @@ static void run_first(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t *
         put_isync(s, m, c, s->isync_reason_q, a0->addr, m->cycle_accurate ? (int64_t)cycles_unsent(s, c) : -1);
         s->active_q = 1;
         s->cancel_q = 0;
+        s->first_q = (uint8_t)m->trace_start; /* the first atom alone (run_atoms) */
         if (fe->entry && exc >= 0) /* the exception itself is still worth telling */
             put_branch(s, m, c, a0->addr, exc, 0);
     } else if (a0->target || fe->entry || fe->ret) {
         ph_close_atoms(&s->ph, m, c);
-        if (fe->ret && m->exc_ext) {
+        if ((fe->ret && m->exc_ext) || (fe->entry && s->exited_q && m->tailchain_return)) {
+            /* (TAILCHAIN_RETURN=1: an entry after an exit without a return is
+             * a tail-chain, and the handler left returns first.) */
             cbuf_put(c, ETMV3_HDR_EXC_RETURN);
             c->last_single = 0;
             cbuf_kind(c, ETM_PKT_EXC_RETURN);
@@ -309,8 +320,22 @@ static void run_periodic(packet_state_t *s, const etm_mode_t *m, const fe_cycle_
 {
     plain_target(s, m, fe, first, c);
     ph_close_atoms(&s->ph, m, c);
-    put_async(s, m, c);
+    if (!m->sync_m3)
+        put_async(s, m, c);
     put_isync(s, m, c, ETMV3_ISYNC_REASON_PERIODIC, fe->atom[0].addr, -1);
+}
+
+/* SYNC_PLACEMENT=1: a periodic A-sync goes in where the P-header has closed by
+ * itself (at an N atom or at 15 E) and no atom has come since; its I-sync
+ * half a sync period later (phase periodic). */
+static void sync_close(packet_state_t *s, const etm_mode_t *m, cycle_buf_t *c)
+{
+    if (!(m->sync_m3 && s->sync_due_q && s->active_q && s->ph.open_q == PH_OPEN_NONE))
+        return;
+    ph_close_atoms(&s->ph, m, c); /* a header held back for a cancel (PH_PACKING=0) goes first */
+    put_async(s, m, c);
+    s->isync_wait_q = 1;
+    s->isync_due_q = 0;
 }
 
 /* Step 5 for a plain branch target (branch_done: phase first or periodic
@@ -326,16 +351,29 @@ static void run_atoms(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t *
     plain_target(s, m, fe, branch_done, c);
     s->dp.newest_q = 1;
     c->atoms = fe->natoms;
-    if (fe->natoms == 2 && fe->atom[1].target) {
+    unsigned done = 0; /* atoms already in the P-headers */
+    if (s->first_q) {
+        /* TRACE_START=1: the first atom after a restart in a header of its
+         * own, then a trigger that waited for it. */
         ph_cycle(&s->ph, m, 1, &a0->exec, c);
+        ph_close_atoms(&s->ph, m, c);
+        s->first_q = 0;
+        trigger_after_cancel(s, m, c);
+        done = 1;
+    }
+    if (fe->natoms == 2 && fe->atom[1].target) {
+        if (!done)
+            ph_cycle(&s->ph, m, 1, &a0->exec, c);
         ph_close_atoms(&s->ph, m, c);
         put_branch(s, m, c, fe->atom[1].addr, -1, 0);
         if (!ph_atom_nowait(&s->ph, m, fe->atom[1].exec, c))
             st->untraceable++; /* needs format 4: ETMv3.3 and later */
     } else {
         uint8_t ex[2] = { a0->exec, (uint8_t)(fe->natoms > 1 ? fe->atom[1].exec : 0) };
-        ph_cycle(&s->ph, m, fe->natoms, ex, c);
+        if (fe->natoms > done)
+            ph_cycle(&s->ph, m, fe->natoms - done, ex + done, c);
     }
+    sync_close(s, m, c);
 }
 
 /* Whether phase p applies, on the state the phases before it left. */
@@ -348,7 +386,7 @@ static int phase_applies(const packet_state_t *s, const etm_mode_t *m, const fe_
     case PK_PHASE_FIRST:
         return phase_first(s, fe);
     case PK_PHASE_PERIODIC:
-        return phase_periodic(s, fe);
+        return phase_periodic(s, m, fe);
     default:
         return phase_atoms(s, m, fe);
     }
@@ -389,14 +427,25 @@ static unsigned phase_run(packet_state_t *s, const etm_mode_t *m, const fe_cycle
     }
 }
 
+/* A cycle with an exception's exit and no instruction: an entry before the
+ * next return tail-chains (TAILCHAIN_RETURN). */
+static void note_exit(packet_state_t *s, const fe_cycle_t *fe)
+{
+    if (!fe->natoms && fe->exit)
+        s->exited_q = 1;
+}
+
 /* Steps 1 to 6: the instruction trace of the cycle, every phase at once. */
 static void instr_cycle(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t *fe, const filter_out_t *flt,
                         cycle_buf_t *c, etm_stats_t *st)
 {
     uint8_t branch_done = 0;
     unsigned p = PK_PHASE_EVENTS;
+    note_exit(s, fe);
     while ((p = phase_next(s, m, fe, flt, p)) != PK_PHASE_DONE)
         p = phase_run(s, m, fe, flt, p, &branch_done, c, st);
+    if (fe->natoms)
+        s->exited_q = 0;
 }
 
 /* ---- The packet generator's records (PKT_QUEUE > 0) ----------------------------------------- */
@@ -405,7 +454,7 @@ int etm_packet_wants(const etm_mode_t *m, const fe_cycle_t *fe, const filter_out
 {
     int off = !flt->trace_enable && *te_last;
     *te_last = flt->trace_enable;
-    return fe->natoms || events_on(m, fe, flt) || off;
+    return fe->natoms || events_on(m, fe, flt) || off || (fe->exit && m->tailchain_return);
 }
 
 void etm_packet_catch_up(packet_state_t *s, const etm_mode_t *m, uint32_t cycle, cycle_buf_t *c)
@@ -422,6 +471,7 @@ void etm_packet_catch_up(packet_state_t *s, const etm_mode_t *m, uint32_t cycle,
 void etm_packet_begin(packet_state_t *s, const etm_mode_t *m, pk_gen_t *g, cycle_buf_t *c)
 {
     etm_packet_catch_up(s, m, g->rec.cycle, c);
+    note_exit(s, &g->rec.fe);
     g->phase = (uint8_t)phase_next(s, m, &g->rec.fe, &g->rec.flt, PK_PHASE_EVENTS);
     g->branch_done = 0;
     g->bytes = 0;
@@ -434,6 +484,8 @@ int etm_packet_phase(packet_state_t *s, const etm_mode_t *m, pk_gen_t *g, cycle_
         unsigned p = phase_run(s, m, fe, &g->rec.flt, g->phase, &g->branch_done, c, st);
         g->phase = (uint8_t)phase_next(s, m, fe, &g->rec.flt, p);
     }
+    if (g->phase == PK_PHASE_DONE && fe->natoms)
+        s->exited_q = 0;
     return g->phase == PK_PHASE_DONE;
 }
 
@@ -512,6 +564,9 @@ void etm_packet_overflow(packet_state_t *s)
     s->isync_reason_q = ETMV3_ISYNC_REASON_OVERFLOW;
     s->cancel_q = 0;
     s->trig_pend_q = 0;
+    s->first_q = 0;
+    s->isync_wait_q = 0;
+    s->isync_due_q = 0;
 }
 
 void etm_packet_end(packet_state_t *s, const etm_mode_t *m, cycle_buf_t *c)

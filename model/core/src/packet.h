@@ -14,6 +14,10 @@ typedef struct packet_state {
     uint8_t trig_pend_q;   /* a trigger packet waits behind a cancel */
     uint8_t ovf_q;         /* overflow: trace lost until the FIFO is empty */
     uint8_t single_q;      /* the last packet sent is a P-header holding exactly one atom */
+    uint8_t first_q;       /* TRACE_START=1: the next atom is the first after a restart (a header alone) */
+    uint8_t exited_q;      /* an exception exited since the last instruction: an entry now tail-chains */
+    uint8_t isync_wait_q;  /* SYNC_PLACEMENT=1: a periodic A-sync went out, its I-sync not yet */
+    uint8_t isync_due_q;   /*   and half a sync period has passed since: the I-sync is due */
     uint32_t last_addr_q;  /* address of the last I-sync or branch packet */
     uint32_t sync_count_q; /* bytes (v3.1+) or cycles (v3.0) since the last A-sync */
     uint32_t wtotal_q;     /* cycles since reset (cycle-accurate time) */
@@ -28,13 +32,23 @@ void etm_packet_reset(packet_state_t *s);
 void etm_packet_cycle(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t *fe, const filter_out_t *flt,
                       int fifo_empty, cycle_buf_t *c, etm_stats_t *st);
 /* After every cycle, whatever happened to its bytes. */
+/* SYNC_PLACEMENT=1: the I-sync of a periodic A-sync falls due half a sync
+ * period after it. */
+static inline void etm_packet_isync_count(packet_state_t *s, const etm_mode_t *m)
+{
+    if (s->isync_wait_q && s->sync_count_q >= m->sync_period / 2)
+        s->isync_due_q = 1;
+}
 static inline void etm_packet_tick(packet_state_t *s, const etm_mode_t *m)
 {
     /* Counted after the cycle: an I-sync's count covers the cycles before the
      * instruction that follows it. */
     s->wtotal_q++;
-    if (!m->sync_in_bytes && m->sync_period && s->started_q && ++s->sync_count_q >= m->sync_period)
-        s->sync_due_q = 1;
+    if (!m->sync_in_bytes && m->sync_period && s->started_q) {
+        if (++s->sync_count_q >= m->sync_period)
+            s->sync_due_q = 1;
+        etm_packet_isync_count(s, m);
+    }
 }
 /* ---- The packet generator's records (PKT_QUEUE > 0; docs/etmv3-encoder.md, "Records") ---- */
 
@@ -96,6 +110,7 @@ static inline void etm_packet_accepted_n(packet_state_t *s, const etm_mode_t *m,
         s->sync_count_q += n;
         if (s->sync_count_q >= m->sync_period)
             s->sync_due_q = 1;
+        etm_packet_isync_count(s, m);
     }
 }
 /* The cycle's bytes went into the FIFO. */
@@ -126,6 +141,7 @@ static inline void etm_packet_tick_n(packet_state_t *s, const etm_mode_t *m, uin
     if (!m->sync_in_bytes && m->sync_period && s->started_q) {
         s->sync_due_q = (uint8_t)(s->sync_due_q | etm_packet_cycles_bring_sync(s, m, n));
         s->sync_count_q += n;
+        etm_packet_isync_count(s, m);
     }
 }
 

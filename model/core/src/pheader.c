@@ -2,7 +2,8 @@
  * section 7.3.1, tables 7.2 and 7.3). The packing policy is in
  * docs/etmv3-encoder.md; in short:
  *
- *  - Headers are chosen greedily, the longest first header each time, which
+ *  - PH_PACKING=0 (the fewest headers, a what-if since the ETM-M3's packing is
+ *    known): headers are chosen greedily, the longest first header each time, which
  *    gives the fewest headers between two flush points (every header is one
  *    byte, and dropping atoms from the front of a sequence never makes it
  *    dearer to encode).
@@ -13,6 +14,8 @@
  *    at its end opens a format 1 header instead), a longer one as a
  *    cycle-count packet. Format 0 (0x80) is never sent: format 3 with one W says
  *    the same in one byte, and 0x80 is reserved outside ETMv3.0.
+ *  - PH_PACKING=1, the ETM-M3's (docs/silicon.md): format 1 only, a header
+ *    closed at its N atom or at 15 E atoms and sent at once (cycle_m3).
  */
 #include <string.h>
 
@@ -58,10 +61,15 @@ static ETM_INLINE void push_held(pheader_state_t *p, const etm_mode_t *m, cycle_
         push_held_now(p, m, c);
 }
 
-/* A header is complete: send the one held before it and hold this one. */
+/* A header is complete: send the one held before it and hold this one (the
+ * ETM-M3's packing holds nothing back: it sends it). */
 static void hold(pheader_state_t *p, const etm_mode_t *m, cycle_buf_t *c, uint8_t h, unsigned atoms, unsigned w)
 {
     push_held(p, m, c);
+    if (m->ph_m3) {
+        put_header(c, m, h, atoms, w);
+        return;
+    }
     p->held_q = h;
     p->held_atoms_q = (uint8_t)atoms;
     p->held_w_q = (uint8_t)w;
@@ -124,10 +132,32 @@ static void flush_run(pheader_state_t *p, const etm_mode_t *m, cycle_buf_t *c)
     p->wrun_q = 0;
 }
 
+/* The ETM-M3's packing (PH_PACKING=1): format 1 only, E atoms gathered into
+ * the open header, which closes at an N (E..E N, or N alone) or when it holds
+ * 15 E, and goes out at once. */
+static void cycle_m3(pheader_state_t *p, const etm_mode_t *m, unsigned natoms, const uint8_t *exec, cycle_buf_t *c)
+{
+    for (unsigned i = 0; i < natoms; i++) {
+        unsigned e = p->open_q == PH_OPEN_F1 ? p->open_e_q : 0;
+        if (exec[i] && e + 1 < 15) {
+            p->open_q = PH_OPEN_F1;
+            p->open_e_q = (uint8_t)(e + 1);
+            continue;
+        }
+        put_header(c, m, nca_f1(exec[i] ? 15 : e, !exec[i]), exec[i] ? 15 : e + 1, 0);
+        p->open_q = PH_OPEN_NONE;
+        p->open_e_q = 0;
+    }
+}
+
 void ph_cycle(pheader_state_t *p, const etm_mode_t *m, unsigned natoms, const uint8_t *exec, cycle_buf_t *c)
 {
     if (natoms)
         push_held(p, m, c); /* a newer atom: the held header can no longer be cancelled */
+    if (m->ph_m3) {
+        cycle_m3(p, m, natoms, exec, c);
+        return;
+    }
     if (!m->cycle_accurate) {
         for (unsigned i = 0; i < natoms; i++) {
             unsigned e = exec[i];

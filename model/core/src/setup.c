@@ -40,7 +40,16 @@ static void mode_from_config(const etm_config_t *c, etm_mode_t *m)
     m->v1_port_bits = psize == 0 ? 4 : psize == 1 ? 8 : 16;
     m->data_addr = (ETM_FIELD_GET(ETM_CR_DATA_ACCESS, c->etmcr) & ETM_DATA_ACCESS_ADDR) != 0;
     m->data_value = (ETM_FIELD_GET(ETM_CR_DATA_ACCESS, c->etmcr) & ETM_DATA_ACCESS_VALUE) != 0;
-    m->fifofull_level = ETM_FIELD_GET(ETM_CR_STALL, c->etmcr) ? ETM_FIELD_GET(ETM_FFLR_LEVEL, c->etmfflr) : 0;
+    /* FIFOFULL where ETMFFRR lets it stall: with no range selected (the model's
+     * only case), everywhere when it excludes, nowhere when it includes. */
+    int ff_region = ETM_FIELD_GET(ETM_FFRR_EXCLUDE, c->etmffrr) != 0;
+    m->fifofull_level = ETM_FIELD_GET(ETM_CR_STALL, c->etmcr) && ff_region ? ETM_FIELD_GET(ETM_FFLR_LEVEL, c->etmfflr) : 0;
+    m->ph_m3 = m->v3 && c->ph_packing && !m->cycle_accurate;
+    m->trace_start = m->v3 && c->trace_start;
+    m->isync_info = (uint8_t)(c->isync_info & 1u);
+    m->sync_m3 = m->v3 && c->sync_placement;
+    m->tailchain_return = m->exc_ext && c->tailchain_return;
+    m->cancel_withdraw = m->v3 && c->cancel_form;
 }
 
 /* The resources and comparator uses the filter stage evaluates (docs/filter.md). */
@@ -156,6 +165,12 @@ etm_err_t etm_model_supports(const etm_config_t *c, etm_diag_t *diag)
     e = filter_supports(c, v, diag);
     if (e != ETM_OK)
         return e;
+    if ((c->etmffrr & (ETM_FIELD_MASK(ETM_FFRR_RANGE) | ETM_FIELD_MASK(ETM_FFRR_DECODERS))) &&
+        ETM_FIELD_GET(ETM_CCR_FIFOFULL, c->etmccr))
+        return etm_util_fail(diag, ETM_ERR_UNSUPPORTED,
+                             "ETMFFRR=0x%08X selects address ranges or memory map decoders for FIFOFULL; the model "
+                             "stalls everywhere (ETMFFRR[24] set, exclude nothing) or nowhere (clear) only",
+                             (unsigned)c->etmffrr);
     if (c->fifo_depth < 24)
         return etm_util_fail(diag, ETM_ERR_UNSUPPORTED,
                              "FIFO_DEPTH=%u: the model needs at least 24 bytes, the most one cycle can produce "

@@ -34,6 +34,7 @@ static void watch_record(const etm_ctx_t *ctx, const etm_in_t *in, const fe_cycl
     s->fold = fe->fold;
     s->entry = fe->entry;
     s->ret = fe->ret;
+    s->exit = fe->exit;
     s->exc = fe->exc;
     s->cancel = fe->cancel;
     s->flush = fe->flush;

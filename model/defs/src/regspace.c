@@ -79,7 +79,7 @@ static int config_present(const etm_config_t *impl, unsigned version, const etm_
         return index < ncnt;
     if (d->offset == offsetof(etm_config_t, etmtsscr)) /* ETMCCR[26] says so from ETMv2.0 */
         return version < ETM_V(2, 0) || ETM_FIELD_GET(ETM_CCR_START_STOP, impl->etmccr) != 0;
-    if (d->offset == offsetof(etm_config_t, etmfflr))
+    if (d->offset == offsetof(etm_config_t, etmfflr) || d->offset == offsetof(etm_config_t, etmffrr))
         return ETM_FIELD_GET(ETM_CCR_FIFOFULL, impl->etmccr) != 0;
     if (d->offset == offsetof(etm_config_t, etmtesseicr))
         return ETM_FIELD_GET(ETM_CCER_EICE_START_STOP, impl->etmccer) != 0;
@@ -159,4 +159,7 @@ void etm_config_at_reset(etm_config_t *cfg)
     cfg->etmcr = ETM_CR_RESET & etm_layout_mask(ETM_LAYOUT_CR, version);
     if (version >= ETM_V(3, 1))
         cfg->etmsyncfr = ETM_SYNCFR_RESET;
+    /* The part's choice (EVENT_RESET): the ETM-M3 traces and triggers unprogrammed. */
+    cfg->etmteevr = cfg->event_reset;
+    cfg->etmtrigger = cfg->event_reset;
 }

@@ -164,6 +164,7 @@ static void core_cycle(etm_verify_t *v, const etm_seen_t *s, uint64_t cyc)
 {
     int traced = s->running && s->trace_enable;
     v->triggers_fired += s->trigger;
+    v->exited |= s->exit;
     /* ETMCANCEL: the last instruction did not complete. The trace can say so
      * only by the Cancel bit of the exception packet that follows (IHI 0014
      * 7.3.6): the instruction's atom must be withdrawn when an exception the
@@ -174,8 +175,10 @@ static void core_cycle(etm_verify_t *v, const etm_seen_t *s, uint64_t cyc)
         v->cancel_seq = v->released + v->len - 1;
     }
     if (!traced) {
-        if (s->ninsn)
+        if (s->ninsn) {
             v->cancel_pending = 0;
+            v->exited = 0;
+        }
         vfy_data_newest(v, s, 0);
         vfy_untraced_cycle(v, s, cyc);
         return;
@@ -193,6 +196,7 @@ static void core_cycle(etm_verify_t *v, const etm_seen_t *s, uint64_t cyc)
         if (exc) {
             x.entry = 1;
             x.exc = s->exc;
+            x.tailchain = (uint8_t)(v->exited && v->exc_ext && v->active);
         } else if (i == 0 && s->entry) {
             /* Before ETMv3.4 a Cortex-M exception numbered 16 or more is a
              * plain branch to its handler, and its cancel is lost with it. */
@@ -210,6 +214,7 @@ static void core_cycle(etm_verify_t *v, const etm_seen_t *s, uint64_t cyc)
             x.ret = 1; /* after a restart the I-sync gives the address: no return packet */
         v->untraced_run = 0;
         v->active = 1;
+        v->exited = 0;
         v->last_pushed = 1;
         v->r.traced_expected++;
         vfy_push(v, &x);
@@ -444,7 +449,7 @@ static void on_atom(etm_verify_t *v, const etm_v3el_t *e)
              "packet comes before its atom (byte %" PRIu64 ")", x->addr, x->cycle, e->offset);
         return;
     }
-    if (!x->ret && v->ret_given && !v->sus.on) {
+    if (!x->ret && !x->tailchain && v->ret_given && !v->sus.on) { /* (a tail-chain may return first) */
         vfy_fail(v, ETM_VFAIL_EXC_RETURN, x->cycle, e->offset,
              "an exception-return packet before the atom at byte %" PRIu64 ", but the core did not return from an "
              "exception before 0x%08" PRIx32 " (cycle %" PRIu64 ")", e->offset, x->addr, x->cycle);
@@ -855,7 +860,7 @@ etm_err_t etm_verify_cycle(etm_verify_t *v, const etm_in_t *in)
         return ETM_ERR_STATE;
     etm_seen_t s;
     etm_watch_step(v->watch, in, &s);
-    v->idle_last = !s.ninsn && !s.trigger && !s.cancel && !v->v1 && !v->data && !vfy_failed(v);
+    v->idle_last = !s.ninsn && !s.trigger && !s.cancel && !s.exit && !v->v1 && !v->data && !vfy_failed(v);
     if (v->idle_last) {
         /* A cycle without instructions (most of a core asleep): nothing to
          * queue; only trace that is off ends the run it was in (core_cycle). */

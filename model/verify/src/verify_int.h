@@ -26,6 +26,7 @@ typedef struct vitem {
     uint8_t indirect;         /* an address must precede its atom */
     uint8_t entry;            /* the first instruction of a handler: an exception packet precedes it */
     uint8_t ret;              /* the first after an exception return: a return packet precedes it */
+    uint8_t tailchain;        /* entry after an exit without a return: a return packet may precede it */
     uint8_t cancelled;        /* it did not complete (ETMCANCEL): its atom must be withdrawn */
     uint8_t restart;          /* the first after trace (re)started: an I-sync gives its address */
     uint8_t be;               /* ETMv1: its status is a branch (BE) to target: the next instruction
@@ -116,6 +117,7 @@ struct etm_verify {
     uint64_t cancel_seq;       /* ... for the instruction numbered so */
     size_t cur;                /* index (from head) of the next instruction an atom will match */
     int active;                /* the last instruction seen was traced */
+    int exited;                /* an exception exited since the last instruction (etm_seen_t.exit) */
     int idle_last;             /* the last cycle had no instruction, trigger or cancel (etm_verify_cycles) */
     int last_pushed;           /* ... and is the newest item of the queue */
     uint32_t untraced_run;

@@ -46,6 +46,8 @@ typedef struct etm_seen {
     uint8_t fold;         /* insn[1] is an IT folded after insn[0] */
     uint8_t entry;        /* insn[0] is the first instruction of an exception handler */
     uint8_t ret;          /* insn[0] is the first instruction after an exception return */
+    uint8_t exit;         /* an exception exited in the cycle (ETMINTSTAT exit, no instruction): an
+                             entry before the next return tail-chains */
     uint16_t exc;         /* entry: the traced exception number (Cortex-M3 TRM table 14-8) */
     uint8_t cancel;       /* ETMCANCEL: the last instruction before this cycle's did not complete */
     uint8_t flush;        /* ETMFLUSH */
