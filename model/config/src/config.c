@@ -45,7 +45,7 @@ static void choices_of(etm_config_t *cfg, int m3)
     cfg->tailchain_return = (uint32_t)m3;
     cfg->cancel_form = (uint32_t)m3;
     cfg->apb_unpred = (uint32_t)m3;
-    cfg->apb_strict = 0;
+    cfg->apb_strict = (uint32_t)!m3; /* the ETM-M3 takes them without complaint; the others report them */
     cfg->event_reset = m3 ? EVENT_ALWAYS : 0;
 }
 
@@ -87,7 +87,7 @@ void etm_config_default(etm_config_t *cfg)
  * (etm_config_imply): their names, in the order of `given` below. */
 static const char *const implied_names[] = {
     "ETMSCR", "PIDR", "ETMCR_IMPL", "PKT_QUEUE", "PH_PACKING", "TRACE_START", "ISYNC_INFO", "SYNC_PLACEMENT",
-    "TAILCHAIN_RETURN", "CANCEL_FORM", "APB_UNPRED", "EVENT_RESET",
+    "TAILCHAIN_RETURN", "CANCEL_FORM", "APB_UNPRED", "APB_STRICT", "EVENT_RESET",
 };
 #define N_IMPLIED (sizeof implied_names / sizeof implied_names[0])
 enum { IMP_SCR, IMP_PIDR, IMP_CR_IMPL, IMP_QUEUE, IMP_CHOICES };
@@ -175,7 +175,8 @@ etm_err_t etm_config_preset(etm_config_t *cfg, const char *name)
          * its place (the fewest P-headers, A-sync and I-sync together, ...):
          * what an ideal encoder would send (a what-if). */
         choices_of(cfg, 0);
-        cfg->apb_unpred = 1;
+        cfg->apb_unpred = 1; /* the part's programmer's model */
+        cfg->apb_strict = 0;
         cfg->event_reset = EVENT_ALWAYS;
         return ETM_OK;
     }

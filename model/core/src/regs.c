@@ -3,7 +3,8 @@
  * stands before the edge; a write takes effect at the edge that ends its
  * access phase, as in rtl/etm_regs.sv. What sits where: etm_reg_locate
  * (defs/src/regspace.c). Illegal accesses are ignored, as the architecture
- * says, and reported as rule violations (etm/rules.def, APB_*).
+ * says, and reported as rule violations (etm/rules.def, APB_*); a write while
+ * tracing is the part's choice (APB_UNPRED, APB_STRICT).
  * etm.c runs the programming flow that ETMCR's writes start (docs/registers.md). */
 #include <string.h>
 
@@ -76,14 +77,21 @@ uint64_t etm_regs_cycle(regs_state_t *r, const etm_config_t *cfg, const regs_liv
         return rules | RULE(APB_LOCKED);
     uint32_t mask = loc.write_mask;
     if (loc.reg && !ETM_FIELD_GET(ETM_CR_PROGRAMMING, cfg->etmcr)) {
-        if (loc.reg->offset != offsetof(etm_config_t, etmcr))
-            return rules | RULE(APB_NOT_PROGRAMMING);
-        /* While tracing, an ETMCR write sets the programming and power-down
-         * bits only; the trace controls change with the programming bit set. */
+        /* While tracing, only ETMCR's programming and power-down bits may be
+         * written; anything else is UNPREDICTABLE (IHI 0014 3.4.3). The part
+         * decides (APB_UNPRED): the ETM-M3 takes the write as written; the
+         * other choice ignores it, ETMCR's trace controls changing only with
+         * the programming bit set. APB_STRICT reports it either way. */
         uint32_t flow = ETM_FIELD_MASK(ETM_CR_PROGRAMMING) | ETM_FIELD_MASK(ETM_CR_POWERDOWN);
-        if ((in->pwdata ^ cfg->etmcr) & mask & ~flow)
+        int is_cr = loc.reg->offset == offsetof(etm_config_t, etmcr);
+        int unpred = !is_cr || ((in->pwdata ^ cfg->etmcr) & mask & ~flow);
+        if (unpred && cfg->apb_strict)
             rules |= RULE(APB_NOT_PROGRAMMING);
-        mask &= flow;
+        if (!cfg->apb_unpred) {
+            if (!is_cr)
+                return rules;
+            mask &= flow;
+        }
     }
     acc->write = 1;
     acc->loc = loc;
