@@ -20,6 +20,7 @@
 #include "etm/signals.h"
 #include "etm/stim.h"
 #include "etm/tpiu.h"
+#include "etm/uart.h"
 #include "etm/vcd.h"
 #include "etm/vector.h"
 #include "etm/verify.h"
