@@ -25,6 +25,7 @@
 #include "etm/vector.h"
 #include "etm/verify.h"
 #include "etm/watch.h"
+#include "etm/sigrok.h"
 #include "etm/snapshot.h"
 #include "etm/version.h"
 
