@@ -9,7 +9,7 @@ same sample, the same framing errors, the same glitches (start bits that read 1)
         error) and the rate etm swo measures, against the one the spacing of
         sigrok's back-to-back bytes gives
     swo_sigrok.py ETM SIGROK_CLI WORKDIR
-        captures this script writes (Python's zipfile: deflated chunks), lines
+        captures this script writes (tb/cli/srline.py: deflated chunks), lines
         1 % off their nominal rate with idle gaps, a break, a glitch, the last
         byte cut by the end
 
@@ -18,13 +18,14 @@ of samples (etm/uart.h: edge + floor((2k+1)s/2); sigrok: ceil of its centre
 estimate): the captures here do.
 """
 import json
-import math
 import os
 import random
 import re
 import subprocess
 import sys
-import zipfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from srline import line, write_capture  # noqa: E402
 
 etm, sigrok, work = sys.argv[1:4]
 capture = sys.argv[4] if len(sys.argv) > 4 else None
@@ -113,30 +114,6 @@ def real(path):
               f"{j['measured_baud'] / 1e6:.3f} Mbaud (sigrok's byte spacing: {rate / 1e6:.3f})")
 
 
-def line(n, t0, T, values, gaps):
-    """A serial line (8N1) of n samples: bits of T samples, idle gaps (in bits) after each byte."""
-    lv, t = bytearray(b"\x01") * n, t0
-    for v, g in zip(values, gaps):
-        for k in range(10):
-            bit = 0 if k == 0 else 1 if k == 9 else (v >> (k - 1)) & 1
-            for i in range(math.ceil(t + k * T), min(n, math.ceil(t + (k + 1) * T))):
-                lv[i] = bit
-        t += (10 + g) * T
-    return lv
-
-
-def write_capture(path, rate, lv, other):
-    """A sigrok session file: SWO on probe 5, a square wave on probe 3, chunks of 1000 samples."""
-    samples = bytes((b << 4) | (((i // other) & 1) << 2) for i, b in enumerate(lv))
-    meta = ("[global]\nsigrok version=0.5.2\n\n[device 1]\ncapturefile=logic-1\ntotal probes=8\n"
-            f"samplerate={rate // 1000000} MHz\ntotal analog=0\nprobe3=PC9\nprobe5=SWO\nunitsize=1\n")
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
-        z.writestr("version", "2")
-        z.writestr("metadata", meta)
-        for k in range(0, len(samples), 1000):
-            z.writestr(f"logic-1-{k // 1000 + 1}", samples[k:k + 1000])
-
-
 def synthetic():
     rng = random.Random(7)
     for name, rate, baud, off in (("fast8", 24000000, 3000000, 1.01), ("slow3", 24000000, 8000000, 0.99)):
@@ -153,7 +130,7 @@ def synthetic():
             lv[i] = 1                                          # idle, then a glitch in it
         lv[glitch + 20 * bit] = 0
         path = f"{name}.sr"
-        write_capture(path, rate, lv, 7)
+        write_capture(path, lv, rate=f"{rate // 1000000} MHz", chunk=1000, square=7)
         a, b, j = compare(path, baud, bit)
         expect(j["framing_errors"] >= 1 and j["glitches"] >= 1 and j["cut_at_end"] is not None,
                f"{path}: the break, the glitch or the cut byte went unseen: {j}")

@@ -419,22 +419,24 @@ static void test_meta_errors(void)
     free(z.p);
 }
 
+/* A capture whose two chunks of 100 samples are named first and second. */
+static void two_chunks(zipw_t *z, const char *first, const char *second)
+{
+    zw_init(z, 0);
+    zw_add(z, "metadata", META_SWO, strlen(META_SWO), 0);
+    zw_add(z, first, RAW, 100, 0);
+    zw_add(z, second, RAW, 100, 0);
+    zw_finish(z);
+}
+
 /* Chunks missing or twice; a probe not there. */
 static void test_chunk_probe_errors(void)
 {
     zipw_t z;
-    zw_init(&z, 0);
-    zw_add(&z, "metadata", META_SWO, strlen(META_SWO), 0);
-    zw_add(&z, "logic-1-1", RAW, 100, 0);
-    zw_add(&z, "logic-1-3", RAW, 100, 0);
-    zw_finish(&z);
+    two_chunks(&z, "logic-1-1", "logic-1-3");
     OPEN_FAILS(&z, ETM_ERR_MISSING_HEADER, "entry 'logic-1-3': 2 chunks of samples, but this one is number 3");
     free(z.p);
-    zw_init(&z, 0);
-    zw_add(&z, "metadata", META_SWO, strlen(META_SWO), 0);
-    zw_add(&z, "logic-1-1", RAW, 100, 0);
-    zw_add(&z, "logic-1-1", RAW, 100, 0);
-    zw_finish(&z);
+    two_chunks(&z, "logic-1-1", "logic-1-1");
     OPEN_FAILS(&z, ETM_ERR_DUPLICATE, "entry 'logic-1-1' is in the zip twice");
     free(z.p);
     good(&z, META_SWO);

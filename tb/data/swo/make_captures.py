@@ -1,45 +1,28 @@
 #!/usr/bin/env python3
 """Writes the small sigrok session files of the `etm swo` tests (tb/CMakeLists.txt,
-cli.swo.*) into this folder, with Python's zipfile: a line on probe 5 (SWO) at
-24 MHz sending 3 Mbaud (8 samples a bit), and captures broken in one way each.
+cli.swo.*) into this folder (tb/cli/srline.py draws the line and writes the
+zip): a line on probe 5 (SWO) at 24 MHz sending 3 Mbaud (8 samples a bit), and
+captures broken in one way each.
 
     tb/data/swo/make_captures.py
 """
-import math
 import os
+import sys
 import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-META = ("[global]\nsigrok version=0.5.2\n\n[device 1]\ncapturefile=logic-1\ntotal probes=8\n"
-        "samplerate={rate}\ntotal analog=0\nprobe3=PC9\nprobe5=SWO\nprobe7=PC8\nunitsize={unit}\n")
+sys.path.insert(0, os.path.join(HERE, "..", "..", "cli"))
+from srline import META, line, write_capture  # noqa: E402
 
 
-def line(n, t0, T, values, gap):
-    """8N1, least significant bit first, idle 1: bits of T samples, gap idle bits after each byte."""
-    lv, t = bytearray(b"\x01") * n, t0
-    for v in values:
-        for k in range(10):
-            bit = 0 if k == 0 else 1 if k == 9 else (v >> (k - 1)) & 1
-            for i in range(math.ceil(t + k * T), min(n, math.ceil(t + (k + 1) * T))):
-                lv[i] = bit
-        t += (10 + gap) * T
-    return lv
-
-
-def write(name, lv, rate="24 MHz", unit=1, method=zipfile.ZIP_DEFLATED, meta=None):
-    samples = bytes((b << 4) | (((i // 50) & 1) << 2) for i, b in enumerate(lv))
+def write(name, lv, **kw):
     path = os.path.join(HERE, name)
-    with zipfile.ZipFile(path, "w", method) as z:
-        z.writestr("version", "2")
-        z.writestr("metadata", meta if meta is not None else META.format(rate=rate, unit=unit))
-        for k in range(0, len(samples), 500):
-            z.writestr(f"logic-1-{k // 500 + 1}", samples[k:k + 500])
+    write_capture(path, lv, **kw)
     return path
 
 
 hello = line(1200, 40.3, 8, b"Hello, SWO\n", 1)
-path = write("hello.sr", hello)
-with open(path, "rb") as f:
+with open(write("hello.sr", hello), "rb") as f:
     data = f.read()
 with open(os.path.join(HERE, "cut.sr"), "wb") as f:
     f.write(data[:len(data) // 2])
