@@ -4,7 +4,7 @@
 _etm()
 {
     local cur=${COMP_WORDS[COMP_CWORD]}
-    local subs="run check convert config snapshot decode verify gen"
+    local subs="run check convert config snapshot decode verify gen swo"
     if [ "$COMP_CWORD" -eq 1 ]; then
         COMPREPLY=($(compgen -W "$subs --help --version" -- "$cur"))
         return

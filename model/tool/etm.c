@@ -24,6 +24,7 @@ static const struct subcommand {
     { "decode", cmd_decode, "decode an ETMv3 trace (raw or CoreSight frames) into packets and instructions" },
     { "verify", cmd_verify, "check a design's ETMv3 trace against what the core did (protocol scoreboard)" },
     { "gen", cmd_gen, "generate legal random interface activity from a random program" },
+    { "swo", cmd_swo, "decode a logic analyzer's capture of an SWO pin (sigrok .sr) into its UART bytes" },
 };
 
 static void usage(FILE *f)

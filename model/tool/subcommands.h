@@ -10,6 +10,7 @@ int cmd_config(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
+int cmd_swo(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 
 #include "etm/config.h"

@@ -7,7 +7,7 @@ run counted are the bytes decode and verify read; a wrong trace fails verify
 with its rule; a broken stimulus fails check with its rule and line. A
 mutilated result must fail the schema too, so the validator is shown to bite.
 
-    test_json.py ETM SCHEMA WORKDIR RULES_DIR
+    test_json.py ETM SCHEMA WORKDIR RULES_DIR SWO_DIR
 """
 import copy
 import json
@@ -17,7 +17,7 @@ import sys
 
 import jsonschema
 
-etm, schema_path, work, rules_dir = sys.argv[1:5]
+etm, schema_path, work, rules_dir, swo_dir = sys.argv[1:6]
 os.makedirs(work, exist_ok=True)
 os.chdir(work)
 with open(schema_path) as f:
@@ -65,8 +65,10 @@ snap = run("snapshot", "--json", "s.vec", "snap")
 subprocess.run([etm, "gen", "--preset", "etmv1.3", "--cycles", "20000", "v1.vec"], check=True)
 subprocess.run([etm, "run", "--quiet", "--out", "port.vec", "v1.vec"], check=True)
 v1ver = run("verify", "--json", "v1.vec", "port.vec")
+swo = run("swo", "--json", "--out", "swo.bin", os.path.join(swo_dir, "hello.sr"))
+swo_bad = run("swo", "--json", "--baud", "3M", os.path.join(swo_dir, "break.sr"), status=1)
 
-if None not in (gen, runr, tpiu, check, bad, dec, ver, wrong, snap, v1ver):
+if None not in (gen, runr, tpiu, check, bad, dec, ver, wrong, snap, v1ver, swo, swo_bad):
     n = gen["cycles"]
     expect(runr["stats"]["cycles"] == n, "run: cycles differ from gen's")
     expect(check["cycles"] == n and check["violations"] == 0, "check: cycles or violations")
@@ -90,13 +92,18 @@ if None not in (gen, runr, tpiu, check, bad, dec, ver, wrong, snap, v1ver):
            "check: the violation reported without its rule or line")
     expect(snap["trace_format"] == "source_data" and os.path.isfile(snap["trace"]), "snapshot: the trace file")
     expect(v1ver["protocol"] == "etmv1" and v1ver["passed"], "verify: the ETMv1 port")
+    expect(swo["bytes"] == os.path.getsize("swo.bin") == 11 and swo["framing_errors"] == 0 and
+           swo["baud_guess"] == swo["baud"] == 3000000, "swo: the bytes, or the rate guessed")
+    expect(swo_bad["framing_errors"] == len(swo_bad["reported"]) == 1 and swo_bad["reported"][0]["start"] == 300,
+           "swo: the break's framing error")
     # The validator bites: results with a member missing, one unknown, one of the wrong type.
     for name, doc, edit in (
             ("verify without result", ver, lambda d: d.pop("result")),
             ("run with an unknown member", runr, lambda d: d.__setitem__("extra", 1)),
             ("check with violations as text", check, lambda d: d.__setitem__("violations", "0")),
             ("decode of another protocol", dec, lambda d: d.__setitem__("protocol", "etmv4")),
-            ("another schema version", gen, lambda d: d.__setitem__("schema_version", 2))):
+            ("another schema version", gen, lambda d: d.__setitem__("schema_version", 2)),
+            ("swo with a byte value above 255", swo_bad, lambda d: d["reported"][0].__setitem__("value", 256))):
         d = copy.deepcopy(doc)
         edit(d)
         expect(not validator.is_valid(d), f"the schema accepts {name}")

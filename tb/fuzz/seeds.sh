@@ -21,7 +21,7 @@ bytes() { for b in "$@"; do printf "\\x$(printf %02x "$b")"; done; }
 cut_to() { head -c "$1"; }
 
 rm -rf "$c"
-mkdir -p "$c"/{vector,vcd,config_text,snapshot,decode_v3,deformat,decode_v1,encoder,verify}
+mkdir -p "$c"/{vector,vcd,config_text,snapshot,decode_v3,deformat,decode_v1,encoder,verify,sigrok}
 
 # Stimulus of several kinds.
 $etm gen --cycles 150 --seed 3 "$tmp/m3.vec" >/dev/null
@@ -141,4 +141,11 @@ for p in etm-m3 etmv1.3 etmv3.5; do
             >"$c/verify/$p-random-$every.bin"
     done
 done
+# sigrok: the probe byte (bit 7: by the name SWO), the byte of samples a bit
+# (2 + x % 32) and pieces, then the capture (fuzz_sigrok.c): the small captures
+# of the etm swo tests, and the STM32F105 capture (10 KiB).
+for f in "$root"/tb/data/swo/*.sr; do { bytes $((0x80)) 6; cat "$f"; } >"$c/sigrok/$(basename "$f")"; done
+{ bytes 4 1; cat "$root/tb/data/swo/hello.sr"; } >"$c/sigrok/hello-probe5.sr"
+swo=$root/../shared/data/stm32f105-etm-m3/trace_example.sr
+if [ -f "$swo" ]; then { bytes $((0x80)) 1; cut_to 16000 <"$swo"; } >"$c/sigrok/stm32f105.sr"; fi
 echo "seeds written to $c"

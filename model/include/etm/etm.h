@@ -20,10 +20,12 @@
 #include "etm/signals.h"
 #include "etm/stim.h"
 #include "etm/tpiu.h"
+#include "etm/uart.h"
 #include "etm/vcd.h"
 #include "etm/vector.h"
 #include "etm/verify.h"
 #include "etm/watch.h"
+#include "etm/sigrok.h"
 #include "etm/snapshot.h"
 #include "etm/version.h"
 

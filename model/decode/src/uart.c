@@ -1,0 +1,183 @@
+/* uart.c - bytes from the samples of an NRZ serial line, 8N1 (etm/uart.h). */
+#include "etm/uart.h"
+
+#include <string.h>
+
+#include "util.h"
+
+#define UART_MAX_SAMPLES_PER_BIT (1u << 24)
+#define UART_STOP_BIT (ETM_UART_FRAME_BITS - 1)
+
+etm_err_t etm_uart_init(etm_uart_t *u, uint64_t samplerate, uint64_t baud, etm_diag_t *diag)
+{
+    memset(u, 0, sizeof *u);
+    u->cut = UINT64_MAX;
+    if (!samplerate || !baud)
+        return etm_util_fail(diag, ETM_ERR_ARG, "a sample rate and a baud rate above 0 are needed");
+    if (samplerate / 2 < baud)
+        return etm_util_fail(diag, ETM_ERR_ARG,
+                             "%llu baud sampled at %llu Hz: a bit needs at least 2 samples (a rate of %llu baud or less)",
+                             (unsigned long long)baud, (unsigned long long)samplerate,
+                             (unsigned long long)(samplerate / 2));
+    if (samplerate / baud > UART_MAX_SAMPLES_PER_BIT)
+        return etm_util_fail(diag, ETM_ERR_ARG, "%llu baud sampled at %llu Hz: more than %u samples a bit",
+                             (unsigned long long)baud, (unsigned long long)samplerate, UART_MAX_SAMPLES_PER_BIT);
+    u->samplerate = samplerate;
+    u->baud = baud;
+    /* floor((2k + 1) * samplerate / (2 * baud)) without overflow */
+    uint64_t q = samplerate / (2 * baud), r = samplerate % (2 * baud);
+    for (unsigned k = 0; k < ETM_UART_FRAME_BITS; k++)
+        u->at[k] = (2 * k + 1) * q + (2 * k + 1) * r / (2 * baud);
+    return ETM_OK;
+}
+
+/* A falling edge rel samples into the byte: how many whole bits after the start edge. */
+static void note_fall(etm_uart_t *u, uint64_t rel)
+{
+    uint64_t j = (2 * rel * u->baud + u->samplerate) / (2 * u->samplerate); /* rel < 10 bits: no overflow */
+    if (j >= 1 && j < UART_STOP_BIT) {
+        u->fall_samples += rel;
+        u->fall_bits += j;
+        u->fall_count++;
+    }
+}
+
+/* The sample at a bit's centre, level lv. Returns 1 when the byte is over (a
+ * byte to report in *b, or a glitch), else 0. */
+static int read_bit(etm_uart_t *u, unsigned lv, etm_uart_byte_t *b)
+{
+    unsigned k = u->bit++;
+    if (k == 0) {
+        if (lv) {
+            u->glitches++;
+            u->in_byte = 0;
+            return 1;
+        }
+        return 0;
+    }
+    if (k < UART_STOP_BIT) {
+        u->value |= lv << (k - 1);
+        return 0;
+    }
+    u->in_byte = 0;
+    b->start = u->start;
+    b->stop = u->pos;
+    b->value = (uint8_t)u->value;
+    b->framing_error = !lv;
+    if (lv) {
+        u->bytes++;
+        u->edge_samples += u->fall_samples;
+        u->edge_bits += u->fall_bits;
+        u->edges += u->fall_count;
+    } else {
+        u->framing_errors++;
+    }
+    return 2;
+}
+
+/* Samples up to the next falling edge after the line was high: returns how
+ * many were passed over (the edge's sample not among them). */
+static size_t hunt(etm_uart_t *u, const uint8_t *lv, size_t n)
+{
+    size_t i = 0;
+    uint8_t prev = u->prev;
+    while (i < n && !(prev && !lv[i]))
+        prev = lv[i++] != 0;
+    u->prev = prev;
+    u->pos += i;
+    return i;
+}
+
+size_t etm_uart_feed(etm_uart_t *u, const uint8_t *levels, size_t n, etm_uart_byte_t *out, size_t max,
+                     size_t *nout)
+{
+    size_t i = 0;
+    *nout = 0;
+    while (i < n) {
+        if (!u->in_byte) {
+            i += hunt(u, levels + i, n - i);
+            if (i == n)
+                break;
+            u->in_byte = 1;
+            u->bit = 0;
+            u->value = 0;
+            u->start = u->pos;
+            u->fall_samples = u->fall_bits = u->fall_count = 0;
+        }
+        if (*nout == max)
+            break; /* a byte may end here: room first */
+        unsigned lv = levels[i] != 0;
+        uint64_t rel = u->pos - u->start;
+        if (u->prev && !lv && rel)
+            note_fall(u, rel);
+        int over = rel == u->at[u->bit] ? read_bit(u, lv, &out[*nout]) : 0;
+        if (over == 2)
+            (*nout)++;
+        u->prev = (uint8_t)lv;
+        u->pos++;
+        i++;
+    }
+    return i;
+}
+
+void etm_uart_end(etm_uart_t *u)
+{
+    if (u->in_byte)
+        u->cut = u->start;
+    u->in_byte = 0;
+}
+
+double etm_uart_measured_baud(const etm_uart_t *u)
+{
+    if (!u->edge_samples)
+        return 0.0;
+    return (double)u->samplerate * (double)u->edge_bits / (double)u->edge_samples;
+}
+
+double etm_uart_tolerance(const etm_uart_t *u)
+{
+    double s = (double)u->samplerate / (double)u->baud;
+    return s > 2.0 ? (0.5 - 1.0 / s) / 10.0 : 0.0;
+}
+
+/* ---- Pulse lengths ------------------------------------------------------------- */
+
+void etm_uart_runs_init(etm_uart_runs_t *r) { memset(r, 0, sizeof *r); }
+
+void etm_uart_runs_feed(etm_uart_runs_t *r, const uint8_t *levels, size_t n)
+{
+    size_t i = 0;
+    if (!r->started && n) {
+        r->level = levels[0] != 0;
+        r->started = 1;
+    }
+    for (; i < n; i++) {
+        uint8_t lv = levels[i] != 0;
+        if (lv == r->level) {
+            r->run++;
+            continue;
+        }
+        if (r->seen_edge && r->run < ETM_UART_RUN_MAX) {
+            r->count[r->run]++;
+            r->total++;
+        }
+        r->seen_edge = 1;
+        r->level = lv;
+        r->run = 1;
+    }
+}
+
+double etm_uart_runs_bit(const etm_uart_runs_t *r)
+{
+    if (r->total < 10)
+        return 0.0;
+    unsigned shortest = 1;
+    while (shortest < ETM_UART_RUN_MAX && r->count[shortest] * 100 < r->total)
+        shortest++;
+    uint64_t pulses = 0, samples = 0;
+    for (unsigned len = shortest; len < ETM_UART_RUN_MAX && len <= shortest + shortest / 4 + 1; len++) {
+        pulses += r->count[len];
+        samples += r->count[len] * len;
+    }
+    return pulses ? (double)samples / (double)pulses : 0.0;
+}
