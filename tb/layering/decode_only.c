@@ -1,9 +1,9 @@
 /* decode_only.c - built from the decoder library alone (etm_decode, which
- * brings the definitions and the register image, nothing of the ETM core): if
- * a decoder reached for an encoder symbol, this program would not link and the
- * build would fail. It decodes the loop example of tb/data/decode (OpenCSD's
- * ETMv3 Thumb test: a loop that runs three times, an indirect branch, a branch
- * to itself) and checks the instruction flow. */
+ * brings the definitions, the register image and the Thumb-2 decoder, nothing
+ * of the ETM core): if a decoder reached for an encoder symbol, this program
+ * would not link and the build would fail. It decodes the loop example of
+ * tb/data/decode (OpenCSD's ETMv3 Thumb test: a loop that runs three times, an
+ * indirect branch, a branch to itself) and checks the instruction flow. */
 #include <stdio.h>
 #include <string.h>
 
