@@ -9,6 +9,7 @@
 
 #include <string.h>
 
+#include "code_read.h"
 #include "decode_v1_int.h"
 #include "etm/thumb.h"
 
@@ -69,16 +70,8 @@ int etm_v1_image_read(void *user, uint32_t addr, uint8_t *buf, unsigned n)
     const etm_v1_image_t *im = (const etm_v1_image_t *)user;
     for (size_t i = 0; i < im->n; i++) {
         const etm_v1_window_t *w = &im->w[i];
-        if (addr >= w->base && (uint64_t)addr - w->base < w->size) {
-            size_t off = (size_t)(addr - w->base);
-            if (n == 4 && w->size - off >= 4) { /* the decoder's fetch: one copy of a word */
-                memcpy(buf, w->bytes + off, 4);
-                return 4;
-            }
-            size_t k = w->size - off < n ? w->size - off : n;
-            memcpy(buf, w->bytes + off, k);
-            return (int)k;
-        }
+        if (addr >= w->base && (uint64_t)addr - w->base < w->size)
+            return code_read(buf, w->bytes, w->size, (size_t)(addr - w->base), n);
     }
     return 0;
 }
