@@ -110,8 +110,9 @@ typedef struct etm_thumb_insn {
                              (16-bit A5.2.4, LDM/STM, PUSH/POP; 32-bit E800-E9FF, F800-F9FF, LDC/STC),
                              by its L bit, whatever it is inside the group (PLD and PLI are
                              loads, and so is an unallocated encoding of a load group) */
-    uint8_t data_bytes;   /* bytes a load or store of ARMv7-M moves: 1, 2, 4, 8 (LDRD, STRD), 4 per
-                             register (LDM, STM, PUSH, POP), 1 or 2 (TBB, TBH); else 0 */
+    uint8_t data_bytes;   /* bytes a load or store moves: 1, 2, 4, 8 (LDRD, STRD), 4 per register
+                             (LDM, STM, PUSH, POP), 1 or 2 (TBB, TBH), 8 (RFE, SRS, LDREXD,
+                             STREXD); 0 for everything else, PLD, PLI and LDC/STC among it */
     uint8_t nregs;        /* LDM, STM, PUSH, POP: registers in the list, PC and LR included */
 } etm_thumb_insn_t;
 
