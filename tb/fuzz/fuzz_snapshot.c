@@ -13,6 +13,7 @@
 #include "etm/coresight.h"
 #include "etm/decode_v3.h"
 #include "etm/snapshot.h"
+#include "readfile.h"
 
 #define MAX_FILES 12
 #define MAX_TRACE 2048
@@ -117,16 +118,19 @@ static void on_data(void *user, unsigned id, const uint8_t *data, size_t n, uint
 
 static void decode(const etm_config_t *cfg, etm_image_t *im, const char *trace, int formatted)
 {
-    uint8_t buf[MAX_TRACE];
-    FILE *f = fopen(trace, "rb");
-    if (!f)
-        return;
-    size_t n = fread(buf, 1, sizeof buf, f);
-    fclose(f);
+    uint8_t *buf;
+    size_t n;
+    char err[600];
+    if (readfile(trace, &buf, &n, err, sizeof err) != 0)
+        return; /* the folder names a trace it does not hold */
+    if (n > MAX_TRACE)
+        n = MAX_TRACE;
     etm_diag_t diag;
     sink_t s = { NULL, cfg->etmtraceidr & 0x7f };
-    if (etm_v3dec_create(&s.dec, cfg, ETM_V3DEC_V7M, &diag) != ETM_OK)
+    if (etm_v3dec_create(&s.dec, cfg, ETM_V3DEC_V7M, &diag) != ETM_OK) {
+        free(buf);
         return;
+    }
     etm_v3dec_set_image(s.dec, etm_image_read, im);
     if (formatted) {
         etm_cs_deformatter_t *cs;
@@ -140,6 +144,7 @@ static void decode(const etm_config_t *cfg, etm_image_t *im, const char *trace, 
     }
     etm_v3dec_end(s.dec, &diag);
     etm_v3dec_destroy(s.dec);
+    free(buf);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

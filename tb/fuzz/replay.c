@@ -9,36 +9,19 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "readfile.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static unsigned long runs;
 
 static int replay_file(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "replay: %s: cannot open the file\n", path);
-        return 1;
-    }
-    size_t cap = 4096, n = 0;
-    uint8_t *buf = malloc(cap);
-    size_t got;
-    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            uint8_t *bigger = realloc(buf, cap * 2);
-            if (!bigger) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = bigger;
-            cap *= 2;
-        }
-    }
-    fclose(f);
-    if (!buf) {
-        fprintf(stderr, "replay: %s: out of memory\n", path);
+    uint8_t *buf;
+    size_t n;
+    char err[4400];
+    if (readfile(path, &buf, &n, err, sizeof err) != 0) {
+        fprintf(stderr, "replay: %s\n", err);
         return 1;
     }
     fprintf(stderr, "replay: %s (%zu bytes)\n", path, n);

@@ -1,14 +1,16 @@
 /* decode_only.c - built from the decoder library alone (etm_decode, which
- * brings the definitions and the register image, nothing of the ETM core): if
- * a decoder reached for an encoder symbol, this program would not link and the
- * build would fail. It decodes the loop example of tb/data/decode (OpenCSD's
- * ETMv3 Thumb test: a loop that runs three times, an indirect branch, a branch
- * to itself) and checks the instruction flow. */
+ * brings the definitions, the register image and the Thumb-2 decoder, nothing
+ * of the ETM core): if a decoder reached for an encoder symbol, this program
+ * would not link and the build would fail. It decodes the loop example of
+ * tb/data/decode (OpenCSD's ETMv3 Thumb test: a loop that runs three times, an
+ * indirect branch, a branch to itself) and checks the instruction flow. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "etm/config.h"
 #include "etm/decode_v3.h"
+#include "readfile.h"
 #include "test.h"
 
 typedef struct flow {
@@ -28,7 +30,7 @@ static void on_element(void *user, const etm_v3el_t *e)
 }
 
 typedef struct image {
-    uint8_t b[4096];
+    uint8_t *b;
     size_t n;
 } image_t;
 
@@ -41,17 +43,14 @@ static int read_image(void *user, uint32_t addr, uint8_t *buf, unsigned n)
     return (int)k;
 }
 
-static size_t slurp(const char *dir, const char *name, uint8_t *b, size_t cap)
+/* The file DIR/name into *b (NULL when it cannot be read, which is reported). */
+static size_t load(const char *dir, const char *name, uint8_t **b)
 {
-    char path[1024];
+    char path[1024], err[1200];
+    size_t n = 0;
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "decode_only: %s: cannot open\n", path);
-        return 0;
-    }
-    size_t n = fread(b, 1, cap, f);
-    fclose(f);
+    if (readfile(path, b, &n, err, sizeof err) != 0)
+        fprintf(stderr, "decode_only: %s\n", err);
     return n;
 }
 
@@ -61,25 +60,35 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: decode_only DIR   (DIR: tb/data/decode)\n");
         return 2;
     }
-    static image_t im;
-    uint8_t trace[256];
-    size_t nt = slurp(argv[1], "loop.bin", trace, sizeof trace);
-    im.n = slurp(argv[1], "loop_code.bin", im.b, sizeof im.b);
-    CHECK(nt > 0 && im.n > 0);
+    image_t im;
+    uint8_t *trace;
+    size_t nt = load(argv[1], "loop.bin", &trace);
+    im.n = load(argv[1], "loop_code.bin", &im.b);
+    CHECK(trace && im.b && nt > 0 && im.n > 0);
+    if (!trace || !im.b) {
+        free(trace);
+        free(im.b);
+        return test_report("decode_only");
+    }
 
     etm_config_t cfg;
     CHECK_EQ(etm_config_preset(&cfg, "etmv3.4"), ETM_OK);
     etm_diag_t diag;
     etm_v3dec_t *d = NULL;
     CHECK_EQ(etm_v3dec_create(&d, &cfg, 0, &diag), ETM_OK);
-    if (!d)
+    if (!d) {
+        free(trace);
+        free(im.b);
         return test_report("decode_only");
+    }
     flow_t flow = { { 0 }, { 0 }, 0 };
     etm_v3dec_on_element(d, on_element, &flow);
     etm_v3dec_set_image(d, read_image, &im);
     CHECK_EQ(etm_v3dec_feed(d, trace, nt, NULL, &diag), ETM_OK);
     CHECK_EQ(etm_v3dec_end(d, &diag), ETM_OK);
     etm_v3dec_destroy(d);
+    free(trace);
+    free(im.b);
 
     /* The loop body 0x102-0x106 runs three times, its branch is not taken the
      * third time; BX LR goes to 0x200, which branches to itself. */

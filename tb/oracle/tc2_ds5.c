@@ -31,6 +31,7 @@
 #include "etm/config.h"
 #include "etm/coresight.h"
 #include "etm/decode_v3.h"
+#include "readfile.h"
 
 #define IMAGE_BASE 0xC0008000u
 #define MAX_REPORT 10
@@ -60,34 +61,6 @@ typedef struct stream {
     size_t insns, timestamps, diffs, mismatched_syncs;
     int decode_errors;
 } stream_t;
-
-static int read_file(const char *path, uint8_t **out, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return -1;
-    size_t cap = 1 << 16, n = 0;
-    uint8_t *b = (uint8_t *)malloc(cap);
-    size_t got;
-    while (b && (got = fread(b + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            uint8_t *nb = (uint8_t *)realloc(b, cap * 2);
-            if (!nb) {
-                free(b);
-                b = NULL;
-            }
-            b = nb;
-            cap *= 2;
-        }
-    }
-    fclose(f);
-    if (!b)
-        return -1;
-    *out = b;
-    *size = n;
-    return 0;
-}
 
 static int read_code(void *user, uint32_t addr, uint8_t *buf, unsigned n)
 {
@@ -293,14 +266,15 @@ int main(int argc, char **argv)
     image_t im;
     uint8_t *trace;
     size_t trace_size;
+    char err[4400];
     snprintf(path, sizeof path, "%s/kernel_dump.bin", dir);
-    if (read_file(path, &im.bytes, &im.size) != 0) {
-        fprintf(stderr, "tc2_ds5: FAIL: cannot read %s\n", path);
+    if (readfile(path, &im.bytes, &im.size, err, sizeof err) != 0) {
+        fprintf(stderr, "tc2_ds5: FAIL: %s\n", err);
         return 1;
     }
     snprintf(path, sizeof path, "%s/cstrace.bin", dir);
-    if (read_file(path, &trace, &trace_size) != 0) {
-        fprintf(stderr, "tc2_ds5: FAIL: cannot read %s\n", path);
+    if (readfile(path, &trace, &trace_size, err, sizeof err) != 0) {
+        fprintf(stderr, "tc2_ds5: FAIL: %s\n", err);
         return 1;
     }
 

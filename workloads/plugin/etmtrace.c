@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "etm/thumb.h"
 #include "qemu72_plugin.h"
 #include "qtrace_format.h"
 
@@ -95,30 +96,38 @@ static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr
     n_mems++;
 }
 
-/* The registers an instruction's flow or timing depends on. */
+/* The registers an instruction's flow or timing depends on (decoded by the
+ * project's Thumb-2 decoder, etm/thumb.h, as the timing model decodes it). */
 static void pick_regs(insn_info_t *ii)
 {
-    uint32_t op = ii->opcode;
-    if (ii->size == 2) {
-        uint32_t h = op & 0xFFFF;
-        if ((h & 0xF500) == 0xB100) { /* CBZ, CBNZ */
+    etm_thumb_insn_t t;
+    uint32_t lo = ii->opcode & 0xFFFF;
+    etm_thumb_decode(ii->pc, ii->opcode, ii->size, &t);
+    switch ((etm_thumb_op_t)t.op) {
+    case ETM_THUMB_CBZ: /* CBZ, CBNZ: Rn */
+        ii->nval = 1;
+        ii->reg[0] = (uint8_t)(lo & 7);
+        break;
+    case ETM_THUMB_BX:
+    case ETM_THUMB_BLX: /* Rm */
+        ii->nval = 1;
+        ii->reg[0] = (uint8_t)((lo >> 3) & 15);
+        break;
+    case ETM_THUMB_ALU: /* ADD pc, Rm; MOV pc, Rm */
+        if (t.branch != ETM_THUMB_BR_NONE && ii->size == 2) {
             ii->nval = 1;
-            ii->reg[0] = (uint8_t)(h & 7);
-        } else if ((h & 0xFF00) == 0x4700) { /* BX, BLX */
-            ii->nval = 1;
-            ii->reg[0] = (uint8_t)((h >> 3) & 15);
-        } else if ((h & 0xFD00) == 0x4400 && ((h >> 4 & 8) | (h & 7)) == 15) { /* ADD/MOV pc, Rm */
-            ii->nval = 1;
-            ii->reg[0] = (uint8_t)((h >> 3) & 15);
+            ii->reg[0] = (uint8_t)((lo >> 3) & 15);
         }
-    } else {
-        uint32_t h1 = op >> 16, h2 = op & 0xFFFF;
-        /* SDIV FB9x, UDIV FBBx, SMULL FB8x, UMULL FBAx, SMLAL FBCx, UMLAL FBEx */
-        if ((h1 & 0xFF80) == 0xFB80 || (h1 & 0xFFD0) == 0xFBC0 || (h1 & 0xFFF0) == 0xFBE0) {
-            ii->nval = 2;
-            ii->reg[0] = (uint8_t)(h1 & 15);
-            ii->reg[1] = (uint8_t)(h2 & 15);
-        }
+        break;
+    case ETM_THUMB_DIV:
+    case ETM_THUMB_MULL:
+    case ETM_THUMB_MLAL: /* SDIV, UDIV, SMULL, UMULL, SMLAL, UMLAL: Rn, Rm (early termination) */
+        ii->nval = 2;
+        ii->reg[0] = (uint8_t)((ii->opcode >> 16) & 15);
+        ii->reg[1] = (uint8_t)(lo & 15);
+        break;
+    default:
+        break;
     }
 }
 
@@ -137,7 +146,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         uint32_t hw1 = (uint32_t)(b[0] | b[1] << 8);
         /* The size comes from the first halfword: QEMU 7.2 also counts a halfword
          * it peeks at after a 16-bit instruction near the end of a 1 KiB page. */
-        ii->size = (uint8_t)(((hw1 >> 11) & 0x1f) >= 0x1d ? 4 : 2);
+        ii->size = (uint8_t)etm_thumb_size(hw1);
         if (have < ii->size) {
             fprintf(stderr, "etmtrace: instruction at 0x%08x: QEMU gave %zu bytes\n", (unsigned)ii->pc, have);
             abort();

@@ -1,7 +1,8 @@
 /* decode_v1_int.h - what the files of the ETMv1 decoder share (internal).
  *
  *   decode_v1.c         names, errors, the public API, the decoding loop
- *   decode_v1_insn.c    Thumb-2 (ARMv7-M) classifier, code image windows
+ *   decode_v1_insn.c    Thumb-2 (ARMv7-M) classifier, code image windows, the
+ *                       fetch of an instruction
  *   decode_v1_fifo.c    the window of cycles, the packet cursor (FIFO order),
  *                       the per-cycle checks against it
  *   decode_v1_status.c  statuses: instructions (IE, ID, IN), branches (BE, BD),
@@ -164,6 +165,11 @@ int dv1_read_data(etm_v1dec_t *d, pos_t *p, int mark, const etm_v1_insn_t *in, d
 
 /* Run the checks of the cycles [chk, next) against the packet cursor. */
 etm_err_t dv1_run_checks(etm_v1dec_t *d, etm_diag_t *diag);
+
+/* ---- Instructions (decode_v1_insn.c) ---------------------------------------------------- */
+
+/* Fetch and classify the instruction at addr: 1, or 0 when it is not in the image. */
+int dv1_fetch(etm_v1dec_t *d, uint32_t addr, etm_v1_insn_t *in);
 
 /* ---- Statuses (decode_v1_status.c) ------------------------------------------------------ */
 

@@ -72,22 +72,6 @@ static void emit_data(etm_v1dec_t *d, uint64_t t, uint32_t iaddr, const etm_v1_i
     emit(d, &e);
 }
 
-/* Fetch and classify the instruction at addr. */
-static int fetch(etm_v1dec_t *d, uint32_t addr, etm_v1_insn_t *in)
-{
-    uint8_t b[4];
-    if (d->cls) {
-        memset(in, 0, sizeof *in);
-        return d->cls(d->cls_user, addr, in) == 1;
-    }
-    if (!d->rd)
-        return 0;
-    int n = d->rd(d->rd_user, addr, b, 4);
-    if (n < 2)
-        return 0;
-    return etm_v1_insn_classify(addr, b, (unsigned)n, in) == 0;
-}
-
 /* Checks shared by ID and BD before their data is read. With ETMCR[3:2] = 0 an
  * ID or BD owns no data packets (table 5.2: they depend on ETMCR[3:2]); table 5.1
  * gives BD to every load into the PC, traced data or not. */
@@ -151,7 +135,7 @@ static int do_insn(etm_v1dec_t *d, uint64_t t, unsigned st, int tr, etm_diag_t *
                     "%s at cycle %" PRIu64 ": the branch at cycle %" PRIu64 " left no BE to say where execution "
                     "went, so only a trace restart (a BE with a full address) may follow it",
                     etm_v1_pipestat_name(st), t, d->pc_lost);
-    if (!fetch(d, d->pc, &in))
+    if (!dv1_fetch(d, d->pc, &in))
         return dv1_fail(d, diag, t, t + 1, "%s at cycle %" PRIu64 ": the code image has no instruction at 0x%08" PRIx32,
                     etm_v1_pipestat_name(st), t, d->pc);
     if (st == ETM_V1_PS_ID) {
@@ -290,7 +274,7 @@ static int branch_find_synced(etm_v1dec_t *d, branch_t *b, etm_diag_t *diag)
     const char *bname = b->bname;
     unsigned apo = b->apo;
     int h;
-    b->have_insn = d->pc_valid && fetch(d, d->pc, &b->in);
+    b->have_insn = d->pc_valid && dv1_fetch(d, d->pc, &b->in);
     b->no_insn = d->pending_abandon;
     if (!d->pc_valid && b->st == ETM_V1_PS_BD)
         return dv1_fail(d, diag, t, after,

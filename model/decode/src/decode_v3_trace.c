@@ -113,11 +113,14 @@ static void el_init(const etm_v3dec_t *d, etm_v3el_t *el, etm_v3el_kind_t kind, 
     el->isa = d->isa;
 }
 
-/* Read and classify the instruction at pc. 0: ok; -1: not in the image. */
+/* Read and classify the instruction at pc. 0: ok; -1: not in the image. Four
+ * bytes are asked for in every instruction set, so that a 32-bit Thumb
+ * instruction is read and classified once; where the image gave fewer, the
+ * second halfword is read on its own. */
 static int fetch(etm_v3dec_t *d, etm_v3_insn_t *insn)
 {
     uint8_t b[4];
-    int got = d->read_fn(d->read_user, d->pc, b, d->isa == ETM_V3_ISA_ARM ? 4u : 2u);
+    int got = d->read_fn(d->read_user, d->pc, b, 4);
     if (got < (d->isa == ETM_V3_ISA_ARM ? 4 : 2))
         return -1;
     int r = etm_v3_insn_classify(d->isa, d->pc, b, (unsigned)got, insn);

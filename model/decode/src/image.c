@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "code_read.h"
 #include "etm/snapshot.h"
 #include "util.h"
 
@@ -144,13 +145,8 @@ int etm_image_read(void *user, uint32_t addr, uint8_t *buf, unsigned n)
     const etm_image_t *im = (const etm_image_t *)user;
     for (unsigned i = 0; i < im->n; i++) {
         const etm_mem_region_t *r = &im->r[i];
-        if (addr >= r->addr && (uint64_t)addr - r->addr < r->size) {
-            size_t off = addr - r->addr;
-            unsigned k = 0;
-            for (; k < n && off + k < r->size; k++)
-                buf[k] = r->bytes[off + k];
-            return (int)k;
-        }
+        if (addr >= r->addr && (uint64_t)addr - r->addr < r->size)
+            return code_read(buf, r->bytes, r->size, addr - r->addr, n);
     }
     return 0;
 }

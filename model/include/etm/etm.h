@@ -1,6 +1,6 @@
-/* etm/etm.h - everything of libetm in one include: the definitions, the
- * register image, the ETM core, the decoders, file I/O and stimulus
- * (docs/architecture.md shows the layers). */
+/* etm/etm.h - everything of libetm in one include: the Thumb-2 instruction
+ * set, the definitions, the register image, the ETM core, the decoders, file
+ * I/O and stimulus (docs/architecture.md shows the layers). */
 #ifndef ETM_ETM_H
 #define ETM_ETM_H
 
@@ -19,6 +19,7 @@
 #include "etm/regmap.h"
 #include "etm/signals.h"
 #include "etm/stim.h"
+#include "etm/thumb.h"
 #include "etm/tpiu.h"
 #include "etm/uart.h"
 #include "etm/vcd.h"

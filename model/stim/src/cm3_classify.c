@@ -1,12 +1,15 @@
 /* cm3_classify.c - the Cortex-M3 timing model's instruction classifier
- * (etm/cm3.h): what kind of instruction an opcode is, which registers it writes
- * and reads for an address, where a direct branch goes; and condition codes.
+ * (etm/cm3.h): the timing kind of an instruction and where it goes, from the
+ * project's Thumb-2 decoder (etm/thumb.h); which registers it writes and which
+ * form its address, the timing model's own question, here; and condition codes.
  */
 #include "etm/cm3.h"
 
 #include <string.h>
 
-/* ---- Classifier (ARMv7-M ARM, A5.2 16-bit and A5.3 32-bit encodings) -------- */
+#include "etm/thumb.h"
+
+/* ---- Classifier: the kind from etm/thumb.h, the registers here ------------- */
 
 static const char *const kind_names[ETM_CM3_K_COUNT] = {
     "alu", "mul", "mla", "mull", "mlal", "div", "load", "store", "ldrd", "strd", "ldm", "stm", "bcond", "b",
@@ -18,161 +21,117 @@ const char *etm_cm3_kind_name(etm_cm3_kind_t k)
     return (unsigned)k < ETM_CM3_K_COUNT ? kind_names[k] : "?";
 }
 
-static unsigned popcount16(unsigned v)
+/* The timing kind of a decoded instruction. The Cortex-M3 has no coprocessor
+ * and none of the ARMv7-A/R instructions. */
+static etm_cm3_kind_t kind_of(const etm_thumb_insn_t *t)
 {
-    unsigned n = 0;
-    for (v &= 0xffffu; v; v &= v - 1)
-        n++;
-    return n;
+    if (t->ar_only)
+        return ETM_CM3_K_UNDEF;
+    switch ((etm_thumb_op_t)t->op) {
+    case ETM_THUMB_ALU: return ETM_CM3_K_ALU;
+    case ETM_THUMB_MUL: return ETM_CM3_K_MUL;
+    case ETM_THUMB_MLA: return ETM_CM3_K_MLA;
+    case ETM_THUMB_MULL: return ETM_CM3_K_MULL;
+    case ETM_THUMB_MLAL: return ETM_CM3_K_MLAL;
+    case ETM_THUMB_DIV: return ETM_CM3_K_DIV;
+    case ETM_THUMB_LOAD:
+    case ETM_THUMB_LDREX: return ETM_CM3_K_LOAD;
+    case ETM_THUMB_STORE:
+    case ETM_THUMB_STREX: return ETM_CM3_K_STORE;
+    case ETM_THUMB_LDRD: return ETM_CM3_K_LDRD;
+    case ETM_THUMB_STRD: return ETM_CM3_K_STRD;
+    case ETM_THUMB_LDM:
+    case ETM_THUMB_POP: return ETM_CM3_K_LDM;
+    case ETM_THUMB_STM:
+    case ETM_THUMB_PUSH: return ETM_CM3_K_STM;
+    case ETM_THUMB_TB: return ETM_CM3_K_TB;
+    case ETM_THUMB_B: return ETM_CM3_K_B;
+    case ETM_THUMB_BCOND: return ETM_CM3_K_BCOND;
+    case ETM_THUMB_BL: return ETM_CM3_K_BL;
+    case ETM_THUMB_CBZ: return ETM_CM3_K_CBZ;
+    case ETM_THUMB_BX: return ETM_CM3_K_BX;
+    case ETM_THUMB_BLX: return ETM_CM3_K_BLX;
+    case ETM_THUMB_IT: return ETM_CM3_K_IT;
+    case ETM_THUMB_SVC: return ETM_CM3_K_SVC;
+    case ETM_THUMB_BKPT: return ETM_CM3_K_BKPT;
+    case ETM_THUMB_PRELOAD:
+    case ETM_THUMB_HINT: return ETM_CM3_K_HINT;
+    case ETM_THUMB_BARRIER:
+    case ETM_THUMB_ISB: return ETM_CM3_K_BARRIER;
+    case ETM_THUMB_SYSREG: return ETM_CM3_K_SYSREG;
+    default: return ETM_CM3_K_UNDEF; /* coprocessor, UNDEFINED */
+    }
 }
 
 static uint16_t bit(unsigned r) { return (uint16_t)(1u << (r & 15)); }
 
-static void set_branch(etm_cm3_class_t *c, etm_cm3_kind_t k, int indirect, uint32_t target)
+/* Registers a 16-bit instruction writes (other than the PC and the link) and
+ * those that form its address (A5.2). */
+static void regs16(unsigned h, etm_cm3_class_t *c)
 {
-    c->kind = k;
-    c->writes_pc = 1;
-    c->indirect = indirect;
-    c->target = indirect ? 0 : target;
-    c->writes |= bit(15);
-}
-
-static void classify16(uint32_t addr, unsigned h, etm_cm3_class_t *c)
-{
-    unsigned rd8 = (h >> 8) & 7, rlo = h & 7;
-    if ((h >> 14) == 0) { /* shift (immediate), add, subtract, move, compare */
-        unsigned op = (h >> 11) & 7;
+    unsigned rd8 = (h >> 8) & 7, rlo = h & 7, op;
+    switch (h >> 12) {
+    case 0x0: case 0x1: case 0x2: case 0x3: /* shift (immediate), add, subtract, move, compare */
+        op = (h >> 11) & 7;
         if (op <= 3)
             c->writes = bit(rlo);
         else if (op != 5) /* MOV, ADD, SUB imm8; CMP writes nothing */
             c->writes = bit(rd8);
-    } else if ((h >> 10) == 0x10) { /* data processing, two low registers */
-        unsigned op = (h >> 6) & 15;
-        if (op != 8 && op != 10 && op != 11) /* TST, CMP, CMN */
-            c->writes = bit(rlo);
-        if (op == 13)
-            c->kind = ETM_CM3_K_MUL;
-    } else if ((h >> 10) == 0x11) { /* special data processing, branch and exchange */
-        unsigned op = (h >> 6) & 15, rd = ((h >> 4) & 8) | rlo;
-        if (op >= 14) {
-            set_branch(c, ETM_CM3_K_BLX, 1, 0);
-            c->writes |= bit(14);
-        } else if (op >= 12) {
-            set_branch(c, ETM_CM3_K_BX, 1, 0);
-        } else if (op < 4 || op >= 8) { /* ADD, MOV */
-            c->writes = bit(rd);
-            if (rd == 15)
-                set_branch(c, ETM_CM3_K_ALU, 1, 0);
+        break;
+    case 0x4:
+        op = (h >> 6) & 15;
+        if ((h >> 10) == 0x10) { /* data processing, two low registers */
+            if (op != 8 && op != 10 && op != 11) /* TST, CMP, CMN */
+                c->writes = bit(rlo);
+        } else if ((h >> 10) == 0x11) { /* special data processing, branch and exchange */
+            if (op < 4 || (op >= 8 && op < 12)) /* ADD, MOV: Rd = D:Rd */
+                c->writes = bit(((h >> 4) & 8) | rlo);
+        } else { /* LDR (literal) */
+            c->writes = bit(rd8);
         }
-    } else if ((h >> 11) == 0x09) { /* LDR (literal) */
-        c->kind = ETM_CM3_K_LOAD;
-        c->writes = bit(rd8);
-    } else if ((h >> 12) == 0x5) { /* load/store, register offset */
-        unsigned op = (h >> 9) & 7;
-        c->kind = op < 3 ? ETM_CM3_K_STORE : ETM_CM3_K_LOAD;
+        break;
+    case 0x5: /* load/store, register offset */
         c->addr_regs = (uint16_t)(bit((h >> 3) & 7) | bit((h >> 6) & 7));
-        if (op < 3)
+        if (((h >> 9) & 7) < 3)
             c->reg_offset = 1;
         else
             c->writes = bit(rlo);
-    } else if ((h >> 13) == 0x3 || (h >> 12) == 0x8) { /* STR/LDR(B) imm5, STRH/LDRH imm5 */
-        int load = (h >> 11) & 1;
-        c->kind = load ? ETM_CM3_K_LOAD : ETM_CM3_K_STORE;
+        break;
+    case 0x6: case 0x7: case 0x8: /* STR/LDR(B) imm5, STRH/LDRH imm5 */
         c->addr_regs = bit((h >> 3) & 7);
-        if (load)
+        if (h & 0x800)
             c->writes = bit(rlo);
-    } else if ((h >> 12) == 0x9) { /* STR/LDR SP-relative */
-        int load = (h >> 11) & 1;
-        c->kind = load ? ETM_CM3_K_LOAD : ETM_CM3_K_STORE;
+        break;
+    case 0x9: /* STR/LDR sp-relative */
         c->addr_regs = bit(13);
-        if (load)
+        if (h & 0x800)
             c->writes = bit(rd8);
-    } else if ((h >> 12) == 0xA) { /* ADR, ADD Rd, SP, #imm */
+        break;
+    case 0xA: /* ADR, ADD Rd, sp, #imm */
         c->writes = bit(rd8);
-    } else if ((h >> 12) == 0xB) { /* miscellaneous */
+        break;
+    case 0xB: /* miscellaneous */
         if ((h & 0xFF00) == 0xB000) {
             c->writes = bit(13);
-        } else if ((h & 0xF500) == 0xB100) {
-            uint32_t off = ((h >> 9) & 1u) << 6 | ((h >> 3) & 0x1fu) << 1;
-            set_branch(c, ETM_CM3_K_CBZ, 0, addr + 4 + off);
         } else if ((h & 0xFF00) == 0xB200 || (h & 0xFF00) == 0xBA00) { /* extend, reverse */
             c->writes = bit(rlo);
-        } else if ((h & 0xFE00) == 0xB400) { /* PUSH */
-            c->kind = ETM_CM3_K_STM;
-            c->nregs = popcount16(h & 0xff) + ((h >> 8) & 1);
+        } else if (c->kind == ETM_CM3_K_STM || c->kind == ETM_CM3_K_LDM) { /* PUSH, POP */
             c->addr_regs = bit(13);
-            c->writes = bit(13);
-        } else if ((h & 0xFFE0) == 0xB660) { /* CPS */
-            c->kind = ETM_CM3_K_SYSREG;
-        } else if ((h & 0xFE00) == 0xBC00) { /* POP */
-            c->kind = ETM_CM3_K_LDM;
-            c->nregs = popcount16(h & 0xff) + ((h >> 8) & 1);
-            c->addr_regs = bit(13);
-            c->writes = (uint16_t)((h & 0xff) | bit(13));
-            if (h & 0x100)
-                set_branch(c, ETM_CM3_K_LDM, 1, 0);
-        } else if ((h & 0xFF00) == 0xBE00) {
-            c->kind = ETM_CM3_K_BKPT;
-        } else if ((h & 0xFF00) == 0xBF00) {
-            if (h & 0xf) {
-                c->kind = ETM_CM3_K_IT;
-                c->it_firstcond = (h >> 4) & 15;
-                c->it_mask = h & 15;
-            } else {
-                c->kind = ETM_CM3_K_HINT;
-            }
-        } else {
-            c->kind = ETM_CM3_K_UNDEF;
+            c->writes = (uint16_t)((c->kind == ETM_CM3_K_LDM ? h & 0xff : 0) | bit(13));
         }
-    } else if ((h >> 12) == 0xC) { /* STM, LDM */
-        unsigned rn = rd8, list = h & 0xff;
+        break;
+    case 0xC: { /* STM, LDM: writeback unless a load of the base */
+        unsigned list = h & 0xff;
         int load = (h >> 11) & 1;
-        c->kind = load ? ETM_CM3_K_LDM : ETM_CM3_K_STM;
-        c->nregs = popcount16(list);
-        c->addr_regs = bit(rn);
+        c->addr_regs = bit(rd8);
         c->writes = load ? (uint16_t)list : 0;
-        if (!load || !(list & (1u << rn)))
-            c->writes |= bit(rn);
-    } else if ((h >> 12) == 0xD) { /* B<c>, SVC, UDF */
-        unsigned cond = (h >> 8) & 15;
-        if (cond == 15) {
-            c->kind = ETM_CM3_K_SVC;
-        } else if (cond == 14) {
-            c->kind = ETM_CM3_K_UNDEF;
-        } else {
-            int32_t off = (int32_t)(int8_t)(h & 0xff) * 2;
-            set_branch(c, ETM_CM3_K_BCOND, 0, addr + 4 + (uint32_t)off);
-            c->cond = cond;
-        }
-    } else if ((h >> 11) == 0x1C) { /* B */
-        int32_t off = (int32_t)(h & 0x7ff);
-        if (off & 0x400)
-            off -= 0x800;
-        set_branch(c, ETM_CM3_K_B, 0, addr + 4 + (uint32_t)(off * 2));
-    } else {
-        c->kind = ETM_CM3_K_UNDEF;
+        if (!load || !(list & (1u << rd8)))
+            c->writes |= bit(rd8);
+        break;
     }
-}
-
-/* B.W (T4) and BL: S:I1:I2:imm10:imm11:'0', I1 = NOT(J1 XOR S), I2 = NOT(J2 XOR S). */
-static uint32_t target_t4(uint32_t addr, unsigned h1, unsigned h2)
-{
-    unsigned s = (h1 >> 10) & 1, j1 = (h2 >> 13) & 1, j2 = (h2 >> 11) & 1;
-    unsigned i1 = (~(j1 ^ s)) & 1, i2 = (~(j2 ^ s)) & 1;
-    uint32_t imm = s << 24 | i1 << 23 | i2 << 22 | (uint32_t)(h1 & 0x3ff) << 12 | (uint32_t)(h2 & 0x7ff) << 1;
-    if (s)
-        imm |= 0xFE000000u;
-    return addr + 4 + imm;
-}
-
-/* B<c>.W (T3): S:J2:J1:imm6:imm11:'0'. */
-static uint32_t target_t3(uint32_t addr, unsigned h1, unsigned h2)
-{
-    unsigned s = (h1 >> 10) & 1, j1 = (h2 >> 13) & 1, j2 = (h2 >> 11) & 1;
-    uint32_t imm = s << 20 | j2 << 19 | j1 << 18 | (uint32_t)(h1 & 0x3f) << 12 | (uint32_t)(h2 & 0x7ff) << 1;
-    if (s)
-        imm |= 0xFFE00000u;
-    return addr + 4 + imm;
+    default: /* branches, SVC */
+        break;
+    }
 }
 
 /* TST, TEQ, CMN, CMP (data processing opcodes 0, 4, 8, 13 with Rd = 15 and S = 1) write nothing. */
@@ -181,178 +140,100 @@ static int dp_is_test(unsigned op, unsigned rd, unsigned s)
     return rd == 15 && s && (op == 0 || op == 4 || op == 8 || op == 13);
 }
 
-/* 32-bit, op1 = 01: load/store multiple, dual, exclusive, table branch; data
- * processing (shifted register); coprocessor. */
-static void classify32_op1(unsigned h1, unsigned h2, etm_cm3_class_t *c)
+/* Load/store single (32-bit): the base unless pc (literal), the offset
+ * register, writeback of imm8 forms. */
+static void regs32_single(unsigned h1, unsigned h2, int load, etm_cm3_class_t *c)
 {
-    unsigned rn = h1 & 15, rd = (h2 >> 8) & 15, rt = h2 >> 12;
-    if ((h1 & 0xFE40) == 0xE800) { /* load/store multiple */
-        unsigned op = (h1 >> 7) & 3, w = (h1 >> 5) & 1, load = (h1 >> 4) & 1;
-        if (op != 1 && op != 2) {
-            c->kind = ETM_CM3_K_UNDEF;
-            return;
-        }
-        c->kind = load ? ETM_CM3_K_LDM : ETM_CM3_K_STM;
-        c->nregs = popcount16(h2);
+    unsigned rn = h1 & 15;
+    if (load)
+        c->writes = bit(h2 >> 12);
+    if (rn == 15)
+        return;
+    c->addr_regs = bit(rn);
+    if (h1 & 0x80)
+        return;
+    if (!(h2 & 0x0FC0)) { /* register offset */
+        c->addr_regs |= bit(h2 & 15);
+        c->reg_offset = !load;
+    } else if ((h2 & 0x0900) == 0x0900) { /* imm8 with writeback */
+        c->writes |= bit(rn);
+    }
+}
+
+/* Registers a 32-bit instruction writes (other than the PC and the link) and
+ * those that form its address (A5.3), by the kind etm/thumb.h gave it. */
+static void regs32(const etm_thumb_insn_t *t, unsigned h1, unsigned h2, etm_cm3_class_t *c)
+{
+    unsigned rn = h1 & 15, rd = (h2 >> 8) & 15, rt = h2 >> 12, w = (h1 >> 5) & 1;
+    int load = (h1 >> 4) & 1;
+    switch ((etm_thumb_op_t)t->op) {
+    case ETM_THUMB_LDM: case ETM_THUMB_STM: case ETM_THUMB_POP: case ETM_THUMB_PUSH:
         c->addr_regs = bit(rn);
         c->writes = (uint16_t)((load ? h2 : 0) | (w ? bit(rn) : 0));
-        if (load && (h2 & 0x8000))
-            set_branch(c, ETM_CM3_K_LDM, 1, 0);
-    } else if ((h1 & 0xFE40) == 0xE840) { /* dual, exclusive, table branch */
-        unsigned p = (h1 >> 8) & 1, u = (h1 >> 7) & 1, w = (h1 >> 5) & 1, load = (h1 >> 4) & 1;
+        break;
+    case ETM_THUMB_LDRD: case ETM_THUMB_STRD:
         c->addr_regs = bit(rn);
-        if (!p && !w) {
-            unsigned op3 = (h2 >> 4) & 15;
-            if (!u) { /* LDREX, STREX */
-                c->kind = load ? ETM_CM3_K_LOAD : ETM_CM3_K_STORE;
-                c->writes = load ? bit(rt) : bit(rd);
-            } else if (load && op3 <= 1) { /* TBB, TBH */
-                set_branch(c, ETM_CM3_K_TB, 1, 0);
-                c->addr_regs |= bit(h2 & 15);
-            } else if (op3 == 4 || op3 == 5) { /* LDREXB/H, STREXB/H */
-                c->kind = load ? ETM_CM3_K_LOAD : ETM_CM3_K_STORE;
-                c->writes = load ? bit(rt) : bit(h2 & 15);
-            } else {
-                c->kind = ETM_CM3_K_UNDEF;
-            }
-        } else { /* LDRD, STRD */
-            c->kind = load ? ETM_CM3_K_LDRD : ETM_CM3_K_STRD;
-            c->writes = (uint16_t)((load ? bit(rt) | bit(rd) : 0) | (w ? bit(rn) : 0));
-        }
-    } else if ((h1 & 0xFE00) == 0xEA00) { /* data processing, shifted register */
-        if (!dp_is_test((h1 >> 5) & 15, rd, (h1 >> 4) & 1))
+        c->writes = (uint16_t)((load ? bit(rt) | bit(rd) : 0) | (w ? bit(rn) : 0));
+        break;
+    case ETM_THUMB_LDREX: case ETM_THUMB_STREX: /* STREX: Rd = hw2[11:8]; STREXB/H: hw2[3:0] */
+        c->addr_regs = bit(rn);
+        c->writes = load ? bit(rt) : (h1 & 0x80) ? bit(h2 & 15) : bit(rd);
+        break;
+    case ETM_THUMB_TB:
+        c->addr_regs = (uint16_t)(bit(rn) | bit(h2 & 15));
+        break;
+    case ETM_THUMB_LOAD: case ETM_THUMB_STORE:
+        regs32_single(h1, h2, load, c);
+        break;
+    case ETM_THUMB_ALU:
+        if ((h1 & 0xFE00) == 0xEA00 || ((h1 & 0xF800) == 0xF000 && !(h1 & 0x0200))) { /* shifted register; modified immediate */
+            if (!dp_is_test((h1 >> 5) & 15, rd, (h1 >> 4) & 1))
+                c->writes = bit(rd);
+        } else { /* plain binary immediate; register */
             c->writes = bit(rd);
-    } else {
-        c->kind = ETM_CM3_K_UNDEF; /* coprocessor */
-    }
-}
-
-/* 32-bit, op1 = 10: data processing (immediate), branches and miscellaneous control. */
-static void classify32_op2(uint32_t addr, unsigned h1, unsigned h2, etm_cm3_class_t *c)
-{
-    unsigned rd = (h2 >> 8) & 15;
-    if (!(h2 & 0x8000)) { /* data processing, modified or plain immediate */
-        if ((h1 & 0x0200) || !dp_is_test((h1 >> 5) & 15, rd, (h1 >> 4) & 1))
+        }
+        break;
+    case ETM_THUMB_SYSREG:
+        if ((h1 & 0xFFE0) == 0xF3E0) /* MRS */
             c->writes = bit(rd);
-        return;
-    }
-    unsigned t = h2 & 0xD000;
-    if (t == 0x9000) {
-        set_branch(c, ETM_CM3_K_B, 0, target_t4(addr, h1, h2));
-    } else if (t == 0xD000) {
-        set_branch(c, ETM_CM3_K_BL, 0, target_t4(addr, h1, h2));
-        c->writes |= bit(14);
-    } else if (t == 0x8000) {
-        unsigned cond = (h1 >> 6) & 15;
-        if ((cond & 0xE) != 0xE) {
-            set_branch(c, ETM_CM3_K_BCOND, 0, target_t3(addr, h1, h2));
-            c->cond = cond;
-        } else if ((h1 & 0xFFE0) == 0xF380) { /* MSR */
-            c->kind = ETM_CM3_K_SYSREG;
-        } else if ((h1 & 0xFFF0) == 0xF3A0) { /* hints */
-            c->kind = ETM_CM3_K_HINT;
-        } else if ((h1 & 0xFFF0) == 0xF3B0) { /* CLREX, DSB, DMB, ISB */
-            unsigned op = (h2 >> 4) & 15;
-            c->kind = op >= 4 && op <= 6 ? ETM_CM3_K_BARRIER : ETM_CM3_K_HINT;
-            c->wide_hint = op == 6;
-        } else if ((h1 & 0xFFE0) == 0xF3E0) { /* MRS */
-            c->kind = ETM_CM3_K_SYSREG;
-            c->writes = bit(rd);
-        } else {
-            c->kind = ETM_CM3_K_UNDEF;
-        }
-    } else {
-        c->kind = ETM_CM3_K_UNDEF; /* BLX (immediate) and UDF do not exist on ARMv7-M */
-    }
-}
-
-/* 32-bit, op1 = 11: load/store single, data processing (register), multiply,
- * divide; coprocessor. */
-static void classify32_op3(unsigned h1, unsigned h2, etm_cm3_class_t *c)
-{
-    unsigned rn = h1 & 15, rd = (h2 >> 8) & 15, rt = h2 >> 12;
-    if ((h1 & 0xFF10) == 0xF800 || (h1 & 0xFE10) == 0xF810) { /* store single, load single */
-        int load = (h1 >> 4) & 1;
-        unsigned size = (h1 >> 5) & 3;
-        if (size == 3 || (!load && (h1 & 0x0100))) {
-            c->kind = ETM_CM3_K_UNDEF;
-            return;
-        }
-        if (load && rt == 15 && size != 2) { /* PLD, PLI */
-            c->kind = ETM_CM3_K_HINT;
-            return;
-        }
-        c->kind = load ? ETM_CM3_K_LOAD : ETM_CM3_K_STORE;
-        if (load)
-            c->writes = bit(rt);
-        if (rn != 15) {
-            c->addr_regs = bit(rn);
-            if (!(h1 & 0x80)) {
-                if (!(h2 & 0x0FC0)) { /* register offset */
-                    c->addr_regs |= bit(h2 & 15);
-                    c->reg_offset = !load;
-                } else if ((h2 & 0x0900) == 0x0900) { /* imm8 with writeback */
-                    c->writes |= bit(rn);
-                }
-            }
-        }
-        if (load && rt == 15)
-            set_branch(c, ETM_CM3_K_LOAD, 1, 0);
-    } else if ((h1 & 0xFF00) == 0xFA00) { /* data processing, register */
+        break;
+    case ETM_THUMB_MUL: case ETM_THUMB_MLA: case ETM_THUMB_DIV:
         c->writes = bit(rd);
-    } else if ((h1 & 0xFF80) == 0xFB00) { /* MUL, MLA, MLS */
-        unsigned op = (h1 >> 4) & 7, op2 = (h2 >> 4) & 3;
-        if (op == 0 && op2 == 0)
-            c->kind = rt == 15 ? ETM_CM3_K_MUL : ETM_CM3_K_MLA;
-        else if (op == 0 && op2 == 1)
-            c->kind = ETM_CM3_K_MLA;
-        else
-            c->kind = ETM_CM3_K_UNDEF;
-        c->writes = bit(rd);
-    } else if ((h1 & 0xFF80) == 0xFB80) { /* long multiply, divide */
-        unsigned op = (h1 >> 4) & 7;
-        if (op == 1 || op == 3) {
-            c->kind = ETM_CM3_K_DIV;
-            c->writes = bit(rd);
-        } else if (op == 0 || op == 2 || op == 4 || op == 6) {
-            c->kind = op < 4 ? ETM_CM3_K_MULL : ETM_CM3_K_MLAL;
-            c->writes = (uint16_t)(bit(rt) | bit(rd));
-        } else {
-            c->kind = ETM_CM3_K_UNDEF;
-        }
-    } else {
-        c->kind = ETM_CM3_K_UNDEF; /* coprocessor */
+        break;
+    case ETM_THUMB_MULL: case ETM_THUMB_MLAL:
+        c->writes = (uint16_t)(bit(rt) | bit(rd));
+        break;
+    default: /* branches, hints, barriers */
+        break;
     }
-}
-
-/* 32-bit (A5.3): by op1 = hw1[12:11]. */
-static void classify32(uint32_t addr, unsigned h1, unsigned h2, etm_cm3_class_t *c)
-{
-    unsigned op1 = (h1 >> 11) & 3;
-    if (op1 == 1) {
-        classify32_op1(h1, h2, c);
-        return;
-    }
-    if (op1 == 2) {
-        classify32_op2(addr, h1, h2, c);
-        return;
-    }
-    /* op1 == 3 */
-    classify32_op3(h1, h2, c);
 }
 
 void etm_cm3_classify(uint32_t addr, uint32_t opcode, unsigned size, etm_cm3_class_t *c)
 {
+    etm_thumb_insn_t t;
     memset(c, 0, sizeof *c);
-    c->kind = ETM_CM3_K_ALU;
+    etm_thumb_decode(addr, opcode, size, &t);
+    c->kind = kind_of(&t);
     c->size = size;
-    c->cond = 14;
+    c->cond = t.cond;
+    if (c->kind == ETM_CM3_K_UNDEF)
+        return;
+    c->nregs = t.nregs;
+    c->it_firstcond = t.it_firstcond;
+    c->it_mask = t.it_mask;
+    c->wide_hint = t.op == ETM_THUMB_ISB;
     if (size == 2)
-        classify16(addr, opcode & 0xffff, c);
-    else if (size == 4)
-        classify32(addr, (opcode >> 16) & 0xffff, opcode & 0xffff, c);
+        regs16(opcode & 0xffff, c);
     else
-        c->kind = ETM_CM3_K_UNDEF;
+        regs32(&t, (opcode >> 16) & 0xffff, opcode & 0xffff, c);
+    if (t.branch != ETM_THUMB_BR_NONE) {
+        c->writes_pc = 1;
+        c->indirect = t.branch == ETM_THUMB_BR_INDIRECT;
+        c->target = c->indirect ? 0 : t.target;
+        c->writes |= bit(15);
+    }
+    if (t.link)
+        c->writes |= bit(14);
 }
 
 int etm_cm3_cond_pass(unsigned cond, unsigned nzcv)

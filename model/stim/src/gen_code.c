@@ -1,12 +1,14 @@
 /* gen_code.c - the random program of the stimulus generator (etm/gen.h): the
- * code image of the two windows, the Thumb-2 encodings it uses, and the
- * synthesizer that writes an instruction where the executor first reaches a free
- * halfword (gen.c says why direct branches only go forward).
+ * code image of the two windows, the Thumb-2 encodings it uses (read back by
+ * the project's decoder, etm/thumb.h), and the synthesizer that writes an
+ * instruction where the executor first reaches a free halfword (gen.c says why
+ * direct branches only go forward).
  */
 #include "etm/gen.h"
 
 #include <string.h>
 
+#include "etm/thumb.h"
 #include "gen_int.h"
 
 /* ---- Code image -------------------------------------------------------------------- */
@@ -125,96 +127,50 @@ static void enc_bl_like(uint32_t from, uint32_t to, int link, uint16_t *hw1, uin
     *hw2 = (uint16_t)((link ? 0xD000 : 0x9000) | j1 << 13 | j2 << 11 | ((u >> 1) & 0x7ff));
 }
 
-static uint32_t dec_bl_like(uint32_t from, uint16_t hw1, uint16_t hw2)
+/* The generator's kind of an instruction it wrote, decoded by etm/thumb.h. */
+static enum kind kind_of(const etm_thumb_insn_t *t)
 {
-    unsigned s = (hw1 >> 10) & 1, j1 = (hw2 >> 13) & 1, j2 = (hw2 >> 11) & 1;
-    unsigned i1 = (~(j1 ^ s)) & 1, i2 = (~(j2 ^ s)) & 1;
-    uint32_t imm = s << 24 | i1 << 23 | i2 << 22 | (uint32_t)(hw1 & 0x3ff) << 12 | (uint32_t)(hw2 & 0x7ff) << 1;
-    if (s)
-        imm |= 0xFE000000u;
-    return from + 4 + imm;
-}
-
-static unsigned popcount8(unsigned v)
-{
-    unsigned n = 0;
-    for (v &= 0xff; v; v &= v - 1)
-        n++;
-    return n;
+    switch ((etm_thumb_op_t)t->op) {
+    case ETM_THUMB_B: return t->size == 4 ? K_BW : K_B;
+    case ETM_THUMB_BCOND: return K_BCOND;
+    case ETM_THUMB_BL: return K_BL;
+    case ETM_THUMB_CBZ: return K_CBZ;
+    case ETM_THUMB_BX: return K_BX;
+    case ETM_THUMB_BLX: return K_BLX;
+    case ETM_THUMB_POP: return t->branch ? K_POPPC : K_LDM;
+    case ETM_THUMB_PUSH: return K_PUSH;
+    case ETM_THUMB_LDM: return K_LDM;
+    case ETM_THUMB_STM: return K_STM;
+    case ETM_THUMB_LOAD: return t->branch ? K_LDRPC : t->size == 4 ? K_LDRW : K_LDR;
+    case ETM_THUMB_STORE: return K_STR;
+    case ETM_THUMB_STREX: return K_STREX;
+    case ETM_THUMB_DIV: return K_DIV;
+    case ETM_THUMB_IT: return K_IT;
+    case ETM_THUMB_SVC: return K_SVC;
+    default: return t->size == 4 ? K_ALU32 : K_ALU16;
+    }
 }
 
 /* Decode an instruction the synthesizer wrote. */
 insn_t gen_decode(const etm_gen_t *g, uint32_t a)
 {
     insn_t d;
+    etm_thumb_insn_t t;
     memset(&d, 0, sizeof d);
-    uint16_t h = rd16(g, a);
-    d.size = 2;
-    if ((h & 0xF800) == 0xE800 || (h & 0xF000) == 0xF000) { /* 32-bit */
-        uint16_t h2 = rd16(g, a + 2);
-        d.size = 4;
-        if ((h & 0xF800) == 0xF000 && (h2 & 0xD000) == 0xD000) {
-            d.kind = K_BL;
-            d.target = dec_bl_like(a, h, h2);
-        } else if ((h & 0xF800) == 0xF000 && (h2 & 0xD000) == 0x9000) {
-            d.kind = K_BW;
-            d.target = dec_bl_like(a, h, h2);
-        } else if ((h & 0xFFF0) == 0xF8D0) {
-            d.kind = (h2 >> 12) == 15 ? K_LDRPC : K_LDRW;
-        } else if ((h & 0xFFF0) == 0xE840) {
-            d.kind = K_STREX;
-        } else if ((h & 0xFFF0) == 0xFB90 || (h & 0xFFF0) == 0xFBB0) {
-            d.kind = K_DIV;
-        } else {
-            d.kind = K_ALU32;
-        }
-        return d;
-    }
-    if ((h & 0xF000) == 0xD000 && ((h >> 8) & 0xF) < 14) {
-        d.kind = K_BCOND;
-        d.target = a + 4 + (uint32_t)((int32_t)(int8_t)(h & 0xff) * 2);
-    } else if ((h & 0xFF00) == 0xDF00) {
-        d.kind = K_SVC;
-    } else if ((h & 0xF800) == 0xE000) {
-        d.kind = K_B;
-        int32_t off = (int32_t)(h & 0x7ff);
-        if (off & 0x400)
-            off -= 0x800;
-        d.target = a + 4 + (uint32_t)(off * 2);
-    } else if ((h & 0xF500) == 0xB100) {
-        d.kind = K_CBZ;
-        d.target = a + 4 + (((h >> 9) & 1u) << 6 | ((h >> 3) & 0x1fu) << 1);
-    } else if ((h & 0xFF80) == 0x4700) {
-        d.kind = K_BX;
-        d.is_return = ((h >> 3) & 0xf) == 14;
-    } else if ((h & 0xFF80) == 0x4780) {
-        d.kind = K_BLX;
-    } else if ((h & 0xFF00) == 0xBD00) {
-        d.kind = K_POPPC;
-        d.is_return = 1;
-        d.nregs = (unsigned)popcount8(h) + 1;
-    } else if ((h & 0xFF00) == 0xB500) {
-        d.kind = K_PUSH;
-        d.nregs = (unsigned)popcount8(h) + 1;
-    } else if ((h & 0xFF00) == 0xBF00 && (h & 0xf)) {
-        d.kind = K_IT;
-        unsigned m = h & 0xf;
-        d.it_count = (m & 1) ? 4 : (m & 2) ? 3 : (m & 4) ? 2 : 1;
-    } else if ((h & 0xF800) == 0xC800) {
-        d.kind = K_LDM;
-        d.nregs = (unsigned)popcount8(h);
-    } else if ((h & 0xF800) == 0xC000) {
-        d.kind = K_STM;
-        d.nregs = (unsigned)popcount8(h);
-    } else if ((h & 0xF800) == 0x6800 || (h & 0xF800) == 0x7800 || (h & 0xF800) == 0x8800) {
-        d.kind = K_LDR; /* LDR, LDRB, LDRH (immediate) */
-        d.msize = (h & 0xF000) == 0x6000 ? 4 : (h & 0xF000) == 0x7000 ? 1 : 2;
-    } else if ((h & 0xF800) == 0x6000 || (h & 0xF800) == 0x7000 || (h & 0xF800) == 0x8000) {
-        d.kind = K_STR; /* STR, STRB, STRH (immediate) */
-        d.msize = (h & 0xF000) == 0x6000 ? 4 : (h & 0xF000) == 0x7000 ? 1 : 2;
-    } else {
-        d.kind = K_ALU16;
-    }
+    uint32_t op = rd16(g, a);
+    d.size = etm_thumb_size(op);
+    if (d.size == 4)
+        op = op << 16 | rd16(g, a + 2);
+    etm_thumb_decode(a, op, d.size, &t);
+    d.kind = kind_of(&t);
+    if (t.branch == ETM_THUMB_BR_DIRECT)
+        d.target = t.target;
+    d.nregs = t.nregs;
+    d.is_return = d.kind == K_POPPC || (d.kind == K_BX && ((op >> 3) & 0xf) == 14); /* POP {pc}, BX lr */
+    if (d.kind == K_IT)
+        d.it_count = (t.it_mask & 1) ? 4 : (t.it_mask & 2) ? 3 : (t.it_mask & 4) ? 2 : 1;
+    if (t.op == ETM_THUMB_LOAD || t.op == ETM_THUMB_STORE)
+        d.msize = t.data_bytes;
     return d;
 }
 

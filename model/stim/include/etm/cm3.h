@@ -37,6 +37,7 @@
 #include "etm/error.h"
 #include "etm/gen.h"
 #include "etm/signals.h"
+#include "etm/thumb.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -97,10 +98,11 @@ typedef struct etm_cm3_class {
  * does not know is ETM_CM3_K_UNDEF. */
 void etm_cm3_classify(uint32_t addr, uint32_t opcode, unsigned size, etm_cm3_class_t *c);
 
-/* Size of the instruction whose first halfword is hw1: 4 for a 32-bit encoding. */
+/* Size of the instruction whose first halfword is hw1: 4 for a 32-bit encoding
+ * (etm_thumb_size). */
 static inline unsigned etm_cm3_insn_size(uint32_t hw1)
 {
-    return ((hw1 >> 11) & 0x1f) >= 0x1d ? 4u : 2u;
+    return etm_thumb_size(hw1);
 }
 
 /* Does condition cond (0-15) pass with flags nzcv (xPSR[31:28])? */
