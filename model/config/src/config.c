@@ -654,11 +654,6 @@ static etm_err_t validate_choices(const etm_config_t *c, unsigned ver, etm_diag_
         if (e != ETM_OK)
             return e;
     }
-    if (c->ph_packing && GET(ETM_CR_CYCLE_ACCURATE, c->etmcr))
-        return fail_at(bad_slot, "PH_PACKING", 0,
-                       etm_util_fail(diag, ETM_ERR_FIELD_WIDTH,
-                                     "PH_PACKING=1 (the ETM-M3's format 1 headers) is not cycle-accurate: with "
-                                     "ETMCR[12] set use PH_PACKING=0"));
     if (c->tailchain_return && ver < ETM_V(3, 4))
         return fail_at(bad_slot, "TAILCHAIN_RETURN", 0,
                        etm_util_fail(diag, ETM_ERR_FIELD_WIDTH,
@@ -804,20 +799,21 @@ etm_err_t etm_config_parse_line(etm_config_t *cfg, const char *line, uint8_t *se
         const char *q = skip_blank(p), *q0 = q;
         while (*q && !etm_util_isblank((unsigned char)*q) && *q != '#')
             q++;
-        if (seen) {
-            for (size_t i = 0; i < ETM_CONFIG_SEEN_BYTES; i++)
-                if (seen[i])
-                    return etm_util_fail(diag, ETM_ERR_SYNTAX, "'preset' must come before any register");
-        }
         if ((size_t)(q - q0) >= sizeof pname || (*skip_blank(q) != '\0' && *skip_blank(q) != '#'))
             return etm_util_fail(diag, ETM_ERR_SYNTAX, "expected 'preset NAME'");
         memcpy(pname, q0, (size_t)(q - q0));
         pname[q - q0] = '\0';
-        if (etm_config_preset(cfg, pname) != ETM_OK)
+        etm_config_t pc;
+        if (etm_config_preset(&pc, pname) != ETM_OK)
             return etm_util_fail(diag, ETM_ERR_UNKNOWN_NAME, "unknown preset '%s' (etm config --presets lists them)",
                                  pname);
-        if (seen)
-            preset_seen(seen);
+        if (seen) {
+            for (size_t i = 0; i < ETM_CONFIG_SEEN_BYTES; i++)
+                if (seen[i])
+                    return etm_util_fail(diag, ETM_ERR_SYNTAX, "'preset' must come before any register");
+            preset_seen(seen); /* the preset gives every implied parameter */
+        }
+        *cfg = pc;
         return ETM_OK;
     }
     if (nlen == 0 || nlen >= 32)

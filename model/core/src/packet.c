@@ -208,6 +208,20 @@ static int phase_atoms(const packet_state_t *s, const etm_mode_t *m, const fe_cy
     return fe->natoms || (s->active_q && m->cycle_accurate);
 }
 
+/* SYNC_PLACEMENT=1: a periodic A-sync goes in where the P-header has closed by
+ * itself (at an N atom or at 15 E, at a flush hint with PH_EAGER, or before
+ * the branch packet of a target) and no atom has come since; its I-sync half a
+ * sync period later (phase periodic). */
+static void sync_close(packet_state_t *s, const etm_mode_t *m, cycle_buf_t *c)
+{
+    if (!(m->sync_m3 && s->sync_due_q && s->active_q && s->ph.open_q == PH_OPEN_NONE))
+        return;
+    ph_close_atoms(&s->ph, m, c); /* a header held back for a cancel (PH_PACKING=0) goes first */
+    put_async(s, m, c);
+    s->isync_wait_q = 1;
+    s->isync_due_q = 0;
+}
+
 /* Steps 1 to 4; returns 0 when TraceEnable is off (nothing more in the cycle). */
 static int run_events(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t *fe, const filter_out_t *flt,
                       cycle_buf_t *c, etm_stats_t *st)
@@ -240,9 +254,12 @@ static int run_events(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t *
                 st->untraceable++;
             s->cancel_q = 1;
         }
-        /* 4. Flush hint: closing here only lowers latency (PH_EAGER). */
-        if (fe->flush && m->ph_eager && !s->cancel_q)
+        /* 4. Flush hint: closing here only lowers latency (PH_EAGER); a
+         * periodic A-sync may go where it closed (SYNC_PLACEMENT=1). */
+        if (fe->flush && m->ph_eager && !s->cancel_q) {
             ph_close_atoms(&s->ph, m, c);
+            sync_close(s, m, c);
+        }
     }
     return 1;
 }
@@ -325,18 +342,6 @@ static void run_periodic(packet_state_t *s, const etm_mode_t *m, const fe_cycle_
     put_isync(s, m, c, ETMV3_ISYNC_REASON_PERIODIC, fe->atom[0].addr, -1);
 }
 
-/* SYNC_PLACEMENT=1: a periodic A-sync goes in where the P-header has closed by
- * itself (at an N atom or at 15 E) and no atom has come since; its I-sync
- * half a sync period later (phase periodic). */
-static void sync_close(packet_state_t *s, const etm_mode_t *m, cycle_buf_t *c)
-{
-    if (!(m->sync_m3 && s->sync_due_q && s->active_q && s->ph.open_q == PH_OPEN_NONE))
-        return;
-    ph_close_atoms(&s->ph, m, c); /* a header held back for a cancel (PH_PACKING=0) goes first */
-    put_async(s, m, c);
-    s->isync_wait_q = 1;
-    s->isync_due_q = 0;
-}
 
 /* Step 5 for a plain branch target (branch_done: phase first or periodic
  * ran), then step 6: W and atoms. */
@@ -349,29 +354,32 @@ static void run_atoms(packet_state_t *s, const etm_mode_t *m, const fe_cycle_t *
         return;
     }
     plain_target(s, m, fe, branch_done, c);
+    sync_close(s, m, c); /* after a branch packet, before the atoms (SYNC_PLACEMENT=1) */
     s->dp.newest_q = 1;
     c->atoms = fe->natoms;
+    int second_branch = fe->natoms == 2 && fe->atom[1].target;
+    uint8_t ex[2] = { a0->exec, (uint8_t)(fe->natoms > 1 ? fe->atom[1].exec : 0) };
     unsigned done = 0; /* atoms already in the P-headers */
     if (s->first_q) {
         /* TRACE_START=1: the first atom after a restart in a header of its
-         * own, then a trigger that waited for it. */
-        ph_cycle(&s->ph, m, 1, &a0->exec, c);
+         * own, then a trigger that waited for it. Cycle-accurate, the header
+         * is the first cycle's (one W): its two atoms together, since an atom
+         * of the same cycle in the next header would take a W of its own. */
+        done = m->cycle_accurate && fe->natoms == 2 && !second_branch ? 2 : 1;
+        ph_cycle(&s->ph, m, done, ex, c);
         ph_close_atoms(&s->ph, m, c);
         s->first_q = 0;
         trigger_after_cancel(s, m, c);
-        done = 1;
     }
-    if (fe->natoms == 2 && fe->atom[1].target) {
+    if (second_branch) {
         if (!done)
-            ph_cycle(&s->ph, m, 1, &a0->exec, c);
+            ph_cycle(&s->ph, m, 1, ex, c);
         ph_close_atoms(&s->ph, m, c);
         put_branch(s, m, c, fe->atom[1].addr, -1, 0);
         if (!ph_atom_nowait(&s->ph, m, fe->atom[1].exec, c))
             st->untraceable++; /* needs format 4: ETMv3.3 and later */
-    } else {
-        uint8_t ex[2] = { a0->exec, (uint8_t)(fe->natoms > 1 ? fe->atom[1].exec : 0) };
-        if (fe->natoms > done)
-            ph_cycle(&s->ph, m, fe->natoms - done, ex + done, c);
+    } else if (fe->natoms > done) {
+        ph_cycle(&s->ph, m, fe->natoms - done, ex + done, c);
     }
     sync_close(s, m, c);
 }

@@ -414,6 +414,7 @@ static void emit(etm_cm3_t *m, const etm_cm3_insn_t *nx)
         m->next_event.kind = ctx == ETM_CM3_CTX_RETURN ? ETM_GEN_EV_EXC_RETURN : ETM_GEN_EV_EXC_ENTRY;
         m->next_event.excnum = nx->excnum;
         m->next_event.addr = nx->addr;
+        m->next_event.tailchain = (uint8_t)(ctx == ETM_CM3_CTX_TAILCHAIN);
         m->has_next_event = 1;
         if (ctx == ETM_CM3_CTX_RETURN)
             m->st.returns++;

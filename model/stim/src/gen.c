@@ -233,6 +233,7 @@ static void exception_entry(etm_gen_t *g, uint16_t num, uint32_t ret, int cancel
     g->next_event.kind = ETM_GEN_EV_EXC_ENTRY;
     g->next_event.excnum = num;
     g->next_event.addr = g->pc;
+    g->next_event.tailchain = (uint8_t)(tail_chain != 0);
     g->has_next_event = 1;
 }
 

@@ -425,11 +425,17 @@ static void on_atom(etm_verify_t *v, const etm_v3el_t *e)
     }
     vitem_t *x = vfy_item(v, v->cur);
     if (x->cancelled) {
+        /* Held, not failed at once: a design that sends an atom before its
+         * cancel is known (the ETM-M3) withdraws it with the exception
+         * packet's Cancel bit, and an overflow that loses that packet loses
+         * the withdrawal with it (docs/scoreboard.md). */
         confirm(v);
-        vfy_fail(v, ETM_VFAIL_CANCEL, x->cycle, e->offset,
-             "the instruction at 0x%08" PRIx32 " (cycle %" PRIu64 ") did not complete (ETMCANCEL), but the trace "
-             "keeps its atom (byte %" PRIu64 "): the exception packet must carry the Cancel bit",
-             x->addr, x->cycle, e->offset);
+        vfy_hold(v, &v->sus, ETM_VFAIL_CANCEL, x->cycle, e->offset,
+                 "the instruction at 0x%08" PRIx32 " (cycle %" PRIu64 ") did not complete (ETMCANCEL), but the "
+                 "trace keeps its atom (byte %" PRIu64 "): the exception packet must carry the Cancel bit",
+                 x->addr, x->cycle, e->offset);
+        v->cur++;
+        v->addr_given = v->exc_given = v->ret_given = 0;
         return;
     }
     if (x->entry && !v->exc_given) {
@@ -702,6 +708,8 @@ static void on_element(void *user, const etm_v3el_t *e)
     case ETM_V3EL_OVERFLOW:
         v->r.overflows++;
         v->overflow_pending = 1;
+        if (v->sus.on && v->sus.rule == ETM_VFAIL_CANCEL)
+            v->sus.on = 0; /* the packet that would have withdrawn the atom was lost */
         vfy_data_overflow(v);
         break;
     case ETM_V3EL_SYNC:

@@ -85,6 +85,7 @@ typedef struct etm_gen_event {
     uint8_t passed;    /* 1 executed, 0 condition failed (INSN) */
     uint8_t is_it;     /* the instruction is an IT (INSN) */
     uint8_t slot;      /* issue slot 0 or 1 (INSN) */
+    uint8_t tailchain; /* EXC_ENTRY: a tail-chain (the handler before it ended without a return) */
     uint16_t excnum;   /* exception number (EXC_*) */
     uint32_t addr;     /* instruction address, handler or return address */
     uint64_t cycle;    /* cycle in which it was signalled */
