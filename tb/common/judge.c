@@ -96,6 +96,15 @@ void judge_cancel_last(judge_t *j)
             j->cancelled = *at(j, i);
             j->cancelled_seq = j->seq_head + i;
             j->has_cancelled = 1;
+            if (j->kept_ok) {
+                if (j->nwithdrawn == JUDGE_WITHDRAWN) { /* the oldest are long passed */
+                    memmove(j->withdrawn, j->withdrawn + 1, sizeof j->withdrawn - sizeof j->withdrawn[0]);
+                    j->nwithdrawn--;
+                }
+                j->withdrawn[j->nwithdrawn].seq = j->cancelled_seq;
+                j->withdrawn[j->nwithdrawn].addr = j->cancelled.addr;
+                j->nwithdrawn++;
+            }
             for (size_t k = i; k + 1 < j->len; k++)
                 *at(j, k) = *at(j, k + 1);
             j->len--;
@@ -103,6 +112,26 @@ void judge_cancel_last(judge_t *j)
         }
     }
     judge_fail(j, "a cancel with no instruction before it");
+}
+
+void judge_keep_cancels(judge_t *j) { j->kept_ok = 1; }
+
+/* Is the decoder's instruction at addr one a cancel withdrew from where the
+ * oldest item waits (judge_keep_cancels)? Withdrawn instructions already
+ * passed are forgotten. */
+static int kept_cancel(judge_t *j, uint32_t addr)
+{
+    unsigned k = 0;
+    while (k < j->nwithdrawn && j->withdrawn[k].seq < j->seq_head)
+        k++;
+    memmove(j->withdrawn, j->withdrawn + k, (j->nwithdrawn - k) * sizeof j->withdrawn[0]);
+    j->nwithdrawn -= k;
+    if (!j->nwithdrawn || j->withdrawn[0].seq != j->seq_head || j->withdrawn[0].addr != addr)
+        return 0;
+    memmove(j->withdrawn, j->withdrawn + 1, (j->nwithdrawn - 1) * sizeof j->withdrawn[0]);
+    j->nwithdrawn--;
+    j->cancels_kept++;
+    return 1;
 }
 
 void judge_uncancel(judge_t *j)
@@ -151,6 +180,8 @@ void judge_resync(judge_t *j)
 static judge_item_t *compare_insn(judge_t *j, uint32_t addr, int exec, unsigned size, uint64_t cycle, int have_cycle)
 {
     judge_item_t *x = judge_front(j);
+    if (j->kept_ok && j->nwithdrawn && (!x || x->kind != JX_INSN || x->addr != addr) && kept_cancel(j, addr))
+        return NULL; /* the withdrawn atom, kept: counted, not compared */
     if (!x) {
         judge_fail(j, "%s reports an instruction at 0x%08" PRIx32 " that was not executed (nothing expected)",
                    j->name, addr);
@@ -360,6 +391,9 @@ int judge_print(const judge_t *j, FILE *f, const char *prefix, int no_exceptions
     fprintf(f, ", %" PRIu64 " overflow restarts", j->overflows);
     if (j->lost)
         fprintf(f, " (%" PRIu64 " items lost)", j->lost);
+    if (j->cancels_kept)
+        fprintf(f, ", %" PRIu64 " cancelled instructions reported (kept atoms its Cancel withdrew: "
+                   "docs/silicon.md, \"Cancel\")", j->cancels_kept);
     if (j->errors)
         fprintf(f, ": %" PRIu64 " differences; first: %s\n", j->errors, j->first_error);
     else

@@ -36,6 +36,8 @@ extern "C" {
 
 enum { JX_INSN, JX_EXC, JX_ERET, JX_TRIG, JX_RESYNC };
 
+#define JUDGE_WITHDRAWN 16 /* cancels remembered for judge_keep_cancels */
+
 typedef struct judge_item {
     uint8_t kind;     /* JX_* */
     uint8_t exec;     /* JX_INSN: passed (E) or failed its condition (N) */
@@ -84,6 +86,13 @@ struct judge {
     judge_item_t cancelled;
     uint64_t cancelled_seq;
     int has_cancelled;
+    /* A decoder that keeps a withdrawn atom (kept_ok, judge_keep_cancels):
+     * the withdrawn instructions not yet passed, each with the sequence number
+     * of the item that took its place. */
+    int kept_ok;
+    struct { uint64_t seq; uint32_t addr; } withdrawn[JUDGE_WITHDRAWN];
+    unsigned nwithdrawn;
+    uint64_t cancels_kept;
 };
 
 /* An empty judge with room for cap items waiting; on = 1. Returns 0, or -1 out of memory. */
@@ -107,6 +116,14 @@ judge_item_t *judge_front(judge_t *j);
 judge_item_t *judge_last_insn(judge_t *j);
 /* Withdraw the newest instruction (a cancel). */
 void judge_cancel_last(judge_t *j);
+/* The decoder may report an instruction a cancel withdrew, where it was, when
+ * the Cancel bit withdraws the last atom of a header that holds others
+ * (CANCEL_FORM=1, IHI 0014Q 7.5.1: Cancel drops the last atom traced).
+ * OpenCSD 1.3.3 takes such an atom back only when its header gave one range
+ * and nothing else waited (pendLastNElem; ../shared/spec/opencsd-oracle.md,
+ * "Cancel bug"). Each such report is counted (cancels_kept) and checked to
+ * be the withdrawn instruction at its place, not a difference. */
+void judge_keep_cancels(judge_t *j);
 /* Put back the instruction the last cancel withdrew, where it was: the cancel
  * cannot be traced (its exception is one an ETM before v3.4 cannot express).
  * Nothing happens when no cancel waits (the next instruction or exception

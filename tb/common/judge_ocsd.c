@@ -96,29 +96,43 @@ static void on_packet(const void *ctx, const ocsd_datapath_op_t op, const ocsd_t
         while (n < 5 && n < size && (data[n - 1] & 0x80))
             n++;
         phaudit_branch(&o->ph, idx, (uint32_t)p->addr.val, n, p->exception.bits.present);
-    } else if (p->type == ETM3_PKT_I_SYNC || p->type == ETM3_PKT_I_SYNC_CYCLE) {
+    }
+    int cancel = p->type == ETM3_PKT_BRANCH_ADDRESS && p->exception.bits.present && p->exception.bits.cancel;
+    if (p->type == ETM3_PKT_I_SYNC || p->type == ETM3_PKT_I_SYNC_CYCLE) {
         phaudit_isync(&o->ph, idx, (uint32_t)p->addr.val, p->isync_info.reason == iSync_Periodic,
                       p->isync_info.reason == iSync_TraceRestartAfterOverflow);
+        /* Its information byte comes before the four address bytes (no LSiP
+         * address on an M profile; OpenCSD does not decode bit 0). */
+        partaudit_isync(&o->pa, data && size >= 6 ? data[size - 5] : 0, p->isync_info.reason == iSync_Periodic);
     } else if (p->type == ETM3_PKT_A_SYNC) {
         phaudit_async(&o->ph, idx);
+        partaudit_async(&o->pa);
+    } else if (p->type != ETM3_PKT_P_HDR && p->type != ETM3_PKT_IGNORE) {
+        partaudit_other(&o->pa, cancel);
     }
-    if (p->type != ETM3_PKT_IGNORE)
+    if (p->type != ETM3_PKT_IGNORE) {
         phaudit_bytes(&o->ph, size);
-    int cancel = p->type == ETM3_PKT_BRANCH_ADDRESS && p->exception.bits.present && p->exception.bits.cancel;
+        partaudit_bytes(&o->pa, size);
+    }
     if (p->type == ETM3_PKT_P_HDR) {
         char s[40];
-        phaudit_header(&o->ph, idx, s, phdr_string(p, o->ca, s));
+        unsigned n = phdr_string(p, o->ca, s);
+        phaudit_header(&o->ph, idx, s, n);
+        partaudit_header(&o->pa, idx, data && size ? data[0] : 0, s, n);
     } else {
         /* Before ETMv3.4 an exception numbered 16 or more goes as a plain branch
          * packet, whose cancelled atom still stands alone before it. */
         int plain = p->type == ETM3_PKT_BRANCH_ADDRESS && !p->exception.bits.present && !o->exc_ext;
         phaudit_flush(&o->ph, cancel || plain);
     }
-    /* OpenCSD drops the cycle count of a P-header whose atom a Cancel withdraws: add it back. */
+    /* OpenCSD drops the cycle count of a P-header whose atom a Cancel withdraws:
+     * add it back, unless it kept the atom (and its count: the judge counted it
+     * as kept since that header, judge_keep_cancels). */
     if (o->ca) {
-        if (cancel)
+        if (cancel && j->cancels_kept == o->kept_at_phdr)
             j->cc_sum += j->last_phdr_cc;
         j->last_phdr_cc = p->type == ETM3_PKT_P_HDR ? p->cycle_count : 0;
+        o->kept_at_phdr = j->cancels_kept;
     }
 }
 
@@ -150,6 +164,8 @@ int judge_ocsd_open_formatted(judge_ocsd_t *o, const etm_config_t *cfg, judge_t 
     }
     ocsd_dt_set_gen_elem_outfn(o->tree, on_element, o);
     o->ca = ETM_FIELD_GET(ETM_CR_CYCLE_ACCURATE, cfg->etmcr) != 0;
+    if (cfg->cancel_form)
+        judge_keep_cancels(j); /* its Cancel bug (judge.h) */
     unsigned ver = 0;
     etm_config_version(cfg, &ver, NULL);
     phaudit_init(&o->ph, o->ca, ver >= ETM_V(3, 3));
@@ -157,13 +173,27 @@ int judge_ocsd_open_formatted(judge_ocsd_t *o, const etm_config_t *cfg, judge_t 
     /* Data packets are taken out before OpenCSD sees them (where they split a
      * run of headers, the run looks split for nothing): only counted then. */
     int data = ETM_FIELD_GET(ETM_CR_DATA_ACCESS, cfg->etmcr) != 0;
-    o->ph_enforce = !cfg->ph_eager && !data;
+    o->ph_enforce = !cfg->ph_eager && !cfg->ph_packing && !data;
+    phaudit_set_first_alone(&o->ph, cfg->trace_start != 0);
+    partaudit_init(&o->pa, o->ca);
+    o->choices.ph_packing = cfg->ph_packing && !o->ca; /* (cycle-accurate packs as PH_PACKING=0) */
+    o->choices.eager = cfg->ph_eager != 0;
+    o->choices.trace_start = cfg->trace_start != 0;
+    o->choices.isync_bit0 = cfg->isync_info & 1;
+    o->choices.sync_placement = cfg->sync_placement != 0;
     o->branch_enforce = !cfg->branch_full;
     phaudit_set_branch(&o->ph, ver >= ETM_V(3, 4) && ETM_FIELD_GET(ETM_IDR_ALT_BRANCH, cfg->etmidr));
     /* ETMSYNCFR counts bytes from ETMv3.1; the spacing is in the packets OpenCSD
      * reads, which are all the ETM's only when none are taken out. */
-    if (ver >= ETM_V(3, 1) && !data)
+    if (ver >= ETM_V(3, 1) && !data) {
         phaudit_set_sync(&o->ph, ETM_FIELD_GET(ETM_SYNCFR_PERIOD, cfg->etmsyncfr));
+        o->choices.sync_period = ETM_FIELD_GET(ETM_SYNCFR_PERIOD, cfg->etmsyncfr);
+        /* SYNC_PLACEMENT=1 waits for a header that closes by itself: with the
+         * part's packing that is at most 15 atoms away; with headers held for
+         * the fewest (a what-if) there is no such bound. */
+        if (cfg->sync_placement && !o->choices.ph_packing)
+            phaudit_set_sync_late(&o->ph, 1);
+    }
     union { FnDefPktDataMon fn; void *p; } cb; /* the C API takes the callback as void * */
     cb.fn = on_packet;
     ocsd_dt_attach_packet_callback(o->tree, csid, OCSD_C_API_CB_PKT_MON, cb.p, o);
@@ -221,6 +251,9 @@ void judge_ocsd_close(judge_ocsd_t *o)
     if (o->ph.sync_off)
         judge_fail(o->j, "synchronisation: %s (%" PRIu64 " times; docs/etmv3-encoder.md, \"I-sync and "
                    "synchronisation\")", o->ph.first_sync_off, o->ph.sync_off);
+    char msg[300];
+    if (partaudit_check(&o->pa, &o->choices, msg, sizeof msg))
+        judge_fail(o->j, "implementation choice: %s (docs/silicon.md)", msg);
 }
 
 void judge_ocsd_print_packing(const judge_ocsd_t *o, FILE *f, const char *prefix)
@@ -230,6 +263,15 @@ void judge_ocsd_print_packing(const judge_ocsd_t *o, FILE *f, const char *prefix
             prefix, o->ph.total_headers, o->ph.total_bound, o->ph.excess_runs, o->ph.runs);
     fprintf(f, "%sbranch packets %" PRIu64 ": address bytes %" PRIu64 ", fewest possible %" PRIu64 "\n", prefix,
             o->ph.branches, o->ph.branch_bytes, o->ph.branch_bound);
+    const partaudit_t *a = &o->pa;
+    fprintf(f, "%sP-headers: %" PRIu64 " format 2, %" PRIu64 " 0xFC, %" PRIu64 " closed before their N or 15th E; "
+               "restarts %" PRIu64 ", the first atom alone in %" PRIu64 "; I-syncs %" PRIu64 ", bit 0 set in %"
+               PRIu64 "; cancels %" PRIu64 ", in a header with other atoms %" PRIu64 "\n",
+            prefix, a->format2, a->fc, a->early, a->restarts, a->first_alone, a->isyncs, a->isync_bit0, a->cancels,
+            a->cancels_shared);
+    if (a->halves)
+        fprintf(f, "%speriodic I-syncs %" PRIu64 ": %" PRIu64 " to %" PRIu64 " bytes after their A-sync\n", prefix,
+                a->halves, a->half_min, a->half_max);
     if (o->ph.periodic_syncs)
         fprintf(f, "%speriodic syncs %" PRIu64 ": %" PRIu64 " to %" PRIu64 " bytes apart (ETMSYNCFR %" PRIu32 ")\n",
                 prefix, o->ph.periodic_syncs, o->ph.sync_gap_min, o->ph.sync_gap_max, o->ph.sync_period);

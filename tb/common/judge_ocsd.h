@@ -8,9 +8,12 @@
  * monitor adds that header's count back.
  *
  * The packet monitor also counts the P-headers against the fewest the atoms
- * between flush points need (phaudit.h). With the default packing (PH_EAGER=0)
- * and no data trace a header more than that is a difference; otherwise the
- * figures are only reported (judge_ocsd_print_packing).
+ * between flush points need (phaudit.h). With the fewest-header packing
+ * (PH_PACKING=0, PH_EAGER=0) and no data trace a header more than that is a
+ * difference (TRACE_START=1: a restart's first header stands alone); otherwise
+ * the figures are only reported (judge_ocsd_print_packing). And it counts the
+ * implementation choices the configuration takes (partaudit.h): a trace that
+ * breaks one is a difference.
  */
 #ifndef ETM_TB_JUDGE_OCSD_H
 #define ETM_TB_JUDGE_OCSD_H
@@ -23,6 +26,7 @@
 
 #include "etm/regmap.h"
 #include "judge.h"
+#include "partaudit.h"
 #include "phaudit.h"
 
 typedef struct judge_ocsd {
@@ -31,10 +35,13 @@ typedef struct judge_ocsd {
     uint64_t fed;   /* bytes given to OpenCSD */
     int fatal;      /* OpenCSD gave up: nothing more is fed */
     int ca;         /* cycle-accurate: the cycle counts of cancelled atoms are added back */
+    uint64_t kept_at_phdr; /* the judge's cancels_kept when the last packet was read */
     int exc_ext;    /* ETMv3.4 and later: every exception has its exception bytes */
     phaudit_t ph;   /* P-headers against the fewest possible */
     int ph_enforce; /* ... and more than that is a difference */
     int branch_enforce; /* a branch packet longer than it needs is a difference (not with BRANCH_FULL) */
+    partaudit_t pa;     /* the implementation choices, counted */
+    partaudit_choices_t choices; /* ... those the configuration takes */
     const uint64_t *cycles; /* judge_ocsd_feed_timed: the cycles of the bytes being fed */
     uint64_t cycles_base;   /* ... and the index of the first */
     size_t ncycles;

@@ -18,6 +18,8 @@ void phaudit_init(phaudit_t *a, int cycle_accurate, int format4)
 
 void phaudit_set_branch(phaudit_t *a, int alt) { a->alt = alt; }
 void phaudit_set_sync(phaudit_t *a, uint32_t period_bytes) { a->sync_period = period_bytes; }
+void phaudit_set_sync_late(phaudit_t *a, int late) { a->sync_late = late; }
+void phaudit_set_first_alone(phaudit_t *a, int on) { a->first_alone = on; }
 
 static int atom(char c) { return c == 'E' || c == 'N'; }
 
@@ -87,6 +89,9 @@ void phaudit_header(phaudit_t *a, uint64_t idx, const char *s, unsigned n)
     a->headers++;
     for (unsigned k = 0; k < n; k++)
         put_char(a, s[k]);
+    if (a->restart && a->first_alone)
+        phaudit_flush(a, 0); /* a restart's first header: a run of its own */
+    a->restart = 0;
 }
 
 void phaudit_flush(phaudit_t *a, int cancel)
@@ -161,6 +166,7 @@ void phaudit_isync(phaudit_t *a, uint64_t idx, uint32_t addr, int periodic, int 
     (void)idx;
     a->last_addr = addr;
     a->have_addr = 1;
+    a->restart = !periodic;
     if (overflow) { /* bytes were lost: the spacing starts again */
         a->have_async = 0;
         a->async_pending = 0;
@@ -174,7 +180,8 @@ void phaudit_isync(phaudit_t *a, uint64_t idx, uint32_t addr, int periodic, int 
         a->periodic_syncs++;
         a->sync_gap_min = gap < a->sync_gap_min ? gap : a->sync_gap_min;
         a->sync_gap_max = gap > a->sync_gap_max ? gap : a->sync_gap_max;
-        if ((gap + PHAUDIT_SYNC_SLACK < a->sync_period || gap > a->sync_period + PHAUDIT_SYNC_SLACK) &&
+        if ((gap + PHAUDIT_SYNC_SLACK < a->sync_period ||
+             (gap > a->sync_period + PHAUDIT_SYNC_SLACK && !a->sync_late)) &&
             a->sync_off++ == 0)
             snprintf(a->first_sync_off, sizeof a->first_sync_off,
                      "the periodic A-sync after %" PRIu64 " bytes of packets comes %" PRIu64

@@ -75,6 +75,8 @@ typedef struct phaudit {
     char first_branch_over[200];
     /* Synchronisation. */
     uint32_t sync_period;          /* ETMSYNCFR in bytes; 0: not checked */
+    int sync_late;                 /* a late periodic A-sync is no difference */
+    int first_alone, restart;      /* phaudit_set_first_alone; an I-sync that starts trace came last */
     uint64_t counted;              /* bytes of the packets so far, Ignore not counted */
     uint64_t async_at, async_pending_at;
     int have_async, async_pending;
@@ -87,6 +89,13 @@ void phaudit_init(phaudit_t *a, int cycle_accurate, int format4);
  * or not checked); both are off until set. */
 void phaudit_set_branch(phaudit_t *a, int alt);
 void phaudit_set_sync(phaudit_t *a, uint32_t period_bytes);
+/* late: a periodic A-sync may come any number of bytes late (SYNC_PLACEMENT=1
+ * with headers held back: it waits for one that closes by itself); only an
+ * early one is a difference. */
+void phaudit_set_sync_late(phaudit_t *a, int late);
+/* on: the first P-header after an I-sync that starts trace (not periodic)
+ * stands alone (TRACE_START=1): a run of its own. */
+void phaudit_set_first_alone(phaudit_t *a, int on);
 /* A P-header at byte idx, whose atoms read as s[0..n) ('E', 'N', 'W'). */
 void phaudit_header(phaudit_t *a, uint64_t idx, const char *s, unsigned n);
 /* Any other packet: the run ends. cancel: it is an exception packet with Cancel set. */

@@ -1,5 +1,8 @@
 /* test_phaudit.c - the P-header bound of tb/common/phaudit.h on runs worked out
- * by hand from the formats of IHI 0014 tables 7.2 and 7.3. */
+ * by hand from the formats of IHI 0014 tables 7.2 and 7.3, and the counts of
+ * tb/common/partaudit.h on the STM32F105's session (docs/silicon.md) and on
+ * packets that break each of the part's choices. */
+#include "partaudit.h"
 #include "phaudit.h"
 #include "test.h"
 
@@ -13,6 +16,105 @@ static uint64_t bound(int ca, int format4, const char *const *hdr, unsigned n, i
     phaudit_flush(&a, cancel);
     *over = a.excess_runs;
     return a.total_bound;
+}
+
+/* The packets of one partaudit run: 'A' A-sync, 'I' I-sync that starts trace
+ * (info 0x21), 'i' periodic I-sync (info 0x01), 'j' one with info 0x20, 'T'
+ * trigger, 'B' branch, 'C' exception branch with Cancel, 'h' + byte a
+ * non-cycle-accurate P-header. */
+static void feed(partaudit_t *a, const char *pk, const uint8_t *hdr)
+{
+    uint64_t idx = 0;
+    for (const char *p = pk; *p; p++) {
+        switch (*p) {
+        case 'A': partaudit_async(a); partaudit_bytes(a, 6); idx += 6; break;
+        case 'I': partaudit_isync(a, 0x21, 0); partaudit_bytes(a, 6); idx += 6; break;
+        case 'i': partaudit_isync(a, 0x01, 1); partaudit_bytes(a, 6); idx += 6; break;
+        case 'j': partaudit_isync(a, 0x20, 0); partaudit_bytes(a, 6); idx += 6; break;
+        case 'T': partaudit_other(a, 0); partaudit_bytes(a, 1); idx++; break;
+        case 'B': partaudit_other(a, 0); partaudit_bytes(a, 1); idx++; break;
+        case 'C': partaudit_other(a, 1); partaudit_bytes(a, 3); idx += 3; break;
+        case 'h': {
+            uint8_t h = *hdr++;
+            char s[17];
+            unsigned n = 0;
+            if ((h & 0xF3) == 0x82) { /* format 2: bit 3 the first atom, bit 2 the second (1 = N) */
+                s[n++] = h & 8 ? 'N' : 'E';
+                s[n++] = h & 4 ? 'N' : 'E';
+            } else { /* format 1: E count in [5:2], N in [6] */
+                for (unsigned e = (h >> 2) & 15u; e; e--)
+                    s[n++] = 'E';
+                if (h & 0x40)
+                    s[n++] = 'N';
+            }
+            partaudit_header(a, idx, h, s, n);
+            partaudit_bytes(a, 1);
+            idx++;
+            break;
+        }
+        }
+    }
+}
+
+static void part_tests(void)
+{
+    partaudit_choices_t part = { 1, 1, 1, 1, 0, 0 };
+    char msg[300];
+    /* A session shaped as the STM32F105's (docs/silicon.md): A-sync,
+     * I-sync 0x21, 84 alone, trigger, then format 1 headers closed at their N
+     * or ending before a branch packet. */
+    partaudit_t a;
+    partaudit_init(&a, 0);
+    static const uint8_t s1[] = { 0x84, 0x94, 0xcc, 0x84, 0x94, 0xcc, 0xcc, 0x90 };
+    feed(&a, "AIhThBhhBhBhhhB", s1);
+    CHECK_EQ(a.headers, 8);
+    CHECK_EQ(a.restarts, 1);
+    CHECK_EQ(a.first_alone, 1);
+    CHECK_EQ(a.isync_bit0, 1);
+    CHECK_EQ(a.early, 0);
+    CHECK_EQ(partaudit_check(&a, &part, msg, sizeof msg), 0);
+    /* Each choice broken once. */
+    struct { const char *pk; uint8_t hdr[3]; const char *rule; } bad[] = {
+        { "AIhhB", { 0x84, 0x82 }, "format 2" },             /* a format 2 header */
+        { "AIhhB", { 0x84, 0xfc }, "0xFC" },                 /* 15 E and an N */
+        { "AIhhhB", { 0x84, 0x88, 0x84 }, "closed after 2 atoms" }, /* EE closed early */
+        { "AIhB", { 0x88 }, "restarts give the first atom" }, /* the first atom with another */
+        { "AjhB", { 0x84 }, "bit 0 set" },                    /* an I-sync without bit 0 */
+    };
+    for (unsigned k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        partaudit_init(&a, 0);
+        feed(&a, bad[k].pk, bad[k].hdr);
+        CHECK_EQ(partaudit_check(&a, &part, msg, sizeof msg), 1);
+        CHECK(strstr(msg, bad[k].rule) != NULL);
+    }
+    /* The ideal packer's choices: no rule of the part applies, but an I-sync
+     * with bit 0 set is one it does not send. */
+    partaudit_choices_t ideal = { 0, 0, 0, 0, 0, 0 };
+    partaudit_init(&a, 0);
+    feed(&a, "AIhhB", (const uint8_t[]){ 0x84, 0x82 });
+    CHECK_EQ(partaudit_check(&a, &ideal, msg, sizeof msg), 1);
+    CHECK(strstr(msg, "ISYNC_INFO: none") != NULL);
+    partaudit_init(&a, 0);
+    feed(&a, "AjhhB", (const uint8_t[]){ 0x84, 0x82 });
+    CHECK_EQ(partaudit_check(&a, &ideal, msg, sizeof msg), 0);
+    /* Cancels: the withdrawn atom alone in its header or with others. */
+    partaudit_init(&a, 0);
+    feed(&a, "AIhBhChhC", (const uint8_t[]){ 0x84, 0x84, 0x88, 0x8c });
+    CHECK_EQ(a.cancels, 2);
+    CHECK_EQ(a.cancels_shared, 1);
+    /* SYNC_PLACEMENT=1: the periodic I-sync half a period after its A-sync. */
+    partaudit_choices_t sync = { 0, 0, 1, 1, 0, 1024 };
+    for (unsigned d = 400; d <= 600; d += 100) {
+        partaudit_init(&a, 0);
+        feed(&a, "AI", NULL);
+        partaudit_bytes(&a, 1000);
+        feed(&a, "A", NULL);
+        partaudit_bytes(&a, d - 6);
+        feed(&a, "i", NULL);
+        CHECK_EQ(a.halves, 1);
+        CHECK_EQ(a.half_min, d);
+        CHECK_EQ(partaudit_check(&a, &sync, msg, sizeof msg), d != 500);
+    }
 }
 
 int main(void)
@@ -121,5 +223,35 @@ int main(void)
     phaudit_async(&y, 0);
     phaudit_isync(&y, 0, 0x1000, 1, 0);
     CHECK_EQ(y.periodic_syncs, 5);
+    /* Late is no difference with phaudit_set_sync_late, early still is. */
+    phaudit_t z;
+    phaudit_init(&z, 0, 1);
+    phaudit_set_sync(&z, 1024);
+    phaudit_set_sync_late(&z, 1);
+    const unsigned zgaps[] = { 0, 3000, 900 };
+    for (unsigned k = 0; k < 3; k++) {
+        if (k)
+            phaudit_bytes(&z, zgaps[k] - 12);
+        phaudit_async(&z, 0);
+        phaudit_bytes(&z, 6);
+        phaudit_isync(&z, 0, 0x1000, k != 0, 0);
+        phaudit_bytes(&z, 6);
+        CHECK_EQ(z.sync_off, k == 2);
+    }
+
+    /* TRACE_START=1: a restart's first header is a run of its own. E + EEE
+     * after an I-sync that starts trace takes two headers, which is not over
+     * the bound; after a periodic I-sync it is. */
+    for (int periodic = 0; periodic < 2; periodic++) {
+        phaudit_t f;
+        phaudit_init(&f, 0, 1);
+        phaudit_set_first_alone(&f, 1);
+        phaudit_isync(&f, 0, 0x1000, periodic, 0);
+        phaudit_header(&f, 6, "E", 1);
+        phaudit_header(&f, 7, "EEE", 3);
+        phaudit_flush(&f, 0);
+        CHECK_EQ(f.excess_runs, (uint64_t)periodic);
+    }
+    part_tests();
     return test_report("test_phaudit");
 }
