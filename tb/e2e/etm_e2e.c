@@ -458,6 +458,14 @@ static void expect_events(prun_t *p, const etm_gen_event_t *ev, unsigned nev, in
                 judge_uncancel(&p->wj);
                 break;
             }
+            if (ev[k].tailchain && p->o->cfg.tailchain_return && !p->v1 && judge_v3_return_traced(p->version) &&
+                !(p->oj.on ? judge_last_is_resync(&p->oj) : p->wj.on ? judge_last_is_resync(&p->wj) : 0)) {
+                judge_item_t r = x; /* TAILCHAIN_RETURN: the handler left returns first */
+                r.kind = JX_ERET;
+                r.num = 0;
+                judge_push(&p->oj, &r);
+                judge_push(&p->wj, &r);
+            }
             judge_push(&p->oj, &x);
             judge_push(&p->wj, &x);
             break;

@@ -162,6 +162,9 @@ typedef struct run {
     /* What the trace is expected to say, as the cycles go by. */
     int prev_ovf, cancel_open, trig_waiting, end_lost;
     unsigned version; /* ETM_V() of the configuration */
+    int tailchain_return; /* TAILCHAIN_RETURN: a tail-chained entry's exception return packet */
+    int trace_start;      /* TRACE_START=1: a trigger before trace (re)starts follows the first instruction */
+    int trig_first;       /* ... and one waits for it */
     uint64_t version_limited; /* exceptions and returns this version cannot express (judge.h) */
     int active;                 /* the packet stage is tracing (an I-sync was sent since trace was last off) */
     int synced;                 /* an I-sync has been sent */
@@ -368,7 +371,9 @@ static void expect_trigger(run_t *r, const etm_out_t *out, const judge_item_t *t
 {
     if (!out->trigger)
         return;
-    if (!r->synced)
+    if (r->trace_start && !r->active)
+        r->trig_first = 1;     /* after the restart's first instruction, both judges */
+    else if (!r->synced)
         judge_push(&r->wj, t); /* before trace starts, after an A-sync only: OpenCSD ignores it */
     else if (r->cancel_open)
         r->trig_waiting = 1;   /* the trigger packet waits for the cancelling exception */
@@ -389,6 +394,10 @@ static void expect_event(run_t *r, const etm_gen_event_t *e, int restart, const 
         x.exec = e->passed;
         x.cycle = e->cycle + 1;
         expect(r, &x);
+        if (r->trig_first) {
+            expect(r, t);
+            r->trig_first = 0;
+        }
         break;
     case ETM_GEN_EV_CANCEL:
         judge_cancel_last(&r->oj);
@@ -399,6 +408,13 @@ static void expect_event(run_t *r, const etm_gen_event_t *e, int restart, const 
         x.kind = JX_EXC;
         x.num = judge_m3_exception(e->excnum);
         if (judge_v3_exception_traced(r->version, x.num)) {
+            if (e->tailchain && r->tailchain_return && !restart && judge_v3_return_traced(r->version) &&
+                !judge_last_is_resync(r->oj.on ? &r->oj : &r->wj)) {
+                judge_item_t ret = x; /* TAILCHAIN_RETURN: the handler left returns first */
+                ret.kind = JX_ERET;
+                ret.num = 0;
+                expect(r, &ret);
+            }
             expect(r, &x);
         } else { /* a plain branch; a cancel went with the exception's bytes */
             r->version_limited++;
@@ -734,6 +750,8 @@ int main(int argc, char **argv)
         return usage();
     r.o = &o;
     etm_config_version(&o.g.cfg, &r.version, NULL);
+    r.tailchain_return = o.g.cfg.tailchain_return != 0;
+    r.trace_start = o.g.cfg.trace_start != 0;
     if (setup(&r) != 0)
         return 2;
     run_cycles(&r);

@@ -4,7 +4,8 @@
  * (docs/etmv3-protocol.md): P-header formats, branch address packets in both
  * encodings, exception bytes, A-sync, I-sync with and without cycle count,
  * cycle count packets, exception return, trigger, cancel, periodic sync,
- * overflow restart and port padding. */
+ * overflow restart and port padding, with the what-if choices (the fewest
+ * P-headers; ideal_choices). */
 #include <stdlib.h>
 
 #include "etm/etm.h"
@@ -19,11 +20,25 @@ typedef struct run {
     etm_out_t last;
 } run_t;
 
+/* The what-if choices these examples were written for (the fewest P-headers,
+ * the trigger first, A-sync and I-sync together, the cancelled atom isolated):
+ * the ETM-M3's own are test_silicon_choices'. */
+static void ideal_choices(etm_config_t *cfg)
+{
+    cfg->ph_packing = 0;
+    cfg->trace_start = 0;
+    cfg->isync_info = 0;
+    cfg->sync_placement = 0;
+    cfg->tailchain_return = 0;
+    cfg->cancel_form = 0;
+}
+
 static void start(run_t *r, const char *preset, uint32_t etmcr)
 {
     etm_config_t cfg;
     etm_diag_t d;
     etm_config_preset(&cfg, preset);
+    ideal_choices(&cfg);
     cfg.etmcr = etmcr;
     memset(r, 0, sizeof *r);
     if (etm_create(&r->etm, &cfg, &d) != ETM_OK) {
@@ -44,6 +59,17 @@ static void step(run_t *r, const etm_in_t *in)
     etm_out_t o;
     CHECK_EQ(etm_step(r->etm, in, &o), ETM_OK);
     collect(r, &o);
+}
+
+/* The ETM-M3 as it is (its own choices), not cycle-accurate. */
+static void start_m3(run_t *r)
+{
+    etm_config_t cfg;
+    etm_diag_t d;
+    etm_config_preset(&cfg, "etm-m3");
+    cfg.etmcr = 0x810;
+    memset(r, 0, sizeof *r);
+    CHECK_EQ(etm_create(&r->etm, &cfg, &d), ETM_OK);
 }
 
 static void finish(run_t *r)
@@ -191,6 +217,7 @@ static void test_pheaders_cycle(void)
         etm_config_t cfg;
         etm_diag_t d;
         etm_config_preset(&cfg, "cm3-ca-whatif");
+        ideal_choices(&cfg);
         cfg.etmcr = 0x1810;
         cfg.issue_width = 2;
         memset(&r, 0, sizeof r);
@@ -393,6 +420,7 @@ static void test_sync_trigger_overflow(void)
 
     /* Trigger on DWT comparator 1: 0x0C after what came before. */
     etm_config_preset(&cfg, "etm-m3");
+    ideal_choices(&cfg);
     cfg.etmtrigger = 0x20;
     memset(&r, 0, sizeof r);
     CHECK_EQ(etm_create(&r.etm, &cfg, &d), ETM_OK);
@@ -412,6 +440,7 @@ static void test_sync_trigger_overflow(void)
     /* Periodic synchronisation every 0x41 bytes (FIFO 64): A-sync and a periodic
      * I-sync (info 0x00) at the next instruction. */
     etm_config_preset(&cfg, "etm-m3");
+    ideal_choices(&cfg);
     cfg.etmsyncfr = 0x41;
     memset(&r, 0, sizeof r);
     CHECK_EQ(etm_create(&r.etm, &cfg, &d), ETM_OK);
@@ -438,6 +467,7 @@ static void test_sync_trigger_overflow(void)
      * before any packet of it is made (cycles_lost, bytes_lost 0). */
     for (unsigned queue = 0; queue <= 8; queue += 8) {
         etm_config_preset(&cfg, "etm-m3");
+        ideal_choices(&cfg);
         cfg.fifo_depth = 24;
         cfg.pkt_queue = queue;
         memset(&r, 0, sizeof r);
@@ -468,6 +498,7 @@ static void test_sync_trigger_overflow(void)
 
     /* A 4-byte port: Ignore packets fill the width after the last byte. */
     etm_config_preset(&cfg, "etm-m3");
+    ideal_choices(&cfg);
     cfg.port_bytes = 4;
     memset(&r, 0, sizeof r);
     CHECK_EQ(etm_create(&r.etm, &cfg, &d), ETM_OK);
@@ -544,8 +575,92 @@ static void test_api(void)
     etm_destroy(e2);
 }
 
+/* The ETM-M3's own choices (the etm-m3 preset as it is; docs/silicon.md), each
+ * against what the part sent: the expected bytes are the silicon capture's
+ * (data/stm32f105-etm-m3, session 1, bytes 0 to 16) or follow from its
+ * measured rules, not from this encoder. */
+static void test_silicon_choices(void)
+{
+    run_t r;
+    etm_config_t cfg;
+    etm_diag_t d;
+    /* Trace start (ETMTRIGGER always, as the part resets it): the I-sync's
+     * information byte with bit 0 set, the first instruction's atom alone, the
+     * trigger after it; branch broadcast; the capture's first 17 bytes. */
+    etm_config_preset(&cfg, "etm-m3");
+    cfg.etmcr = 0x910;
+    cfg.etmtrigger = 0x6F;
+    memset(&r, 0, sizeof r);
+    CHECK_EQ(etm_create(&r.etm, &cfg, &d), ETM_OK);
+    static const uint32_t pcs[6] = { 0x08000306, 0x08000308, 0x0800030c, 0x0800030e, 0x08000310, 0x08000312 };
+    for (int i = 0; i < 6; i++) {
+        etm_in_t x = insn(pcs[i], 1);
+        step(&r, &x);
+    }
+    etm_in_t bl = insn(0x080002b4, 1);
+    bl.ibranch = 1; /* a direct branch's target: traced with ETMCR[8] */
+    step(&r, &bl);
+    finish(&r);
+    expect(&r, "00 00 00 00 00 80 08 21 07 03 00 08 84 0c 94 b5 05 84", "trace start as the part: capture bytes 0-16");
+    etm_destroy(r.etm);
+
+    /* Format 1 only: a header closes at its N or at 15 E; N alone is 0xc0. */
+    start_m3(&r);
+    etm_in_t e = insn(0x100, 1), n = insn(0x100, 0);
+    step(&r, &e); /* the first atom, alone */
+    for (int i = 0; i < 16; i++)
+        step(&r, &e);
+    step(&r, &n);
+    step(&r, &e);
+    step(&r, &n);
+    step(&r, &n);
+    finish(&r);
+    expect(&r, "00 00 00 00 00 80 08 21 01 01 00 00 84 bc c4 c4 c0", "format 1: 15 E, E N, E N, N");
+    CHECK_EQ(etm_get_stats(r.etm)->packets[ETM_PKT_PHDR_F2], 0);
+    etm_destroy(r.etm);
+
+    /* A tail-chain: an exception-return packet before the second entry. */
+    start_m3(&r);
+    etm_in_t a = insn(0x100, 1), i0 = idle();
+    step(&r, &a);
+    etm_in_t h = target(0x200);
+    h.intstat = ETM_INTSTAT_ENTRY;
+    h.intnum = 16; /* IRQ0, traced as 8 */
+    step(&r, &h);
+    etm_in_t ret = insn(0x202, 1);
+    step(&r, &ret);
+    etm_in_t ex = i0;
+    ex.intstat = ETM_INTSTAT_EXIT;
+    step(&r, &ex);
+    etm_in_t h2 = target(0x300);
+    h2.intstat = ETM_INTSTAT_ENTRY;
+    h2.intnum = 17; /* IRQ1, traced as 1 */
+    step(&r, &h2);
+    finish(&r);
+    expect(&r, "00 00 00 00 00 80 08 21 01 01 00 00 84 81 44 10 88 76 81 46 02 84", "tail-chain: 0x76 first");
+    etm_destroy(r.etm);
+
+    /* A cancel: the cancelled atom stays in its header; the Cancel bit of the
+     * exception packet (0xa6: HardFault, Cancel) withdraws it. */
+    start_m3(&r);
+    etm_in_t b = insn(0x102, 1), c = insn(0x104, 1), cn = i0;
+    cn.cancel = 1;
+    cn.flush = cn.findbr = 1;
+    step(&r, &a);
+    step(&r, &b);
+    step(&r, &c);
+    step(&r, &cn);
+    h.intnum = 3; /* HardFault */
+    step(&r, &h);
+    finish(&r);
+    expect(&r, "00 00 00 00 00 80 08 21 01 01 00 00 84 88 81 44 a6 01 84", "cancel: the atom withdrawn by the Cancel bit");
+    CHECK_EQ(etm_get_stats(r.etm)->packets[ETM_PKT_IGNORE], 0);
+    etm_destroy(r.etm);
+}
+
 int main(void)
 {
+    test_silicon_choices();
     test_pheaders_noncycle();
     test_pheaders_cycle();
     test_branch_packets();

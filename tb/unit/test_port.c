@@ -17,6 +17,11 @@ static etm_ctx_t *make(const char *const *sets, etm_err_t want, const char *msg)
     etm_diag_t d;
     etm_config_default(&cfg);
     cfg.pkt_queue = 0;
+    /* The byte counts below are the what-if choices' (the fewest P-headers, no
+     * header of its own for the first atom): the port's mechanics are the same
+     * with the part's. */
+    cfg.ph_packing = cfg.trace_start = cfg.isync_info = cfg.sync_placement = 0;
+    cfg.tailchain_return = cfg.cancel_form = 0;
     for (unsigned i = 0; sets[i]; i++)
         if (etm_config_parse_line(&cfg, sets[i], NULL, NULL, &d) != ETM_OK) {
             fprintf(stderr, "%s: %s\n", sets[i], d.msg);

@@ -38,14 +38,17 @@ static const row_t m3[] = {
      * leaves out [9] (debug request) and [22] (debugger write disable). */
     { 0x000, "ETMCR", 'W', 0x00000411, 0x00232DF1 },
     { 0x004, "ETMCCR", 'R', 0x8C802000, 0 },
-    { 0x008, "ETMTRIGGER", 'W', 0, 0x0001FFFF },      /* event: [16:0] */
+    /* ETMTRIGGER, ETMTEEVR: the part traces and triggers unprogrammed (its
+     * silicon, docs/silicon.md): both reset to 0x6F, always (EVENT_RESET). */
+    { 0x008, "ETMTRIGGER", 'W', 0x6F, 0x0001FFFF },   /* event: [16:0] */
     /* ETMSR (3.4.4): programming bit set after reset, the FIFO empty. */
     { 0x010, "ETMSR", 'R', 0x00000002, 0 },
     { 0x014, "ETMSCR", 'R', 0x00020D09, 0 },
     { 0x018, "ETMTSSCR", 'W', 0, 0xFFFFFFFF },        /* start [15:0], stop [31:16] */
     { 0x01C, "ETMTECR2", 'W', 0, 0x0000FFFF },
-    { 0x020, "ETMTEEVR", 'W', 0, 0x0001FFFF },
+    { 0x020, "ETMTEEVR", 'W', 0x6F, 0x0001FFFF },
     { 0x024, "ETMTECR1", 'W', 0, 0x03FFFFFF },        /* [7:0], [23:8], [24], [25] */
+    { 0x028, "ETMFFRR", 'W', 0, 0x01FFFFFF },         /* FIFOFULL region: [7:0], [23:8], [24] (3.5.14) */
     { 0x02C, "ETMFFLR", 'W', 0, 0x000000FF },
     { 0x030, "ETMVDEVR", 'W', 0, 0x0001FFFF },
     { 0x034, "ETMVDCR1", 'W', 0, 0xFFFFFFFF },
@@ -167,16 +170,18 @@ static void walk(void)
     apb(etm, 1, 0xFA4, 0x1, 0, &r);
     CHECK_EQ(apb(etm, 0, 0xFA4, 0, 0, NULL), 0x4);
     CHECK_EQ(apb(etm, 0, 0xFA0, 0, 0, NULL), 0xF);
-    /* With ETMCR[10] clear, the trace registers ignore writes, and ETMCR keeps its
-     * trace controls (the programming and power-down bits alone change). */
+    /* With ETMCR[10] clear a write is UNPREDICTABLE (IHI 0014 3.4.3): the
+     * ETM-M3 takes it as written and says nothing, as its firmware expects
+     * (docs/silicon.md; APB_UNPRED=1, APB_STRICT=0). */
     apb(etm, 1, 0x000, 0x810, 0, &r);
     CHECK_EQ(r, 0);
     apb(etm, 1, 0x200, 0x33, 0, &r);
-    CHECK_EQ(r, RULE(APB_NOT_PROGRAMMING));
-    CHECK_EQ(apb(etm, 0, 0x200, 0, 0, NULL), 0);
+    CHECK_EQ(r, 0);
+    CHECK_EQ(apb(etm, 0, 0x200, 0, 0, NULL), 0x33);
     apb(etm, 1, 0x000, 0x910, 0, &r);
-    CHECK_EQ(r, RULE(APB_NOT_PROGRAMMING));
-    CHECK_EQ(apb(etm, 0, 0x000, 0, 0, NULL), 0x810);
+    CHECK_EQ(r, 0);
+    CHECK_EQ(apb(etm, 0, 0x000, 0, 0, NULL), 0x910);
+    apb(etm, 1, 0x000, 0x810, 0, &r);
     apb(etm, 1, 0x000, 0xC10, 0, &r); /* the programming bit: allowed */
     CHECK_EQ(r, 0);
     CHECK_EQ(apb(etm, 0, 0x010, 0, 0, NULL) & 2, 2);
@@ -207,6 +212,8 @@ static void prog_waits_for_fifo_queue(unsigned queue, unsigned fill)
     CHECK_EQ(etm_create(&etm, &cfg, &d), ETM_OK); /* programmed, tracing */
     etm_gen_params_t gp;
     etm_gen_params_default(&gp);
+    gp.atb_stall_pct = 30; /* the sink holds ATREADY low now and then: the FIFO fills */
+    gp.atb_burst = 16;
     etm_gen_t *g;
     CHECK_EQ(etm_gen_create(&g, &gp, &d), ETM_OK);
     etm_in_t in;
@@ -307,9 +314,37 @@ static void program_sequence(void)
     }
 }
 
+/* The other choice for a write while tracing (APB_UNPRED=0, a generic part's):
+ * ignored, ETMCR's trace controls kept, and reported; and APB_STRICT=1 on the
+ * ETM-M3: taken, and reported. */
+static void unpredictable_writes(void)
+{
+    for (int unpred = 0; unpred <= 1; unpred++) {
+        etm_config_t cfg;
+        etm_diag_t d;
+        etm_ctx_t *etm;
+        etm_config_preset(&cfg, "etm-m3");
+        cfg.apb_unpred = (uint32_t)unpred;
+        cfg.apb_strict = 1;
+        CHECK_EQ(etm_create(&etm, &cfg, &d), ETM_OK); /* programmed, tracing: ETMCR 0x810 */
+        uint64_t r;
+        apb(etm, 1, 0xFB0, 0xC5ACCE55, 0, &r);
+        apb(etm, 1, 0x200, 0x33, 0, &r);
+        CHECK_EQ(r, RULE(APB_NOT_PROGRAMMING));
+        CHECK_EQ(apb(etm, 0, 0x200, 0, 0, NULL), unpred ? 0x33u : cfg.etmtraceidr);
+        apb(etm, 1, 0x000, 0x910, 0, &r);
+        CHECK_EQ(r, RULE(APB_NOT_PROGRAMMING));
+        CHECK_EQ(apb(etm, 0, 0x000, 0, 0, NULL), unpred ? 0x910u : 0x810u);
+        apb(etm, 1, 0x000, unpred ? 0x910 : 0x810, 0, &r); /* nothing but the trace controls as they stand */
+        CHECK_EQ(r, 0);
+        etm_destroy(etm);
+    }
+}
+
 int main(void)
 {
     walk();
+    unpredictable_writes();
     prog_waits_for_fifo();
     program_sequence();
     return test_report("test_regs");
