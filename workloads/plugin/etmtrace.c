@@ -4,7 +4,10 @@
  * memory access with its value. Format: qtrace_format.h.
  *
  *   qemu-system-arm -M lm3s6965evb ... -singlestep -icount shift=3,sleep=off \
- *       -plugin libetmtrace.so,out=FILE
+ *       -plugin libetmtrace.so,out=FILE[,flush=on]
+ *
+ * flush=on writes each instruction's record through at once, for a reader that
+ * stops QEMU (its gdb stub) and must see everything executed so far.
  *
  * -singlestep is required: QEMU 7.2 does not bring the CPU state up to date for
  * plugin callbacks inside a translation block, so the xPSR read here is only the
@@ -35,6 +38,7 @@ static FILE *out;
 static GByteArray *regbuf;
 static CPUState *cpu0;
 static uint64_t n_insns, n_mems;
+static int flush_each; /* flush=on: each instruction reaches the file at once (a reader that stops QEMU) */
 
 static uint32_t read_reg(CPUState *cs, int n)
 {
@@ -72,6 +76,8 @@ static void on_insn(unsigned int vcpu, void *ud)
         r.val[k] = read_reg(cs, ii->reg[k]);
     fwrite(&r, sizeof r, 1, out);
     n_insns++;
+    if (flush_each)
+        fflush(out);
     /* What ran up to a sleep reaches the reader now, not when the buffer
      * fills: a core that never wakes would otherwise keep it forever. */
     if (ii->sleeps)
@@ -97,7 +103,9 @@ static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr
 }
 
 /* The registers an instruction's flow or timing depends on (decoded by the
- * project's Thumb-2 decoder, etm/thumb.h, as the timing model decodes it). */
+ * project's Thumb-2 decoder, etm/thumb.h, as the timing model decodes it), and
+ * the one a single store writes (the value of a store to a device, which QEMU
+ * does not let a plugin read back). */
 static void pick_regs(insn_info_t *ii)
 {
     etm_thumb_insn_t t;
@@ -125,6 +133,16 @@ static void pick_regs(insn_info_t *ii)
         ii->nval = 2;
         ii->reg[0] = (uint8_t)((ii->opcode >> 16) & 15);
         ii->reg[1] = (uint8_t)(lo & 15);
+        break;
+    case ETM_THUMB_STORE:
+    case ETM_THUMB_STREX: /* the value stored (Rt): what a store to a device wrote */
+        ii->nval = 1;
+        if (ii->size == 4)
+            ii->reg[0] = (uint8_t)((lo >> 12) & 15);               /* T32: hw2[15:12] */
+        else if ((lo & 0xF000) == 0x9000)
+            ii->reg[0] = (uint8_t)((lo >> 8) & 7);                 /* STR Rt, [sp, #imm] */
+        else
+            ii->reg[0] = (uint8_t)(lo & 7);                        /* the others: [2:0] */
         break;
     default:
         break;
@@ -181,9 +199,12 @@ static void on_exit_(qemu_plugin_id_t id, void *ud)
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, char **argv)
 {
     const char *path = NULL;
-    for (int i = 0; i < argc; i++)
+    for (int i = 0; i < argc; i++) {
         if (!strncmp(argv[i], "out=", 4))
             path = argv[i] + 4;
+        else if (!strcmp(argv[i], "flush=on"))
+            flush_each = 1;
+    }
     if (!path || !info || !info->system_emulation || strcmp(info->target_name, "arm") != 0) {
         fprintf(stderr, "etmtrace: usage: -plugin libetmtrace.so,out=FILE with qemu-system-arm\n");
         return -1;

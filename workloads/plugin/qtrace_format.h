@@ -22,7 +22,8 @@
 enum { QT_REC_INSN = 'I', QT_REC_MEM = 'M', QT_REC_END = 'E' };
 
 /* Registers an instruction's timing or flow depends on (read before it runs):
- * CBZ/CBNZ Rn; BX/BLX Rm; MOV/ADD pc, Rm; SDIV/UDIV and the long multiplies Rn, Rm. */
+ * CBZ/CBNZ Rn; BX/BLX Rm; MOV/ADD pc, Rm; SDIV/UDIV and the long multiplies Rn, Rm;
+ * and the value a single store writes: STR, STRB, STRH, STREX Rt. */
 #define QT_MAX_VALS 2
 
 typedef struct qt_header {

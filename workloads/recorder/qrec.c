@@ -593,6 +593,17 @@ static void fill_record(const cand_t *c, const flow_t *f, etm_cm3_insn_t *out)
     out->val[1] = r->val[1];
     out->nmem = (uint8_t)c->nmem;
     memcpy(out->mem, c->mem, c->nmem * sizeof c->mem[0]);
+    if (f->cl.kind == ETM_CM3_K_STORE && r->nval == 1) {
+        /* The register a single store wrote (the plugin reads it for every
+         * store): the value of a store to a device, which QEMU does not show. */
+        out->nval = 0;
+        out->val[0] = 0;
+        if (out->nmem == 1 && out->mem[0].io && out->mem[0].write) {
+            unsigned bits = 8u * out->mem[0].size;
+            out->mem[0].value = bits >= 32 ? r->val[0] : r->val[0] & ((1u << bits) - 1u);
+            out->mem[0].value_known = 1;
+        }
+    }
 }
 
 /* An exception return: back to the stacked context, or a tail-chain into

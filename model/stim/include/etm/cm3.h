@@ -116,7 +116,8 @@ typedef struct etm_cm3_mem {
     uint32_t addr;
     uint8_t size;   /* bytes */
     uint8_t write;  /* 1 store, 0 load */
-    uint8_t io;     /* device memory: the value is not known */
+    uint8_t io;     /* device memory: the value is not known (but value_known) */
+    uint8_t value_known; /* io: value is known all the same (a single store's register) */
     uint64_t value;
 } etm_cm3_mem_t;
 
