@@ -100,6 +100,13 @@ module etm_core #(
   assign alt_branch = v3 && minor >= 4'd4 && etm_defs_pkg::idr_alt_branch(impl_etmidr_i);
   assign format4 = minor >= 4'd3;
   assign sync_in_bytes = minor >= 4'd1;
+  // The part's choices (regs.def "choice:"; etm_mode_t in setup.c): the ETM-M3's
+  // P-header packing has no cycle-accurate form.
+  logic ph_m3, trace_start, sync_m3, tailchain;
+  assign ph_m3 = impl_ph_packing_i[0] && !ca;
+  assign trace_start = impl_trace_start_i[0];
+  assign sync_m3 = impl_sync_placement_i[0];
+  assign tailchain = impl_tailchain_return_i[0] && minor >= 4'd4;
   // ETMCR[3:2] data access: bit 1 addresses, bit 0 values (ETM_DATA_ACCESS_*).
   assign data_access = etm_defs_pkg::cr_data_access(reg_etmcr);
   assign data_addr = data_access[1];
@@ -113,7 +120,9 @@ module etm_core #(
                         impl_etmccr_i[27:0], reg_etmfflr[31:8], reg_etmsyncfr[31:12],
                         impl_etmidr_i[31:21], impl_etmidr_i[19:8],
                         impl_etmidr_i[3:0], reg_etmtraceidr, impl_port_bytes_i[31:4], impl_fifo_write_i[31:5], impl_ph_eager_i[31:1], impl_branch_full_i[31:1],
-                        impl_issue_width_i[31:2]};
+                        impl_issue_width_i[31:2], reg_etmffrr[23:0], reg_etmffrr[31:25],
+                        impl_ph_packing_i[31:1], impl_isync_info_i[31:1], impl_cancel_form_i[31:1],
+                        impl_trace_start_i[31:1], impl_sync_placement_i[31:1], impl_tailchain_return_i[31:1]};
 
   // ---- End of trace and drain ---------------------------------------------------------
   logic ended_q, ended_d;
@@ -148,7 +157,7 @@ module etm_core #(
 
   // ---- regs: the programmer's model on the debug APB ------------------------------------
   logic [31:0]  reg_etmcr, reg_etmtrigger, reg_etmtsscr, reg_etmtecr2, reg_etmteevr, reg_etmtecr1;
-  logic [31:0]  reg_etmfflr, reg_etmvdevr, reg_etmvdcr1, reg_etmvdcr3, reg_etmsyncfr, reg_etmtesseicr;
+  logic [31:0]  reg_etmffrr, reg_etmfflr, reg_etmvdevr, reg_etmvdcr1, reg_etmvdcr3, reg_etmsyncfr, reg_etmtesseicr;
   logic [31:0]  reg_etmtraceidr;
   logic [511:0] reg_etmacvr, reg_etmactr;
   logic [127:0] reg_etmcntrldvr, reg_etmcntenr, reg_etmcntrldevr, reg_etmcntvr;
@@ -172,6 +181,9 @@ module etm_core #(
     .impl_etmscr_i,
     .impl_pidr_i,
     .impl_etmcr_impl_i,
+    .impl_apb_unpred_i,
+    .impl_apb_strict_i,
+    .impl_event_reset_i,
     .psel_i          (PSEL && !hold),  // after etm_end only the port runs
     .penable_i       (PENABLE),
     .pwrite_i        (PWRITE),
@@ -191,6 +203,7 @@ module etm_core #(
     .etmtecr2_o      (reg_etmtecr2),
     .etmteevr_o      (reg_etmteevr),
     .etmtecr1_o      (reg_etmtecr1),
+    .etmffrr_o       (reg_etmffrr),
     .etmfflr_o       (reg_etmfflr),
     .etmvdevr_o      (reg_etmvdevr),
     .etmvdcr1_o      (reg_etmvdcr1),
@@ -245,7 +258,7 @@ module etm_core #(
   logic        fe_ivalid;
   logic [1:0]  fe_natoms;
   logic [31:0] fe_addr0, fe_addr1;
-  logic        fe_exec0, fe_exec1, fe_target0, fe_target1, fe_entry, fe_ret, fe_cancel, fe_flush;
+  logic        fe_exec0, fe_exec1, fe_target0, fe_target1, fe_entry, fe_ret, fe_cancel, fe_flush, fe_exit;
   logic        fe_fold;
   logic [8:0]  fe_exc;
   assign fe_ivalid = ETMIVALID && !quiet;
@@ -279,7 +292,8 @@ module etm_core #(
     .fold_o     (fe_fold),
     .exc_o      (fe_exc),
     .cancel_o   (fe_cancel),
-    .flush_o    (fe_flush)
+    .flush_o    (fe_flush),
+    .exit_o     (fe_exit)
   );
 
   // ---- filter ----------------------------------------------------------------------------
@@ -352,6 +366,7 @@ module etm_core #(
   logic        front_on, gen_on, want, resume, lost_now, push, ovf_now, step_ok, pop, run_phase;
   logic        do_gap, do_finish, rec_done, stage_empty, fifo_stage_empty;
   logic        pk_cu_sync_due, pk_post_active, pk_post_cancel, pk_post_trig_pend, pk_post_sync_due;
+  logic        pk_cu_isync_due, pk_post_isync_due;
   logic        pk_active_d, v3_active_q, v3_cancel_q, v3_trig_pend_q, pk_hold;
   // etm_gen (records) and the FIFO's store it writes.
   localparam int unsigned GenLanes = MaxFifoWrite;
@@ -377,12 +392,13 @@ module etm_core #(
     rec_in.flush = fe_flush;
     rec_in.te = flt_te;
     rec_in.trigger = flt_trigger;
+    rec_in.exit = fe_exit;
     rec_in.cycle = now_q;
   end
   assign front_on = rec && !end_try && !hold;
   assign gen_on = front_on || (rec && end_try && !end_edge);
   assign want = fe_natoms != 2'd0 || flt_trigger || fe_cancel || (fe_flush && impl_ph_eager_i[0]) ||
-                (!flt_te && te_last_q);
+                (!flt_te && te_last_q) || (fe_exit && tailchain);
   assign te_last_d = (front_on && enabled) ? flt_te : te_last_q;
   assign resume = lost_q && q_len_q == 5'd0 && !busy_q && !gap_q && fifo_level_q == 17'd0 && gen_idle;
   assign lost_now = lost_q && !resume;
@@ -414,7 +430,7 @@ module etm_core #(
   assign do_finish = step_ok && end_try && !end_edge && !busy_q && !pop && !gap_q;
   assign phase_now = pop ? phase_next(3'(PhEvents), cur_insn, cur_events,
                                       !v3_active_q || cur.entry || cur.ret || v3_cancel_q || v3_trig_pend_q,
-                                      pk_cu_sync_due, v3_active_q && ca)
+                                      sync_m3 ? pk_cu_isync_due : pk_cu_sync_due, v3_active_q && ca)
                          : phase_q;
   assign run_phase = step_ok && (busy_q || pop) && phase_now != 3'(PhDone);
 
@@ -424,7 +440,7 @@ module etm_core #(
     if (phase_now == 3'(PhEvents) && !cur.te) next = 3'(PhDone);
     else next = phase_next(phase_now + 3'd1, cur_insn, cur_events,
                            !pk_post_active || cur.entry || cur.ret || pk_post_cancel || pk_post_trig_pend,
-                           pk_post_sync_due, pk_post_active && ca);
+                           sync_m3 ? pk_post_isync_due : pk_post_sync_due, pk_post_active && ca);
     rec_done = step_ok && (busy_q || pop) && (!run_phase || next == 3'(PhDone));
     busy_d = busy_q;
     phase_d = phase_q;
@@ -493,18 +509,19 @@ module etm_core #(
   logic         v3_overflow;
 
   if (HasV3 && HasCycleGen) begin : gen_cycle
-    logic [9:0]   ph_slot_en, ph_ls_wr, ph_ls_val, ph_atoms_wr;
-    logic         ph_ls_b, ph_ls_b_trig, ph_exec0, ph_exec1, ph_commit, ph_clear;
+    logic [etm_pkg::PhSlots-1:0] ph_slot_en, ph_ls_wr, ph_ls_val, ph_atoms_wr;
+    logic         ph_ls_b, ph_ls_b_trig, ph_exec0, ph_exec1, ph_commit, ph_clear, ph_sync_p, ph_sync_l;
     logic [1:0]   ph_natoms;
-    logic [639:0] ph_seg;
-    logic [39:0]  ph_seg_len, ph_atoms_at;
-    logic [319:0] ph_seg_w;
+    logic [etm_pkg::PhSlots*64-1:0] ph_seg;
+    logic [etm_pkg::PhSlots*4-1:0] ph_seg_len, ph_atoms_at;
+    logic [etm_pkg::PhSlots*32-1:0] ph_seg_w;
 
     etm_pheader u_pheader (
       .clk_i,
       .rst_ni          (stage_rst_n),
       .ca_i        (ca),
       .format4_i   (format4),
+      .m3_i        (ph_m3),
       .slot_en_i   (ph_slot_en),
       .ls_b_i      (ph_ls_b),
       .ls_b_trig_i (ph_ls_b_trig),
@@ -519,6 +536,8 @@ module etm_core #(
       .ls_wr_o     (ph_ls_wr),
       .ls_val_o    (ph_ls_val),
       .atoms_wr_o  (ph_atoms_wr),
+      .sync_p_o    (ph_sync_p),
+      .sync_l_o    (ph_sync_l),
       .atoms_at_o  (ph_atoms_at)
     );
 
@@ -547,6 +566,12 @@ module etm_core #(
       .flush_i         (pk_src.flush),
       .ph_eager_i      (impl_ph_eager_i[0]),
       .branch_full_i   (impl_branch_full_i[0]),
+      .isync_info_i    (impl_isync_info_i[0]),
+      .withdraw_i      (impl_cancel_form_i[0]),
+      .trace_start_i   (trace_start),
+      .sync_m3_i       (sync_m3),
+      .tailchain_i     (tailchain),
+      .exit_i          (pk_src.exit),
       .trace_enable_i  (pk_src.te),
       .trigger_i       (pk_src.trigger),
       .view_data_i     (flt_vd),
@@ -575,6 +600,8 @@ module etm_core #(
       .ph_ls_val_i     (ph_ls_val),
       .ph_atoms_wr_i   (ph_atoms_wr),
       .ph_atoms_at_i   (ph_atoms_at),
+      .ph_sync_p_i     (ph_sync_p),
+      .ph_sync_l_i     (ph_sync_l),
       .cbuf_o          (cbuf),
       .cbuf_n_o        (cbuf_n),
       .overflow_o      (v3_overflow),
@@ -607,6 +634,12 @@ module etm_core #(
       .branch_full_i   (impl_branch_full_i[0]),
       .ph_eager_i      (impl_ph_eager_i[0]),
       .write_i         (impl_fifo_write_i[4:0]),
+      .m3_i            (ph_m3),
+      .isync_info_i    (impl_isync_info_i[0]),
+      .withdraw_i      (impl_cancel_form_i[0]),
+      .trace_start_i   (trace_start),
+      .sync_m3_i       (sync_m3),
+      .tailchain_i     (tailchain),
       .rec_i           (cur),
       .plan_i          (rec && !pk_hold),
       .phase_i         (run_phase ? 4'(1 << phase_now) : 4'd0),
@@ -617,6 +650,8 @@ module etm_core #(
       .finish_i        (do_finish),
       .cycle_i         (do_finish ? now_q : cur.cycle),
       .cu_sync_due_o   (pk_cu_sync_due),
+      .cu_isync_due_o  (pk_cu_isync_due),
+      .post_isync_due_o(pk_post_isync_due),
       .post_active_o   (pk_post_active),
       .post_cancel_o   (pk_post_cancel),
       .post_trig_pend_o(pk_post_trig_pend),
@@ -637,6 +672,8 @@ module etm_core #(
     assign gen_wr_data = '0;
     assign gen_wr_end = 1'b0;
     assign pk_cu_sync_due = 1'b0;
+    assign pk_cu_isync_due = 1'b0;
+    assign pk_post_isync_due = 1'b0;
     assign pk_post_active = 1'b0;
     assign pk_post_cancel = 1'b0;
     assign pk_post_trig_pend = 1'b0;
@@ -650,7 +687,8 @@ module etm_core #(
   end
   if (!HasV3) begin : gen_no_v3
     logic unused_v3;
-    assign unused_v3 = ^{fe_addr1, fe_target1, fe_exc, fe_cancel, fe_flush, fe_exec1, alt_branch, format4,
+    assign unused_v3 = ^{fe_addr1, fe_target1, fe_exc, fe_cancel, fe_flush, fe_exit, fe_exec1, alt_branch, format4,
+                         ph_m3, trace_start, sync_m3, tailchain,
                          sync_in_bytes, reg_etmsyncfr[11:0]};
   end
 
@@ -821,7 +859,9 @@ module etm_core #(
     TRIGGER = flt_trigger;
     // FIFOFULL (a stall request): fewer than ETMFFLR bytes free after the cycle
     // (with records, of the store), or with records PKT_QUEUE of them waiting.
-    FIFOFULL = etm_defs_pkg::cr_stall(reg_etmcr) &&
+    // ETMFFRR[24] (exclude nothing) lets it stall everywhere; clear, nowhere (the
+    // model selects no ranges or decoders: etm_model_supports).
+    FIFOFULL = etm_defs_pkg::cr_stall(reg_etmcr) && etm_defs_pkg::ffrr_exclude(reg_etmffrr) &&
                ((({15'd0, fifo_level} >= impl_fifo_depth_i) ? 32'd0 : impl_fifo_depth_i - {15'd0, fifo_level}) <
                 {24'd0, etm_defs_pkg::fflr_level(reg_etmfflr)} ||
                 (rec && {27'd0, q_len_d} >= impl_pkt_queue_i));

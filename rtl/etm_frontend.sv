@@ -37,7 +37,8 @@ module etm_frontend (
   output logic        fold_o,             // atom 1 is an IT folded after atom 0
   output logic [8:0]  exc_o,
   output logic        cancel_o,
-  output logic        flush_o
+  output logic        flush_o,
+  output logic        exit_o              // ETMINTSTAT exit, without an instruction
 );
   always_comb begin
     natoms_o = 2'd0;
@@ -53,6 +54,7 @@ module etm_frontend (
     exc_o = 9'd0;
     cancel_o = cancel_i;
     flush_o = flush_i;
+    exit_o = !ivalid_i && intstat_i == etm_defs_pkg::IntstatExit;
     if (ivalid_i) begin
       natoms_o = 2'd1;
       addr0_o = {ia_i, 1'b0};

@@ -34,6 +34,13 @@ module etm_gen #(
   input  logic        branch_full_i,
   input  logic        ph_eager_i,
   input  logic [4:0]  write_i,          // FIFO_WRITE
+  // The part's choices (regs.def "choice:").
+  input  logic        m3_i,             // PH_PACKING=1 without cycle accuracy: format 1 only
+  input  logic        isync_info_i,     // ISYNC_INFO: bit 0 of every I-sync information byte
+  input  logic        withdraw_i,       // CANCEL_FORM=1: the Cancel bit withdraws the last atom
+  input  logic        trace_start_i,    // TRACE_START=1: the first atom after a restart alone, a trigger after it
+  input  logic        sync_m3_i,        // SYNC_PLACEMENT=1: A-sync where a header closed, I-sync later
+  input  logic        tailchain_i,      // TAILCHAIN_RETURN=1 (ETMv3.4 on): 0x76 before a tail-chained entry
   // The record being generated (it does not change while its phases are written).
   input  etm_pkg::gen_rec_t rec_i,
   // etm_core's generator, in a cycle with idle_o:
@@ -48,6 +55,8 @@ module etm_gen #(
   // The state phase_next reads: after the catch-up (cu_), after the phase (post_);
   // and before it (_q), which is the C's at a record's start.
   output logic        cu_sync_due_o,
+  output logic        cu_isync_due_o,   // (SYNC_PLACEMENT=1) the periodic I-sync is due
+  output logic        post_isync_due_o,
   output logic        post_active_o,
   output logic        post_cancel_o,
   output logic        post_trig_pend_o,
@@ -65,7 +74,7 @@ module etm_gen #(
 );
   localparam int unsigned PhW = etm_gen_ph_pkg::PhW;
   localparam int unsigned EntW = etm_gen_ph_pkg::EntW;
-  localparam int unsigned NumEnt = 40;
+  localparam int unsigned NumEnt = 44;
   localparam int unsigned DataW = Lanes * 8;
   // The state vector's last_single (gen_ph_t).
   localparam int unsigned FSingle = etm_gen_ph_pkg::FSingle;
@@ -82,6 +91,9 @@ module etm_gen #(
   // target's or the end's: a phase makes at most one close that packs anything).
   localparam int unsigned EnI = 0;    // catch-up (ph_idle): close_open, its run's push, a full count
   localparam int unsigned EnS = 3;    // A-sync: restart (first); trigger (events, first after a cancel alone)
+  // (SYNC_PLACEMENT=1, sync_close: the events phase's A-sync after the flush hint's
+  // close goes at EnG; the atoms phase's before the atoms closes at EnF, its A-sync
+  // at EnG; after the atoms at EnQ.)
   localparam int unsigned EnY = 4;    // restart (first): I-sync, the exception's branch packet
   localparam int unsigned EnC = 6;    // the close (6): close_atoms, and flush_run for close_all
   localparam int unsigned EnX = 12;   // exception return 0x76 (first)
@@ -92,8 +104,11 @@ module etm_gen #(
   localparam int unsigned EnG = 20;   // periodic: A-sync, I-sync
   localparam int unsigned EnL = 22;   // ETMCANCEL: isolate_last (3) (events)
   localparam int unsigned EnH = 25;   // the cycle's W and atoms: ph_cycle (6) (atoms)
-  localparam int unsigned EnJ = 31;   // slot 1 a branch target: close_atoms (2), branch packet (atoms)
-  localparam int unsigned EnK = 34;   // ... slot 1's atom: ph_atom_nowait (6)
+  localparam int unsigned EnJ = 31;   // slot 1 a branch target, or TRACE_START's first atom: close_atoms (2)
+  localparam int unsigned EnW = 33;   // TRACE_START=1: the trigger that waited for the first atom
+  localparam int unsigned EnR = 34;   // slot 1's branch packet
+  localparam int unsigned EnK = 35;   // ... slot 1's atom, or the first atom's second: ph_atom_nowait (6)
+  localparam int unsigned EnQ = 41;   // SYNC_PLACEMENT=1 after the atoms: close_atoms (2), A-sync
 
 
   // ---- State (packet_state_t, pheader_state_t) ------------------------------------
@@ -106,6 +121,9 @@ module etm_gen #(
   logic [31:0] sync_count_q, sync_count_d;
   logic [31:0] wtotal_q, wtotal_d;
   logic [31:0] wsent_q, wsent_d;
+  logic        exited_q, exited_d;      // an exception exited since the last instruction
+  logic        first_q, first_d;        // TRACE_START=1: the next atom is the first after a restart
+  logic        isync_wait_q, isync_wait_d, isync_due_q, isync_due_d;  // SYNC_PLACEMENT=1
   etm_pkg::gen_ph_t ph_q, ph_d;
   // The phase being written, and what the writer owns.
   logic        on_q, on_d;              // a phase is planned and not yet committed
@@ -143,12 +161,14 @@ module etm_gen #(
   logic [(NumEnt-EnH)*EntW-1:0] eb;         // plan_b's (EnH ..)
   logic [NumEnt-EnH-1:0] vb;
   etm_pkg::gen_ph_t a_ph;                   // the state plan_a leaves
-  logic        a_started, a_active, a_sync_due, a_cancel, a_trig_pend;
+  logic        a_started, a_active, a_sync_due, a_cancel, a_trig_pend, a_exited, a_first, a_isync_wait,
+               a_isync_due;
   logic [1:0]  a_reason;
   logic [31:0] a_sync_count, a_ccv;
   logic [31:0] ccv;                     // the value of the phase's cycle count packet
   logic [31:0] icc;                     // the restart I-sync's cycle count
-  logic        p_started, p_active, p_sync_due, p_cancel, p_trig_pend, cu_due;
+  logic        p_started, p_active, p_sync_due, p_cancel, p_trig_pend, cu_due, cu_idue;
+  logic        p_exited, p_first, p_isync_wait, p_isync_due;
   logic [1:0]  p_reason;
   logic [31:0] p_sync_count, p_wtotal;
   etm_pkg::gen_ph_t p_ph;
@@ -162,12 +182,14 @@ module etm_gen #(
     cu_wtotal = wtotal_q;
     cu_count = sync_count_q;
     cu_due = sync_due_q;
+    cu_idue = isync_due_q;
     n = s_cycle - wtotal_q;
     sum = sync_count_q + n;
     if (work && (s_begin || s_fin)) begin
       cu_wtotal = s_cycle;
       if (!sync_in_bytes_i && sync_period_i != 12'd0 && started_q && n != 32'd0) begin
         if (sum < sync_count_q || sum >= {20'd0, sync_period_i}) cu_due = 1'b1;
+        if (isync_wait_q && sum >= {21'd0, sync_period_i[11:1]}) cu_idue = 1'b1;
         cu_count = sum;
       end
     end
@@ -188,7 +210,10 @@ module etm_gen #(
     logic        t_started, t_active, t_sync_due, t_cancel, t_trig_pend;
     logic [1:0]  t_reason;
     logic [31:0] t_sync_count;
+    logic        t_exited, t_first, t_isync_wait, t_isync_due, tr_wait;
+    logic [PhW+2*EntW-1:0] r_f_close_atoms;
     ea = '0;
+    r_f_close_atoms = '0;
     va = '0;
     r_f_close = '0;
     r_f_flush_run = '0;
@@ -207,6 +232,10 @@ module etm_gen #(
     t_cancel = cancel_q;
     t_trig_pend = trig_pend_q;
     t_sync_count = sync_count_q;
+    t_exited = exited_q;
+    t_first = first_q;
+    t_isync_wait = isync_wait_q;
+    t_isync_due = isync_due_q;
     // An exception byte holds 0-15 before ETMv3.4 (a higher one goes as a plain branch).
     exc_ok = rec_i.entry && (rec_i.exc < 9'd16 || exc_ext_i);
     fin = work && !s_gap && s_fin;
@@ -226,6 +255,9 @@ module etm_gen #(
     end
     t_sync_due = cu_due;
     t_sync_count = cu_count;
+    t_isync_due = cu_idue;
+    // note_exit: a record of an exception's exit without an instruction.
+    if (work && s_begin && !s_gap && !s_fin && rec_i.natoms == 2'd0 && rec_i.exit) t_exited = 1'b1;
 
     if (work && s_gap) begin
       // etm_packet_gap: what was gathered is dropped (last_single is the cycle buffer's).
@@ -235,15 +267,21 @@ module etm_gen #(
       t_reason = etm_defs_pkg::IsyncReasonOverflow;
       t_cancel = 1'b0;
       t_trig_pend = 1'b0;
+      t_first = 1'b0;
+      t_isync_wait = 1'b0;
+      t_isync_due = 1'b0;
     end
 
     // Before the close. Events (run_events): the trigger (one behind a cancel
     // waits), then trace off, or the flush hint. First (run_first): a restart,
     // a branch or exception, or a cancel no exception came to; either of the
     // last two sends a trigger that waited behind the cancel.
-    ev_trig = ev && rec_i.trigger && !t_cancel;
+    // (TRACE_START=1: a trigger before the first atom after a restart waits for
+    // that atom's header, as behind a cancel.)
+    tr_wait = t_cancel || (trace_start_i && !t_active);
+    ev_trig = ev && rec_i.trigger && !tr_wait;
     te_off = ev && !rec_i.te && t_active;
-    if (ev && rec_i.trigger && t_cancel) t_trig_pend = 1'b1;
+    if (ev && rec_i.trigger && tr_wait) t_trig_pend = 1'b1;
     fi_br = fi && t_active && (rec_i.target0 || rec_i.entry || rec_i.ret);
     fi_cancel = fi && t_active && !fi_br && t_cancel;
     fi_trig = (fi_br || fi_cancel) && t_trig_pend;
@@ -262,6 +300,9 @@ module etm_gen #(
       x[FSingle] = 1'b0;
       t_active = 1'b1;
       t_cancel = 1'b0;
+      t_first = trace_start_i;
+      t_isync_wait = 1'b0;
+      t_isync_due = 1'b0;
       if (exc_ok) begin  // its exception, from the I-sync's address
         ea[(EnY+1)*EntW +: EntW] = etm_gen_ph_pkg::ent(KBranch, 8'b010, 8'd0);
         va[EnY+1] = 1'b1;
@@ -301,15 +342,29 @@ module etm_gen #(
       t_reason = etm_defs_pkg::IsyncReasonTraceOn;
       t_cancel = 1'b0;
     end
-    if (ev && rec_i.te && t_active && rec_i.cancel) begin
+    if (ev && rec_i.te && t_active && rec_i.cancel && !withdraw_i) begin
       r_f_isolate = etm_gen_ph_pkg::f_isolate(x, ca_i, format4_i);
       {x, ok_unused, ea[(EnL+2)*EntW +: EntW], ea[(EnL+1)*EntW +: EntW], ea[(EnL+0)*EntW +: EntW]} = r_f_isolate;  // (ok: the C counts untraceable)
       for (int k = 0; k < 3; k++) va[EnL+k] = ea[(EnL+k)*EntW + EntW - 1];
-      t_cancel = 1'b1;
     end
+    // SYNC_PLACEMENT=1: a periodic A-sync where the flush hint closed the header.
+    if (sync_m3_i && t_sync_due &&
+        ev && rec_i.te && t_active && !rec_i.cancel && !t_cancel && rec_i.flush && ph_eager_i) begin
+      ea[(EnG)*EntW +: EntW] = etm_gen_ph_pkg::ent(KAsync, 8'd0, 8'd0);
+      va[EnG] = 1'b1;
+      t_started = 1'b1;
+      t_sync_due = 1'b0;
+      t_sync_count = 32'd0;
+      t_isync_wait = 1'b1;
+      t_isync_due = 1'b0;
+      x[FSingle] = 1'b0;
+    end
+    if (ev && rec_i.te && t_active && rec_i.cancel) t_cancel = 1'b1;
     // First: the branch (or exception), then a trigger that waited.
     if (fi_br) begin
-      if (rec_i.ret && exc_ext_i) begin
+      // (TAILCHAIN_RETURN=1: an entry after an exit without a return is a
+      // tail-chain, and the handler left returns first.)
+      if ((rec_i.ret && exc_ext_i) || (rec_i.entry && t_exited && tailchain_i)) begin
         ea[(EnX)*EntW +: EntW] = etm_gen_ph_pkg::ent(KExcRet, 8'd0, 8'd0);
         va[EnX] = 1'b1;
         x[FSingle] = 1'b0;
@@ -341,16 +396,40 @@ module etm_gen #(
       x[FSingle] = 1'b0;
     end
     if (pe) begin
+      if (!sync_m3_i) begin  // (SYNC_PLACEMENT=1: the A-sync went where a header closed)
+        ea[(EnG)*EntW +: EntW] = etm_gen_ph_pkg::ent(KAsync, 8'd0, 8'd0);
+        va[EnG] = 1'b1;
+        t_started = 1'b1;
+        t_sync_due = 1'b0;
+        t_sync_count = 32'd0;
+      end
+      t_isync_wait = 1'b0;
+      t_isync_due = 1'b0;
+      ea[(EnG+1)*EntW +: EntW] = etm_gen_ph_pkg::ent(KIsync, {6'd0, etm_defs_pkg::IsyncReasonPeriodic}, 8'd0);
+      va[EnG+1] = 1'b1;
+      x[FSingle] = 1'b0;
+    end
+    // Atoms: SYNC_PLACEMENT=1 sends a periodic A-sync before the atoms where no
+    // header is open (after a branch packet's close, or one that closed by itself).
+    if (at && rec_i.natoms != 2'd0 && sync_m3_i && t_sync_due && t_active &&
+        x[etm_gen_ph_pkg::FOpen +: 2] == etm_gen_ph_pkg::OpNone) begin
+      r_f_close_atoms = etm_gen_ph_pkg::f_close_atoms(x, ca_i);
+      {x, ea[(EnF+1)*EntW +: EntW], ea[(EnF+0)*EntW +: EntW]} = r_f_close_atoms;
+      for (int k = 0; k < 2; k++) va[EnF+k] = ea[(EnF+k)*EntW + EntW - 1];
       ea[(EnG)*EntW +: EntW] = etm_gen_ph_pkg::ent(KAsync, 8'd0, 8'd0);
       va[EnG] = 1'b1;
       t_started = 1'b1;
       t_sync_due = 1'b0;
       t_sync_count = 32'd0;
-      ea[(EnG+1)*EntW +: EntW] = etm_gen_ph_pkg::ent(KIsync, {6'd0, etm_defs_pkg::IsyncReasonPeriodic}, 8'd0);
-      va[EnG+1] = 1'b1;
+      t_isync_wait = 1'b1;
+      t_isync_due = 1'b0;
       x[FSingle] = 1'b0;
     end
     a_ph = x;
+    a_exited = t_exited;
+    a_first = t_first;
+    a_isync_wait = t_isync_wait;
+    a_isync_due = t_isync_due;
     a_started = t_started;
     a_active = t_active;
     a_reason = t_reason;
@@ -368,9 +447,11 @@ module etm_gen #(
     logic [PhW+2*EntW-1:0] r_f_close_atoms;
     logic [PhW+32+6*EntW-1:0] r_f_cycle;
     logic [PhW+32+6*EntW-1:0] r_f_nowait;
+    logic [PhW+2*EntW-1:0] r_f_close_q;
     logic [PhW-1:0] x;
     logic [31:0] cc;
-    logic a0, a1, dual_t;
+    logic a0, a1, dual_t, first, rest;
+    logic [1:0] n_h;
     eb = '0;
     vb = '0;
     r_f_close_atoms = '0;
@@ -392,27 +473,73 @@ module etm_gen #(
     // (Two atoms come without dual issue too: ETMFOLD's pair. Slot 1 as a branch
     // target comes with dual issue only.)
     dual_t = Dual && rec_i.natoms == 2'd2 && rec_i.target1;
+    p_exited = a_exited;
+    p_first = a_first;
+    p_isync_wait = a_isync_wait;
+    p_isync_due = a_isync_due;
+    r_f_close_q = '0;
+    first = 1'b0;
+    rest = 1'b0;
+    n_h = 2'd0;
     if (work && !s_gap && !s_fin && s_phase[3]) begin
-      r_f_cycle = etm_gen_ph_pkg::f_cycle(x, ca_i, dual_t ? 2'd1 : rec_i.natoms, a0, a1);
+      // TRACE_START=1: the first atom after a restart in a header of its own
+      // (cycle-accurate, the first cycle's atoms: one W), then a trigger that
+      // waited for it; a second atom that is no branch target follows it.
+      first = a_first && rec_i.natoms != 2'd0;
+      rest = first && rec_i.natoms == 2'd2 && !dual_t && !ca_i;
+      n_h = first ? ((ca_i && rec_i.natoms == 2'd2 && !dual_t) ? 2'd2 : 2'd1) : (dual_t ? 2'd1 : rec_i.natoms);
+      r_f_cycle = etm_gen_ph_pkg::f_cycle(x, ca_i, m3_i, n_h, a0, a1);
       {x, cc, eb[(EnH-EnH+5)*EntW +: EntW], eb[(EnH-EnH+4)*EntW +: EntW], eb[(EnH-EnH+3)*EntW +: EntW], eb[(EnH-EnH+2)*EntW +: EntW], eb[(EnH-EnH+1)*EntW +: EntW], eb[(EnH-EnH+0)*EntW +: EntW]} = r_f_cycle;
       for (int k = 0; k < 6; k++) vb[EnH-EnH+k] = eb[(EnH-EnH+k)*EntW + EntW - 1];
       if (cc != 32'd0) ccv = cc;
-      if (dual_t) begin
+      if (dual_t || first) begin
         r_f_close_atoms = etm_gen_ph_pkg::f_close_atoms(x, ca_i);
         {x, eb[(EnJ-EnH+1)*EntW +: EntW], eb[(EnJ-EnH+0)*EntW +: EntW]} = r_f_close_atoms;
         for (int k = 0; k < 2; k++) vb[EnJ-EnH+k] = eb[(EnJ-EnH+k)*EntW + EntW - 1];
-        eb[(EnJ-EnH+2)*EntW +: EntW] = etm_gen_ph_pkg::ent(KBranch, 8'b001, 8'd0);
-        vb[EnJ-EnH+2] = 1'b1;
+      end
+      if (first) begin
+        p_first = 1'b0;
+        if (a_trig_pend) begin  // (trace has started: no A-sync of its own)
+          eb[(EnW-EnH)*EntW +: EntW] = etm_gen_ph_pkg::ent(KTrig, 8'd0, 8'd0);
+          vb[EnW-EnH] = 1'b1;
+          x[FSingle] = 1'b0;
+          p_trig_pend = 1'b0;
+        end
+      end
+      if (dual_t) begin
+        eb[(EnR-EnH)*EntW +: EntW] = etm_gen_ph_pkg::ent(KBranch, 8'b001, 8'd0);
+        vb[EnR-EnH] = 1'b1;
         x[FSingle] = 1'b0;
-        r_f_nowait = etm_gen_ph_pkg::f_nowait(x, ca_i, format4_i, a1);
+      end
+      if (dual_t || rest) begin
+        r_f_nowait = etm_gen_ph_pkg::f_nowait(x, ca_i, m3_i, format4_i, a1);
         {x, cc, eb[(EnK-EnH+5)*EntW +: EntW], eb[(EnK-EnH+4)*EntW +: EntW], eb[(EnK-EnH+3)*EntW +: EntW], eb[(EnK-EnH+2)*EntW +: EntW], eb[(EnK-EnH+1)*EntW +: EntW], eb[(EnK-EnH+0)*EntW +: EntW]} = r_f_nowait;
         for (int k = 0; k < 6; k++) vb[EnK-EnH+k] = eb[(EnK-EnH+k)*EntW + EntW - 1];
         if (cc != 32'd0) ccv = cc;
       end
+      // SYNC_PLACEMENT=1: a periodic A-sync after the atoms where no header is open.
+      if (rec_i.natoms != 2'd0 && sync_m3_i && a_sync_due && a_active &&
+          x[etm_gen_ph_pkg::FOpen +: 2] == etm_gen_ph_pkg::OpNone) begin
+        r_f_close_q = etm_gen_ph_pkg::f_close_atoms(x, ca_i);
+        {x, eb[(EnQ-EnH+1)*EntW +: EntW], eb[(EnQ-EnH+0)*EntW +: EntW]} = r_f_close_q;
+        for (int k = 0; k < 2; k++) vb[EnQ-EnH+k] = eb[(EnQ-EnH+k)*EntW + EntW - 1];
+        eb[(EnQ-EnH+2)*EntW +: EntW] = etm_gen_ph_pkg::ent(KAsync, 8'd0, 8'd0);
+        vb[EnQ-EnH+2] = 1'b1;
+        x[FSingle] = 1'b0;
+        p_started = 1'b1;
+        p_sync_due = 1'b0;
+        p_sync_count = 32'd0;
+        p_isync_wait = 1'b1;
+        p_isync_due = 1'b0;
+      end
     end
+    // The record's last phase: an instruction ends what an exit began.
+    if (work && !s_gap && !s_fin && s_last && rec_i.natoms != 2'd0) p_exited = 1'b0;
     p_ph = x;
   end
   assign cu_sync_due_o = cu_due;
+  assign cu_isync_due_o = cu_idue;
+  assign post_isync_due_o = p_isync_due;
   logic unused_gen;
   assign unused_gen = ^{rec_i.cycle, en.v, en.pad, ok_unused};
 
@@ -483,10 +610,10 @@ module etm_gen #(
           w_add = icc;
           pkt[7:0] = etm_defs_pkg::HdrIsyncCc;
           pkt[47:8] = cb[39:0];
-          pkt = pkt | ({48'd0, a, 1'b0, en.hdr[1:0], 5'd0} << ({5'd0, cb[42:40]} * 8 + 8));
+          pkt = pkt | ({48'd0, a, 1'b0, en.hdr[1:0], 4'd0, isync_info_i} << ({5'd0, cb[42:40]} * 8 + 8));
           len = 4'd6 + {1'b0, cb[42:40]};
         end else begin
-          pkt[47:0] = {a, 1'b0, en.hdr[1:0], 5'd0, etm_defs_pkg::HdrIsync};
+          pkt[47:0] = {a, 1'b0, en.hdr[1:0], 4'd0, isync_info_i, etm_defs_pkg::HdrIsync};
           len = 4'd6;
         end
       end
@@ -553,6 +680,10 @@ module etm_gen #(
     sync_count_d = sync_count_q;
     wtotal_d = wtotal_q;
     wsent_d = wsent_q;
+    exited_d = exited_q;
+    first_d = first_q;
+    isync_wait_d = isync_wait_q;
+    isync_due_d = isync_due_q;
     ph_d = ph_q;
     if (phase_end) begin
       // The state after the phase; its W atoms are sent.
@@ -565,6 +696,10 @@ module etm_gen #(
       sync_count_d = p_sync_count;
       wtotal_d = p_wtotal;
       ph_d = p_ph;
+      exited_d = p_exited;
+      first_d = p_first;
+      isync_wait_d = p_isync_wait;
+      isync_due_d = p_isync_due;
       wsent_d = wsent_q + wph;
       wph_d = 32'd0;
       cur_d = 6'd0;
@@ -579,12 +714,15 @@ module etm_gen #(
         if (!sync_in_bytes_i && sync_period_i != 12'd0 && p_started) begin
           sync_count_d = p_sync_count + 32'd1;
           if (sync_count_d >= {20'd0, sync_period_i}) sync_due_d = 1'b1;
+          // SYNC_PLACEMENT=1: the I-sync falls due half a sync period after its A-sync.
+          if (isync_wait_d && sync_count_d >= {21'd0, sync_period_i[11:1]}) isync_due_d = 1'b1;
         end
       end
       if (counted) begin
         if (sync_in_bytes_i && sync_period_i != 12'd0 && p_started) begin
           sync_count_d = sync_count_d + nbytes;
           if (sync_count_d >= {20'd0, sync_period_i}) sync_due_d = 1'b1;
+          if (isync_wait_d && sync_count_d >= {21'd0, sync_period_i[11:1]}) isync_due_d = 1'b1;
         end
         bytes_d = 32'd0;
       end
@@ -633,6 +771,10 @@ module etm_gen #(
       sync_count_q <= 32'd0;
       wtotal_q     <= 32'd0;
       wsent_q      <= 32'd0;
+      exited_q     <= 1'b0;
+      first_q      <= 1'b0;
+      isync_wait_q <= 1'b0;
+      isync_due_q  <= 1'b0;
       ph_q         <= '0;
       on_q         <= 1'b0;
       phase_q      <= 4'd0;
@@ -657,6 +799,10 @@ module etm_gen #(
       sync_count_q <= sync_count_d;
       wtotal_q     <= wtotal_d;
       wsent_q      <= wsent_d;
+      exited_q     <= exited_d;
+      first_q      <= first_d;
+      isync_wait_q <= isync_wait_d;
+      isync_due_q  <= isync_due_d;
       ph_q         <= ph_d;
       on_q         <= on_d;
       phase_q      <= phase_d;

@@ -187,8 +187,32 @@ package etm_gen_ph_pkg;
     f_nca_atom = {x, e};
   endfunction
 
-  // ph_cycle without cycle accuracy: the held header (a newer atom), then the atoms.
-  function automatic logic [PhW+6*EntW-1:0] f_nca(input logic [PhW-1:0] s, input logic two,
+  // ph_cycle with the ETM-M3's packing (PH_PACKING=1, cycle_m3): one atom. Format 1
+  // only: E atoms into the open header, which closes at an N (E..E N, or N alone)
+  // or at 15 E and goes out at once. (Nothing is held in this packing: the header
+  // close_open holds is pushed by the close that made it.)
+  function automatic logic [PhW+EntW-1:0] f_m3_atom(input logic [PhW-1:0] s, input logic ex);
+    logic [PhW-1:0] x;
+    logic [EntW-1:0] e;
+    logic [3:0] k;
+    x = s;
+    e = '0;
+    k = (s[FOpen +: 2] == OpF1) ? s[FOpenE +: 4] : 4'd0;
+    if (ex && k < 4'd14) begin
+      x[FOpen +: 2] = OpF1;
+      x[FOpenE +: 4] = k + 4'd1;
+    end else begin
+      e = ent(KHdr, etm_pkg::hdr_f1(ex ? 4'd15 : k, !ex), 8'd0);
+      x[FSingle] = !ex && k == 4'd0;
+      x[FOpen +: 2] = OpNone;
+      x[FOpenE +: 4] = 4'd0;
+    end
+    f_m3_atom = {x, e};
+  endfunction
+
+  // ph_cycle without cycle accuracy: the held header (a newer atom), then the atoms
+  // (m3: the ETM-M3's packing).
+  function automatic logic [PhW+6*EntW-1:0] f_nca(input logic [PhW-1:0] s, input logic m3, input logic two,
                                                   input logic a, input logic b);
     logic [PhW+EntW-1:0] r_f_nca_atom;
     logic [PhW+EntW-1:0] r_f_push_held;
@@ -197,10 +221,10 @@ package etm_gen_ph_pkg;
     es = '0;
     r_f_push_held = f_push_held(s);
     {x, es[0 +: EntW]} = r_f_push_held;
-    r_f_nca_atom = f_nca_atom(x, a);
+    r_f_nca_atom = m3 ? f_m3_atom(x, a) : f_nca_atom(x, a);
     {x, es[EntW +: EntW]} = r_f_nca_atom;
     if (two) begin
-      r_f_nca_atom = f_nca_atom(x, b);
+      r_f_nca_atom = m3 ? f_m3_atom(x, b) : f_nca_atom(x, b);
       {x, es[2*EntW +: EntW]} = r_f_nca_atom;
     end
     f_nca = {x, es};
@@ -325,7 +349,7 @@ package etm_gen_ph_pkg;
   // atoms, the held header goes first (a newer atom: it can no longer be
   // cancelled), so the first entry of each form below, which pushes the held
   // header again, is never valid after it and holds that push.
-  function automatic logic [PhW+32+6*EntW-1:0] f_cycle(input logic [PhW-1:0] s, input logic ca,
+  function automatic logic [PhW+32+6*EntW-1:0] f_cycle(input logic [PhW-1:0] s, input logic ca, input logic m3,
                                                        input logic [1:0] natoms, input logic a, input logic b);
     logic [PhW+EntW-1:0] r_f_push_held;
     logic [PhW+6*EntW-1:0] r_f_ca0;
@@ -347,7 +371,7 @@ package etm_gen_ph_pkg;
     if (!ca && natoms == 2'd0) begin
       {x, es} = {y, {6*EntW{1'b0}}};
     end else if (!ca) begin
-      r_f_nca = f_nca(y, natoms == 2'd2, a, b);
+      r_f_nca = f_nca(y, m3, natoms == 2'd2, a, b);
       {x, es} = r_f_nca;
     end else if (natoms == 2'd0) begin
       r_f_ca0 = f_ca0(y);
@@ -490,7 +514,7 @@ package etm_gen_ph_pkg;
   // ph_atom_nowait: slot 1's atom right after its branch packet. Returns
   // {state, cycle count value, entries}.
   function automatic logic [PhW+32+6*EntW-1:0] f_nowait(input logic [PhW-1:0] s, input logic ca,
-                                                        input logic format4, input logic ex);
+                                                        input logic m3, input logic format4, input logic ex);
     logic [PhW+32+6*EntW-1:0] r_f_cycle;
     logic [PhW+32+6*EntW-1:0] r_f_flush_hold;
     logic [PhW+6*EntW-1:0] r_f_nca;
@@ -500,10 +524,10 @@ package etm_gen_ph_pkg;
     cc = 32'd0;
     es = '0;
     if (!ca) begin
-      r_f_nca = f_nca(s, 1'b0, ex, 1'b0);
+      r_f_nca = f_nca(s, m3, 1'b0, ex, 1'b0);
       {x, es} = r_f_nca;
     end else if (!format4) begin
-      r_f_cycle = f_cycle(s, 1'b1, 2'd1, ex, 1'b0);
+      r_f_cycle = f_cycle(s, 1'b1, 1'b0, 2'd1, ex, 1'b0);
       {x, cc, es} = r_f_cycle;
       if (x[FWdebt +: 8] != 8'd255) x[FWdebt +: 8] = x[FWdebt +: 8] + 8'd1;
     end else begin  // format 4 after the W run

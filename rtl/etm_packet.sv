@@ -49,6 +49,12 @@ module etm_packet #(
   input  logic        flush_i,
   input  logic        ph_eager_i,   // PH_EAGER: ETMFLUSH closes the atoms gathered (slot C)
   input  logic        branch_full_i, // BRANCH_FULL: branch packets carry the whole address
+  input  logic        isync_info_i,  // ISYNC_INFO: bit 0 of every I-sync information byte
+  input  logic        withdraw_i,    // CANCEL_FORM=1: the Cancel bit withdraws the last atom (no slot B)
+  input  logic        trace_start_i, // TRACE_START=1: the first atom after a restart alone, a trigger after it
+  input  logic        sync_m3_i,     // SYNC_PLACEMENT=1: A-sync where a header closed, I-sync half a period later
+  input  logic        tailchain_i,   // TAILCHAIN_RETURN=1 (ETMv3.4 on): 0x76 before a tail-chained entry
+  input  logic        exit_i,        // an exception exits, without an instruction
   input  logic        trace_enable_i,
   input  logic        trigger_i,
   input  logic        view_data_i,
@@ -66,7 +72,7 @@ module etm_packet #(
   input  logic        end_i,
   input  logic        hold_i,
   // etm_pheader.
-  output logic [9:0]  ph_slot_en_o,
+  output logic [etm_pkg::PhSlots-1:0] ph_slot_en_o,
   output logic        ph_ls_b_o,
   output logic        ph_ls_b_trig_o,
   output logic [1:0]  ph_natoms_o,
@@ -74,13 +80,15 @@ module etm_packet #(
   output logic        ph_exec1_o,
   output logic        ph_commit_o,
   output logic        ph_clear_o,
-  input  logic [639:0] ph_seg_i,
-  input  logic [39:0]  ph_seg_len_i,
-  input  logic [319:0] ph_seg_w_i,
-  input  logic [9:0]   ph_ls_wr_i,
-  input  logic [9:0]   ph_ls_val_i,
-  input  logic [9:0]   ph_atoms_wr_i,
-  input  logic [39:0]  ph_atoms_at_i,
+  input  logic [etm_pkg::PhSlots*64-1:0] ph_seg_i,
+  input  logic [etm_pkg::PhSlots*4-1:0] ph_seg_len_i,
+  input  logic [etm_pkg::PhSlots*32-1:0] ph_seg_w_i,
+  input  logic [etm_pkg::PhSlots-1:0] ph_ls_wr_i,
+  input  logic [etm_pkg::PhSlots-1:0] ph_ls_val_i,
+  input  logic [etm_pkg::PhSlots-1:0] ph_atoms_wr_i,
+  input  logic [etm_pkg::PhSlots*4-1:0] ph_atoms_at_i,
+  input  logic        ph_sync_p_i,     // slot P ran: a periodic A-sync before the atoms
+  input  logic        ph_sync_l_i,     // slot L ran: ... after them
   // The cycle buffer.
   output logic [etm_defs_pkg::CycleBytesMax*8-1:0] cbuf_o,
   output logic [6:0]   cbuf_n_o,
@@ -88,7 +96,7 @@ module etm_packet #(
   output logic         ovf_q_o         // an overflow whose restart is not yet traced (ETMSR[0])
 );
   localparam int unsigned SlotA = 0, SlotB = 1, SlotC = 2, SlotE = 3, SlotF = 4, SlotG = 5,
-                          SlotH = 6, SlotI = 7, SlotJ = 8, SlotK = 9;
+                          SlotP = 6, SlotH = 7, SlotI = 8, SlotJ = 9, SlotL = 10, SlotK = 11;
   localparam int unsigned E = 3;  // DP_ENTRIES
   // dp_entry_t.state
   localparam logic [1:0] DpFree = 2'd0, DpNew = 2'd1, DpPlaced = 2'd2;
@@ -108,6 +116,9 @@ module etm_packet #(
   logic [31:0] sync_count_q, sync_count_d;
   logic [31:0] wtotal_q, wtotal_d;
   logic [31:0] wsent_q, wsent_d;
+  logic        exited_q, exited_d;
+  logic        isync_wait_q, isync_wait_d;
+  logic        isync_due_q, isync_due_d;
 
 
   // ---- Data state (dpacket_state_t, held by etm_dpacket) --------------------------
@@ -142,6 +153,7 @@ module etm_packet #(
   logic        started, active, sync_due, cancel, trig_pend, ovf;
   logic [1:0]  reason;
   logic [31:0] last_addr, sync_count;
+  logic        exited, isync_wait, isync_due;
   // Packets of this stage, in stream order.
   logic        pa_async, pa_trig;                 // trigger: A-sync first if none yet, 0x0C
   logic        ps_async, ps_isync;                // trace (re)start
@@ -152,7 +164,9 @@ module etm_packet #(
   logic        pb_ret, pb_branch;                 // 0x76, branch packet
   logic [58:0] pb_branch_b;
   logic        pt_async, pt_trig;                 // trigger that waited behind a cancel
-  logic        py_sync;                           // periodic A-sync and I-sync
+  logic        pc_async;                          // A-sync after the flush hint's close
+  logic        py_async, py_sync;                 // periodic A-sync and I-sync
+  logic        pi_trig;                           // trigger after the first atom's header
   logic [31:1] py_addr;
   logic        ph_branch;                         // slot 1's branch packet
   logic [58:0] ph_branch_b;
@@ -165,13 +179,16 @@ module etm_packet #(
   logic        x_traced;                          // D2 traces the transfer
 
   etm_packet_plan u_plan (
-    .enabled_i, .ca_i, .alt_branch_i, .exc_ext_i, .ph_eager_i, .branch_full_i, .data_addr_i, .data_value_i,
+    .enabled_i, .ca_i, .alt_branch_i, .exc_ext_i, .ph_eager_i, .branch_full_i, .withdraw_i, .trace_start_i,
+    .sync_m3_i, .tailchain_i, .exit_i, .data_addr_i,
+    .data_value_i,
     .natoms_i, .addr0_i, .exec0_i, .target0_i, .addr1_i, .exec1_i, .target1_i, .entry_i, .ret_i, .exc_i,
     .cancel_i, .flush_i, .trace_enable_i, .trigger_i, .view_data_i, .dactl_i, .fifo_empty_i, .end_i, .hold_i,
     .started_q, .active_q, .reason_q, .sync_due_q, .cancel_q, .trig_pend_q, .ovf_q, .single_q, .last_addr_q,
-    .sync_count_q, .first_q, .unal_q, .newest_q, .ins_traced_q, .ins_started_q,
+    .sync_count_q, .exited_q, .isync_wait_q, .isync_due_q, .first_q, .unal_q, .newest_q, .ins_traced_q, .ins_started_q,
     .ph_slot_en_o, .ph_ls_b_o, .ph_ls_b_trig_o, .ph_natoms_o, .ph_exec0_o, .ph_exec1_o,
     .started, .active, .sync_due, .cancel, .trig_pend, .ovf, .reason, .last_addr, .sync_count,
+    .exited, .isync_wait, .isync_due, .pc_async, .py_async, .pi_trig,
     .pa_async, .pa_trig, .ps_async, .ps_isync, .ps_reason, .ps_addr, .ps_branch, .ps_branch_b, .pb_ret,
     .pb_branch, .pb_branch_b, .pt_async, .pt_trig, .py_sync, .py_addr, .ph_branch, .ph_branch_b,
     .d_on, .x_kind, .seq_first, .seq_unal, .d_newest, .d_ins_traced, .x_traced
@@ -456,7 +473,7 @@ module etm_packet #(
                            input logic [31:0] cc);
     logic [42:0] ccb;
     logic [39:0] tail;
-    tail = {addr[31:24], addr[23:16], addr[15:8], addr[7:1], 1'b1, 1'b0, rsn, 5'd0};  // bit 0: Thumb
+    tail = {addr[31:24], addr[23:16], addr[15:8], addr[7:1], 1'b1, 1'b0, rsn, 4'd0, isync_info_i};  // bit 0: Thumb
     if (with_cc) begin
       ccb = etm_pkg::count_bytes(cc);
       put({40'd0, ccb[39:0], etm_defs_pkg::HdrIsyncCc} | ({48'd0, tail} << {ccb[42:40] + 3'd1, 3'b000}),
@@ -534,6 +551,8 @@ module etm_packet #(
     emit();
     put_seg(SlotC);
     emit();
+    if (pc_async) put_async();
+    emit();
     // Trace (re)starts: transfers still waiting for their values are placed first.
     if (ps_isync && d_on) place_older(1'b0, 2'd0);
     if (ps_async) put_async();
@@ -553,18 +572,25 @@ module etm_packet #(
     emit();
     put_seg(SlotG);
     emit();
-    if (py_sync) begin
-      put_async();
-      put_isync(etm_defs_pkg::IsyncReasonPeriodic, py_addr, 1'b0, 32'd0);
-    end
+    if (py_async) put_async();
+    if (py_sync) put_isync(etm_defs_pkg::IsyncReasonPeriodic, py_addr, 1'b0, 32'd0);
+    emit();
+    put_seg(SlotP);
+    emit();
+    if (ph_sync_p_i) put_async();
     emit();
     put_seg(SlotH);
     emit();
     put_seg(SlotI);
     emit();
+    if (pi_trig) put({80'd0, etm_defs_pkg::HdrTrigger}, 4'd1);
     if (ph_branch) put_branch(ph_branch_b);
     emit();
     put_seg(SlotJ);
+    emit();
+    put_seg(SlotL);
+    emit();
+    if (ph_sync_l_i) put_async();
     emit();
 
     // D2 (dp_address): the cycle's transfer, after its instructions.
@@ -629,15 +655,21 @@ module etm_packet #(
 
   // ---- 3. Commit ----------------------------------------------------------------------
   // The state the cycle decided, its bytes accepted (etm_packet_accepted but the sync count).
+  // SYNC_PLACEMENT=1: an A-sync that slot P or L let out (sync_close).
+  logic sync_pl;
+  assign sync_pl = ph_sync_p_i || ph_sync_l_i;
+
   task automatic take_decided();
-    started_d = started;
+    started_d = started || sync_pl;
     active_d = active;
     reason_d = reason;
-    sync_due_d = sync_due;
+    sync_due_d = sync_due && !sync_pl;
+    isync_wait_d = isync_wait || sync_pl;
+    isync_due_d = isync_due && !sync_pl;
     cancel_d = cancel;
     trig_pend_d = trig_pend;
     last_addr_d = last_addr;
-    sync_count_d = sync_count;
+    sync_count_d = sync_pl ? 32'd0 : sync_count;
     single_d = ls;
     wsent_d = wsent_q + cw;
   endtask
@@ -646,6 +678,8 @@ module etm_packet #(
   task automatic sync_add(input logic [31:0] n);
     sync_count_d = sync_count_d + n;
     if (sync_count_d >= {20'd0, sync_period_i}) sync_due_d = 1'b1;
+    // SYNC_PLACEMENT=1: the I-sync falls due half a sync period after its A-sync.
+    if (isync_wait_d && sync_count_d >= {21'd0, sync_period_i[11:1]}) isync_due_d = 1'b1;
   endtask
 
   always_comb begin : commit
@@ -661,6 +695,9 @@ module etm_packet #(
     sync_count_d = sync_count_q;
     wtotal_d = wtotal_q;
     wsent_d = wsent_q;
+    exited_d = exited_q;
+    isync_wait_d = isync_wait_q;
+    isync_due_d = isync_due_q;
     ph_commit_o = 1'b0;
     ph_clear_o = 1'b0;
     if (hold_i) begin
@@ -676,14 +713,18 @@ module etm_packet #(
         // etm_packet_accepted()
         ph_commit_o = 1'b1;
         take_decided();
+        exited_d = exited;
         ovf_d = ovf;
         if (sync_in_bytes_i && sync_period_i != 12'd0 && started) sync_add({25'd0, cn});
       end else begin
         // etm_packet_overflow() on the state the cycle left (no roll-back); the
         // A-sync of a dropped cycle never went out (started_q stays).
-        sync_due_d = sync_due;
+        sync_due_d = sync_due && !sync_pl;
         last_addr_d = last_addr;
-        sync_count_d = sync_count;
+        sync_count_d = sync_pl ? 32'd0 : sync_count;
+        exited_d = exited;
+        isync_wait_d = 1'b0;
+        isync_due_d = 1'b0;
         ph_clear_o = 1'b1;
         ovf_d = 1'b1;
         active_d = 1'b0;
@@ -768,6 +809,9 @@ module etm_packet #(
       sync_count_q <= 32'd0;
       wtotal_q     <= 32'd0;
       wsent_q      <= 32'd0;
+      exited_q     <= 1'b0;
+      isync_wait_q <= 1'b0;
+      isync_due_q  <= 1'b0;
     end else begin
       started_q    <= started_d;
       active_q     <= active_d;
@@ -781,6 +825,9 @@ module etm_packet #(
       sync_count_q <= sync_count_d;
       wtotal_q     <= wtotal_d;
       wsent_q      <= wsent_d;
+      exited_q     <= exited_d;
+      isync_wait_q <= isync_wait_d;
+      isync_due_q  <= isync_due_d;
     end
   end
 

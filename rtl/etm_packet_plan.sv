@@ -13,6 +13,10 @@ module etm_packet_plan (
   input  logic        exc_ext_i,
   input  logic        ph_eager_i,
   input  logic        branch_full_i,
+  input  logic        withdraw_i,         // CANCEL_FORM=1: the Cancel bit withdraws the last atom
+  input  logic        trace_start_i,      // TRACE_START=1: the first atom after a restart alone, a trigger after it
+  input  logic        sync_m3_i,          // SYNC_PLACEMENT=1: A-sync where a header closed, I-sync later
+  input  logic        tailchain_i,        // TAILCHAIN_RETURN=1 (ETMv3.4 on): 0x76 before a tail-chained entry
   input  logic        data_addr_i,
   input  logic        data_value_i,
   // This cycle's trace items, filter and data slot.
@@ -25,6 +29,7 @@ module etm_packet_plan (
   input  logic        target1_i,
   input  logic        entry_i,
   input  logic        ret_i,
+  input  logic        exit_i,             // an exception exits, without an instruction
   input  logic [8:0]  exc_i,
   input  logic        cancel_i,
   input  logic        flush_i,
@@ -46,13 +51,16 @@ module etm_packet_plan (
   input  logic        single_q,
   input  logic [31:0] last_addr_q,
   input  logic [31:0] sync_count_q,
+  input  logic        exited_q,           // an exception exited since the last instruction
+  input  logic        isync_wait_q,       // (SYNC_PLACEMENT=1) a periodic A-sync went out, its I-sync not yet
+  input  logic        isync_due_q,        //   and it is due
   input  logic        first_q,
   input  logic        unal_q,
   input  logic        newest_q,
   input  logic        ins_traced_q,
   input  logic        ins_started_q,
   // etm_pheader: the slots that run, and what they are given.
-  output logic [9:0]  ph_slot_en_o,
+  output logic [etm_pkg::PhSlots-1:0] ph_slot_en_o,
   output logic        ph_ls_b_o,
   output logic        ph_ls_b_trig_o,
   output logic [1:0]  ph_natoms_o,
@@ -68,6 +76,9 @@ module etm_packet_plan (
   output logic [1:0]  reason,
   output logic [31:0] last_addr,
   output logic [31:0] sync_count,
+  output logic        exited,
+  output logic        isync_wait,
+  output logic        isync_due,
   // Packets of this stage, in stream order.
   output logic        pa_async,           // trigger: A-sync first if none yet,
   output logic        pa_trig,            //   0x0C
@@ -82,7 +93,10 @@ module etm_packet_plan (
   output logic [58:0] pb_branch_b,
   output logic        pt_async,           // trigger that waited behind a cancel
   output logic        pt_trig,
-  output logic        py_sync,            // periodic A-sync and I-sync
+  output logic        pc_async,           // (SYNC_PLACEMENT=1) A-sync after the flush hint's close
+  output logic        py_async,           // periodic A-sync (SYNC_PLACEMENT=0)
+  output logic        py_sync,            // periodic I-sync
+  output logic        pi_trig,            // (TRACE_START=1) trigger after the first atom's header
   output logic [31:1] py_addr,
   output logic        ph_branch,          // slot 1's branch packet
   output logic [58:0] ph_branch_b,
@@ -96,10 +110,10 @@ module etm_packet_plan (
   output logic        x_traced            // D2 traces the transfer
 );
   localparam int unsigned SlotA = 0, SlotB = 1, SlotC = 2, SlotE = 3, SlotF = 4, SlotG = 5,
-                          SlotH = 6, SlotI = 7, SlotJ = 8, SlotK = 9;
+                          SlotP = 6, SlotH = 7, SlotI = 8, SlotJ = 9, SlotL = 10, SlotK = 11;
   localparam logic [1:0] XferNone = 2'd0, XferFirst = 2'd1, XferLater = 2'd2, XferSecondHalf = 2'd3;
 
-  logic [9:0] slot_en;
+  logic [etm_pkg::PhSlots-1:0] slot_en;
   logic       unused_dactl;               // the plan reads DASlot, DAUnaligned, DACPRT, DALast
   assign unused_dactl = ^{dactl_i[17], dactl_i[14:12], dactl_i[10:2]};
   logic       data;                       // ETMCR[3:2] != 0
@@ -117,8 +131,14 @@ module etm_packet_plan (
     sync_count = 32'd0;
   endtask
 
+  // put_isync(): any I-sync serves as a periodic A-sync's (SYNC_PLACEMENT=1).
+  task automatic send_isync();
+    isync_wait = 1'b0;
+    isync_due = 1'b0;
+  endtask
+
   always_comb begin : decide
-    logic go, cont, trig_now, branchy, step6, exc_ok;
+    logic go, cont, trig_now, branchy, step6, exc_ok, first;
     go = 1'b0;
     cont = 1'b0;
     branchy = 1'b0;
@@ -135,6 +155,13 @@ module etm_packet_plan (
     ovf = ovf_q;
     last_addr = last_addr_q;
     sync_count = sync_count_q;
+    exited = exited_q;
+    isync_wait = isync_wait_q;
+    isync_due = isync_due_q;
+    first = 1'b0;
+    pc_async = 1'b0;
+    py_async = 1'b0;
+    pi_trig = 1'b0;
     pa_async = 1'b0;
     pa_trig = 1'b0;
     ps_async = 1'b0;
@@ -191,9 +218,10 @@ module etm_packet_plan (
       if (go) ovf = 1'b0;
     end
 
-    // 1. Trigger.
+    // 1. Trigger (TRACE_START=1: before the first atom after a restart it waits
+    // for that atom's header, as behind a cancel).
     if (go && trigger_i) begin
-      if (cancel) begin
+      if (cancel || (trace_start_i && !active)) begin
         trig_pend = 1'b1;
       end else begin
         trig_now = 1'b1;
@@ -218,11 +246,20 @@ module etm_packet_plan (
     if (cont && active) begin
       // 3. Cancel.
       if (cancel_i) begin
-        slot_en[SlotB] = 1'b1;
+        slot_en[SlotB] = !withdraw_i;
         cancel = 1'b1;
       end
       // 4. Flush hint.
-      if (flush_i && ph_eager_i && !cancel) slot_en[SlotC] = 1'b1;
+      if (flush_i && ph_eager_i && !cancel) begin
+        slot_en[SlotC] = 1'b1;
+        // SYNC_PLACEMENT=1: a periodic A-sync where the header has closed (sync_close).
+        if (sync_m3_i && sync_due) begin
+          pc_async = 1'b1;
+          send_async();
+          isync_wait = 1'b1;
+          isync_due = 1'b0;
+        end
+      end
     end
 
     if (cont && natoms_i == 2'd0) begin
@@ -239,10 +276,12 @@ module etm_packet_plan (
           send_async();
         end
         ps_isync = 1'b1;
+        send_isync();
         ps_reason = reason;
         last_addr = addr0_i & 32'hFFFF_FFFE;
         active = 1'b1;
         cancel = 1'b0;
+        first = trace_start_i;  // the first atom alone (step 6)
         if (exc_ok) begin
           ps_branch = 1'b1;
           ps_branch_b = etm_pkg::branch_packet(branch_from(last_addr, addr0_i), addr0_i, alt_branch_i, 1'b1, exc_i, 1'b0);
@@ -250,7 +289,9 @@ module etm_packet_plan (
         end
       end else if (branchy) begin
         slot_en[SlotE] = 1'b1;
-        pb_ret = ret_i && exc_ext_i;
+        // TAILCHAIN_RETURN=1: an entry after an exit without a return is a
+        // tail-chain, and the handler left returns first.
+        pb_ret = (ret_i && exc_ext_i) || (entry_i && exited_q && tailchain_i);
         pb_branch = 1'b1;
         pb_branch_b = etm_pkg::branch_packet(branch_from(last_addr, addr0_i), addr0_i, alt_branch_i, exc_ok,
                                              exc_i, exc_ok && cancel);
@@ -278,16 +319,35 @@ module etm_packet_plan (
           trig_pend = 1'b0;
         end
       end
-      if (sync_due) begin
-        // Periodic synchronisation, after any branch packet.
+      if (sync_m3_i ? isync_due : sync_due) begin
+        // Periodic synchronisation, after any branch packet (SYNC_PLACEMENT=1:
+        // the I-sync of an A-sync sent where a header closed).
         slot_en[SlotG] = 1'b1;
         py_sync = 1'b1;
-        send_async();
+        send_isync();
+        if (!sync_m3_i) begin
+          py_async = 1'b1;
+          send_async();
+        end
         last_addr = addr0_i & 32'hFFFF_FFFE;
       end
+      // SYNC_PLACEMENT=1: an A-sync before the atoms or after them, wherever no
+      // header is open (etm_pheader decides; etm_packet commits what it sends).
+      slot_en[SlotP] = sync_m3_i && sync_due && active;
+      slot_en[SlotL] = sync_m3_i && sync_due && active;
       // 6. W and atoms.
       step6 = 1'b1;
       slot_en[SlotH] = 1'b1;
+      if (first) begin
+        // TRACE_START=1: the first atom after a restart in a header of its own
+        // (cycle-accurate, the first cycle's atoms: one W), then a trigger that
+        // waited for it; a second atom that is no branch target goes after it.
+        ph_natoms_o = (ca_i && natoms_i == 2'd2 && !target1_i) ? 2'd2 : 2'd1;
+        slot_en[SlotI] = 1'b1;
+        pi_trig = trig_pend;
+        trig_pend = 1'b0;
+        if (natoms_i == 2'd2 && !target1_i && !ca_i) slot_en[SlotJ] = 1'b1;
+      end
       if (natoms_i == 2'd2 && target1_i) begin
         ph_natoms_o = 2'd1;
         slot_en[SlotI] = 1'b1;
@@ -297,6 +357,9 @@ module etm_packet_plan (
         slot_en[SlotJ] = 1'b1;
       end
     end
+    // An exception's exit without an instruction: an entry before the next
+    // instruction tail-chains (note_exit).
+    if (go) exited = natoms_i != 2'd0 ? 1'b0 : (exit_i || exited_q);
     // D2 (dp_address): is the transfer traced, and is it the instruction's first
     // traced one (its atom goes out before it: slot K)?
     d_on = go && data;

@@ -13,9 +13,14 @@
 //   E close_atoms   before a branch, exception or exception return packet
 //   F close_all     a trigger packet that waited behind a cancel
 //   G close_atoms   before periodic A-sync/I-sync
+//   P close_atoms   SYNC_PLACEMENT=1: a periodic A-sync before the atoms, where
+//                   no header is open (sync_close; the slot runs only then)
 //   H cycle         the cycle's W and atoms (ph_cycle)
-//   I close_atoms   slot 1 is a branch target: before its branch packet
-//   J atom_nowait   ... and slot 1's atom after it
+//   I close_atoms   slot 1 is a branch target: before its branch packet; or
+//                   TRACE_START=1: after the first atom after a restart
+//   J atom_nowait   ... and slot 1's atom after it (or the cycle's second atom)
+//   L close_atoms   SYNC_PLACEMENT=1: a periodic A-sync after the atoms, where no
+//                   header is open and slot P made none (sync_close)
 //   K close_atoms   data trace: before an instruction's first data packet
 // Each segment also reports the W atoms its bytes carry (cycle_buf_t.w),
 // whether it set `last_single` (the last packet is a one-atom P-header), and
@@ -27,8 +32,10 @@ module etm_pheader (
   // Mode (static).
   input  logic        ca_i,        // cycle-accurate (ETMCR[12])
   input  logic        format4_i,   // ETMv3.3 and later
-  // Slot enables, in slot order A B C E F G H I J K.
-  input  logic [9:0]  slot_en_i,
+  input  logic        m3_i,        // PH_PACKING=1 without cycle accuracy: the ETM-M3's packing
+  // Slot enables, in slot order A B C E F G P H I J L K (P and L: may run).
+  // SYNC_PLACEMENT=1 decides here whether P and L run: where no header is open.
+  input  logic [etm_pkg::PhSlots-1:0] slot_en_i,
   input  logic        ls_b_i,      // last_single before the cycle's packets,
   input  logic        ls_b_trig_i, // ... and a trigger packet before slot B (it clears it)
   input  logic [1:0]  natoms_i,    // slot H: atoms of the cycle (0, 1, 2)
@@ -38,17 +45,19 @@ module etm_pheader (
   input  logic        commit_i,
   input  logic        clear_i,
   // Segments, slot k at [k*64 +: 64], byte 0 lowest.
-  output logic [639:0] seg_o,
-  output logic [39:0]  seg_len_o,  // 4 bits per slot
-  output logic [319:0] seg_w_o,    // 32 bits per slot
-  output logic [9:0]   ls_wr_o,    // the slot set last_single
-  output logic [9:0]   ls_val_o,   // ... to this value
-  output logic [9:0]   atoms_wr_o, // the segment holds a P-header with atoms,
-  output logic [39:0]  atoms_at_o  // ... the first at this byte (4 bits per slot)
+  output logic [etm_pkg::PhSlots*64-1:0] seg_o,
+  output logic [etm_pkg::PhSlots*4-1:0] seg_len_o,  // 4 bits per slot
+  output logic [etm_pkg::PhSlots*32-1:0] seg_w_o,    // 32 bits per slot
+  output logic [etm_pkg::PhSlots-1:0] ls_wr_o,    // the slot set last_single
+  output logic [etm_pkg::PhSlots-1:0] ls_val_o,   // ... to this value
+  output logic [etm_pkg::PhSlots-1:0] atoms_wr_o, // the segment holds a P-header with atoms,
+  output logic        sync_p_o,    // slot P ran: its A-sync goes after it
+  output logic        sync_l_o,    // slot L ran
+  output logic [etm_pkg::PhSlots*4-1:0] atoms_at_o  // ... the first at this byte (4 bits per slot)
 );
-  localparam int unsigned NumSlots = 10;
+  localparam int unsigned NumSlots = etm_pkg::PhSlots;
   localparam int unsigned SlotA = 0, SlotB = 1, SlotC = 2, SlotE = 3, SlotF = 4, SlotG = 5,
-                          SlotH = 6, SlotI = 7, SlotJ = 8, SlotK = 9;
+                          SlotP = 6, SlotH = 7, SlotI = 8, SlotJ = 9, SlotL = 10, SlotK = 11;
 
   // ---- State (pheader_state_t) -----------------------------------------------------
   etm_pkg::ph_open_e open_q, open_d;
@@ -168,10 +177,29 @@ module etm_pheader (
   // ph_cycle(): one cycle, W (cycle-accurate) then its atoms.
   task automatic ph_cycle(input logic [1:0] natoms, input logic x0, input logic x1);
     logic e;
+    logic [3:0] k;
     logic [31:0] w;
     logic done;
     if (natoms != 2'd0) push_held();
-    if (!ca_i) begin
+    if (!ca_i && m3_i) begin
+      // cycle_m3: format 1 only, E atoms into the open header, which closes at an
+      // N (E..E N, or N alone) or at 15 E and goes out at once. (Nothing is held
+      // in this packing: close_open's header is pushed by the close that made it.)
+      for (int i = 0; i < 2; i++) begin
+        if (2'(i) < natoms) begin
+          e = (i == 0) ? x0 : x1;
+          k = (open == etm_pkg::PhOpenF1) ? open_e : 4'd0;
+          if (e && k < 4'd14) begin
+            open = etm_pkg::PhOpenF1;
+            open_e = k + 4'd1;
+          end else begin
+            put_header(etm_pkg::hdr_f1(e ? 4'd15 : k, !e), e ? 5'd15 : {1'b0, k} + 5'd1, 8'd0);
+            open = etm_pkg::PhOpenNone;
+            open_e = 4'd0;
+          end
+        end
+      end
+    end else if (!ca_i) begin
       for (int i = 0; i < 2; i++) begin
         if (2'(i) < natoms) begin
           e = (i == 0) ? x0 : x1;
@@ -372,6 +400,8 @@ module etm_pheader (
     lval = 1'b0;
     awr = 1'b0;
     aat = 4'd0;
+    sync_p_o = 1'b0;
+    sync_l_o = 1'b0;
     for (int s = 0; s < NumSlots; s++) begin
       sb = '0;
       sn = 4'd0;
@@ -386,6 +416,14 @@ module etm_pheader (
           SlotA, SlotF:               close_all();
           SlotB:                      isolate_last();
           SlotC, SlotE, SlotG, SlotI, SlotK: close_atoms();
+          SlotP: if (open == etm_pkg::PhOpenNone) begin
+                   close_atoms();
+                   sync_p_o = 1'b1;
+                 end
+          SlotL: if (open == etm_pkg::PhOpenNone && !sync_p_o) begin
+                   close_atoms();
+                   sync_l_o = 1'b1;
+                 end
           SlotH:                      ph_cycle(natoms_i, exec0_i, exec1_i);
           SlotJ:                      atom_nowait(exec1_i);
           default:                    ;

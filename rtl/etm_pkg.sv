@@ -12,6 +12,9 @@ package etm_pkg;
   typedef enum logic [1:0] {
     PhOpenNone = 2'd0, PhOpenF1 = 2'd1, PhOpenN = 2'd2
   } ph_open_e;
+  // The P-header packer's operation slots in a cycle (etm_pheader: A B C E F G P H
+  // I J L K).
+  localparam int unsigned PhSlots = 12;
 
   // ---- The packet generator with records (etm_gen) ------------------------------
   // What a cycle hands the generator (pk_record_t: the frontend's items, the
@@ -24,6 +27,7 @@ package etm_pkg;
     logic        exec1, target1, entry, ret;
     logic [8:0]  exc;
     logic        cancel, flush, te, trigger;
+    logic        exit;        // an exception exits, without an instruction (fe_cycle_t.exit)
     logic [31:0] cycle;
   } gen_rec_t;
   // The P-header packer's state (pheader_state_t) and the cycle buffer's

@@ -32,6 +32,12 @@ module etm_regs #(
   input  logic [31:0]   impl_etmscr_i,
   input  logic [31:0]   impl_pidr_i,
   input  logic [31:0]   impl_etmcr_impl_i,   // the ETMCR bits the part implements
+  // The part's choices (regs.def "choice:"): a write while tracing taken as
+  // written (APB_UNPRED[0]) and reported (APB_STRICT[0]); ETMTEEVR and
+  // ETMTRIGGER at reset (EVENT_RESET).
+  input  logic [31:0]   impl_apb_unpred_i,
+  input  logic [31:0]   impl_apb_strict_i,
+  input  logic [31:0]   impl_event_reset_i,
   // The debug APB.
   input  logic          psel_i,
   input  logic          penable_i,
@@ -54,6 +60,7 @@ module etm_regs #(
   output logic [31:0]   etmtecr2_o,
   output logic [31:0]   etmteevr_o,
   output logic [31:0]   etmtecr1_o,
+  output logic [31:0]   etmffrr_o,
   output logic [31:0]   etmfflr_o,
   output logic [31:0]   etmvdevr_o,
   output logic [31:0]   etmvdcr1_o,
@@ -73,7 +80,7 @@ module etm_regs #(
   output logic [etm_defs_pkg::NumRules-1:0] violations_o
 );
   // ---- State -----------------------------------------------------------------------------
-  logic [31:0] cr_q, trigger_q, tsscr_q, tecr2_q, teevr_q, tecr1_q, fflr_q, vdevr_q, vdcr1_q, vdcr3_q;
+  logic [31:0] cr_q, trigger_q, tsscr_q, tecr2_q, teevr_q, tecr1_q, ffrr_q, fflr_q, vdevr_q, vdcr1_q, vdcr3_q;
   logic [31:0] syncfr_q, tesseicr_q, traceidr_q;
   logic [31:0] acvr_q [16];
   logic [31:0] actr_q [16];
@@ -86,7 +93,7 @@ module etm_regs #(
 
   // ---- Where the access goes (etm_reg_locate) --------------------------------------------
   typedef enum logic [4:0] {
-    KNone, KCr, KTrigger, KTsscr, KTecr2, KTeevr, KTecr1, KFflr, KVdevr, KVdcr1, KVdcr3, KAcvr, KActr,
+    KNone, KCr, KTrigger, KTsscr, KTecr2, KTeevr, KTecr1, KFfrr, KFflr, KVdevr, KVdcr1, KVdcr3, KAcvr, KActr,
     KCntrldvr, KCntenr, KCntrldevr, KCntvr, KSyncfr, KTesseicr, KTraceidr, KImpl, KSr, KPdsr, KClaimset,
     KClaimclr, KLar, KLsr, KConst
   } kind_e;
@@ -117,6 +124,8 @@ module etm_regs #(
   logic [31:0] cr_reset, syncfr_reset;
   assign cr_reset = etm_defs_pkg::CrReset & etm_defs_pkg::mask_cr(version_i);
   assign syncfr_reset = version_i >= 8'h31 ? etm_defs_pkg::SyncfrReset : 32'd0;
+  logic [31:0] event_reset;
+  assign event_reset = impl_event_reset_i & etm_defs_pkg::mask_event(version_i);
   logic [31:0] cr_wmask;  // the ETMCR bits a write sets: the version's, modelled, implemented
   assign cr_wmask = etm_defs_pkg::mask_cr(version_i) & ~(is_v1 ? etm_defs_pkg::CrUnmodelledV1 : etm_defs_pkg::CrUnmodelledV3)
                     & impl_etmcr_impl_i;
@@ -139,6 +148,8 @@ module etm_regs #(
       kind = KTeevr; wmask = etm_defs_pkg::mask_event(version_i);
     end else if (num == etm_defs_pkg::RegEtmtecr1) begin
       kind = KTecr1; wmask = etm_defs_pkg::mask_tecr1(version_i);
+    end else if (num == etm_defs_pkg::RegEtmffrr && has_fflr) begin
+      kind = KFfrr; wmask = etm_defs_pkg::mask_ffrr(version_i);
     end else if (num == etm_defs_pkg::RegEtmfflr && has_fflr) begin
       kind = KFflr; wmask = etm_defs_pkg::mask_fflr(version_i);
     end else if (num == etm_defs_pkg::RegEtmvdevr) begin
@@ -221,6 +232,7 @@ module etm_regs #(
         KTecr2:     prdata_o = tecr2_q;
         KTeevr:     prdata_o = teevr_q;
         KTecr1:     prdata_o = tecr1_q;
+        KFfrr:      prdata_o = ffrr_q;
         KFflr:      prdata_o = fflr_q;
         KVdevr:     prdata_o = vdevr_q;
         KVdcr1:     prdata_o = vdcr1_q;
@@ -244,8 +256,11 @@ module etm_regs #(
   end
 
   // ---- Write: legal or a rule --------------------------------------------------------------
-  // While tracing (ETMCR[10] clear) an ETMCR write sets the programming and
-  // power-down bits only; the trace controls change with the programming bit set.
+  // While tracing (ETMCR[10] clear) only ETMCR's programming and power-down bits
+  // may be written; anything else is UNPREDICTABLE (IHI 0014 3.4.3), and the
+  // part decides: APB_UNPRED takes it as written (the ETM-M3), or it is ignored,
+  // ETMCR's trace controls changing only with the programming bit set.
+  // APB_STRICT reports it either way.
   localparam logic [31:0] CrFlow = (32'd1 << etm_defs_pkg::CrProgrammingLsb) | (32'd1 << etm_defs_pkg::CrPowerdownLsb);
   logic ok_write;
   logic no_setup, unmapped, read_only, locked_w, not_prog;
@@ -266,11 +281,14 @@ module etm_regs #(
       else if (kind == KCr) begin
         ok_write = 1'b1;
         if (!prog) begin
-          not_prog = ((pwdata_i ^ cr_q) & wmask & ~CrFlow) != 32'd0;
-          wmask_eff = wmask & CrFlow;
+          not_prog = impl_apb_strict_i[0] && ((pwdata_i ^ cr_q) & wmask & ~CrFlow) != 32'd0;
+          if (!impl_apb_unpred_i[0]) wmask_eff = wmask & CrFlow;
         end
       end
-      else if (!prog) not_prog = 1'b1;
+      else if (!prog) begin
+        not_prog = impl_apb_strict_i[0];
+        ok_write = impl_apb_unpred_i[0];
+      end
       else ok_write = 1'b1;
     end
   end
@@ -286,7 +304,7 @@ module etm_regs #(
   // ---- Next state ----------------------------------------------------------------------------
   logic [31:0] wdata;
   assign wdata = pwdata_i & wmask_eff;
-  logic [31:0] cr_d, trigger_d, tsscr_d, tecr2_d, teevr_d, tecr1_d, fflr_d, vdevr_d, vdcr1_d, vdcr3_d;
+  logic [31:0] cr_d, trigger_d, tsscr_d, tecr2_d, teevr_d, tecr1_d, ffrr_d, fflr_d, vdevr_d, vdcr1_d, vdcr3_d;
   logic [31:0] syncfr_d, tesseicr_d, traceidr_d;
   logic [31:0] acvr_d [16];
   logic [31:0] actr_d [16];
@@ -300,7 +318,7 @@ module etm_regs #(
   logic [etm_defs_pkg::ClaimTags-1:0] claim_d;
   always_comb begin
     cr_d = cr_q; trigger_d = trigger_q; tsscr_d = tsscr_q; tecr2_d = tecr2_q; teevr_d = teevr_q;
-    tecr1_d = tecr1_q; fflr_d = fflr_q; vdevr_d = vdevr_q; vdcr1_d = vdcr1_q; vdcr3_d = vdcr3_q;
+    tecr1_d = tecr1_q; ffrr_d = ffrr_q; fflr_d = fflr_q; vdevr_d = vdevr_q; vdcr1_d = vdcr1_q; vdcr3_d = vdcr3_q;
     syncfr_d = syncfr_q; tesseicr_d = tesseicr_q; traceidr_d = traceidr_q;
     for (int i = 0; i < 16; i++) begin
       acvr_d[i] = acvr_q[i];
@@ -344,6 +362,7 @@ module etm_regs #(
         KTecr2:     tecr2_d = wdata;
         KTeevr:     teevr_d = wdata;
         KTecr1:     tecr1_d = wdata;
+        KFfrr:      ffrr_d = wdata;
         KFflr:      fflr_d = wdata;
         KVdevr:     vdevr_d = wdata;
         KVdcr1:     vdcr1_d = wdata;
@@ -365,6 +384,7 @@ module etm_regs #(
     tecr2_d &= etm_defs_pkg::mask_tecr2(version_i) & {32{has_tecr2}};
     teevr_d &= etm_defs_pkg::mask_event(version_i);
     tecr1_d &= etm_defs_pkg::mask_tecr1(version_i);
+    ffrr_d &= etm_defs_pkg::mask_ffrr(version_i) & {32{has_fflr}};
     fflr_d &= etm_defs_pkg::mask_fflr(version_i) & {32{has_fflr}};
     vdevr_d &= etm_defs_pkg::mask_event(version_i);
     vdcr1_d &= etm_defs_pkg::mask_vdcr1(version_i);
@@ -392,7 +412,9 @@ module etm_regs #(
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       cr_q <= cr_reset;
-      trigger_q <= '0; tsscr_q <= '0; tecr2_q <= '0; teevr_q <= '0; tecr1_q <= '0; fflr_q <= '0;
+      // EVENT_RESET: the ETM-M3 traces and triggers unprogrammed (etm_config_at_reset).
+      trigger_q <= event_reset; tsscr_q <= '0; tecr2_q <= '0; teevr_q <= event_reset; tecr1_q <= '0;
+      ffrr_q <= '0; fflr_q <= '0;
       vdevr_q <= '0; vdcr1_q <= '0; vdcr3_q <= '0;
       syncfr_q <= syncfr_reset;
       tesseicr_q <= '0; traceidr_q <= '0;
@@ -403,7 +425,7 @@ module etm_regs #(
       restart_q <= 1'b0;
     end else begin
       cr_q <= cr_d; trigger_q <= trigger_d; tsscr_q <= tsscr_d; tecr2_q <= tecr2_d; teevr_q <= teevr_d;
-      tecr1_q <= tecr1_d; fflr_q <= fflr_d; vdevr_q <= vdevr_d; vdcr1_q <= vdcr1_d; vdcr3_q <= vdcr3_d;
+      tecr1_q <= tecr1_d; ffrr_q <= ffrr_d; fflr_q <= fflr_d; vdevr_q <= vdevr_d; vdcr1_q <= vdcr1_d; vdcr3_q <= vdcr3_d;
       syncfr_q <= syncfr_d; tesseicr_q <= tesseicr_d; traceidr_q <= traceidr_d;
       locked_q <= locked_d;
       claim_q <= claim_d;
@@ -475,6 +497,7 @@ module etm_regs #(
   assign etmtecr2_o = tecr2_q;
   assign etmteevr_o = teevr_q;
   assign etmtecr1_o = tecr1_q;
+  assign etmffrr_o = ffrr_q;
   assign etmfflr_o = fflr_q;
   assign etmvdevr_o = vdevr_q;
   assign etmvdcr1_o = vdcr1_q;
@@ -486,6 +509,7 @@ module etm_regs #(
   assign restart_o = restart_q;
 
   logic unused_regs;
-  assign unused_regs = ^{impl_etmccr_i, impl_pidr_i[31:20], impl_pidr_i[18:0]};
+  assign unused_regs = ^{impl_etmccr_i, impl_pidr_i[31:20], impl_pidr_i[18:0], impl_apb_unpred_i[31:1],
+                         impl_apb_strict_i[31:1]};
 
 endmodule

@@ -25,6 +25,17 @@ module etm_top #(
   parameter bit          BranchFull = 1'b0,           // ETMv3 branch packets carry the whole address
   parameter int unsigned PortBytes  = 1,              // ETMv3 bytes leaving the port per cycle
   parameter int unsigned IssueWidth = 1,              // instructions per cycle (1 or 2)
+  // The part's choices where the architecture leaves one (etm/regs.def "choice:",
+  // docs/silicon.md): the ETM-M3's.
+  parameter int unsigned PhPacking       = 1,      // format 1 P-headers only, closed at N or 15 E
+  parameter int unsigned TraceStart      = 1,      // the first atom after a restart alone, a trigger after it
+  parameter int unsigned IsyncInfo       = 1,      // bit 0 of every I-sync information byte
+  parameter int unsigned SyncPlacement   = 1,      // A-sync where a header closed, I-sync half a period later
+  parameter int unsigned TailchainReturn = 1,      // an exception return before a tail-chained entry
+  parameter int unsigned CancelForm      = 1,      // the Cancel bit withdraws the last atom
+  parameter int unsigned ApbUnpred       = 1,      // a write while tracing taken as written
+  parameter int unsigned ApbStrict       = 0,      // ... and reported as a rule violation
+  parameter logic [31:0] EventReset      = 32'h6F,    // ETMTEEVR and ETMTRIGGER at reset: always
   parameter bit          Assertions = 1'b1,
   parameter bit          HasV3      = 1'b1,
   parameter bit          HasV1      = 1'b1
@@ -72,6 +83,15 @@ module etm_top #(
     .impl_issue_width_i (32'(IssueWidth)),
     .impl_pidr_i        (Pidr),
     .impl_etmcr_impl_i  (EtmcrImpl),
+    .impl_ph_packing_i       (32'(PhPacking)),
+    .impl_trace_start_i      (32'(TraceStart)),
+    .impl_isync_info_i       (32'(IsyncInfo)),
+    .impl_sync_placement_i   (32'(SyncPlacement)),
+    .impl_tailchain_return_i (32'(TailchainReturn)),
+    .impl_cancel_form_i      (32'(CancelForm)),
+    .impl_apb_unpred_i       (32'(ApbUnpred)),
+    .impl_apb_strict_i       (32'(ApbStrict)),
+    .impl_event_reset_i      (EventReset),
     .PIPESTAT, .TRACEPKT, .TRACESYNC, .V3COUNT, .ATDATA, .ATVALID, .ATID, .AFREADY, .FIFOLEVEL, .OVERFLOW, .TRIGGER, .FIFOFULL,
     .TRACEENABLE, .VIEWDATA, .PRDATA, .PREADY, .PSLVERR,
     .VIOLATIONS

@@ -115,14 +115,52 @@ private:
 /* ---- Coverage ----------------------------------------------------------------------------- */
 
 
+/* The decoded packets, and the part's choices seen in their order (regs.def
+ * "choice:"; docs/silicon.md), from the bytes alone:
+ *   part-15e-closed       a format 1 P-header of 15 E atoms (PH_PACKING=1)
+ *   part-trigger-after-first  a trigger after the P-header that follows a
+ *                         restart I-sync (TRACE_START=1)
+ *   part-async-alone      an A-sync no I-sync follows (SYNC_PLACEMENT=1)
+ *   part-tailchain-return an exception return, then an exception entry
+ *                         (TAILCHAIN_RETURN=1)
+ *   part-cancel-withdraw  an exception packet with Cancel after a P-header of
+ *                         more than one atom (CANCEL_FORM=1) */
+struct PacketWatch {
+    Coverage *cov;
+    etm_v3pkt_kind_t prev = ETM_V3PKT_KIND_COUNT, prev2 = ETM_V3PKT_KIND_COUNT;
+    bool prev2_restart = false, prev_restart = false;
+    size_t prev_atoms = 0;
+};
+
 void on_packet(void *user, const etm_v3pkt_t *p)
 {
-    Coverage *cov = static_cast<Coverage *>(user);
-    if (p->kind == ETM_V3PKT_ISYNC || p->kind == ETM_V3PKT_ISYNC_CC) {
+    PacketWatch *w = static_cast<PacketWatch *>(user);
+    Coverage *cov = w->cov;
+    bool isync = p->kind == ETM_V3PKT_ISYNC || p->kind == ETM_V3PKT_ISYNC_CC;
+    if (isync) {
         static const char *const r[4] = { "sync-reason-periodic", "sync-reason-trace-on", "sync-reason-overflow",
                                           "sync-reason-debug-exit" };
         cov->hit(r[p->reason & 3]);
     }
+    if (p->kind == ETM_V3PKT_IGNORE)
+        return;
+    size_t natoms = std::strlen(p->atoms);
+    if (p->kind == ETM_V3PKT_PHDR && p->format == 1 && natoms == 15 && !std::strchr(p->atoms, 'N') &&
+        !std::strchr(p->atoms, 'W'))
+        cov->hit("part-15e-closed");
+    if (p->kind == ETM_V3PKT_TRIGGER && w->prev == ETM_V3PKT_PHDR && w->prev2_restart)
+        cov->hit("part-trigger-after-first");
+    if (w->prev == ETM_V3PKT_ASYNC && !isync && p->kind != ETM_V3PKT_ASYNC)
+        cov->hit("part-async-alone");
+    if (p->kind == ETM_V3PKT_BRANCH && p->exception && w->prev == ETM_V3PKT_EXC_RETURN)
+        cov->hit("part-tailchain-return");
+    if (p->kind == ETM_V3PKT_BRANCH && p->exception && p->cancel && w->prev == ETM_V3PKT_PHDR && w->prev_atoms > 1)
+        cov->hit("part-cancel-withdraw");
+    w->prev2 = w->prev;
+    w->prev2_restart = w->prev_restart;
+    w->prev = p->kind;
+    w->prev_restart = isync && p->reason != ETM_V3_REASON_PERIODIC;
+    w->prev_atoms = p->kind == ETM_V3PKT_PHDR ? natoms : 0;
 }
 
 /* ---- One lockstep run ----------------------------------------------------------------------- */
@@ -319,8 +357,9 @@ public:
         etm_v3dec_t *dec = nullptr;
         const bool v3 = (o_.cfg.etmccr >> 31) & 1;
         /* The decoder follows one configuration: not one reprogrammed to other trace modes. */
+        PacketWatch watch{ cov_ };
         if (cov_ && v3 && !o_.reprogram_modes && etm_v3dec_create(&dec, &o_.cfg, 0, &d) == ETM_OK)
-            etm_v3dec_on_packet(dec, on_packet, cov_);
+            etm_v3dec_on_packet(dec, on_packet, &watch);
         bool dec_ok = true;
 
         std::unique_ptr<cosim::TpiuLoop> tp;
@@ -352,7 +391,8 @@ public:
         // The registers are programmed through the APB first (the core idle), then
         // reprogrammed now and then while it runs (--reprogram).
         Programmer prog(o_);
-        prog.start_initial();
+        if (!o_.at_reset)
+            prog.start_initial();
         uint8_t prev_intstat = 0;
         RtlFlushSink flush(o_.seed, o_.flush);
 

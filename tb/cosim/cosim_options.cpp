@@ -26,7 +26,7 @@ int usage()
                  "                 [--vectors FILE] [--vcd FILE] [--allow-violations] [--require BIN]...\n"
                  "                 [--waves FILE | +trace] [--fail-waves FILE] [--window N] [--quiet]\n"
                  "                 [--random-filter SEED] [--reprogram N [--reprogram-modes]] [--walk]\n"
-                 "                 [--inject CYCLE]\n");
+                 "                 [--inject CYCLE] [--at-reset]\n");
     return 2;
 }
 
@@ -194,6 +194,8 @@ int parse_args(Options &o, Args &g, int argc, char **argv)
             o.reprogram_modes = true;
         else if (a == "--walk")
             o.walk = true;
+        else if (a == "--at-reset") /* firmware that programs its own ETM (etm run --at-reset) */
+            o.at_reset = true;
         else if (a == "+trace")
             o.trace_all = true;
         else if (a == "--quiet")
@@ -290,8 +292,9 @@ std::vector<std::string> targeted_bins(const Options &o, const Coverage &cov)
         return t;
     if (o.reprogram) /* the debug APB: reprogrammings and each kind of illegal access */
     {
-        t.insert(t.end(), { "reprogram", "restart", "rule-apb-not-programming", "rule-apb-read-only",
-                            "rule-apb-unmapped" });
+        t.insert(t.end(), { "reprogram", "restart", "rule-apb-read-only", "rule-apb-unmapped" });
+        if (c.apb_strict) /* a write while tracing: the ETM-M3 takes it without complaint (APB_STRICT=0) */
+            t.push_back("rule-apb-not-programming");
         unsigned version = 0;
         etm_config_version(&c, &version, nullptr);
         if (version >= etm_mgmt_registers[ETM_MGMT_LAR].first) /* the lock came with ETMv3.2 */
@@ -318,15 +321,24 @@ std::vector<std::string> targeted_bins(const Options &o, const Coverage &cov)
         t.push_back(ca ? "pkt-isync-cc" : "pkt-isync");
         if (ca)
             t.push_back("pkt-f3");
+        else if (c.ph_packing) /* the ETM-M3's packing: format 1 only, closed at 15 E */
+            t.push_back("part-15e-closed");
         else
             t.push_back("pkt-f2");
+        if (c.sync_placement && c.etmsyncfr && !o.reprogram_modes)
+            t.push_back("part-async-alone");
         if (o.gen.irq_period)
             t.push_back("pkt-exception");
         unsigned version = 0;
         etm_config_version(&c, &version, nullptr);
         if (o.gen.irq_period && version >= ETM_V(3, 4)) /* 0x76 came with ETMv3.4 */
             t.push_back("pkt-exc-return");
-        if (c.etmsyncfr && !o.reprogram_modes)
+        if (o.gen.irq_period && version >= ETM_V(3, 4) && c.tailchain_return && !o.reprogram_modes)
+            t.push_back("part-tailchain-return");
+        /* (SYNC_PLACEMENT=1: the periodic I-sync half a period after its
+         * A-sync, which a restart's I-sync may serve first; the part.* tests
+         * ask for it where it comes.) */
+        if (c.etmsyncfr && !o.reprogram_modes && !c.sync_placement)
             t.push_back("sync-reason-periodic");
         /* Data trace (ETMCR[3] addresses, ETMCR[2] values): every data packet
          * kind the traffic can make. */

@@ -29,6 +29,7 @@ struct Options {
     uint64_t reprogram = 0;       /* mean cycles between reprogrammings (0: never) */
     bool reprogram_modes = false; /* reprogramming also changes ETMCR's trace modes */
     bool walk = false;            /* first every offset of the register space read and written */
+    bool at_reset = false;        /* no programming: the stimulus's APB columns program both from reset */
     uint64_t inject = UINT64_MAX; /* self-test: the RTL gets a corrupted input in this cycle */
     unsigned flush = 0;           /* mean cycles between ATB flush requests (AFVALID; 0: none) */
     bool tpiu = false;            /* --tpiu: the TPIU in the loop (tpiu_loop.h) */

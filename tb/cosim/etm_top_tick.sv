@@ -35,6 +35,15 @@ module etm_top_tick #(
   parameter bit          BranchFull = 1'b0,
   parameter int unsigned PortBytes  = 1,
   parameter int unsigned IssueWidth = 1,
+  parameter int unsigned PhPacking       = 1,
+  parameter int unsigned TraceStart      = 1,
+  parameter int unsigned IsyncInfo       = 1,
+  parameter int unsigned SyncPlacement   = 1,
+  parameter int unsigned TailchainReturn = 1,
+  parameter int unsigned CancelForm      = 1,
+  parameter int unsigned ApbUnpred       = 1,
+  parameter int unsigned ApbStrict       = 0,
+  parameter logic [31:0] EventReset      = 32'h6F,
   parameter bit          Assertions = 1'b1,
   parameter bit          HasV3      = 1'b1,
   parameter bit          HasV1      = 1'b1
@@ -68,6 +77,9 @@ module etm_top_tick #(
   etm_top #(
     .Etmccr(Etmccr), .Etmidr(Etmidr), .Etmccer(Etmccer), .Etmscr(Etmscr), .Pidr(Pidr), .EtmcrImpl(EtmcrImpl),
     .FifoDepth(FifoDepth), .FifoWrite(FifoWrite), .PktQueue(PktQueue), .PhEager(PhEager),
+    .PhPacking(PhPacking), .TraceStart(TraceStart), .IsyncInfo(IsyncInfo), .SyncPlacement(SyncPlacement),
+    .TailchainReturn(TailchainReturn), .CancelForm(CancelForm), .ApbUnpred(ApbUnpred), .ApbStrict(ApbStrict),
+    .EventReset(EventReset),
     .BranchFull(BranchFull), .PortBytes(PortBytes), .IssueWidth(IssueWidth), .Assertions(Assertions),
     .HasV3(HasV3), .HasV1(HasV1)
   ) u_top (

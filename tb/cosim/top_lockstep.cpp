@@ -63,6 +63,15 @@ bool part_config(etm_config_t *cfg)
         { "BRANCH_FULL", &cfg->branch_full, ETM_TOP_BRANCH_FULL, true },
         { "PH_EAGER", &cfg->ph_eager, ETM_TOP_PH_EAGER, true },
         { "PKT_QUEUE", &cfg->pkt_queue, ETM_TOP_PKT_QUEUE, true },
+        { "PH_PACKING", &cfg->ph_packing, ETM_TOP_PH_PACKING, true },
+        { "TRACE_START", &cfg->trace_start, ETM_TOP_TRACE_START, true },
+        { "ISYNC_INFO", &cfg->isync_info, ETM_TOP_ISYNC_INFO, true },
+        { "SYNC_PLACEMENT", &cfg->sync_placement, ETM_TOP_SYNC_PLACEMENT, true },
+        { "TAILCHAIN_RETURN", &cfg->tailchain_return, ETM_TOP_TAILCHAIN_RETURN, true },
+        { "CANCEL_FORM", &cfg->cancel_form, ETM_TOP_CANCEL_FORM, true },
+        { "APB_UNPRED", &cfg->apb_unpred, ETM_TOP_APB_UNPRED, true },
+        { "APB_STRICT", &cfg->apb_strict, ETM_TOP_APB_STRICT, true },
+        { "EVENT_RESET", &cfg->event_reset, ETM_TOP_EVENT_RESET, true },
     };
     bool ok = true;
     for (const auto &x : f) {
