@@ -5,7 +5,7 @@
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
 set(inc "-I${TOP}/tb/dpi -I${TOP}/model/include")
-foreach(l defs config core tpiu decode verify io stim)
+foreach(l defs isa config core tpiu decode verify io stim)
   string(APPEND inc " -I${TOP}/model/${l}/include")
 endforeach()
 execute_process(
