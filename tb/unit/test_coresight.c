@@ -135,6 +135,18 @@ int main(void)
         CHECK_EQ(run(0, f, sizeof f, sizeof f), ETM_ERR_DECODE);
         CHECK_EQ(D.offset, 4);
         CHECK_STR_CONTAINS(D.msg, "0x7a");
+        /* 0x7D, the trigger marker: no error, its data byte counted, not passed on */
+        f[4] = (0x7D << 1) | 1;
+        etm_cs_deformatter_t *t = NULL;
+        CHECK_EQ(etm_cs_create(&t, 0, on_data, &G), ETM_OK);
+        memset(&G, 0, sizeof G);
+        CHECK_EQ(etm_cs_feed(t, f, sizeof f, &D), ETM_OK);
+        uint64_t at = 0;
+        CHECK_EQ(etm_cs_triggers(t, &at), 8); /* bytes 6 to 13 (byte 5 is still 0x10's: aux bit 2) */
+        CHECK_EQ(at, 13);
+        CHECK_EQ(G.n[0], 4);                  /* 0x10's bytes as before */
+        CHECK_EQ(G.n[1], 0);                  /* no stream of 0x7D */
+        etm_cs_destroy(t);
         static const uint8_t bad_sync[] = { 0xFF, 0xFF, 0x12, 0x34 };
         CHECK_EQ(run(0, bad_sync, sizeof bad_sync, 4), ETM_ERR_DECODE);
         CHECK_EQ(D.offset, 2);

@@ -16,7 +16,7 @@
 #define CS_SYNC_BYTE 0xFFu
 #define CS_SYNC_LAST 0x7Fu
 #define CS_ID_NONE 0x80u            /* no ID seen yet: data is dropped */
-#define CS_ID_RESERVED_FIRST 0x70u  /* 0x70-0x7F are reserved trace IDs */
+#define CS_ID_RESERVED_FIRST 0x70u  /* 0x70-0x7F are reserved trace IDs ... */
 #define CS_AUX_BYTE 15
 
 struct etm_cs_deformatter {
@@ -38,6 +38,8 @@ struct etm_cs_deformatter {
     unsigned flen;
     unsigned cur_id;
     uint64_t frames;
+    uint64_t triggers;     /* data bytes of ID 0x7D: trigger markers */
+    uint64_t trigger_off;  /* ... the offset of the last */
 
     /* run of data bytes of one ID, contiguous in the input */
     uint8_t run[ETM_CS_FRAME_BYTES];
@@ -68,6 +70,13 @@ void etm_cs_destroy(etm_cs_deformatter_t *f) { free(f); }
 
 uint64_t etm_cs_frames(const etm_cs_deformatter_t *f) { return f->frames; }
 
+uint64_t etm_cs_triggers(const etm_cs_deformatter_t *f, uint64_t *last_offset)
+{
+    if (last_offset)
+        *last_offset = f->trigger_off;
+    return f->triggers;
+}
+
 static void flush_run(etm_cs_deformatter_t *f)
 {
     if (f->run_len)
@@ -77,6 +86,10 @@ static void flush_run(etm_cs_deformatter_t *f)
 
 static void put(etm_cs_deformatter_t *f, uint8_t byte, uint64_t off)
 {
+    if (f->cur_id == ETM_CS_ID_TRIGGER) {
+        f->triggers++;
+        f->trigger_off = off;
+    }
     if (f->cur_id == CS_ID_NONE || f->cur_id == ETM_CS_ID_NULL || f->cur_id >= CS_ID_RESERVED_FIRST) {
         flush_run(f);
         return;
@@ -103,9 +116,10 @@ static void fail(etm_cs_deformatter_t *f, etm_diag_t *diag, uint64_t off, const 
 
 static void set_id(etm_cs_deformatter_t *f, unsigned id, uint64_t off, etm_diag_t *diag)
 {
-    if (id >= CS_ID_RESERVED_FIRST) {
+    if (id >= CS_ID_RESERVED_FIRST && id != ETM_CS_ID_TRIGGER) {
         char msg[160];
-        snprintf(msg, sizeof msg, "formatter frame names trace ID 0x%02x; IDs 0x70-0x7F are reserved", id);
+        snprintf(msg, sizeof msg,
+                 "formatter frame names trace ID 0x%02x; IDs 0x70-0x7F are reserved (but 0x7D, the trigger)", id);
         fail(f, diag, off, msg);
     }
     f->cur_id = id;

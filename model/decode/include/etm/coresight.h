@@ -27,6 +27,9 @@ extern "C" {
 
 #define ETM_CS_FRAME_BYTES 16
 #define ETM_CS_ID_NULL 0x00u   /* data of this ID is padding and is dropped */
+#define ETM_CS_ID_TRIGGER 0x7Du /* a formatter's trigger marker (a TPIU with FFCR.TrigIn, the
+                                   Cortex-M3's on its SWO pin): its data byte is counted
+                                   (etm_cs_triggers), not a stream */
 
 /* Options for etm_cs_create(). */
 #define ETM_CS_WAIT_FSYNC (1u << 0) /* skip bytes until the first full frame sync (a TPIU
@@ -44,8 +47,9 @@ etm_err_t etm_cs_create(etm_cs_deformatter_t **out, unsigned flags, etm_cs_data_
 void etm_cs_destroy(etm_cs_deformatter_t *f);
 
 /* Take n more bytes. Returns ETM_OK, or ETM_ERR_DECODE when a frame names a
- * reserved trace ID (0x70-0x7F) or a frame sync is broken off (diag->offset is the
- * offending byte). After an error the deformatter goes on with the next frame. */
+ * reserved trace ID (0x70-0x7F but the trigger's 0x7D) or a frame sync is broken
+ * off (diag->offset is the offending byte). After an error the deformatter goes
+ * on with the next frame. */
 etm_err_t etm_cs_feed(etm_cs_deformatter_t *f, const uint8_t *data, size_t n, etm_diag_t *diag);
 
 /* End of input. Returns ETM_OK, or ETM_ERR_DECODE if the input ended inside a
@@ -54,6 +58,8 @@ etm_err_t etm_cs_end(etm_cs_deformatter_t *f, etm_diag_t *diag);
 
 /* Frames taken apart so far. */
 uint64_t etm_cs_frames(const etm_cs_deformatter_t *f);
+/* Trigger markers (data bytes of ID 0x7D) so far, and the input offset of the last. */
+uint64_t etm_cs_triggers(const etm_cs_deformatter_t *f, uint64_t *last_offset);
 
 #ifdef __cplusplus
 }
