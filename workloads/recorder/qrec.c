@@ -417,7 +417,19 @@ static uint8_t it_advance(uint8_t it) { return (it & 7) == 0 ? 0 : (uint8_t)((it
 static int vector(const qrec_image_t *img, unsigned k, uint32_t *addr)
 {
     uint8_t b[4];
-    if (qrec_image_read(img, 4 * k, b, 4) != 4)
+    /* VTOR is 0 from reset. A part whose program sits elsewhere maps its boot
+     * memory at 0 (the STM32s alias their flash at 0x08000000 there): with no
+     * segment at 0, the lowest executable segment is what 0 shows. */
+    uint32_t base = 0;
+    if (qrec_image_read(img, 0, b, 4) != 4) {
+        int found = 0;
+        for (unsigned i = 0; i < img->nseg; i++)
+            if (img->seg[i].exec && (!found || img->seg[i].addr < base)) {
+                base = img->seg[i].addr;
+                found = 1;
+            }
+    }
+    if (qrec_image_read(img, base + 4 * k, b, 4) != 4)
         return -1;
     *addr = le32(b) & ~1u;
     return 0;

@@ -36,6 +36,9 @@ static void help(FILE *f)
             "PROGRAM is a built-in program (etm-qemu list) or the path of an ELF file.\n\n"
             "  -o FILE           output of record (default: standard output)\n"
             "  --events FILE     stimulus: also write what retired in each cycle\n"
+            "  --apb             stimulus: the debug APB columns too: the program's loads and stores\n"
+            "                    to the ETM's registers (0xE0041000) drive them, the core held for\n"
+            "                    each as the private peripheral bus holds it (etm run --at-reset)\n"
             "  --param NAME=N    a timing parameter (etm-qemu params), repeatable\n"
             "  --set REG=0xV     a register of the configuration in the vector file header\n"
             "  --preset NAME     the configuration's starting point (default etm-m3)\n"
@@ -62,6 +65,7 @@ typedef struct opts {
     etm_config_t cfg;
     const char *out, *events;
     int quiet;
+    int apb; /* stimulus: the debug APB columns too */
 } opts_t;
 
 static int parse_common(opts_t *o, int argc, char **argv, int *i)
@@ -71,6 +75,8 @@ static int parse_common(opts_t *o, int argc, char **argv, int *i)
     etm_diag_clear(&d);
     if (!strcmp(a, "--quiet"))
         return o->quiet = 1;
+    if (!strcmp(a, "--apb"))
+        return o->apb = 1;
     if (!v)
         return 0;
     if (!strcmp(a, "-o"))
@@ -158,6 +164,10 @@ static void print_stats(FILE *f, const char *program, const qrec_stats_t *s, con
                    " stall, %" PRIu64 " exception cycles, %" PRIu64 " folded IT, %" PRIu64 " cancelled\n",
                 program, m->cycles, m->insns ? (double)m->cycles / (double)m->insns : 0.0, m->refill_cycles,
                 m->stall_cycles, m->exception_cycles, m->folds, m->cancels);
+    if (m && (m->etm_accesses || m->etm_unknown_stores || m->etm_undriven))
+        fprintf(f, "%s: the ETM's registers: %" PRIu64 " accesses on its APB; not driven: %" PRIu64
+                   " stores whose value the recording lacks, %" PRIu64 " accesses of one cycle\n",
+                program, m->etm_accesses, m->etm_unknown_stores, m->etm_undriven);
 }
 
 static void note_stopped(const qrec_source_t *src, const char *program)
@@ -244,6 +254,8 @@ static int cmd_stimulus(opts_t *o, const char *program, const char *output)
     etm_cm3_t *m = NULL;
     int rc = 0;
     uint64_t columns = etm_signal_flag_mask(etm_in_signals, etm_in_signal_count, ETM_SIGF_CORE);
+    if (o->apb)
+        columns |= etm_signal_flag_mask(etm_in_signals, etm_in_signal_count, ETM_SIGF_APB);
     if (etm_vec_writer_open(&w, vf, ETM_VEC_STIMULUS, &o->cfg, columns, comment) != ETM_OK ||
         etm_cm3_create(&m, &o->params, &d) != ETM_OK) {
         fprintf(stderr, "etm-qemu: %s\n", d.msg[0] ? d.msg : "cannot start the output");

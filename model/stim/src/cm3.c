@@ -40,6 +40,8 @@ static const param_desc_t params[] = {
     P(fold, 1, 1, "1: an IT after a single-cycle 16-bit instruction is folded into it (ETMFOLD)"),
     P(cancel, 1, 1, "1: an interrupt taken before a multi-cycle load, store, multiply or divide interrupts it (ETMCANCEL)"),
     P(mmio_wait, 0, 16, "wait states of each load/store to device memory"),
+    P(ppb_apb, 1, 16, "cycles a load/store to the debug APB (external PPB: TPIU, ETM) adds to its own: with 1, "
+                      "its APB setup and access phases and the response's way back fill its last three cycles"),
 };
 #undef P
 #define NPARAMS (sizeof params / sizeof params[0])
@@ -209,6 +211,16 @@ static unsigned sigbits(uint32_t v)
     return n;
 }
 
+/* The debug APB behind the Cortex-M3's external private peripheral bus
+ * (0xE0040000-0xE00FFFFF: the TPIU, the ETM, the vendor's blocks): a load or
+ * store there holds the core until the APB transfer is done, as the STM32F105
+ * capture shows (its first traced instruction is the one after the store that
+ * clears ETMCR[10], its last the store that sets it: docs/silicon.md). */
+static int ppb_apb(uint32_t addr) { return addr >= 0xE0040000u && addr <= 0xE00FFFFFu; }
+
+/* The ETM's 4 KB on it (DDI 0337 table 2-3). */
+#define CM3_ETM_BASE 0xE0041000u
+
 /* Execute cycles of an instruction (without refill). */
 static unsigned exec_cycles(const etm_cm3_t *m, const etm_cm3_insn_t *r, const etm_cm3_class_t *c, int *agu)
 {
@@ -217,9 +229,12 @@ static unsigned exec_cycles(const etm_cm3_t *m, const etm_cm3_insn_t *r, const e
     if (!r->executed)
         return 1;
     unsigned n = 1, wait = 0;
-    for (unsigned i = 0; i < r->nmem && i < ETM_CM3_MAX_MEM; i++)
-        if (r->mem[i].io)
+    for (unsigned i = 0; i < r->nmem && i < ETM_CM3_MAX_MEM; i++) {
+        if (ppb_apb(r->mem[i].addr))
+            wait = p->ppb_apb;
+        else if (r->mem[i].io && wait < p->mmio_wait)
             wait = p->mmio_wait;
+    }
     int same_ctx = r->ctx == ETM_CM3_CTX_SAME && m->have_prev;
     int memop = c->kind == ETM_CM3_K_LOAD || c->kind == ETM_CM3_K_STORE || c->kind == ETM_CM3_K_LDRD ||
                 c->kind == ETM_CM3_K_STRD || c->kind == ETM_CM3_K_LDM || c->kind == ETM_CM3_K_STM ||
@@ -306,6 +321,42 @@ static int cancellable(const etm_cm3_insn_t *e)
     }
 }
 
+/* A load or store of r to the ETM's registers, as its APB sees it: the setup
+ * and access phases in the instruction's third and second last cycles, its
+ * last the response's way back to the core (n cycles queued for it, the last n
+ * in the queue); an instruction of two cycles (ppb_apb 0, a what-if) has the
+ * phases in both, and the next instruction meets the write's effect. A store
+ * whose value the recording does not know is counted, not driven. */
+static void drive_etm_apb(etm_cm3_t *m, const etm_cm3_insn_t *r, unsigned n)
+{
+    for (unsigned i = 0; i < r->nmem && i < ETM_CM3_MAX_MEM; i++) {
+        const etm_cm3_mem_t *a = &r->mem[i];
+        if (a->addr < CM3_ETM_BASE || a->addr > CM3_ETM_BASE + 0xFFFu)
+            continue;
+        if (a->write && !a->value_known) {
+            m->st.etm_unknown_stores++;
+            continue;
+        }
+        unsigned span = n >= 3 ? 3 : 2;
+        if (n < 2 || m->qlen < span) {
+            m->st.etm_undriven++;
+            continue;
+        }
+        cyc_t *setup = &m->q[(m->qhead + m->qlen - span) % CQ], *acc = &m->q[(m->qhead + m->qlen - span + 1) % CQ];
+        for (int k = 0; k < 2; k++) {
+            etm_in_t *in = k ? &acc->in : &setup->in;
+            in->psel = 1;
+            in->penable = (uint8_t)k;
+            in->pwrite = a->write;
+            in->paddr = (uint16_t)(a->addr & 0xFFCu);
+            in->pwdata = a->write ? (uint32_t)a->value << 8 * (a->addr & 3u) : 0;
+            in->paddrdbg31 = 0; /* software: the core, not the debugger */
+        }
+        m->st.etm_accesses++;
+        return; /* one transfer an instruction: a single load or store */
+    }
+}
+
 /* A PC change: ETMFLUSH in the first refill cycle, ETMISTALL in the others while
  * the target is fetched; the target will carry ETMIBRANCH (and ETMIINDBR). */
 static void refill(etm_cm3_t *m, const etm_cm3_class_t *c, uint32_t to, unsigned to_size)
@@ -364,6 +415,8 @@ static void emit(etm_cm3_t *m, const etm_cm3_insn_t *nx)
             m->skip_it = 1;
         }
         idle(m, n - 1, 0);
+        if (r->executed)
+            drive_etm_apb(m, r, n);
         if (c->wide_hint) /* ISB: the pipeline refills, the PC does not change */
             idle(m, p->refill, 1);
     }

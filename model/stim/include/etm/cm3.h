@@ -191,6 +191,8 @@ typedef struct etm_cm3_params {
     unsigned cancel;           /* 1: an asynchronous exception taken before a multi-cycle instruction
                                   interrupts it in its second cycle: ETMCANCEL, re-executed on return */
     unsigned mmio_wait;        /* wait states of a load/store to device memory */
+    unsigned ppb_apb;          /* cycles a load/store to the debug APB (external PPB) holds the core
+                                  after its own; its accesses to the ETM drive the ETM's APB */
 } etm_cm3_params_t;
 
 /* The defaults (docs/cm3-timing.md). */
@@ -251,6 +253,9 @@ typedef struct etm_cm3_stats {
     uint64_t entries, returns, tail_chains, cancels, folds;
     uint64_t refill_cycles, stall_cycles, exception_cycles;
     uint64_t held_cycles;       /* cycles held by etm_cm3_stall (in cycles too) */
+    uint64_t etm_accesses;      /* loads and stores to the ETM's registers, driven on its APB */
+    uint64_t etm_unknown_stores; /* ... stores among them whose value the record does not hold (not driven) */
+    uint64_t etm_undriven;      /* ... accesses of one cycle: no room for an APB transfer (not driven) */
 } etm_cm3_stats_t;
 
 const etm_cm3_stats_t *etm_cm3_get_stats(const etm_cm3_t *m);
