@@ -25,11 +25,10 @@ set linetype 16 lc rgb '#c5b0d5'
 set linetype cycle 16
 set rmargin 20
 set xlabel 'FIFO depth (bytes)'
-set ylabel 'FIFO overflows (0 not drawn)'
+set ylabel 'FIFO overflows'
 set title 'Overflows against FIFO depth, port at the core rate'
 set logscale x 2
-set logscale y 10
-set yrange [0.8:*]
+set yrange [0:*]
 plot for [i=2:11] 'fifo_full-overflows.dat' using 1:i with linespoints lw 1.5 pt 7 ps 0.6 title columnheader(i)
 set terminal svg size 1100,560 dynamic font 'sans,10' background '#ffffff' noenhanced
 set output 'fifo_full-overflows.svg'

@@ -33,7 +33,7 @@ set boxwidth 0.75
 set title 'Dual issue (random stimulus)'
 set yrange [0:100]
 set ylabel 'packets (%)'
-plot for [i=2:12] 'issue-packets.dat' using i:xtic(1) title columnheader(i)
+plot for [i=2:11] 'issue-packets.dat' using i:xtic(1) title columnheader(i)
 set terminal svg size 1100,560 dynamic font 'sans,10' background '#ffffff' noenhanced
 set output 'issue-packets.svg'
 replot

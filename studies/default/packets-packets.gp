@@ -33,7 +33,7 @@ set boxwidth 0.75
 set title 'The mix of P-header formats and packet types'
 set yrange [0:100]
 set ylabel 'packets (%)'
-plot for [i=2:11] 'packets-packets.dat' using i:xtic(1) title columnheader(i)
+plot for [i=2:10] 'packets-packets.dat' using i:xtic(1) title columnheader(i)
 set terminal svg size 1100,560 dynamic font 'sans,10' background '#ffffff' noenhanced
 set output 'packets-packets.svg'
 replot

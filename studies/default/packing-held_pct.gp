@@ -28,10 +28,10 @@ set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set title 'P-header packing: as full as the flush points allow, or closed at every ETMFLUSH'
+set title 'P-header packing: the ETM-M3''s, the fewest headers, or closed at every ETMFLUSH'
 set yrange [0:*]
 set ylabel 'core cycles held on FIFOFULL (% of the unheld run)'
-plot for [i=2:7] 'packing-held_pct.dat' using i:xtic(1) title columnheader(i)
+plot for [i=2:9] 'packing-held_pct.dat' using i:xtic(1) title columnheader(i)
 set terminal svg size 1100,560 dynamic font 'sans,10' background '#ffffff' noenhanced
 set output 'packing-held_pct.svg'
 replot

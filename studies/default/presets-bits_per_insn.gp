@@ -31,7 +31,7 @@ set boxwidth 0.9
 set title 'Bits per instruction for every preset'
 set yrange [0:*]
 set ylabel 'bits per instruction'
-plot for [i=2:20] 'presets-bits_per_insn.dat' using i:xtic(1) title columnheader(i)
+plot for [i=2:21] 'presets-bits_per_insn.dat' using i:xtic(1) title columnheader(i)
 set terminal svg size 1100,560 dynamic font 'sans,10' background '#ffffff' noenhanced
 set output 'presets-bits_per_insn.svg'
 replot
