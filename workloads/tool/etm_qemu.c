@@ -18,7 +18,7 @@
 #include "qrec.h"
 
 static const char *const programs[] = { "sort", "crc", "fir", "fsm", "fnptr", "itblock", "divide", "exceptions",
-                                        "mix", NULL };
+                                        "mix", "selftrace", NULL };
 
 static void help(FILE *f)
 {
