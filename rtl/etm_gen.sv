@@ -210,7 +210,7 @@ module etm_gen #(
     logic        t_started, t_active, t_sync_due, t_cancel, t_trig_pend;
     logic [1:0]  t_reason;
     logic [31:0] t_sync_count;
-    logic        t_exited, t_first, t_isync_wait, t_isync_due, tr_wait;
+    logic        t_exited, t_first, t_isync_wait, t_isync_due, tr_wait, sc;
     logic [PhW+2*EntW-1:0] r_f_close_atoms;
     ea = '0;
     r_f_close_atoms = '0;
@@ -347,18 +347,10 @@ module etm_gen #(
       {x, ok_unused, ea[(EnL+2)*EntW +: EntW], ea[(EnL+1)*EntW +: EntW], ea[(EnL+0)*EntW +: EntW]} = r_f_isolate;  // (ok: the C counts untraceable)
       for (int k = 0; k < 3; k++) va[EnL+k] = ea[(EnL+k)*EntW + EntW - 1];
     end
-    // SYNC_PLACEMENT=1: a periodic A-sync where the flush hint closed the header.
-    if (sync_m3_i && t_sync_due &&
-        ev && rec_i.te && t_active && !rec_i.cancel && !t_cancel && rec_i.flush && ph_eager_i) begin
-      ea[(EnG)*EntW +: EntW] = etm_gen_ph_pkg::ent(KAsync, 8'd0, 8'd0);
-      va[EnG] = 1'b1;
-      t_started = 1'b1;
-      t_sync_due = 1'b0;
-      t_sync_count = 32'd0;
-      t_isync_wait = 1'b1;
-      t_isync_due = 1'b0;
-      x[FSingle] = 1'b0;
-    end
+    // SYNC_PLACEMENT=1: a periodic A-sync where the flush hint closed the header
+    // (its entry and state below, with the atoms phase's: the phases are one-hot).
+    sc = sync_m3_i && t_sync_due &&
+         ev && rec_i.te && t_active && !rec_i.cancel && !t_cancel && rec_i.flush && ph_eager_i;
     if (ev && rec_i.te && t_active && rec_i.cancel) t_cancel = 1'b1;
     // First: the branch (or exception), then a trigger that waited.
     if (fi_br) begin
@@ -416,6 +408,9 @@ module etm_gen #(
       r_f_close_atoms = etm_gen_ph_pkg::f_close_atoms(x, ca_i);
       {x, ea[(EnF+1)*EntW +: EntW], ea[(EnF+0)*EntW +: EntW]} = r_f_close_atoms;
       for (int k = 0; k < 2; k++) va[EnF+k] = ea[(EnF+k)*EntW + EntW - 1];
+      sc = 1'b1;
+    end
+    if (sc) begin
       ea[(EnG)*EntW +: EntW] = etm_gen_ph_pkg::ent(KAsync, 8'd0, 8'd0);
       va[EnG] = 1'b1;
       t_started = 1'b1;
