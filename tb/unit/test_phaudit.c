@@ -117,7 +117,8 @@ static void part_tests(void)
     }
 }
 
-int main(void)
+/* The fewest-header bound on runs of atoms, without cycle accuracy. */
+static void bound_tests(void)
 {
     uint64_t over;
     /* Not cycle-accurate. Four headers of three E: one format 1 header takes 12. */
@@ -147,7 +148,12 @@ int main(void)
     CHECK_EQ(over, 0);
     CHECK_EQ(bound(0, 1, cancel, 2, 0, &over), 1);
     CHECK_EQ(over, 1);
+}
 
+/* ... and cycle-accurate. */
+static void bound_ca_tests(void)
+{
+    uint64_t over;
     /* Cycle-accurate. WEWEWN WWWE: format 1 (two E, one N) and format 3. */
     const char *ca1[] = { "WEWE", "WEWN", "WWWE" };
     CHECK_EQ(bound(1, 1, ca1, 3, 0, &over), 2);
@@ -173,7 +179,11 @@ int main(void)
     const char *f4[] = { "WE", "N", "WN" };
     CHECK_EQ(bound(1, 1, f4, 3, 0, &over), 2); /* WEN (format 2) + WN */
     CHECK_EQ(over, 1);
+}
 
+/* The fewest bytes of a branch address packet. */
+static void branch_tests(void)
+{
     /* Branch addresses: the highest bit of A[31:1] that changed decides. */
     CHECK_EQ(phaudit_branch_min(0x1000, 0x1002, 0, 0), 1);      /* A[1] */
     CHECK_EQ(phaudit_branch_min(0x1000, 0x1040, 1, 0), 1);      /* A[6] */
@@ -197,7 +207,11 @@ int main(void)
     phaudit_branch(&b, 8, 0x1082, 2, 0); /* one byte would do */
     CHECK_EQ(b.branch_over, 1);
     CHECK_EQ(b.branch_bound, 3);
+}
 
+/* Periodic synchronisation's spacing, and TRACE_START's first run. */
+static void sync_tests(void)
+{
     /* Synchronisation every 1024 bytes, give or take PHAUDIT_SYNC_SLACK. */
     phaudit_t y;
     phaudit_init(&y, 0, 1);
@@ -252,6 +266,14 @@ int main(void)
         phaudit_flush(&f, 0);
         CHECK_EQ(f.excess_runs, (uint64_t)periodic);
     }
+}
+
+int main(void)
+{
+    bound_tests();
+    bound_ca_tests();
+    branch_tests();
+    sync_tests();
     part_tests();
     return test_report("test_phaudit");
 }

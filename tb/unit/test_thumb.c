@@ -121,6 +121,11 @@ static void decode_cases(void)
         CHECK_EQ(d.to_arm, t[i].kind == ETM_THUMB_BLX_IMM);
         CHECK_EQ(etm_thumb_size(t[i].size == 4 ? t[i].op >> 16 : t[i].op), t[i].size);
     }
+}
+
+/* Conditions, IT's fields, sizes that do not fit, names. */
+static void field_cases(void)
+{
     /* Conditions: B<c> only; IT's fields. */
     etm_thumb_insn_t d;
     etm_thumb_decode(0x108, 0xd0fa, 2, &d);
@@ -209,6 +214,7 @@ static void rule_cases(void)
 int main(void)
 {
     decode_cases();
+    field_cases();
     bytes_cases();
     rule_cases();
     return test_report("test_thumb");
