@@ -21,9 +21,11 @@ trace_example.elf, its SWO pin sampled by a logic analyzer. Here:
      five equal byte for byte; in three the part sent its trigger packet
      before the first P-header instead of after it (0c 84 for 84 0c at bytes
      12-13), the race docs/silicon.md describes, and they are otherwise equal;
-  5. the project's decoder reads the model's sessions and silicon's to the
-     same 1200 instructions; the RTL in lockstep from reset on the same
-     stimulus agrees cycle for cycle (etm_cosim --at-reset).
+  5. the project's decoder, and OpenCSD (trc_pkt_lister on a snapshot with the
+     firmware's ETM registers, its trace swapped for each), read the model's
+     sessions and silicon's to the same 1200 instructions; the RTL in lockstep
+     from reset on the same stimulus agrees cycle for cycle (etm_cosim
+     --at-reset).
 
 usage: firmware_capture.py ETM ETM_QEMU ETM_COSIM PLUGIN DATA_DIR WORKDIR
 """
@@ -95,6 +97,17 @@ def instructions(etm, trace, elf, coresight):
     return [l.split()[0] for l in out.splitlines() if re.match(r"^[0-9a-f]{8}  T32 ", l)]
 
 
+def opencsd_ranges(snapshot, trace):
+    """trc_pkt_lister's instruction ranges on the snapshot with trace.bin
+    replaced, and the number of errors it reports."""
+    with open(os.path.join(snapshot, "trace.bin"), "wb") as f:
+        f.write(trace)
+    out = run(["trc_pkt_lister", "-ss_dir", snapshot, "-decode", "-logstdout", "-logfilename", os.devnull]).stdout
+    ranges = [m.group(1) for m in re.finditer(r"OCSD_GEN_TRC_ELEM_INSTR_RANGE\((exec range=[^)]*num_i\(\d+\))", out)]
+    errors = len(re.findall(r"ERROR|ADDR_NACC|BAD_SEQUENCE", out))
+    return ranges, errors, sum(int(x) for x in re.findall(r"num_i\((\d+)\)", " ".join(ranges)))
+
+
 def main():
     if len(sys.argv) != 7:
         raise SystemExit(__doc__.split("\n\n")[-1].strip())
@@ -157,6 +170,14 @@ def main():
     model_insns = instructions(etm, p("model_sessions.bin"), elf, False)
     check(model_insns == cap_insns, "the model's sessions decode to silicon's 1200 instructions (%d)" %
           len(model_insns))
+    # OpenCSD: a snapshot of the firmware's ETM (its ETMCR, ETMFFLR, trace ID) and code.
+    run([etm, "snapshot", "--set", "ETMCR=0x980", "--set", "ETMFFLR=0x18", "--set", "ETMTRACEIDR=0x2",
+         "--image", elf, p("fw.vec"), p("snapshot")])
+    cap_r, cap_err, cap_n = opencsd_ranges(p("snapshot"), cap)
+    mod_r, mod_err, mod_n = opencsd_ranges(p("snapshot"), b"".join(last))
+    check(cap_n == 1200 and cap_err == 0 and mod_r == cap_r and mod_err == 0,
+          "OpenCSD reads silicon's trace to %d instructions (%d errors), the model's sessions to the same ranges: %s"
+          % (cap_n, cap_err, mod_r == cap_r))
     r = run([cosim, "--vectors", p("fw.vec"), "--at-reset", "--quiet"]).stdout
     check(re.search(r"lockstep: \d+ cycles, 0 mismatches", r) is not None,
           "the RTL in lockstep from reset: %s" % r.strip().splitlines()[0] if r.strip() else "no output")
