@@ -165,7 +165,7 @@ static void variant_inputs(const variant_t *v, etm_gen_t *g, etm_ctx_t *a, etm_a
         in->iindbr = 1;
     }
     if (v->reprogram && cyc % 7000 == 3000 && !*programming) {
-        etm_apb_op_t ops[ETM_PROGRAM_MAX_OPS];
+        static etm_apb_op_t ops[ETM_PROGRAM_MAX_OPS]; /* the driver reads them on later cycles */
         size_t n = etm_program_ops(etm_get_config(a), etm_get_config(a), ops, ETM_PROGRAM_MAX_OPS);
         CHECK(n > 0);
         etm_apb_driver_start(drv, ops, n);
