@@ -136,7 +136,7 @@ static unsigned append_address(uint8_t *b, uint8_t *fl, unsigned n, const uint8_
 static int output_entry(pipestat_state_t *s, const etm_mode_t *m, fifo_state_t *f, etm_stats_t *st)
 {
     const v1_entry_t *e = entry_at(s, 0);
-    uint8_t b[ETM_V1_PUSH_MAX], fl[sizeof b], ab[5];
+    uint8_t b[ETM_V1_PUSH_MAX], fl[sizeof b], ab[5] = { 0 }; /* ab: kept whole in gen_b_q */
     memset(b, 0, sizeof b);
     memset(fl, 0, sizeof fl);
     unsigned n = 0, an = 0;
