@@ -656,20 +656,24 @@ module etm_packet #(
   // ---- 3. Commit ----------------------------------------------------------------------
   // The state the cycle decided, its bytes accepted (etm_packet_accepted but the sync count).
   // SYNC_PLACEMENT=1: an A-sync that slot P or L let out (sync_close).
-  logic sync_pl;
+  // Its effects on the periodic sync, kept whether or not the cycle's bytes fit.
+  logic        sync_pl, sync_due_pl;
+  logic [31:0] sync_count_pl;
   assign sync_pl = ph_sync_p_i || ph_sync_l_i;
+  assign sync_due_pl = sync_due && !sync_pl;
+  assign sync_count_pl = sync_pl ? 32'd0 : sync_count;
 
   task automatic take_decided();
     started_d = started || sync_pl;
     active_d = active;
     reason_d = reason;
-    sync_due_d = sync_due && !sync_pl;
+    sync_due_d = sync_due_pl;
     isync_wait_d = isync_wait || sync_pl;
     isync_due_d = isync_due && !sync_pl;
     cancel_d = cancel;
     trig_pend_d = trig_pend;
     last_addr_d = last_addr;
-    sync_count_d = sync_pl ? 32'd0 : sync_count;
+    sync_count_d = sync_count_pl;
     single_d = ls;
     wsent_d = wsent_q + cw;
   endtask
@@ -719,9 +723,9 @@ module etm_packet #(
       end else begin
         // etm_packet_overflow() on the state the cycle left (no roll-back); the
         // A-sync of a dropped cycle never went out (started_q stays).
-        sync_due_d = sync_due && !sync_pl;
+        sync_due_d = sync_due_pl;
         last_addr_d = last_addr;
-        sync_count_d = sync_pl ? 32'd0 : sync_count;
+        sync_count_d = sync_count_pl;
         exited_d = exited;
         isync_wait_d = 1'b0;
         isync_due_d = 1'b0;

@@ -131,6 +131,20 @@ module etm_packet_plan (
     sync_count = 32'd0;
   endtask
 
+  // trigger_after_cancel(): a trigger that waited goes out (an A-sync first if
+  // none was sent yet).
+  task automatic trigger_waiting();
+    if (trig_pend) begin
+      if (!started) begin
+        pt_async = 1'b1;
+        send_async();
+      end
+      slot_en[SlotF] = 1'b1;
+      pt_trig = 1'b1;
+      trig_pend = 1'b0;
+    end
+  endtask
+
   // put_isync(): any I-sync serves as a periodic A-sync's (SYNC_PLACEMENT=1).
   task automatic send_isync();
     isync_wait = 1'b0;
@@ -297,27 +311,11 @@ module etm_packet_plan (
                                              exc_i, exc_ok && cancel);
         last_addr = addr0_i & 32'hFFFF_FFFE;
         cancel = 1'b0;
-        if (trig_pend) begin
-          if (!started) begin
-            pt_async = 1'b1;
-            send_async();
-          end
-          slot_en[SlotF] = 1'b1;
-          pt_trig = 1'b1;
-          trig_pend = 1'b0;
-        end
+        trigger_waiting();
       end else if (cancel) begin
         // Cancelled, but no exception came: the atom stays.
         cancel = 1'b0;
-        if (trig_pend) begin
-          if (!started) begin
-            pt_async = 1'b1;
-            send_async();
-          end
-          slot_en[SlotF] = 1'b1;
-          pt_trig = 1'b1;
-          trig_pend = 1'b0;
-        end
+        trigger_waiting();
       end
       if (sync_m3_i ? isync_due : sync_due) begin
         // Periodic synchronisation, after any branch packet (SYNC_PLACEMENT=1:
