@@ -127,7 +127,7 @@ private:
  *                         more than one atom (CANCEL_FORM=1) */
 struct PacketWatch {
     Coverage *cov;
-    etm_v3pkt_kind_t prev = ETM_V3PKT_KIND_COUNT, prev2 = ETM_V3PKT_KIND_COUNT;
+    etm_v3pkt_kind_t prev = ETM_V3PKT_KIND_COUNT;
     bool prev2_restart = false, prev_restart = false;
     size_t prev_atoms = 0;
 };
@@ -156,7 +156,6 @@ void on_packet(void *user, const etm_v3pkt_t *p)
         cov->hit("part-tailchain-return");
     if (p->kind == ETM_V3PKT_BRANCH && p->exception && p->cancel && w->prev == ETM_V3PKT_PHDR && w->prev_atoms > 1)
         cov->hit("part-cancel-withdraw");
-    w->prev2 = w->prev;
     w->prev2_restart = w->prev_restart;
     w->prev = p->kind;
     w->prev_restart = isync && p->reason != ETM_V3_REASON_PERIODIC;

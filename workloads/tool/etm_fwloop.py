@@ -36,6 +36,7 @@ load of a form it cannot decode, QEMU gone, a timeout).
 import argparse
 import os
 import select
+import shutil
 import socket
 import struct
 import subprocess
@@ -140,11 +141,6 @@ class Rsp:
         if r != "OK":
             raise Fail("cannot write register %d: %r" % (n, r))
 
-    def write_mem(self, addr, v):
-        r = self.cmd("M%x,4:%s" % (addr, struct.pack("<I", v).hex()))
-        if r != "OK":
-            raise Fail("cannot write 0x%08X: %r" % (addr, r))
-
     def read_mem(self, addr, n):
         r = self.cmd("m%x,%x" % (addr, n))
         if r.startswith("E") or len(r) != 2 * n:
@@ -155,29 +151,30 @@ class Rsp:
 # ---- Loads, as the Thumb-2 encodings give them (ARMv7-M ARM A7.7) ---------------------------
 
 def decode_load(hw1, hw2):
-    """(kind, size, rt, rn, offset or None, rm or None, writeback) for the single
-    loads of an immediate or register offset; None for anything else."""
+    """(size, rt, rn, offset or None, rm or None) for the single loads of an
+    immediate or register offset (the address they read, before any
+    writeback); None for anything else."""
     if (hw1 & 0xF800) == 0x6800:
-        return (4, hw1 & 7, (hw1 >> 3) & 7, ((hw1 >> 6) & 0x1F) << 2, None, False)
+        return (4, hw1 & 7, (hw1 >> 3) & 7, ((hw1 >> 6) & 0x1F) << 2, None)
     if (hw1 & 0xF800) == 0x7800:
-        return (1, hw1 & 7, (hw1 >> 3) & 7, (hw1 >> 6) & 0x1F, None, False)
+        return (1, hw1 & 7, (hw1 >> 3) & 7, (hw1 >> 6) & 0x1F, None)
     if (hw1 & 0xF800) == 0x8800:
-        return (2, hw1 & 7, (hw1 >> 3) & 7, ((hw1 >> 6) & 0x1F) << 1, None, False)
+        return (2, hw1 & 7, (hw1 >> 3) & 7, ((hw1 >> 6) & 0x1F) << 1, None)
     if (hw1 & 0xFE00) in (0x5800, 0x5C00, 0x5A00):  # LDR, LDRB, LDRH (register)
         size = {0x5800: 4, 0x5C00: 1, 0x5A00: 2}[hw1 & 0xFE00]
-        return (size, hw1 & 7, (hw1 >> 3) & 7, None, (hw1 >> 6) & 7, False)
+        return (size, hw1 & 7, (hw1 >> 3) & 7, None, (hw1 >> 6) & 7)
     if hw2 is None:
         return None
     size = {0xF8D0: 4, 0xF890: 1, 0xF8B0: 2}.get(hw1 & 0xFFF0)
     if size:  # LDR.W Rt, [Rn, #imm12]
-        return (size, hw2 >> 12, hw1 & 0xF, hw2 & 0xFFF, None, False)
+        return (size, hw2 >> 12, hw1 & 0xF, hw2 & 0xFFF, None)
     size = {0xF850: 4, 0xF810: 1, 0xF830: 2}.get(hw1 & 0xFFF0)
     if size and (hw2 & 0x0800):  # imm8, P U W
-        p, u, w = (hw2 >> 10) & 1, (hw2 >> 9) & 1, (hw2 >> 8) & 1
+        p, u = (hw2 >> 10) & 1, (hw2 >> 9) & 1
         off = (hw2 & 0xFF) if u else -(hw2 & 0xFF)
-        return (size, hw2 >> 12, hw1 & 0xF, off if p else 0, None, bool(w))
+        return (size, hw2 >> 12, hw1 & 0xF, off if p else 0, None)
     if size and (hw2 & 0x0FC0) == 0:  # register, LSL #imm2
-        return (size, hw2 >> 12, hw1 & 0xF, None, hw2 & 0xF, False)
+        return (size, hw2 >> 12, hw1 & 0xF, None, hw2 & 0xF)
     return None
 
 
@@ -362,7 +359,7 @@ def run(a):
                 ea = None
                 if pc in load_set:
                     hw1, hw2 = struct.unpack("<HH", g.read_mem(pc, 4))
-                    size, rt, rn, off, rm, wb = decode_load(hw1, hw2 if is_wide(hw1) else None)
+                    size, rt, rn, off, rm = decode_load(hw1, hw2 if is_wide(hw1) else None)
                     ea = (g.reg(rn) + (off if off is not None else g.reg(rm))) & 0xFFFFFFFF
                 r = g.cmd("s")
                 if not r.startswith("T") and not r.startswith("S"):
@@ -383,12 +380,18 @@ def run(a):
     finally:
         q.kill()
         q.wait()
+        errf.seek(0)
+        qemu_err = errf.read().strip()
+        errf.close()
+        if sys.exc_info()[0] is not None and qemu_err:  # what QEMU said, with the loop's own error
+            print("etm_fwloop: QEMU: %s" % qemu_err, file=sys.stderr)
         log.close()
         try:
             st.follow(dev.store)
         except Fail:
             pass
         st.close()
+        shutil.rmtree(tmp, ignore_errors=True)
     return 0
 
 
