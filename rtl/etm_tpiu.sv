@@ -2,8 +2,13 @@
 // docs/tpiu.md): two ATB slave ports, an input queue, the formatter (one
 // half-word of a 16-byte frame per clock at most), four half-words waiting for
 // the output side, and either TRACEDATA (continuous mode: frame syncs, half-word
-// syncs when idle) or half-word writes into an ETB-style buffer (a RAM outside,
-// etb_addr_o wrapping at etb_bytes_i).
+// syncs when idle), or half-word writes into an ETB-style buffer (a RAM outside,
+// etb_addr_o wrapping at etb_bytes_i), or the SWO pin (NRZ or Manchester at the
+// clock / (ACPR + 1), no syncs, a frame the line ran dry in finished with
+// padding; the formatter bypassed when FFCR.EnFCont is clear). TRIGIN puts the
+// trigger marker (ID 0x7D) after the cycle's words; an ID unchanged for
+// id_restate_i frames is stated again. The programmer's model (CSPSR, ACPR,
+// SPPR, FFCR, FSCR, claim tags, IDs) is on the TPIU's own APB.
 //
 // One clock, as the C: ATREADY from the state; the output side takes pairs
 // present at the start of the cycle; the formatter makes at most one pair from
@@ -12,6 +17,8 @@
 //
 // The configuration is on ports (one Verilated model serves every TPIU); a part
 // ties them. QueueMax bounds queue_bytes_i (a power of two, 8 to QueueMax).
+// port_bits_i, fsync_frames_i, protocol_i, acpr_i and ffcr_i are the reset
+// values of the registers the APB writes.
 module etm_tpiu #(
   parameter int unsigned QueueMax   = 256,
   parameter bit          Assertions = 1'b1
@@ -21,12 +28,24 @@ module etm_tpiu #(
   // Configuration (etm_tpiu_params_t).
   input  logic [5:0]  port_bits_i,     // 1, 2, 4, 8, 16, 32; 0: ETB
   input  logic [4:0]  clk_div_i,       // 1 to 16
-  input  logic [15:0] fsync_frames_i,  // 0: a frame sync only before the first frame
+  input  logic [11:0] fsync_frames_i,  // 0: a frame sync only before the first frame (TPIU_FSCR)
   input  logic [8:0]  queue_bytes_i,
   input  logic [3:0]  src0_bytes_i,    // ATB width of each source in bytes (0: none)
   input  logic [3:0]  src1_bytes_i,
   input  logic [24:0] etb_bytes_i,
+  input  logic [1:0]  protocol_i,      // TPIU_SPPR: 0 trace port (or ETB), 1 Manchester, 2 NRZ
+  input  logic [12:0] acpr_i,          // TPIU_ACPR
+  input  logic [8:0]  ffcr_i,          // TPIU_FFCR: [1] EnFCont, [8] TrigIn (the other bits unused)
+  input  logic [7:0]  id_restate_i,    // frames after which an unchanged ID is stated again (0: never)
   input  logic        end_i,           // the sources have ended (held from here)
+  input  logic        trigin_i,        // TRIGIN: a trigger marker follows this cycle's words
+  // The TPIU's APB (AMBA 3; no wait states, no errors).
+  input  logic        psel_i,
+  input  logic        penable_i,
+  input  logic        pwrite_i,
+  input  logic [11:0] paddr_i,         // byte offset in the 4 KB block
+  input  logic [31:0] pwdata_i,
+  output logic [31:0] prdata_o,
   // ATB slave ports.
   input  logic        atvalid0_i,
   input  logic [6:0]  atid0_i,
@@ -42,11 +61,15 @@ module etm_tpiu #(
   output logic        etb_wr_o,
   output logic [23:0] etb_addr_o,
   output logic [15:0] pair_o,          // the half-word formatted in this cycle
-  output logic        paired_o
+  output logic        paired_o,
+  output logic        single_o,        // ... one byte (the formatter bypassed)
+  output logic        swo_o            // the SWO pin
 );
   localparam int unsigned QBits = $clog2(QueueMax);
   localparam logic [15:0] Hsync = 16'h7FFF;
   localparam logic [15:0] Fsync0 = 16'hFFFF;
+  localparam logic [31:0] Sspsr = 32'h8000_808B;  // the port sizes: 1, 2, 4, 8, 16, 32 pins
+  localparam logic [1:0]  Parallel = 2'd0, Nrz = 2'd2;  // and 1: Manchester
 
   // ---- State ------------------------------------------------------------------------------------
   logic [6:0]       qid_q [QueueMax];
@@ -70,6 +93,25 @@ module etm_tpiu #(
   logic [5:0]       nbits_q, nbits_d;
   logic [4:0]       div_q, div_d;
   logic [23:0]      etb_wr_q, etb_wr_d;
+  logic             single_q [4];
+  logic             single_d [4];
+  logic [39:0]      sw_sh_q, sw_sh_d;      // SWO: the character's units, first in bit 0
+  logic [5:0]       sw_units_q, sw_units_d;
+  logic [12:0]      sw_cnt_q, sw_cnt_d;
+  logic             trig_pending_q, trig_pending_d;
+  logic             force_id_q, force_id_d;
+  logic [7:0]       frames_same_q, frames_same_d;
+  // The registers.
+  logic [5:0]       port_bits_q, port_bits_d;
+  logic [1:0]       protocol_q, protocol_d;
+  logic [12:0]      acpr_q, acpr_d;
+  logic             enfcont_q, enfcont_d;
+  logic [11:0]      fscr_q, fscr_d;
+  logic [3:0]       claim_q, claim_d;
+  logic             is_swo, bypass, trig_en;
+  assign is_swo = port_bits_q != 6'd0 && protocol_q != Parallel;
+  assign bypass = is_swo && !enfcont_q;
+  assign trig_en = ffcr_i[8] && !bypass;
 
   logic [QBits-1:0] qmask;
   logic [QBits:0]   words;
@@ -84,6 +126,27 @@ module etm_tpiu #(
 
   // ---- 2. The output side --------------------------------------------------------------------------
   logic [1:0] pops;
+  // SWO's character for a pair (or one byte): NRZ, per byte a start bit (0),
+  // the data least significant bit first, a stop bit (1); Manchester, a start
+  // bit (high, low), each data bit as two half-bits (1: high, low; 0: low,
+  // high), one bit time low. Returns the units; n_o: how many.
+  function automatic logic [39:0] swo_char(input logic [1:0] proto, input logic [15:0] v, input logic one,
+                                           output logic [5:0] n_o);
+    logic [39:0] sh;
+    sh = '0;
+    if (proto == Nrz) begin
+      sh[9:0] = {1'b1, v[7:0], 1'b0};
+      sh[19:10] = {1'b1, v[15:8], 1'b0};
+      n_o = one ? 6'd10 : 6'd20;
+    end else begin
+      sh[1:0] = 2'b01;
+      for (int i = 0; i < 16; i++) sh[2 + 2*i +: 2] = v[i] ? 2'b01 : 2'b10;
+      if (one) sh[19:18] = 2'b00;
+      n_o = one ? 6'd20 : 6'd36;
+    end
+    return sh;
+  endfunction
+
   always_comb begin : output_side
     logic [5:0]  nb;
     logic [47:0] sh;
@@ -99,16 +162,36 @@ module etm_tpiu #(
     sh_d = sh_q;
     nbits_d = nbits_q;
     etb_wr_d = etb_wr_q;
+    sw_sh_d = sw_sh_q;
+    sw_units_d = sw_units_q;
+    sw_cnt_d = sw_cnt_q;
+    swo_o = is_swo && protocol_q == Nrz;
     nb = nbits_q;
     sh = sh_q;
     rd = pr_rd_q;
     avail = pr_n_q;
-    mask = (port_bits_i == 6'd32) ? 32'hFFFF_FFFF : ((32'd1 << port_bits_i) - 32'd1);
-    if (port_bits_i == 6'd0) begin
+    mask = (port_bits_q == 6'd32) ? 32'hFFFF_FFFF : ((32'd1 << port_bits_q) - 32'd1);
+    if (port_bits_q == 6'd0) begin
       if (pr_n_q != 3'd0) begin
         pops = 2'd1;
         etb_wr_o = 1'b1;
         etb_wr_d = (etb_wr_q + 24'd2 == etb_bytes_i[23:0] && !etb_bytes_i[24]) ? 24'd0 : etb_wr_q + 24'd2;
+      end
+    end else if (is_swo) begin
+      if (sw_units_q == 6'd0 && pr_n_q != 3'd0) begin
+        pops = 2'd1;
+        sw_sh_d = swo_char(protocol_q, pair_q[pr_rd_q], single_q[pr_rd_q], sw_units_d);
+        sw_cnt_d = 13'd0;
+      end
+      if (sw_units_d != 6'd0) begin
+        swo_o = sw_sh_d[0];
+        if (sw_cnt_d >= acpr_q) begin
+          sw_cnt_d = 13'd0;
+          sw_sh_d = sw_sh_d >> 1;
+          sw_units_d = sw_units_d - 6'd1;
+        end else begin
+          sw_cnt_d = sw_cnt_d + 13'd1;
+        end
       end
     end else if (div_q + 5'd1 < clk_div_i) begin
       div_d = div_q + 5'd1;
@@ -116,7 +199,7 @@ module etm_tpiu #(
       div_d = 5'd0;
       traceclk_o = 1'b1;
       for (int i = 0; i < 2; i++) begin
-        if (nb < port_bits_i) begin
+        if (nb < port_bits_q) begin
           if (avail != 3'd0) begin
             sh = sh | (48'(pair_q[rd]) << nb);
             rd = rd + 2'd1;
@@ -129,8 +212,8 @@ module etm_tpiu #(
         end
       end
       tracedata_o = sh[31:0] & mask;
-      sh_d = sh >> port_bits_i;
-      nbits_d = nb - port_bits_i;
+      sh_d = sh >> port_bits_q;
+      nbits_d = nb - port_bits_q;
     end
   end
 
@@ -143,7 +226,8 @@ module etm_tpiu #(
     logic [6:0]       id0, id1;
     logic [7:0]       b0, b1;
     logic [7:0]       even, odd;
-    logic             change0;
+    logic             change0, flush, id_out;
+    logic [6:0]       id_new;
     logic [2:0]       pr_after;
     n = q_level_q;
     id0 = qid_q[q_rd_q];
@@ -151,38 +235,51 @@ module etm_tpiu #(
     id1 = qid_q[(q_rd_q + 1'b1) & qmask];
     b1 = qb_q[(q_rd_q + 1'b1) & qmask];
     pr_after = pr_n_q - 3'(pops);
-    change0 = n != '0 && (!id_valid_q || id0 != cur_id_q);
+    change0 = n != '0 && (!id_valid_q || id0 != cur_id_q || force_id_q);
+    // The open frame is finished with what there is: the sources have ended,
+    // or SWO's line has run dry.
+    flush = ending_d || (is_swo && sw_units_d == 6'd0 && pr_after == 3'd0);
     even = 8'd0;
     odd = 8'd0;
+    id_out = 1'b0;
+    id_new = cur_id_q;
     fmt_do = 1'b0;
     fmt_used = 2'd0;
     fmt_v = 16'd0;
+    single_o = 1'b0;
     cur_id_d = cur_id_q;
     id_valid_d = id_valid_q;
+    force_id_d = force_id_q;
+    frames_same_d = frames_same_q;
     pk_d = pk_q;
     aux_d = aux_q;
     fcount_d = fcount_q;
     fs_left_d = fs_left_q;
     if (pr_after != 3'd4) begin
-      if (fs_left_q != 2'd0 && port_bits_i != 6'd0) begin
+      if (bypass) begin
+        if (n != '0) begin
+          fmt_do = 1'b1;
+          fmt_v = {8'd0, b0};
+          single_o = 1'b1;
+          fmt_used = 2'd1;
+        end
+      end else if (fs_left_q != 2'd0 && port_bits_q != 6'd0) begin
         fmt_do = 1'b1;
         fmt_v = (fs_left_q == 2'd2) ? Fsync0 : Hsync;
         fs_left_d = fs_left_q - 2'd1;
       end else begin
         if (n == '0) begin
-          if (ending_d && pk_q != 3'd0) begin
+          if (flush && pk_q != 3'd0) begin
             fmt_do = 1'b1;
             if (!id_valid_q || cur_id_q != 7'd0) begin
-              even = 8'h01;
-              cur_id_d = 7'd0;
-              id_valid_d = 1'b1;
+              id_out = 1'b1;
+              id_new = 7'd0;
             end
           end
         end else if (change0) begin
           fmt_do = 1'b1;
-          even = {id0, 1'b1};
-          cur_id_d = id0;
-          id_valid_d = 1'b1;
+          id_out = 1'b1;
+          id_new = id0;
           odd = b0;
           fmt_used = (pk_q != 3'd7) ? 2'd1 : 2'd0;
         end else if (pk_q == 3'd7) begin
@@ -196,22 +293,33 @@ module etm_tpiu #(
           aux_d[pk_q] = b0[0];
           odd = b1;
           fmt_used = 2'd2;
-        end else if (n >= 2 || ending_d) begin
+        end else if (n >= 2 || flush) begin
           fmt_do = 1'b1;
-          even = {(n >= 2) ? id1 : cur_id_q, 1'b1};
-          cur_id_d = (n >= 2) ? id1 : cur_id_q;
+          id_out = 1'b1;
+          id_new = (n >= 2) ? id1 : cur_id_q;
           aux_d[pk_q] = 1'b1;
           odd = b0;
           fmt_used = 2'd1;
+        end
+        if (id_out) begin
+          even = {id_new, 1'b1};
+          cur_id_d = id_new;
+          id_valid_d = 1'b1;
+          force_id_d = 1'b0;
+          frames_same_d = 8'd0;
         end
         if (fmt_do) begin
           if (pk_q == 3'd7) begin
             fmt_v = {aux_d, even};
             aux_d = 8'd0;
             pk_d = 3'd0;
-            if (port_bits_i != 6'd0 && fsync_frames_i != 16'd0) begin
+            if (id_restate_i != 8'd0) begin
+              frames_same_d = (frames_same_d == 8'hFF) ? 8'hFF : frames_same_d + 8'd1;
+              if (frames_same_d >= id_restate_i) force_id_d = 1'b1;
+            end
+            if (port_bits_q != 6'd0 && !is_swo && fscr_q != 12'd0) begin
               fcount_d = fcount_q + 16'd1;
-              if (fcount_q + 16'd1 == fsync_frames_i) begin
+              if (fcount_q + 16'd1 >= 16'(fscr_q)) begin
                 fcount_d = 16'd0;
                 fs_left_d = 2'd2;
               end
@@ -230,10 +338,16 @@ module etm_tpiu #(
   // The pair buffer: pops, then the new pair.
   always_comb begin : pairs
     logic [2:0] n_after;
-    for (int i = 0; i < 4; i++) pair_d[i] = pair_q[i];
+    for (int i = 0; i < 4; i++) begin
+      pair_d[i] = pair_q[i];
+      single_d[i] = single_q[i];
+    end
     pr_rd_d = pr_rd_q + 2'(pops);
     n_after = pr_n_q - 3'(pops);
-    if (fmt_do) pair_d[2'(pr_rd_d + n_after[1:0])] = fmt_v;
+    if (fmt_do) begin
+      pair_d[2'(pr_rd_d + n_after[1:0])] = fmt_v;
+      single_d[2'(pr_rd_d + n_after[1:0])] = single_o;
+    end
     pr_n_d = n_after + 3'(fmt_do);
   end
 
@@ -251,7 +365,7 @@ module etm_tpiu #(
     lvl = q_level_q - (QBits + 1)'(fmt_used);
     wp = (q_rd_q + q_level_q[QBits-1:0]) & qmask;
     n0 = (atvalid0_i && atready0_o) ? 5'(src0_bytes_i) : 5'd0;
-    n1 = (atvalid1_i && atready1_o) ? 5'(src1_bytes_i) : 5'd0;
+    n1 = (atvalid1_i && atready1_o && !bypass) ? 5'(src1_bytes_i) : 5'd0;  // bypass: port 0 only
     // Each storage byte takes its byte of the write when it falls in the run.
     for (int j = 0; j < QueueMax; j++) begin
       off = (QBits'(j) - wp) & qmask;
@@ -268,6 +382,66 @@ module etm_tpiu #(
     end
     nin = (QBits + 1)'(n0) + (QBits + 1)'(n1);
     q_level_d = lvl + nin;
+    // Then a trigger marker, when there is room (it waits otherwise).
+    trig_pending_d = trig_pending_q || (trigin_i && trig_en);
+    if (trig_pending_d && q_level_d < (QBits + 1)'(queue_bytes_i)) begin
+      qid_d[(wp + QBits'(nin)) & qmask] = 7'h7D;
+      qb_d[(wp + QBits'(nin)) & qmask] = 8'h00;
+      q_level_d = q_level_d + 1'b1;
+      trig_pending_d = 1'b0;
+    end
+  end
+
+  // ---- 5. The APB: reads in the access phase, writes for the next cycle --------------------------------
+  function automatic logic [31:0] reg_value(input logic [11:0] a);
+    case (a)
+      12'h000: reg_value = Sspsr;
+      12'h004: reg_value = (port_bits_q == 6'd0) ? 32'd0 : (32'd1 << (port_bits_q - 6'd1));
+      12'h010: reg_value = 32'(acpr_q);
+      12'h0F0: reg_value = 32'(protocol_q);
+      12'h300: reg_value = 32'h8;
+      12'h304: reg_value = {23'd0, ffcr_i[8], 6'd0, enfcont_q || !is_swo, 1'b0};
+      12'h308: reg_value = 32'(fscr_q);
+      12'hFA0: reg_value = 32'hF;
+      12'hFA4: reg_value = 32'(claim_q);
+      12'hFC8: reg_value = 32'hCA0 | 32'(src1_bytes_i != 4'd0);
+      12'hFCC: reg_value = 32'h11;
+      12'hFD0: reg_value = 32'h04;
+      12'hFE0: reg_value = 32'h23;
+      12'hFE4: reg_value = 32'hB9;
+      12'hFE8: reg_value = 32'h0B;
+      12'hFF0: reg_value = 32'h0D;
+      12'hFF4: reg_value = 32'h90;
+      12'hFF8: reg_value = 32'h05;
+      12'hFFC: reg_value = 32'hB1;
+      default: reg_value = 32'd0;
+    endcase
+  endfunction
+  assign prdata_o = (psel_i && penable_i && !pwrite_i) ? reg_value(paddr_i) : 32'd0;
+
+  always_comb begin : apb_write
+    logic [5:0] pb;
+    port_bits_d = port_bits_q;
+    protocol_d = protocol_q;
+    acpr_d = acpr_q;
+    enfcont_d = enfcont_q;
+    fscr_d = fscr_q;
+    claim_d = claim_q;
+    pb = 6'd0;
+    for (int i = 0; i < 32; i++) if (pwdata_i == (32'd1 << i)) pb = 6'(i + 1);
+    if (psel_i && penable_i && pwrite_i) begin
+      case (paddr_i)
+        12'h004: if (port_bits_q != 6'd0 && pb != 6'd0 && Sspsr[5'(pb - 6'd1)] && 11'(pb) <= 11'd16 * 11'(clk_div_i))
+                   port_bits_d = pb;
+        12'h010: acpr_d = pwdata_i[12:0];
+        12'h0F0: if (port_bits_q != 6'd0 && pwdata_i[1:0] != 2'd3) protocol_d = pwdata_i[1:0];
+        12'h304: enfcont_d = pwdata_i[1];
+        12'h308: fscr_d = pwdata_i[11:0];
+        12'hFA0: claim_d = claim_q | pwdata_i[3:0];
+        12'hFA4: claim_d = claim_q & ~pwdata_i[3:0];
+        default: ;
+      endcase
+    end
   end
 
   // end_i counts from its own cycle on, as etm_tpiu_end before the step.
@@ -282,7 +456,7 @@ module etm_tpiu #(
       pk_q       <= '0;
       aux_q      <= '0;
       fcount_q   <= '0;
-      fs_left_q  <= 2'd2;  // the pins start with a frame sync (not used by an ETB)
+      fs_left_q  <= (protocol_i == Parallel) ? 2'd2 : 2'd0;  // the pins start with a frame sync (not an ETB, not SWO)
       ending_q   <= 1'b0;
       pr_rd_q    <= '0;
       pr_n_q     <= '0;
@@ -290,6 +464,18 @@ module etm_tpiu #(
       nbits_q    <= '0;
       div_q      <= '0;
       etb_wr_q   <= '0;
+      sw_sh_q    <= '0;
+      sw_units_q <= '0;
+      sw_cnt_q   <= '0;
+      trig_pending_q <= 1'b0;
+      force_id_q <= 1'b0;
+      frames_same_q <= '0;
+      port_bits_q <= port_bits_i;
+      protocol_q <= protocol_i;
+      acpr_q     <= acpr_i;
+      enfcont_q  <= ffcr_i[1];
+      fscr_q     <= fsync_frames_i;
+      claim_q    <= '0;
     end else begin
       q_rd_q     <= q_rd_d;
       q_level_q  <= q_level_d;
@@ -298,7 +484,7 @@ module etm_tpiu #(
       pk_q       <= pk_d;
       aux_q      <= aux_d;
       fcount_q   <= fcount_d;
-      fs_left_q  <= (port_bits_i == 6'd0) ? 2'd0 : fs_left_d;
+      fs_left_q  <= (port_bits_q == 6'd0) ? 2'd0 : fs_left_d;
       ending_q   <= ending_d;
       pr_rd_q    <= pr_rd_d;
       pr_n_q     <= pr_n_d;
@@ -306,6 +492,18 @@ module etm_tpiu #(
       nbits_q    <= nbits_d;
       div_q      <= div_d;
       etb_wr_q   <= etb_wr_d;
+      sw_sh_q    <= sw_sh_d;
+      sw_units_q <= sw_units_d;
+      sw_cnt_q   <= sw_cnt_d;
+      trig_pending_q <= trig_pending_d;
+      force_id_q <= force_id_d;
+      frames_same_q <= frames_same_d;
+      port_bits_q <= port_bits_d;
+      protocol_q <= protocol_d;
+      acpr_q     <= acpr_d;
+      enfcont_q  <= enfcont_d;
+      fscr_q     <= fscr_d;
+      claim_q    <= claim_d;
     end
   end
 
@@ -317,7 +515,10 @@ module etm_tpiu #(
     end
   end
   for (genvar g = 0; g < 4; g++) begin : gen_pairs
-    always_ff @(posedge clk_i) pair_q[g] <= pair_d[g];
+    always_ff @(posedge clk_i) begin
+      pair_q[g] <= pair_d[g];
+      single_q[g] <= single_d[g];
+    end
   end
 
 `ifdef FORMAL
@@ -327,7 +528,7 @@ module etm_tpiu #(
   logic        f_past = 1'b0;
   logic [5:0]  f_pb_q;
   logic [4:0]  f_div_q;
-  logic [15:0] f_fs_q;
+  logic [11:0] f_fs_q;
   logic [8:0]  f_qb_q;
   logic [3:0]  f_s0_q, f_s1_q;
   logic [24:0] f_etb_q;
@@ -357,13 +558,16 @@ module etm_tpiu #(
     if (f_past)
       assume (port_bits_i == f_pb_q && clk_div_i == f_div_q && fsync_frames_i == f_fs_q && queue_bytes_i == f_qb_q &&
               src0_bytes_i == f_s0_q && src1_bytes_i == f_s1_q && etb_bytes_i == f_etb_q);
+    // The registers keep their reset values: no APB writes.
+    assume (!psel_i);
+    assume (protocol_i != 2'd3 && (port_bits_i != 6'd0 || protocol_i == 2'd0));
   end
   always @* begin
     if (rst_ni && f_past) begin
       QueueWithinSize_P: assert (q_level_q <= (QBits + 1)'(queue_bytes_i));
       PairsWithinBuffer_P: assert (pr_n_q <= 3'd4);
-      SyncBetweenFrames_P: assert (fs_left_q == 2'd0 || pk_q == 3'd0 || port_bits_i == 6'd0);
-      SerializerBelowPair_P: assert (port_bits_i == 6'd0 || (nbits_q < 6'd16 && div_q < clk_div_i));
+      SyncBetweenFrames_P: assert (fs_left_q == 2'd0 || pk_q == 3'd0 || port_bits_q == 6'd0);
+      SerializerBelowPair_P: assert (port_bits_q == 6'd0 || (nbits_q < 6'd16 && div_q < clk_div_i));
       AuxOnlyInFrame_P: assert (pk_q != 3'd0 || aux_q == 8'd0);
       EtbAddressEven_P: assert (!etb_wr_o || (etb_addr_o[0] == 1'b0 && {1'b0, etb_addr_o} < etb_bytes_i));
     end
@@ -379,7 +583,7 @@ module etm_tpiu #(
     PairsWithinBuffer_A: assert property (@(posedge clk_i) disable iff (!rst_ni) pr_n_q <= 3'd4)
       else $error("etm_tpiu: pair buffer holds %0d", pr_n_q);
     SyncBetweenFrames_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
-        fs_left_q == 2'd0 || pk_q == 3'd0 || port_bits_i == 6'd0)
+        fs_left_q == 2'd0 || pk_q == 3'd0 || port_bits_q == 6'd0)
       else $error("etm_tpiu: a frame sync inside a frame (half-word %0d)", pk_q);
   end
 `endif

@@ -238,7 +238,7 @@ static int run_open_files(run_t *r)
             fprintf(stderr, "etm: --tpiu: %s\n", d.msg);
             return 2;
         }
-        etm_tpiu_cap_init(&r->tr.cap, tp.port_bits);
+        etm_tpiu_cap_init_for(&r->tr.cap, r->tr.t);
     }
     if ((o->trace && !(r->tf = fopen(o->trace, "wb"))) || (o->out && !(r->of = fopen(o->out, "w"))) ||
         (o->vcd && !(r->vf = wave_create(o->vcd)))) {
@@ -438,6 +438,11 @@ static void run_json(const run_t *r, int rc)
         json_u64(&j, "frame_syncs", ts->fsyncs);
         json_u64(&j, "halfword_syncs", ts->hsyncs);
         json_u64(&j, "stall_cycles", ts->stall_cycles[0]);
+        json_u64(&j, "protocol", etm_tpiu_protocol(r->tr.t));
+        json_u64(&j, "acpr", etm_tpiu_acpr(r->tr.t));
+        json_u64(&j, "trigger_markers", ts->triggers);
+        json_u64(&j, "swo_bytes", ts->swo_bytes);
+        json_u64(&j, "swo_busy_cycles", ts->swo_busy);
         json_end(&j);
     }
     if (o->json_more)
@@ -453,11 +458,20 @@ static void run_summary(const run_t *r)
         return;
     const etm_tpiu_params_t *tp = r->o->tpiu;
     const etm_tpiu_stats_t *ts = etm_tpiu_get_stats(r->tr.t);
-    printf("TPIU: %u pins at the core clock / %u: %llu frames (%llu ID bytes, %llu padding), %llu frame "
-           "syncs, %llu half-word syncs; ATREADY low while the ETM waited in %llu cycles\n",
-           tp->port_bits, tp->clk_div, (unsigned long long)ts->frames, (unsigned long long)ts->id_bytes,
-           (unsigned long long)ts->pad_bytes, (unsigned long long)ts->fsyncs, (unsigned long long)ts->hsyncs,
+    unsigned proto = etm_tpiu_protocol(r->tr.t);
+    if (proto == ETM_TPIU_PARALLEL)
+        printf("TPIU: %u pins at the core clock / %u", tp->port_bits, tp->clk_div);
+    else
+        printf("TPIU: SWO, %s at the core clock / %u%s", proto == ETM_TPIU_NRZ ? "NRZ" : "Manchester",
+               etm_tpiu_acpr(r->tr.t) + 1, etm_tpiu_ffcr(r->tr.t) & ETM_TPIU_FFCR_ENFCONT ? "" : ", formatter bypassed");
+    printf(": %llu frames (%llu ID bytes, %llu padding), %llu frame syncs, %llu half-word syncs, %llu trigger "
+           "markers; ATREADY low while the ETM waited in %llu cycles\n",
+           (unsigned long long)ts->frames, (unsigned long long)ts->id_bytes, (unsigned long long)ts->pad_bytes,
+           (unsigned long long)ts->fsyncs, (unsigned long long)ts->hsyncs, (unsigned long long)ts->triggers,
            (unsigned long long)ts->stall_cycles[0]);
+    if (proto != ETM_TPIU_PARALLEL)
+        printf("SWO: %llu bytes, the line busy in %llu of %llu cycles\n", (unsigned long long)ts->swo_bytes,
+               (unsigned long long)ts->swo_busy, (unsigned long long)ts->cycles);
 }
 
 /* Close the files, the TPIU, the model and the stimulus; returns rc, or 2

@@ -575,6 +575,10 @@ public:
                     cov_->hit("tpiu-etm-bytes", tp->etm_bytes());
                     cov_->hit("tpiu-second-bytes", tp->second_bytes());
                     cov_->hit("tpiu-etb-wraps", ts->etb_wraps);
+                    cov_->hit("tpiu-swo-bytes", ts->swo_bytes);
+                    cov_->hit("tpiu-apb-reads", tp->apb_reads());
+                    cov_->hit("tpiu-markers", ts->triggers);
+                    cov_->hit("tpiu-restates", ts->restates);
                     cov_->hit("tpiu-stall-cycles", ts->stall_cycles[0]);
                 }
             }

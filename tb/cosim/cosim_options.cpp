@@ -22,7 +22,7 @@ int usage()
                  "                 [--shard I/N] [--long] [--issue-width 2] [--irq-period N] [--max-intnum N]\n"
                  "                 [--stall PCT] [--fold PCT] [--sleep PERMILLE] [--data] [--triggers]\n"
                  "                 [--atb-stall PCT] [--atb-burst N] [--flush N]\n"
-                 "                 [--tpiu PINS[:DIV] | --tpiu etb:BYTES [--atb2 PCT]]\n"
+                 "                 [--tpiu PINS[:DIV] | --tpiu nrz|manchester[:ACPR][,ffcr=V] | --tpiu etb:BYTES [--atb2 PCT]]\n"
                  "                 [--vectors FILE] [--vcd FILE] [--allow-violations] [--require BIN]...\n"
                  "                 [--waves FILE | +trace] [--fail-waves FILE] [--window N] [--quiet]\n"
                  "                 [--random-filter SEED] [--reprogram N [--reprogram-modes]] [--walk]\n"
@@ -305,8 +305,14 @@ std::vector<std::string> targeted_bins(const Options &o, const Coverage &cov)
     if (v3 && o.flush && c.port_bytes)
         t.push_back("atb-flush");
     if (o.tpiu) {
-        t.insert(t.end(), { "tpiu-frames", "tpiu-etm-bytes" });
-        t.push_back(o.tpiu_p.port_bits ? "tpiu-fsync" : "tpiu-etb-wraps");
+        bool swo = o.tpiu_p.port_bits && o.tpiu_p.protocol != ETM_TPIU_PARALLEL;
+        t.push_back("tpiu-etm-bytes");
+        if (!swo || (o.tpiu_p.ffcr & ETM_TPIU_FFCR_ENFCONT)) /* bypassed, the SWO line has no frames */
+            t.push_back("tpiu-frames");
+        if (swo)
+            t.insert(t.end(), { "tpiu-swo-bytes", "tpiu-apb-reads" });
+        else
+            t.push_back(o.tpiu_p.port_bits ? "tpiu-fsync" : "tpiu-etb-wraps");
         if (o.atb2)
             t.push_back("tpiu-second-bytes");
     }

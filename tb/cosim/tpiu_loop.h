@@ -7,6 +7,13 @@
  * where the stimulus says (an interconnect in between that is busy). At the
  * end the TPIU's output (pins or ETB) is taken apart by the project's
  * deformatter: each ID's bytes must be exactly what its source sent.
+ *
+ * TRIGIN is each ETM's trigger output. SWO (--tpiu nrz:ACPR or
+ * manchester:ACPR) starts, as a Cortex-M3's TPIU does, from TPIU_SPPR 1
+ * (Manchester), TPIU_ACPR 0 and TPIU_FFCR 0x102, and is programmed through
+ * the TPIU's APB in the first cycles, as firmware does; random APB reads of
+ * every register then run throughout, their data compared. The SWO pin is
+ * compared every cycle and read back by a receiver sampling it.
  */
 #ifndef ETM_TB_TPIU_LOOP_H
 #define ETM_TB_TPIU_LOOP_H
@@ -15,6 +22,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "Vetm_tpiu.h"
@@ -35,7 +43,14 @@ public:
         etm_diag_t d;
         std::memset(&d, 0, sizeof d);
         p_ = p;
-        if (etm_tpiu_create(&c_, &p_, &d) != ETM_OK) {
+        etm_tpiu_params_t reset = p;
+        if (p.protocol != ETM_TPIU_PARALLEL) { /* the part's reset values, then the APB */
+            reset.protocol = ETM_TPIU_MANCHESTER;
+            reset.acpr = 0;
+            reset.ffcr = ETM_TPIU_FFCR_ENFCONT | (p.ffcr & ETM_TPIU_FFCR_TRIGIN);
+            writes_ = {{0x010, p.acpr}, {0x0F0, p.protocol}, {0x304, p.ffcr}, {0xFA0, 0x5}};
+        }
+        if (etm_tpiu_create(&c_, &reset, &d) != ETM_OK) {
             *err = d.msg;
             return false;
         }
@@ -47,6 +62,10 @@ public:
         r_->src0_bytes_i = p.src_bytes[0];
         r_->src1_bytes_i = p.src_bytes[1];
         r_->etb_bytes_i = p.etb_bytes;
+        r_->protocol_i = reset.protocol;
+        r_->acpr_i = reset.acpr;
+        r_->ffcr_i = reset.ffcr;
+        r_->id_restate_i = reset.id_restate;
         r_->end_i = 0;
         r_->clk_i = 0;
         r_->rst_ni = 1;
@@ -57,6 +76,11 @@ public:
         r_->rst_ni = 1;
         r_->eval();
         etm_tpiu_cap_init(&cap_, p.port_bits);
+        if (p.protocol != ETM_TPIU_PARALLEL) { /* the receiver knows the line the firmware sets */
+            cap_.protocol = p.protocol;
+            cap_.unit = p.acpr + 1;
+            cap_.prev = 0; /* NRZ: a start is a fall from the idle high the programming sets */
+        }
         pct_ = atb2_pct;
         rng_ = seed * 0x9E3779B97F4A7C15ull + 7;
         return true;
@@ -80,6 +104,8 @@ public:
         next_second();
         etm_tpiu_in_t in;
         etm_tpiu_in_from_etm(&in, &c, stall);
+        bool programmed = wi_ == writes_.size() && !apb_phase_;
+        in.trigin = in.trigin && programmed; /* the TPIU is programmed before the ETM's trigger counts */
         in.src[1].valid = s_valid_;
         in.src[1].id = kSecondId;
         in.src[1].data[0] = s_byte_;
@@ -90,6 +116,13 @@ public:
         r_->atid1_i = kSecondId;
         r_->atdata1_i = s_byte_;
         r_->end_i = ending_;
+        r_->trigin_i = top && programmed ? top->TRIGGER : 0;
+        next_apb(&in);
+        r_->psel_i = in.psel;
+        r_->penable_i = in.penable;
+        r_->pwrite_i = in.pwrite;
+        r_->paddr_i = in.paddr;
+        r_->pwdata_i = in.pwdata;
         r_->eval();
         etm_tpiu_out_t o;
         etm_tpiu_step(c_, &in, &o);
@@ -110,6 +143,11 @@ public:
         diff("ETBADDR", o.etb_wr ? o.etb_addr : 0, r_->etb_wr_o ? r_->etb_addr_o : 0);
         diff("PAIRED", o.paired, r_->paired_o);
         diff("PAIR", o.paired ? o.pair : 0, r_->paired_o ? r_->pair_o : 0);
+        diff("SINGLE", o.paired ? o.single : 0, r_->paired_o ? r_->single_o : 0);
+        diff("SWO", o.swo, r_->swo_o);
+        diff("PRDATA", o.prdata, r_->prdata_o);
+        if (in.psel && in.penable && !in.pwrite)
+            apb_reads_++;
         /* What each source had taken (the ETM counts its own). */
         if (c.v3_count && c.atid)
             etm_bytes_.insert(etm_bytes_.end(), c.v3_bytes, c.v3_bytes + c.v3_count);
@@ -169,11 +207,17 @@ public:
         etm_cs_deformatter_t *f = nullptr;
         etm_diag_t d;
         std::memset(&d, 0, sizeof d);
-        if (etm_cs_create(&f, p_.port_bits ? ETM_CS_WAIT_FSYNC : 0, on_data, &g) != ETM_OK)
+        bool sw = p_.port_bits && p_.protocol != ETM_TPIU_PARALLEL;
+        if (etm_cs_create(&f, p_.port_bits && !sw ? ETM_CS_WAIT_FSYNC : 0, on_data, &g) != ETM_OK)
             return false;
-        etm_err_t e = etm_cs_feed(f, out.data(), out.size(), &d);
+        etm_err_t e = ETM_OK;
+        if (sw && !(p_.ffcr & ETM_TPIU_FFCR_ENFCONT)) /* bypassed: the line carries the ETM's bytes alone */
+            g.etm = out;
+        else
+            e = etm_cs_feed(f, out.data(), out.size(), &d);
         if (e == ETM_OK)
             e = etm_cs_end(f, &d);
+        g.markers = etm_cs_triggers(f, nullptr);
         etm_cs_destroy(f);
         char line[512];
         if (e != ETM_OK) {
@@ -195,11 +239,25 @@ public:
             return ok;
         };
         bool a = same(etm_bytes_, g.etm, "the ETM's trace");
-        bool b = same(second_, g.second, "the second source");
-        return a && b;
+        bool bypassed = sw && !(p_.ffcr & ETM_TPIU_FFCR_ENFCONT); /* port 0 only: the second source's are dropped */
+        bool b = same(bypassed ? std::vector<uint8_t>() : second_, g.second, "the second source");
+        bool m = g.markers == etm_tpiu_get_stats(c_)->triggers || wrapped;
+        if (!m) {
+            std::snprintf(line, sizeof line, "  %llu trigger markers put in, %llu taken apart\n",
+                          (unsigned long long)etm_tpiu_get_stats(c_)->triggers, (unsigned long long)g.markers);
+            *why += line;
+        }
+        if (cap_.framing_errors) {
+            std::snprintf(line, sizeof line, "  the SWO receiver found %llu framing errors\n",
+                          (unsigned long long)cap_.framing_errors);
+            *why += line;
+        }
+        return a && b && m && !cap_.framing_errors;
     }
 
     const etm_tpiu_stats_t *stats() const { return etm_tpiu_get_stats(c_); }
+    uint64_t apb_reads() const { return apb_reads_; }
+    uint64_t framing_errors() const { return cap_.framing_errors; }
     size_t etm_bytes() const { return etm_bytes_.size(); }
     size_t second_bytes() const { return second_.size(); }
     size_t out_bytes() const { return p_.port_bits ? pins_.size() : p_.etb_bytes; }
@@ -207,6 +265,7 @@ public:
 private:
     struct Got {
         std::vector<uint8_t> etm, second;
+        uint64_t markers = 0;
     };
     static void on_data(void *user, unsigned id, const uint8_t *data, size_t n, uint64_t)
     {
@@ -214,11 +273,45 @@ private:
         std::vector<uint8_t> &v = id == kSecondId ? g->second : g->etm;
         v.insert(v.end(), data, data + n);
     }
+    /* The APB: the programming writes first (setup, then access), then now
+     * and then a read of a register of the map. */
+    void next_apb(etm_tpiu_in_t *in)
+    {
+        static const uint16_t regs[] = {0x000, 0x004, 0x010, 0x0F0, 0x300, 0x304, 0x308, 0xFA0, 0xFA4, 0xFB4,
+                                        0xFC8, 0xFCC, 0xFD0, 0xFE0, 0xFE4, 0xFE8, 0xFF0, 0xFFC, 0x100};
+        in->psel = in->penable = in->pwrite = 0;
+        in->paddr = 0;
+        in->pwdata = 0;
+        if (apb_phase_ == 0) {
+            if (wi_ < writes_.size()) {
+                apb_addr_ = writes_[wi_].first;
+                apb_data_ = writes_[wi_].second;
+                apb_write_ = 1;
+                wi_++;
+            } else {
+                rng_ ^= rng_ << 13;
+                rng_ ^= rng_ >> 7;
+                rng_ ^= rng_ << 17;
+                if (rng_ % 64)
+                    return;
+                apb_addr_ = regs[(rng_ >> 8) % (sizeof regs / sizeof regs[0])];
+                apb_data_ = 0;
+                apb_write_ = 0;
+            }
+        }
+        in->psel = 1;
+        in->penable = apb_phase_;
+        in->pwrite = apb_write_;
+        in->paddr = apb_addr_;
+        in->pwdata = apb_data_;
+        apb_phase_ ^= 1;
+    }
+
     /* The second source: a word shown stays until taken; new bursts start at random. */
     void next_second()
     {
-        if (!p_.src_bytes[1] || s_valid_)
-            return;
+        if (!p_.src_bytes[1] || s_valid_ || wi_ < writes_.size() || apb_phase_)
+            return; /* it starts once the TPIU is programmed */
         rng_ ^= rng_ << 13;
         rng_ ^= rng_ >> 7;
         rng_ ^= rng_ << 17;
@@ -238,6 +331,12 @@ private:
     std::vector<uint8_t> pins_, etm_bytes_, second_;
     unsigned pct_ = 0, burst_ = 0, count_ = 0;
     uint8_t s_valid_ = 0, s_byte_ = 0, ending_ = 0;
+    std::vector<std::pair<uint16_t, uint32_t>> writes_;
+    size_t wi_ = 0;
+    unsigned apb_phase_ = 0, apb_write_ = 0;
+    uint16_t apb_addr_ = 0;
+    uint32_t apb_data_ = 0;
+    uint64_t apb_reads_ = 0;
     uint64_t rng_ = 1;
 };
 

@@ -327,11 +327,11 @@ static int open_run(prun_t *p)
         etm_tpiu_params_t tpp = p->o->tpiu_p;
         tpp.src_bytes[0] = c->port_bytes;
         if (etm_tpiu_create(&p->tp, &tpp, &d) != ETM_OK ||
-            etm_cs_create(&p->cs, ETM_CS_WAIT_FSYNC, on_formatted, p) != ETM_OK) {
+            etm_cs_create(&p->cs, tpp.protocol == ETM_TPIU_PARALLEL ? ETM_CS_WAIT_FSYNC : 0, on_formatted, p) != ETM_OK) {
             fprintf(stderr, "etm-e2e: --tpiu: %s\n", d.msg);
             return -1;
         }
-        etm_tpiu_cap_init(&p->cap, tpp.port_bits);
+        etm_tpiu_cap_init_for(&p->cap, p->tp);
     }
     if (qrec_source_open(&p->src, &p->o->so, p->program, err, sizeof err) != 0) {
         fprintf(stderr, "etm-e2e: %s\n", err);

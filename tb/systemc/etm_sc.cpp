@@ -415,9 +415,9 @@ EtmTpiu::EtmTpiu(sc_module_name n, const etm_tpiu_params_t &p, unsigned trace_id
     etm_diag_clear(&d);
     if (etm_tpiu_create(&t_, &p, &d) != ETM_OK)
         throw std::runtime_error(std::string(name()) + ": " + diag_text(d));
-    if (etm_cs_create(&cs_, p.port_bits ? ETM_CS_WAIT_FSYNC : 0, on_data, this) != ETM_OK)
+    if (etm_cs_create(&cs_, p.port_bits && p.protocol == ETM_TPIU_PARALLEL ? ETM_CS_WAIT_FSYNC : 0, on_data, this) != ETM_OK)
         throw std::runtime_error(std::string(name()) + ": out of memory");
-    etm_tpiu_cap_init(&cap_, p.port_bits);
+    etm_tpiu_cap_init_for(&cap_, t_);
     ready.bind(*this);
     SC_METHOD(fall);
     sensitive << clk.neg();

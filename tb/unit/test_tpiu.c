@@ -8,6 +8,7 @@
 
 #include "etm/coresight.h"
 #include "etm/tpiu.h"
+#include "etm/uart.h"
 #include "test.h"
 
 #define MAXB (1u << 18)
@@ -77,11 +78,14 @@ static void test_hand_frame(void)
 
 /* Random traffic: source 0 (ID 0x13) and, when w1 is set, source 1 (ID 0x2C),
  * each valid in bursts, holding its word while ATREADY is low. */
-static void round_trip(unsigned port_bits, unsigned clk_div, unsigned queue, unsigned w0, unsigned w1,
-                       unsigned etb_bytes, uint64_t seed)
+static void round_trip_swo(unsigned port_bits, unsigned clk_div, unsigned queue, unsigned w0, unsigned w1,
+                           unsigned etb_bytes, uint64_t seed, unsigned protocol, unsigned acpr)
 {
     etm_tpiu_params_t p;
     etm_tpiu_params_default(&p);
+    p.protocol = protocol;
+    p.acpr = acpr;
+    int swo = protocol != ETM_TPIU_PARALLEL;
     p.port_bits = port_bits;
     p.clk_div = clk_div;
     p.queue_bytes = queue;
@@ -112,7 +116,14 @@ static void round_trip(unsigned port_bits, unsigned clk_div, unsigned queue, uns
     memset(&in, 0, sizeof in);
     unsigned burst[2] = { 0, 0 };
     etm_tpiu_cap_t cap_pins;
-    etm_tpiu_cap_init(&cap_pins, port_bits);
+    etm_tpiu_cap_init_for(&cap_pins, t);
+    /* NRZ: the SWO tool's UART decoder (model/decode/src/uart.c) reads the pin
+     * too, two samples a core clock, as a logic analyzer would. */
+    etm_uart_t uart;
+    uint8_t *uout = (uint8_t *)malloc(cap);
+    size_t nu = 0;
+    if (protocol == ETM_TPIU_NRZ)
+        CHECK_EQ(etm_uart_init(&uart, 2000000ull * (acpr + 1), 1000000, &d), ETM_OK);
     int stable = 1;
     etm_tpiu_in_t prev = in;
     uint8_t prev_wait[2] = { 0, 0 };
@@ -134,7 +145,17 @@ static void round_trip(unsigned port_bits, unsigned clk_div, unsigned queue, uns
         }
         etm_tpiu_out_t o;
         uint8_t rdy[2] = { (uint8_t)etm_tpiu_ready(t, 0), (uint8_t)etm_tpiu_ready(t, 1) };
+        in.trigin = feeding && test_rand(&r) % 997 == 0;
         etm_tpiu_step(t, &in, &o);
+        if (protocol == ETM_TPIU_NRZ) {
+            etm_uart_byte_t ub[2];
+            uint8_t lv[2] = { o.swo, o.swo };
+            size_t k = 0;
+            etm_uart_feed(&uart, lv, 2, ub, 2, &k);
+            for (size_t i = 0; i < k && nu < cap; i++)
+                if (!ub[i].framing_error)
+                    uout[nu++] = ub[i].value;
+        }
         for (unsigned s = 0; s < 2; s++) {
             if (o.atready[s] != rdy[s])
                 stable = 0;
@@ -150,7 +171,7 @@ static void round_trip(unsigned port_bits, unsigned clk_div, unsigned queue, uns
                     sent.b[s][sent.n[s]++] = in.src[s].data[i];
                 in.src[s].valid = 0;
             }
-        if (port_bits) {
+        if (port_bits || swo) {
             uint8_t b[4];
             unsigned nb = etm_tpiu_cap_step(&cap_pins, &o, b);
             for (unsigned i = 0; i < nb && nout < cap; i++)
@@ -166,11 +187,26 @@ static void round_trip(unsigned port_bits, unsigned clk_div, unsigned queue, uns
     if (!port_bits)
         nout = etm_tpiu_etb_read(t, out, cap);
     etm_cs_deformatter_t *f;
-    CHECK_EQ(etm_cs_create(&f, port_bits ? ETM_CS_WAIT_FSYNC : 0, on_data, &got), ETM_OK);
+    CHECK_EQ(etm_cs_create(&f, port_bits && !swo ? ETM_CS_WAIT_FSYNC : 0, on_data, &got), ETM_OK);
     CHECK_EQ(etm_cs_feed(f, out, nout, &d), ETM_OK);
     CHECK_EQ(etm_cs_end(f, &d), ETM_OK);
-    etm_cs_destroy(f);
     const etm_tpiu_stats_t *st = etm_tpiu_get_stats(t);
+    if (!st->etb_wraps) /* every marker reached the output, as a marker */
+        CHECK_EQ(etm_cs_triggers(f, NULL), st->triggers);
+    CHECK(st->triggers > 5);
+    etm_cs_destroy(f);
+    if (swo) {
+        CHECK_EQ(cap_pins.framing_errors, 0);
+        CHECK_EQ(st->fsyncs + st->hsyncs, 0); /* SWO sends no syncs */
+        CHECK_EQ(st->frames * 16, nout);
+        CHECK_EQ(st->swo_bytes, nout);
+    }
+    if (protocol == ETM_TPIU_NRZ) {
+        etm_uart_end(&uart);
+        CHECK_EQ(nu, nout);
+        CHECK(nu == nout && memcmp(uout, out, nout) == 0);
+    }
+    free(uout);
     int wrapped = st->etb_wraps != 0;
     for (unsigned s = 0; s < 2; s++) {
         if (!wrapped) {
@@ -183,10 +219,14 @@ static void round_trip(unsigned port_bits, unsigned clk_div, unsigned queue, uns
         }
     }
     CHECK_EQ(got.other, 0);
-    CHECK(sent.n[0] > 200); /* one pin at half the core clock carries 1875 bytes in 30000 cycles */
+    /* one pin at half the core clock carries 1875 bytes in 30000 cycles; SWO
+     * in Manchester at a third of it, 2 bits a character more than 16 half-bits
+     * a byte, about 300 */
+    size_t least = swo ? 40 : 200;
+    CHECK(sent.n[0] > least);
     if (w1)
-        CHECK(sent.n[1] > 200);
-    if (port_bits) {
+        CHECK(sent.n[1] > least);
+    if (port_bits && !swo) {
         CHECK(st->fsyncs > 1);
         CHECK_EQ(st->frames * 16 + st->fsyncs * 4 + st->hsyncs * 2, nout);
     }
@@ -196,6 +236,12 @@ static void round_trip(unsigned port_bits, unsigned clk_div, unsigned queue, uns
     }
     free(out);
     etm_tpiu_destroy(t);
+}
+
+static void round_trip(unsigned port_bits, unsigned clk_div, unsigned queue, unsigned w0, unsigned w1,
+                       unsigned etb_bytes, uint64_t seed)
+{
+    round_trip_swo(port_bits, clk_div, queue, w0, w1, etb_bytes, seed, ETM_TPIU_PARALLEL, 0);
 }
 
 static void test_round_trips(void)
@@ -211,6 +257,11 @@ static void test_round_trips(void)
     round_trip(16, 1, 16, 4, 2, 0, seed++);
     round_trip(0, 1, 32, 1, 1, 1u << 20, seed++); /* an ETB that does not wrap */
     round_trip(0, 1, 32, 8, 1, 4096, seed++);     /* one that does */
+    /* SWO: NRZ at the core clock and slower, Manchester; markers on TRIGIN. */
+    for (unsigned acpr = 0; acpr < 3; acpr++) {
+        round_trip_swo(4, 1, 32, 1, 1, 0, seed++, ETM_TPIU_NRZ, acpr);
+        round_trip_swo(4, 1, 16, 2, 1, 0, seed++, ETM_TPIU_MANCHESTER, acpr);
+    }
 }
 
 static void test_params(void)
@@ -241,6 +292,15 @@ static void test_params(void)
         CHECK_EQ(etm_tpiu_params_parse(&p, bad[i], 0, &d), ETM_ERR_ARG);
         CHECK_STR_CONTAINS(d.msg, "want PINS[:DIV]");
     }
+    CHECK_EQ(etm_tpiu_params_parse(&p, "nrz:0", 0, &d), ETM_OK);
+    CHECK(p.protocol == ETM_TPIU_NRZ && p.acpr == 0);
+    CHECK_EQ(etm_tpiu_params_parse(&p, "manchester:3,ffcr=0x100,restate=4", 0, &d), ETM_OK);
+    CHECK(p.protocol == ETM_TPIU_MANCHESTER && p.acpr == 3 && p.ffcr == 0x100 && p.id_restate == 4);
+    CHECK_EQ(etm_tpiu_params_parse(&p, "nrz:0,speed=3", 0, &d), ETM_ERR_ARG);
+    CHECK_EQ(etm_tpiu_params_parse(&p, "nrz:", 0, &d), ETM_ERR_ARG);
+    p.acpr = 8192;
+    CHECK_EQ(etm_tpiu_create(&t, &p, &d), ETM_ERR_ARG);
+    CHECK_STR_CONTAINS(d.msg, "0 to 8191");
     CHECK_EQ(etm_tpiu_params_parse(&p, "etb:4096", 1, &d), ETM_OK);
     CHECK(p.port_bits == 0 && p.etb_bytes == 4096);
     CHECK_EQ(etm_tpiu_params_parse(&p, "etb:4k", 1, &d), ETM_ERR_ARG);
@@ -252,9 +312,131 @@ static void test_params(void)
     CHECK_STR_CONTAINS(d.msg, "multiple of 16");
 }
 
+/* The programmer's model: the Cortex-M3 TPIU's identification, what each
+ * register takes and what it ignores (DDI 0337 chapter 11), and the output
+ * side following the registers. */
+static void test_registers(void)
+{
+    etm_tpiu_params_t p;
+    etm_tpiu_t *t;
+    etm_diag_t d;
+    etm_tpiu_params_default(&p);
+    p.protocol = ETM_TPIU_MANCHESTER; /* the part's reset value */
+    CHECK_EQ(etm_tpiu_create(&t, &p, &d), ETM_OK);
+    CHECK_EQ(etm_tpiu_reg_read(t, 0xFE0) | etm_tpiu_reg_read(t, 0xFE4) << 8, 0xB923); /* part 0x923, ARM */
+    CHECK_EQ(etm_tpiu_reg_read(t, 0xFFC) << 24 | etm_tpiu_reg_read(t, 0xFF8) << 16 |
+                 etm_tpiu_reg_read(t, 0xFF4) << 8 | etm_tpiu_reg_read(t, 0xFF0), 0xB105900Du);
+    CHECK_EQ(etm_tpiu_reg_read(t, 0xFCC), 0x11);
+    CHECK_EQ(etm_tpiu_reg_read(t, 0xFC8), 0xCA0);
+    CHECK_EQ(etm_tpiu_reg_read(t, 0x004), 0x8); /* 4 pins */
+    CHECK_EQ(etm_tpiu_reg_read(t, 0x0F0), 1);
+    CHECK_EQ(etm_tpiu_reg_read(t, 0x304), 0x102);
+    /* The firmware's sequence: ACPR 0, SPPR 2, FFCR 0x102. */
+    CHECK(etm_tpiu_reg_write(t, 0x010, 0));
+    CHECK(etm_tpiu_reg_write(t, 0x0F0, 2));
+    CHECK(etm_tpiu_reg_write(t, 0x304, 0x102));
+    CHECK_EQ(etm_tpiu_protocol(t), ETM_TPIU_NRZ);
+    /* Bypassed (EnFCont clear) on SWO; TrigIn stays as the part has it. */
+    CHECK(etm_tpiu_reg_write(t, 0x304, 0x000));
+    CHECK_EQ(etm_tpiu_reg_read(t, 0x304), 0x100);
+    /* Ignored: a size the port lacks or two at once, SPPR 3, a read-only register. */
+    CHECK(!etm_tpiu_reg_write(t, 0x004, 0x4));
+    CHECK(!etm_tpiu_reg_write(t, 0x004, 0x3));
+    CHECK(!etm_tpiu_reg_write(t, 0x0F0, 3));
+    CHECK(!etm_tpiu_reg_write(t, 0x300, 0));
+    CHECK_EQ(etm_tpiu_get_stats(t)->apb_ignored, 4);
+    CHECK(etm_tpiu_reg_write(t, 0x004, 0x80)); /* 8 pins */
+    CHECK_EQ(etm_tpiu_reg_read(t, 0x004), 0x80);
+    CHECK(etm_tpiu_reg_write(t, 0x010, 0xFFFF));
+    CHECK_EQ(etm_tpiu_reg_read(t, 0x010), 0x1FFF); /* 13 bits */
+    CHECK(etm_tpiu_reg_write(t, 0xFA0, 0x5));
+    CHECK(etm_tpiu_reg_write(t, 0xFA4, 0x1));
+    CHECK_EQ(etm_tpiu_reg_read(t, 0xFA4), 0x4);
+    /* The trace port: the formatter cannot be bypassed, FFCR reads EnFCont. */
+    CHECK(etm_tpiu_reg_write(t, 0x0F0, 0));
+    CHECK_EQ(etm_tpiu_reg_read(t, 0x304), 0x102);
+    /* The same through the APB: a write in its access phase, a read's data. */
+    etm_tpiu_in_t in;
+    etm_tpiu_out_t o;
+    memset(&in, 0, sizeof in);
+    in.psel = 1;
+    in.pwrite = 1;
+    in.paddr = 0x0F0;
+    in.pwdata = 2;
+    etm_tpiu_step(t, &in, &o); /* setup */
+    CHECK_EQ(etm_tpiu_protocol(t), ETM_TPIU_PARALLEL);
+    in.penable = 1;
+    etm_tpiu_step(t, &in, &o); /* access */
+    CHECK_EQ(etm_tpiu_protocol(t), ETM_TPIU_NRZ);
+    in.pwrite = 0;
+    etm_tpiu_step(t, &in, &o);
+    CHECK_EQ(o.prdata, 2);
+    CHECK_EQ(o.swo, 1); /* NRZ idles high */
+    etm_tpiu_reset(t); /* the registers' reset values again */
+    CHECK_EQ(etm_tpiu_protocol(t), ETM_TPIU_MANCHESTER);
+    etm_tpiu_destroy(t);
+    /* An ETB has no port to program. */
+    etm_tpiu_params_default(&p);
+    p.port_bits = 0;
+    p.etb_bytes = 64;
+    CHECK_EQ(etm_tpiu_create(&t, &p, &d), ETM_OK);
+    CHECK(!etm_tpiu_reg_write(t, 0x0F0, 2));
+    CHECK(!etm_tpiu_reg_write(t, 0x004, 1));
+    etm_tpiu_destroy(t);
+}
+
+/* One source that never changes: its ID is stated again at the start of the
+ * frame after every id_restate frames without an ID byte (the CoreSight
+ * TPIU's rule, so that a capture starting late finds it), and never with 0. */
+static void test_restate(unsigned every)
+{
+    etm_tpiu_params_t p;
+    etm_tpiu_t *t;
+    etm_diag_t d;
+    etm_tpiu_params_default(&p);
+    p.port_bits = 0;
+    p.etb_bytes = 16 * 64;
+    p.id_restate = every;
+    CHECK_EQ(etm_tpiu_create(&t, &p, &d), ETM_OK);
+    etm_tpiu_in_t in;
+    etm_tpiu_out_t o;
+    memset(&in, 0, sizeof in);
+    for (unsigned c = 0; c < 15 * 40; c++) {
+        in.src[0].valid = 1;
+        in.src[0].id = 0x22;
+        in.src[0].data[0] = (uint8_t)(c * 2); /* even: no ID-looking byte */
+        etm_tpiu_step(t, &in, &o);
+    }
+    uint8_t buf[16 * 64];
+    size_t n = etm_tpiu_etb_read(t, buf, sizeof buf);
+    CHECK(n >= 16 * 30);
+    unsigned ids = 0, since = 0, worst = 0;
+    for (size_t f = 0; f < n; f += 16) { /* the last frame may be open */
+        int id = 0;
+        for (unsigned k = 0; k < 8 && f + 2 * k < n; k++)
+            id |= buf[f + 2 * k] & 1;
+        ids += (unsigned)id;
+        since = id ? 0 : since + 1;
+        worst = since > worst ? since : worst;
+        if (f && every)
+            CHECK(id == (since == 0) && (!id || buf[f] == (0x22 << 1 | 1)));
+    }
+    if (every) {
+        CHECK_EQ(worst, every - 1);
+        CHECK_EQ(etm_tpiu_get_stats(t)->restates, ids - 1);
+    } else {
+        CHECK_EQ(ids, 1);
+    }
+    etm_tpiu_destroy(t);
+}
+
 int main(void)
 {
     test_hand_frame();
+    test_registers();
+    test_restate(8);
+    test_restate(3);
+    test_restate(0);
     test_round_trips();
     test_params();
     return test_report("test_tpiu");
