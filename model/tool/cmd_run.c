@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "etm/etm.h"
+#include "etm/stim.h"
 #include "source.h"
 #include "subcommands.h"
 
@@ -25,14 +26,19 @@ static void help(FILE *f)
                "                   its APB columns (the configuration gives the implementation)\n"
                "  --tpiu PINS[:DIV] the ETM's ATB drives a TPIU (PINS of 1 to 32 at the core clock / DIV,\n"
                "                   docs/tpiu.md) whose ATREADY holds it back; --trace then writes the\n"
-               "                   TPIU's pins: CoreSight-formatted frames, frame and half-word syncs\n"
+               "                   TPIU's output: CoreSight-formatted frames (and syncs on pins); SWO\n"
+               "                   with --tpiu nrz[:ACPR] or manchester[:ACPR] (,ffcr=V: 0x100 bypasses\n"
+               "                   the formatter), the bytes a receiver reads of the pin\n"
+               "  --hold           the closed loop: while FIFOFULL is high (ETMCR[7], ETMFFLR) the core\n"
+               "                   waits: the stimulus's next cycle is delayed, a held cycle (ETMISTALL\n"
+               "                   alone) in its place; the summary counts the cycles the core was held\n"
                "  --strict         stop at the first interface rule violation (exit 1)\n"
                "  --quiet          no summary\n"
                "  --json           the summary as one JSON object (docs/json.md)\n\n%s",
             source_opts_help);
 }
 
-static void summary(const etm_ctx_t *etm, FILE *f)
+static void summary(const etm_ctx_t *etm, int hold, FILE *f)
 {
     const etm_stats_t *s = etm_get_stats(etm);
     fprintf(f, "cycles %llu, instructions %llu, atoms %llu, trace bytes %llu",
@@ -46,8 +52,8 @@ static void summary(const etm_ctx_t *etm, FILE *f)
             (unsigned long long)s->exceptions, (unsigned long long)s->triggers, (unsigned long long)s->violations,
             (unsigned long long)s->untraceable);
     if (ETM_FIELD_GET(ETM_CR_STALL, etm_get_config(etm)->etmcr))
-        fprintf(f, "FIFOFULL asserted in %llu cycles (the core would have stalled)\n",
-                (unsigned long long)s->fifofull_cycles);
+        fprintf(f, "FIFOFULL asserted in %llu cycles (%s)\n", (unsigned long long)s->fifofull_cycles,
+                hold ? "the core held: --hold" : "the core would have stalled; --hold holds it");
     if (s->staged_cycles || s->stage_overflows)
         fprintf(f, "FIFO write port (FIFO_WRITE=%u bytes a cycle): bytes waited in the staging buffer in %llu "
                    "cycles; %llu overflows from its bound\n",
@@ -184,6 +190,8 @@ typedef struct run {
     etm_vec_writer_t *ow;
     etm_vcd_writer_t *vw;
     uint64_t cycle;        /* cycles stepped */
+    int fifofull;          /* FIFOFULL of the last cycle */
+    uint64_t held;         /* --hold: cycles the core was held */
 } run_t;
 
 /* Open the stimulus, apply the overrides (the configuration then goes to
@@ -334,10 +342,12 @@ static etm_err_t run_cycle(run_t *r, etm_apb_driver_t *drv, int programming, etm
     if (programming) {
         memset(in, 0, sizeof *in);
         etm_apb_drive(drv, in);
-    } else {
+    } else if (!(r->o->hold && r->fifofull && r->cycle && etm_stim_held_cycle(in, in))) {
         etm_err_t e = source_read_in(&r->src, in);
         if (e != ETM_OK)
             return e;
+    } else {
+        r->held++; /* the core waits: the stimulus's next cycle comes later */
     }
     progress("run", r->cycle);
     int stall = in->atstall; /* the stimulus's own ATREADY: an interconnect before the TPIU */
@@ -352,6 +362,7 @@ static etm_err_t run_cycle(run_t *r, etm_apb_driver_t *drv, int programming, etm
     }
     if (programming)
         etm_apb_observe(drv, &out);
+    r->fifofull = out.fifofull;
     emit(r->tr.t ? NULL : r->tf, r->ow, r->vw, in, &out);
     if (r->tr.t)
         tpiu_cycle(&r->tr, r->tf, &out, stall);
@@ -368,7 +379,7 @@ static int run_cycles(run_t *r)
     etm_apb_driver_start(&drv, ops, r->o->program ? etm_program_ops(&r->cfg, NULL, ops, ETM_PROGRAM_MAX_OPS) : 0);
     /* Binary stimulus, with nothing to write per cycle but the trace: a block
      * of records at a time. */
-    int blocks = r->src.blk && !r->tr.t && !r->ow && !r->vw;
+    int blocks = r->src.blk && !r->tr.t && !r->ow && !r->vw && !r->o->hold;
     etm_in_t in;
     memset(&in, 0, sizeof in);
     etm_err_t e = ETM_OK;
@@ -427,6 +438,8 @@ static void run_json(const run_t *r, int rc)
     json_begin(&j, stdout, o->json_command ? o->json_command : "run", rc);
     json_str(&j, "stimulus", r->path);
     json_run_stats(&j, etm_get_stats(r->etm));
+    if (r->o->hold)
+        json_u64(&j, "held_cycles", r->held);
     if (r->tr.t) {
         const etm_tpiu_stats_t *ts = etm_tpiu_get_stats(r->tr.t);
         json_object(&j, "tpiu");
@@ -453,7 +466,10 @@ static void run_json(const run_t *r, int rc)
 /* The run's summary as text, the TPIU's after the ETM's. */
 static void run_summary(const run_t *r)
 {
-    summary(r->etm, stdout);
+    summary(r->etm, r->o->hold, stdout);
+    if (r->o->hold)
+        printf("closed loop: the core was held by FIFOFULL in %llu cycles: the stimulus's %llu cycles took %llu\n",
+               (unsigned long long)r->held, (unsigned long long)(r->cycle - r->held), (unsigned long long)r->cycle);
     if (!r->tr.t)
         return;
     const etm_tpiu_params_t *tp = r->o->tpiu;
@@ -557,6 +573,8 @@ int cmd_run(int argc, char **argv)
             o.program = 1;
         } else if (!strcmp(a, "--at-reset")) {
             o.at_reset = 1;
+        } else if (!strcmp(a, "--hold")) {
+            o.hold = 1;
         } else if (!strcmp(a, "--tpiu") && i + 1 < argc) {
             if (tpiu_opt_parse("run", argv[++i], &tp))
                 return 2;

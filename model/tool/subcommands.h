@@ -31,6 +31,7 @@ typedef struct run_outputs {
     void (*json_more)(void *user, struct json *j); /* members the caller adds (may be NULL) */
     int program;       /* from reset, programmed through the debug APB before the stimulus */
     int at_reset;      /* from reset, unprogrammed: the stimulus programs it */
+    int hold;          /* the closed loop: FIFOFULL holds the core, delaying the stimulus */
     /* The ETM's ATB into a TPIU (ATREADY from it); the trace file then holds the
      * TPIU's pins, CoreSight-formatted. NULL: the ETM's bytes as they leave. */
     const etm_tpiu_params_t *tpiu;

@@ -40,6 +40,7 @@
 
 #include "etm/decode_v3.h"
 #include "etm/etm.h"
+#include "etm/stim.h"
 #include "cosim_options.h"
 #include "rtl_io.h"
 #include "tpiu_loop.h"
@@ -393,6 +394,8 @@ public:
         if (!o_.at_reset)
             prog.start_initial();
         uint8_t prev_intstat = 0;
+        etm_in_t prev_stim = zero; /* the stimulus's last cycle, before the sink's columns */
+        bool fifofull = false;
         RtlFlushSink flush(o_.seed, o_.flush);
 
         auto trace_on = [&](uint64_t c) { return trace_to != 0 && c >= trace_from && c <= trace_to; };
@@ -448,6 +451,10 @@ public:
         for (;;) {
             if (prog.initial()) {
                 in = zero;
+            } else if (o_.hold && fifofull && cycle && etm_stim_held_cycle(&in, &prev_stim)) {
+                /* The core waits: the stimulus's next cycle comes later. */
+                if (cov_)
+                    cov_->hit("held-cycles");
             } else {
                 int k = src.next(&in, &d);
                 if (k < 0) {
@@ -459,6 +466,7 @@ public:
                     break;
                 prog.maybe_start(cycle);
             }
+            prev_stim = in;
             prog.drive(&in);
             /* With the TPIU in the loop, ATREADY is the TPIU's, held low too where
              * the stimulus says (a busy interconnect in between). */
@@ -477,6 +485,7 @@ public:
             }
             top->eval();
             etm_step(model, &in, &c_out);
+            fifofull = c_out.fifofull != 0;
             prog.observe(&c_out);
             flush.observe(&c_out);
             uint64_t c_viol = etm_last_rule_mask(model);

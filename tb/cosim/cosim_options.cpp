@@ -26,7 +26,7 @@ int usage()
                  "                 [--vectors FILE] [--vcd FILE] [--allow-violations] [--require BIN]...\n"
                  "                 [--waves FILE | +trace] [--fail-waves FILE] [--window N] [--quiet]\n"
                  "                 [--random-filter SEED] [--reprogram N [--reprogram-modes]] [--walk]\n"
-                 "                 [--inject CYCLE] [--at-reset]\n");
+                 "                 [--inject CYCLE] [--at-reset] [--hold]\n");
     return 2;
 }
 
@@ -196,6 +196,8 @@ int parse_args(Options &o, Args &g, int argc, char **argv)
             o.walk = true;
         else if (a == "--at-reset") /* firmware that programs its own ETM (etm run --at-reset) */
             o.at_reset = true;
+        else if (a == "--hold") /* the closed loop: FIFOFULL holds the core (etm run --hold) */
+            o.hold = true;
         else if (a == "+trace")
             o.trace_all = true;
         else if (a == "--quiet")
@@ -302,6 +304,8 @@ std::vector<std::string> targeted_bins(const Options &o, const Coverage &cov)
     }
     if (v3 && o.gen.atb_stall_pct && c.port_bytes)
         t.push_back("atb-wait");
+    if (o.hold)
+        t.push_back("held-cycles");
     if (v3 && o.flush && c.port_bytes)
         t.push_back("atb-flush");
     if (o.tpiu) {

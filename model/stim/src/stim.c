@@ -22,6 +22,8 @@ struct etm_stim {
     etm_linereader_t *lr;  /* records file */
     char *path;            /* its name, for diagnostics */
     uint16_t last_intnum;  /* ETMINTNUM of the last cycle given (generator holds) */
+    int delay;             /* vectors, VCD: holds delay the recording */
+    etm_in_t last;         /* ... the last cycle given */
     etm_stim_stats_t st;
 };
 
@@ -166,7 +168,27 @@ void etm_stim_close(etm_stim_t *s)
 
 etm_stim_kind_t etm_stim_kind(const etm_stim_t *s) { return s->kind; }
 
-int etm_stim_can_hold(const etm_stim_t *s) { return s->kind == ETM_STIM_GEN || s->kind == ETM_STIM_CM3; }
+int etm_stim_can_hold(const etm_stim_t *s)
+{
+    return s->kind == ETM_STIM_GEN || s->kind == ETM_STIM_CM3 || s->delay;
+}
+
+void etm_stim_set_delay(etm_stim_t *s, int on)
+{
+    s->delay = on && (s->kind == ETM_STIM_VECTORS || s->kind == ETM_STIM_VCD);
+}
+
+int etm_stim_held_cycle(etm_in_t *in, const etm_in_t *prev)
+{
+    if (prev->psel && !prev->penable)
+        return 0;
+    etm_in_t p = *prev; /* in may be prev */
+    memset(in, 0, sizeof *in);
+    in->istall = 1;
+    in->intnum = p.intnum;
+    in->afvalid = p.afvalid;
+    return 1;
+}
 
 const etm_stim_stats_t *etm_stim_get_stats(const etm_stim_t *s) { return &s->st; }
 
@@ -213,8 +235,12 @@ etm_err_t etm_stim_next(etm_stim_t *s, int hold, etm_in_t *in, etm_diag_t *diag)
     switch (s->kind) {
     case ETM_STIM_VECTORS:
     case ETM_STIM_VCD:
+        if (hold && s->delay && s->st.cycles && etm_stim_held_cycle(in, &s->last)) {
+            s->st.held++;
+            break;
+        }
         e = s->vec ? etm_vec_read_in(s->vec, in, diag) : etm_vcd_read_in(s->vcd, in, diag);
-        if (e == ETM_OK && hold)
+        if (e == ETM_OK && hold && !s->delay)
             s->st.holds_ignored++;
         break;
     case ETM_STIM_GEN:
@@ -235,6 +261,7 @@ etm_err_t etm_stim_next(etm_stim_t *s, int hold, etm_in_t *in, etm_diag_t *diag)
         break;
     }
     if (e == ETM_OK) {
+        s->last = *in;
         s->last_intnum = in->intnum;
         s->st.cycles++;
     }

@@ -4,8 +4,10 @@
  * the what-if tool.
  *
  *   source                          a held cycle
- *   vector file (etm/vector.h)      impossible: a recording replays as it was
- *   VCD (etm/vcd.h)                 impossible, likewise
+ *   vector file (etm/vector.h)      impossible: a recording replays as it was;
+ *                                   with etm_stim_set_delay, the recording is
+ *                                   delayed: a held cycle in place of its next
+ *   VCD (etm/vcd.h)                 likewise
  *   generator (etm/gen.h)           ETMISTALL alone; the generator does not advance
  *   Cortex-M3 timing model          etm_cm3_stall (etm/cm3.h); the executed
  *   (etm/cm3.h) on executed         instructions come from a records file (the
@@ -66,8 +68,20 @@ void etm_stim_close(etm_stim_t *s);
 
 etm_stim_kind_t etm_stim_kind(const etm_stim_t *s);
 
-/* 1 when the source can hold the core (generator, timing model). */
+/* 1 when the source can hold the core (generator, timing model; a vector file
+ * or VCD after etm_stim_set_delay). */
 int etm_stim_can_hold(const etm_stim_t *s);
+/* A vector file or VCD: a hold delays the recording (its next cycle comes
+ * after the held one) instead of being ignored. */
+void etm_stim_set_delay(etm_stim_t *s, int on);
+
+/* The held cycle that follows prev: ETMISTALL, prev's ETMINTNUM, prev's
+ * AFVALID (a flush request stays until AFREADY), ATREADY high (a recorded
+ * sink's stalls belong to the recording's cycles, which are delayed; a sink
+ * in the loop, such as a TPIU, still holds ATREADY low itself), nothing else. Returns 0, and leaves *in alone, where no cycle can be held:
+ * prev was the setup phase of an APB transfer, whose access phase must come
+ * next. */
+int etm_stim_held_cycle(etm_in_t *in, const etm_in_t *prev);
 
 /* The next core cycle. hold: FIFOFULL of the cycle before (1: the core waits);
  * a source that cannot hold gives its next cycle anyway and counts the request
