@@ -37,6 +37,7 @@ module etm_tpiu #(
   input  logic [12:0] acpr_i,          // TPIU_ACPR
   input  logic [8:0]  ffcr_i,          // TPIU_FFCR: [1] EnFCont, [8] TrigIn (the other bits unused)
   input  logic [7:0]  id_restate_i,    // frames after which an unchanged ID is stated again (0: never)
+  input  logic [2:0]  trig_delay_i,    // clocks from TRIGIN to the marker (its synchroniser)
   input  logic        end_i,           // the sources have ended (held from here)
   input  logic        trigin_i,        // TRIGIN: a trigger marker follows this cycle's words
   // The TPIU's APB (AMBA 3; no wait states, no errors).
@@ -99,6 +100,9 @@ module etm_tpiu #(
   logic [5:0]       sw_units_q, sw_units_d;
   logic [12:0]      sw_cnt_q, sw_cnt_d;
   logic             trig_pending_q, trig_pending_d;
+  logic [7:0]       trig_hist_q;            // TRIGIN of the last clocks, the latest in bit 0
+  logic             trig_req;
+  assign trig_req = (trig_delay_i == 3'd0) ? trigin_i : trig_hist_q[trig_delay_i - 3'd1];
   logic             force_id_q, force_id_d;
   logic [7:0]       frames_same_q, frames_same_d;
   // The registers.
@@ -383,7 +387,7 @@ module etm_tpiu #(
     nin = (QBits + 1)'(n0) + (QBits + 1)'(n1);
     q_level_d = lvl + nin;
     // Then a trigger marker, when there is room (it waits otherwise).
-    trig_pending_d = trig_pending_q || (trigin_i && trig_en);
+    trig_pending_d = trig_pending_q || (trig_req && trig_en);
     if (trig_pending_d && q_level_d < (QBits + 1)'(queue_bytes_i)) begin
       qid_d[(wp + QBits'(nin)) & qmask] = 7'h7D;
       qb_d[(wp + QBits'(nin)) & qmask] = 8'h00;
@@ -468,6 +472,7 @@ module etm_tpiu #(
       sw_units_q <= '0;
       sw_cnt_q   <= '0;
       trig_pending_q <= 1'b0;
+      trig_hist_q <= '0;
       force_id_q <= 1'b0;
       frames_same_q <= '0;
       port_bits_q <= port_bits_i;
@@ -496,6 +501,7 @@ module etm_tpiu #(
       sw_units_q <= sw_units_d;
       sw_cnt_q   <= sw_cnt_d;
       trig_pending_q <= trig_pending_d;
+      trig_hist_q <= {trig_hist_q[6:0], trigin_i};
       force_id_q <= force_id_d;
       frames_same_q <= frames_same_d;
       port_bits_q <= port_bits_d;

@@ -66,6 +66,7 @@ public:
         r_->acpr_i = reset.acpr;
         r_->ffcr_i = reset.ffcr;
         r_->id_restate_i = reset.id_restate;
+        r_->trig_delay_i = reset.trig_delay;
         r_->end_i = 0;
         r_->clk_i = 0;
         r_->rst_ni = 1;

@@ -127,7 +127,7 @@ static void round_trip_swo(unsigned port_bits, unsigned clk_div, unsigned queue,
     int stable = 1;
     etm_tpiu_in_t prev = in;
     uint8_t prev_wait[2] = { 0, 0 };
-    for (unsigned c = 0; c < 30000 + 4000; c++) {
+    for (unsigned c = 0; c < 30000 + 40000; c++) {
         int feeding = c < 30000;
         for (unsigned s = 0; s < 2; s++) {
             unsigned w = s ? w1 : w0;

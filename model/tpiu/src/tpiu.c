@@ -49,6 +49,7 @@ struct etm_tpiu {
     unsigned sw_units, sw_cnt;
     /* markers and restatements */
     uint8_t trig_pending, force_id;
+    uint8_t trig_hist;     /* TRIGIN of the last clocks, the latest in bit 0 */
     unsigned frames_same;  /* frames completed since the last ID byte */
     uint8_t pair_single[ETM_TPIU_PAIRS];
     etm_tpiu_params_t p0; /* the parameters given: p is them as the registers have changed them */
@@ -67,6 +68,7 @@ void etm_tpiu_params_default(etm_tpiu_params_t *p)
     p->protocol = ETM_TPIU_PARALLEL;
     p->ffcr = ETM_TPIU_FFCR_ENFCONT | ETM_TPIU_FFCR_TRIGIN;
     p->id_restate = 8;
+    p->trig_delay = 2;
 }
 
 /* A decimal number at *s, moving *s past it; 0 when there is none. */
@@ -86,12 +88,12 @@ static int parse_options(etm_tpiu_params_t *p, const char *c)
 {
     while (*c == ',') {
         c++;
-        static const char *const keys[] = {"ffcr=", "fsync=", "queue=", "restate="};
-        unsigned *dst[] = {&p->ffcr, &p->fsync_frames, &p->queue_bytes, &p->id_restate};
+        static const char *const keys[] = {"ffcr=", "fsync=", "queue=", "restate=", "trigdelay="};
+        unsigned *dst[] = {&p->ffcr, &p->fsync_frames, &p->queue_bytes, &p->id_restate, &p->trig_delay};
         unsigned k = 0;
-        while (k < 4 && strncmp(c, keys[k], strlen(keys[k])))
+        while (k < 5 && strncmp(c, keys[k], strlen(keys[k])))
             k++;
-        if (k == 4)
+        if (k == 5)
             return 0;
         c += strlen(keys[k]);
         char *end;
@@ -132,7 +134,7 @@ etm_err_t etm_tpiu_params_parse(etm_tpiu_params_t *p, const char *s, int allow_e
         return ETM_OK;
     return etm_util_fail(diag, ETM_ERR_ARG,
                          "'%s': want PINS[:DIV], nrz[:ACPR] or manchester[:ACPR]%s, then any of ,ffcr=V ,fsync=N "
-                         ",queue=N ,restate=N; e.g. 4, 2:2, nrz:0 or manchester:3,ffcr=0x100",
+                         ",queue=N ,restate=N ,trigdelay=N; e.g. 4, 2:2, nrz:0 or manchester:3,ffcr=0x100",
                          s, allow_etb ? " or etb:BYTES" : "");
 }
 
@@ -177,6 +179,8 @@ etm_err_t etm_tpiu_create(etm_tpiu_t **out, const etm_tpiu_params_t *p, etm_diag
     if (p->fsync_frames > 0xFFFu)
         return etm_util_fail(diag, ETM_ERR_ARG, "frame sync period (TPIU_FSCR) %u: 0 to 4095 frames",
                              p->fsync_frames);
+    if (p->trig_delay > 7)
+        return etm_util_fail(diag, ETM_ERR_ARG, "trigger marker delay of %u clocks: 0 to 7", p->trig_delay);
     if (p->id_restate > 255)
         return etm_util_fail(diag, ETM_ERR_ARG, "ID restatement after %u frames: 0 (never) to 255",
                              p->id_restate);
@@ -226,6 +230,7 @@ void etm_tpiu_reset(etm_tpiu_t *t)
     t->sw_sh = 0;
     t->sw_units = t->sw_cnt = 0;
     t->trig_pending = t->force_id = 0;
+    t->trig_hist = 0;
     t->frames_same = 0;
     t->claim = 0;
     memset(&t->st, 0, sizeof t->st);
@@ -505,7 +510,11 @@ void etm_tpiu_step(etm_tpiu_t *t, const etm_tpiu_in_t *in, etm_tpiu_out_t *out)
             t->q_level++;
         }
     }
-    if (in->trigin && (t->p.ffcr & ETM_TPIU_FFCR_TRIGIN) && !bypass)
+    /* TRIGIN through its synchroniser: trig_delay clocks late. */
+    unsigned d = t->p.trig_delay;
+    int trig = d ? (t->trig_hist >> (d - 1)) & 1u : in->trigin != 0;
+    t->trig_hist = (uint8_t)(t->trig_hist << 1 | (in->trigin != 0));
+    if (trig && (t->p.ffcr & ETM_TPIU_FFCR_TRIGIN) && !bypass)
         t->trig_pending = 1;
     if (t->trig_pending && t->q_level < t->p.queue_bytes) {
         unsigned w = (t->q_rd + t->q_level) % t->p.queue_bytes;
@@ -534,8 +543,8 @@ void etm_tpiu_end(etm_tpiu_t *t) { t->ending = 1; }
 
 int etm_tpiu_done(const etm_tpiu_t *t)
 {
-    return t->q_level == 0 && (t->pk == 0 || bypassed(t)) && t->fs_left == 0 && t->pr_n == 0 && t->nbits == 0 && t->sw_units == 0 &&
-           !t->trig_pending;
+    return t->q_level == 0 && (t->pk == 0 || bypassed(t)) && t->fs_left == 0 && t->pr_n == 0 && t->nbits == 0 &&
+           t->sw_units == 0 && !t->trig_pending && !t->trig_hist;
 }
 
 const etm_tpiu_stats_t *etm_tpiu_get_stats(const etm_tpiu_t *t) { return &t->st; }

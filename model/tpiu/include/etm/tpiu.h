@@ -59,18 +59,23 @@ typedef struct etm_tpiu_params {
     unsigned acpr;          /* TPIU_ACPR: SWO's clock is the core clock / (acpr + 1), 0 to 8191 */
     unsigned ffcr;          /* TPIU_FFCR: ETM_TPIU_FFCR_ENFCONT | ETM_TPIU_FFCR_TRIGIN */
     unsigned id_restate;    /* state an unchanged ID again after this many frames (0: never) */
+    unsigned trig_delay;    /* core clocks from TRIGIN to the marker, 0 to 7: its synchroniser into
+                               the TPIU's clock (TRACECLKIN may be asynchronous) */
 } etm_tpiu_params_t;
 
 /* Defaults: 4 pins, TRACECLK at the core clock, a frame sync every 64 frames,
  * a 32-byte queue, source 0 one byte wide (the ETM-M3's ATB), no source 1;
  * formatter on, trigger markers on, an unchanged ID stated again after 8
- * frames (the CoreSight TPIU's rule). */
+ * frames (the CoreSight TPIU's rule), TRIGIN's marker 2 clocks late (a
+ * two-flop synchroniser: on the STM32F105 the marker follows the first byte
+ * the ETM sends after the trigger, docs/tpiu.md). */
 void etm_tpiu_params_default(etm_tpiu_params_t *p);
 
 /* The defaults with a command line's output side: "PINS[:DIV]" (pins at
  * TRACECLK = core clock / DIV), "nrz[:ACPR]" or "manchester[:ACPR]" (SWO at
  * the core clock / (ACPR + 1)) or, with allow_etb, "etb:BYTES"; then any of
- * ",ffcr=V" (a TPIU_FFCR value), ",fsync=N", ",queue=N", ",restate=N".
+ * ",ffcr=V" (a TPIU_FFCR value), ",fsync=N", ",queue=N", ",restate=N",
+ * ",trigdelay=N".
  * Returns ETM_OK, or ETM_ERR_ARG with what it wants in diag; the ranges are
  * etm_tpiu_create's. */
 etm_err_t etm_tpiu_params_parse(etm_tpiu_params_t *p, const char *s, int allow_etb, etm_diag_t *diag);
