@@ -430,8 +430,124 @@ static void test_restate(unsigned every)
     etm_tpiu_destroy(t);
 }
 
+/* The resynchronisation a capture relies on: one source (ID 0x10) through
+ * a 4-pin port with the defaults (a frame sync every 64 frames, the ID named
+ * again after 8 frames without one). Read from the start of any frame, with
+ * ETM_CS_WAIT_FSYNC, or with one byte lost anywhere, the deformatter gives a
+ * run of the source's bytes that ends with the whole rest of the stream, and
+ * what it misses after the cut or the loss is at most the bytes of 64 + 8 + 1
+ * frames: the distance to the next frame sync, then to the next frame naming
+ * the ID (and the frame the loss broke). */
+static void test_resync(void)
+{
+    etm_tpiu_params_t p;
+    etm_tpiu_t *t;
+    etm_diag_t d;
+    etm_tpiu_params_default(&p);
+    CHECK_EQ(etm_tpiu_create(&t, &p, &d), ETM_OK);
+    size_t cap = 1u << 18, nout = 0, nsent = 0;
+    uint8_t *out = (uint8_t *)malloc(cap), *sent = (uint8_t *)malloc(cap);
+    etm_tpiu_cap_t pins;
+    etm_tpiu_cap_init_for(&pins, t);
+    etm_tpiu_in_t in;
+    memset(&in, 0, sizeof in);
+    test_rng_t r = { 77 };
+    for (unsigned c = 0; c < 60000; c++) {
+        if (!in.src[0].valid && c < 50000 && test_rand(&r) % 4) {
+            in.src[0].valid = 1;
+            in.src[0].id = 0x10;
+            in.src[0].data[0] = (uint8_t)test_rand(&r);
+        }
+        etm_tpiu_out_t o;
+        etm_tpiu_step(t, &in, &o);
+        if (in.src[0].valid && o.atready[0]) {
+            sent[nsent++] = in.src[0].data[0];
+            in.src[0].valid = 0;
+        }
+        uint8_t b[4];
+        unsigned nb = etm_tpiu_cap_step(&pins, &o, b);
+        for (unsigned i = 0; i < nb && nout < cap; i++)
+            out[nout++] = b[i];
+        if (c == 50000)
+            etm_tpiu_end(t);
+    }
+    CHECK(etm_tpiu_done(t));
+    const size_t bound = (64 + 8 + 1) * 15; /* source bytes in 73 frames */
+    uint8_t *cut = (uint8_t *)malloc(cap);
+    unsigned worst_start = 0, worst_loss = 0, tried = 0;
+    for (size_t at = 0; at + 2000 < nout; at += 97) {
+        /* (a) from a frame's start: find frame starts by the frames the TPIU
+         *     counted, i.e. any offset the first pass put a frame at; here:
+         *     every offset, with the frame sync search. (b) one byte lost. */
+        for (int lose = 0; lose < 2; lose++) {
+            size_t n = 0;
+            if (lose) {
+                memcpy(cut, out, at);
+                memcpy(cut + at, out + at + 1, nout - at - 1);
+                n = nout - 1;
+            } else {
+                memcpy(cut, out + at, nout - at);
+                n = nout - at;
+            }
+            streams_t got;
+            memset(&got, 0, sizeof got);
+            got.ids[0] = 0x10;
+            got.ids[1] = 0x7E; /* none */
+            got.b[0] = (uint8_t *)malloc(MAXB);
+            got.b[1] = NULL;
+            etm_cs_deformatter_t *f;
+            CHECK_EQ(etm_cs_create(&f, lose ? 0 : ETM_CS_WAIT_FSYNC, on_data, &got), ETM_OK);
+            etm_cs_feed(f, cut, n, &d);
+            etm_cs_end(f, &d);
+            if (lose)
+                CHECK(etm_cs_realigns(f) <= 1);
+            etm_cs_destroy(f);
+            /* The bytes got end with sent's tail; the part of sent they lack
+             * (beyond what came before the cut or the loss) is bounded. */
+            size_t k = 0; /* how many of got's last bytes match sent's last */
+            while (k < got.n[0] && k < nsent && got.b[0][got.n[0] - 1 - k] == sent[nsent - 1 - k])
+                k++;
+            size_t missing = nsent - k;
+            if (lose) {
+                /* got = sent up to the frame the loss broke, then bytes of
+                 * misaligned frames until the next frame sync shows the loss
+                 * (nothing can tell them apart before it), then sent's tail */
+                streams_t ref;
+                memset(&ref, 0, sizeof ref);
+                ref.ids[0] = 0x10;
+                ref.ids[1] = 0x7E;
+                ref.b[0] = (uint8_t *)malloc(MAXB);
+                CHECK_EQ(etm_cs_create(&f, 0, on_data, &ref), ETM_OK);
+                etm_cs_feed(f, out, at, &d);
+                etm_cs_destroy(f);
+                size_t pre = ref.n[0] > 16 ? ref.n[0] - 16 : 0;
+                CHECK(pre <= got.n[0] && memcmp(got.b[0], sent, pre) == 0);
+                free(ref.b[0]);
+                missing = missing > pre ? missing - pre : 0;
+                worst_loss = missing > worst_loss ? (unsigned)missing : worst_loss;
+            } else {
+                size_t before = at * 15 / 16; /* the source's bytes before the cut, about */
+                missing = missing > before ? missing - before : 0;
+                worst_start = missing > worst_start ? (unsigned)missing : worst_start;
+            }
+            CHECK(missing <= bound + 30);
+            free(got.b[0]);
+            tried++;
+        }
+    }
+    CHECK(tried > 100);
+    CHECK(worst_start > 0 && worst_loss > 0); /* the cuts did cost something */
+    printf("resync: %u cuts and losses; the most missed: %u bytes from a cut, %u from a lost byte (bound %u)\n",
+           tried, worst_start, worst_loss, (unsigned)bound);
+    free(cut);
+    free(out);
+    free(sent);
+    etm_tpiu_destroy(t);
+}
+
 int main(void)
 {
+    test_resync();
     test_hand_frame();
     test_registers();
     test_restate(8);

@@ -4,6 +4,14 @@
  * 0..14 are an ID (bit 0 = 1) or data whose bit 0 is in the auxiliary byte 15;
  * odd bytes 1..13 are data. Syncs: FF FF FF 7F between frames, FF 7F at any
  * half-word position.
+ *
+ * FF FF FF 7F cannot occur inside frames at any alignment (an even byte FF
+ * would name the reserved ID 0x7F), so a frame sync found where the frames
+ * do not expect one means bytes were lost (or the capture began inside a
+ * frame without ETM_CS_WAIT_FSYNC): the deformatter drops the frame it was
+ * building, takes the alignment the sync gives, and forgets the trace ID
+ * until a frame names one (a TPIU names it again at least every 8 frames,
+ * the CoreSight TPIU's rule).
  */
 #include "etm/coresight.h"
 
@@ -47,6 +55,9 @@ struct etm_cs_deformatter {
     unsigned run_id;
     uint64_t run_off;
 
+    uint32_t last4;        /* the last four input bytes, the newest in bits 7:0 */
+    uint64_t realigns;     /* frame syncs that moved the alignment */
+
     int err;               /* first error of the current etm_cs_feed() */
 };
 
@@ -69,6 +80,8 @@ etm_err_t etm_cs_create(etm_cs_deformatter_t **out, unsigned flags, etm_cs_data_
 void etm_cs_destroy(etm_cs_deformatter_t *f) { free(f); }
 
 uint64_t etm_cs_frames(const etm_cs_deformatter_t *f) { return f->frames; }
+
+uint64_t etm_cs_realigns(const etm_cs_deformatter_t *f) { return f->realigns; }
 
 uint64_t etm_cs_triggers(const etm_cs_deformatter_t *f, uint64_t *last_offset)
 {
@@ -187,6 +200,23 @@ etm_err_t etm_cs_feed(etm_cs_deformatter_t *f, const uint8_t *data, size_t n, et
     f->err = 0;
     for (size_t k = 0; k < n; k++, f->pos++) {
         uint8_t c = data[k];
+        f->last4 = f->last4 << 8 | c;
+        if (f->last4 == 0xFFFFFF7Fu && f->pos >= 3 && !f->searching &&
+            !(f->have_half && f->in_fsync && f->half == CS_SYNC_BYTE)) {
+            /* A frame sync out of place: bytes were lost. */
+            char msg[200];
+            snprintf(msg, sizeof msg, "a frame synchronisation FF FF FF 7F ends here, inside a frame: bytes were "
+                     "lost; the frame being built (%u bytes) is dropped, the trace ID is unknown until a frame "
+                     "names one", f->flen + (unsigned)f->have_half);
+            fail(f, diag, f->pos, msg);
+            flush_run(f);
+            f->realigns++;
+            f->have_half = 0;
+            f->flen = 0;
+            f->in_fsync = 0;
+            f->cur_id = CS_ID_NONE;
+            continue;
+        }
         if (f->searching) {
             if (c == CS_SYNC_BYTE) {
                 f->ffs++;

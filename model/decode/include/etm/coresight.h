@@ -47,9 +47,10 @@ etm_err_t etm_cs_create(etm_cs_deformatter_t **out, unsigned flags, etm_cs_data_
 void etm_cs_destroy(etm_cs_deformatter_t *f);
 
 /* Take n more bytes. Returns ETM_OK, or ETM_ERR_DECODE when a frame names a
- * reserved trace ID (0x70-0x7F but the trigger's 0x7D) or a frame sync is broken
- * off (diag->offset is the offending byte). After an error the deformatter goes
- * on with the next frame. */
+ * reserved trace ID (0x70-0x7F but the trigger's 0x7D), a frame sync is broken
+ * off, or one is found inside a frame (bytes were lost: the deformatter takes
+ * the sync's alignment and forgets the ID; etm_cs_realigns) (diag->offset is
+ * the offending byte). After an error the deformatter goes on. */
 etm_err_t etm_cs_feed(etm_cs_deformatter_t *f, const uint8_t *data, size_t n, etm_diag_t *diag);
 
 /* End of input. Returns ETM_OK, or ETM_ERR_DECODE if the input ended inside a
@@ -58,6 +59,9 @@ etm_err_t etm_cs_end(etm_cs_deformatter_t *f, etm_diag_t *diag);
 
 /* Frames taken apart so far. */
 uint64_t etm_cs_frames(const etm_cs_deformatter_t *f);
+/* Frame syncs found out of place (bytes lost): each realigned the frames and
+ * made the trace ID unknown until a frame named one (reported as an error). */
+uint64_t etm_cs_realigns(const etm_cs_deformatter_t *f);
 /* Trigger markers (data bytes of ID 0x7D) so far, and the input offset of the last. */
 uint64_t etm_cs_triggers(const etm_cs_deformatter_t *f, uint64_t *last_offset);
 
