@@ -112,11 +112,13 @@ static int cmd_run(int argc, char **argv)
                "held %.2f%%\n",
                metric_value("bits_per_insn", m, &c), metric_value("bytes_per_cycle", m, &c),
                metric_value("peak_rate", m, &c), capacity(&c), m->peak_level, metric_value("held_pct", m, &c));
+        char tt[48];
+        tpiu_text(&c, tt, sizeof tt);
         if (c.tpiu_pins || c.atb_stall)
-            printf("trace path: TPIU %u pins at the core clock / %u: formatted %.3f bits/instruction (formatter "
+            printf("trace path: TPIU %s: formatted %.3f bits/instruction (formatter "
                    "overhead %.1f%%), pins carrying trace %.1f%%; ATVALID waited for ATREADY in %.2f%% of the "
                    "cycles, %" PRIu64 " overflows\n",
-                   c.tpiu_pins, c.tpiu_div, metric_value("fmt_bits_per_insn", m, &c),
+                   tt, metric_value("fmt_bits_per_insn", m, &c),
                    metric_value("fmt_overhead_pct", m, &c), metric_value("pin_util", m, &c),
                    metric_value("atb_wait_pct", m, &c), m->overflows);
     } else {

@@ -51,6 +51,7 @@ typedef struct conf {
     etm_cm3_params_t params;
     unsigned tpiu_pins;     /* the ETM's ATB into a TPIU of this many pins (0: none) */
     unsigned tpiu_div;      /*   at TRACECLK = core clock / tpiu_div */
+    etm_tpiu_params_t tpiu_p; /*   the rest of tpiu=: SWO (protocol, ACPR), queue, FFCR */
     unsigned atb_stall;     /* ATREADY held low this percent of the cycles (an interconnect) */
     unsigned atb_burst;     /*   in bursts of this many cycles on average */
 } conf_t;
@@ -79,6 +80,9 @@ void conf_key(const conf_t *c, char *buf, size_t size);
 int apply_setting(conf_t *c, const char *kv, char *err, size_t errlen);
 void conf_default(conf_t *c);
 /* The TPIU of tpiu=PINS:DIV on the configuration's ATB. */
+/* The TPIU of tpiu= as a study's files show it: "PINS:DIV", "nrz:ACPR",
+ * "manchester:ACPR" (" bypassed" with the formatter off), or "none". */
+void tpiu_text(const conf_t *c, char *buf, size_t size);
 void conf_tpiu_params(const conf_t *c, etm_tpiu_params_t *p);
 /* The configuration as the model runs it; 0, or -1 with a sentence in err. */
 int conf_finish(conf_t *c, char *err, size_t errlen);

@@ -112,14 +112,27 @@ void timing_text(const etm_cm3_params_t *p, char *buf, size_t size)
         copy(buf, size, "default");
 }
 
+void tpiu_text(const conf_t *c, char *buf, size_t size)
+{
+    const etm_tpiu_params_t *p = &c->tpiu_p;
+    if (!c->tpiu_pins)
+        snprintf(buf, size, "none");
+    else if (p->protocol == ETM_TPIU_PARALLEL)
+        snprintf(buf, size, "%u:%u", c->tpiu_pins, c->tpiu_div);
+    else
+        snprintf(buf, size, "%s:%u%s", p->protocol == ETM_TPIU_NRZ ? "nrz" : "manchester", p->acpr,
+                 p->ffcr & ETM_TPIU_FFCR_ENFCONT ? "" : " bypassed");
+}
+
 /* A key that is equal for two configurations exactly when they run the same. */
 void conf_key(const conf_t *c, char *buf, size_t size)
 {
     char t[256], pt[32];
     timing_text(&c->params, t, sizeof t);
     port_text(&c->port, pt, sizeof pt);
-    size_t n = (size_t)snprintf(buf, size, "%s|%u|%u|%s|%u:%u|%u:%u|", pt, c->stall, c->issue, t, c->tpiu_pins,
-                                c->tpiu_div, c->atb_stall, c->atb_burst);
+    size_t n = (size_t)snprintf(buf, size, "%s|%u|%u|%s|%u:%u:%u:%u:%u:%x|%u:%u|", pt, c->stall, c->issue, t,
+                                c->tpiu_pins, c->tpiu_div, c->tpiu_p.protocol, c->tpiu_p.acpr, c->tpiu_p.queue_bytes,
+                                c->tpiu_p.ffcr, c->atb_stall, c->atb_burst);
     for (size_t r = 0; r < etm_register_count && n < size; r++)
         for (unsigned k = 0; k < etm_registers[r].count && n < size; k++)
             n += (size_t)snprintf(buf + n, size - n, "%x,", etm_register_get(&c->cfg, &etm_registers[r], k));
@@ -182,6 +195,7 @@ int apply_setting(conf_t *c, const char *kv, char *err, size_t errlen)
         } else {
             c->tpiu_pins = tp.port_bits;
             c->tpiu_div = tp.clk_div;
+            c->tpiu_p = tp;
         }
     } else if (!strcmp(key, "atb_stall")) {
         unsigned pct = 0, burst = 1;
@@ -221,7 +235,7 @@ int apply_setting(conf_t *c, const char *kv, char *err, size_t errlen)
 
 void conf_tpiu_params(const conf_t *c, etm_tpiu_params_t *p)
 {
-    etm_tpiu_params_default(p);
+    *p = c->tpiu_p;
     p->port_bits = c->tpiu_pins;
     p->clk_div = c->tpiu_div;
     p->src_bytes[0] = c->cfg.port_bytes;
@@ -234,6 +248,7 @@ void conf_default(conf_t *c)
     etm_cm3_params_default(&c->params);
     c->issue = 1;
     c->tpiu_div = 1;
+    etm_tpiu_params_default(&c->tpiu_p);
     c->atb_burst = 1;
 }
 
@@ -271,7 +286,9 @@ int conf_finish(conf_t *c, char *err, size_t errlen)
         conf_tpiu_params(c, &tp);
         etm_tpiu_t *t;
         if (etm_tpiu_create(&t, &tp, &d) != ETM_OK) {
-            snprintf(err, errlen, "tpiu=%u:%u: %s", c->tpiu_pins, c->tpiu_div, d.msg);
+            char tt[48];
+            tpiu_text(c, tt, sizeof tt);
+            snprintf(err, errlen, "tpiu=%s: %s", tt, d.msg);
             return -1;
         }
         etm_tpiu_destroy(t);

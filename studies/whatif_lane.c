@@ -182,8 +182,14 @@ static void lane_end(lane_t *L)
         for (unsigned k = 0; k < 10000000 && !etm_tpiu_done(L->tp); k++)
             lane_tpiu(L, NULL, 0);
         const etm_tpiu_stats_t *ts = etm_tpiu_get_stats(L->tp);
-        L->m.fmt_bytes = 16 * ts->frames + 4 * ts->fsyncs;
-        L->m.pin_bytes = L->m.fmt_bytes + 2 * ts->hsyncs;
+        if (etm_tpiu_protocol(L->tp) == ETM_TPIU_PARALLEL) {
+            L->m.fmt_bytes = 16 * ts->frames + 4 * ts->fsyncs;
+            L->m.pin_bytes = L->m.fmt_bytes + 2 * ts->hsyncs;
+        } else { /* SWO: what the line sent, and what it could have sent in the run */
+            L->m.fmt_bytes = ts->swo_bytes;
+            L->m.pin_bytes = ts->swo_busy ? (uint64_t)((double)ts->swo_bytes * (double)ts->cycles / (double)ts->swo_busy)
+                                          : ts->swo_bytes;
+        }
     }
     const etm_stats_t *st = etm_get_stats(L->etm);
     metrics_t *m = &L->m;

@@ -158,10 +158,9 @@ int write_csv(const study_t *st, const plan_t *pl, const char *path)
                     fprintf(f, ",%.6g", metric_value(kCsvMetrics[k], m, c));
                 for (int k = 0; k < ETM_PKT_KIND_COUNT; k++)
                     fprintf(f, ",%" PRIu64, m->packets[k]);
-                if (c->tpiu_pins)
-                    fprintf(f, ",%u:%u", c->tpiu_pins, c->tpiu_div);
-                else
-                    fprintf(f, ",none");
+                char tt[48];
+                tpiu_text(c, tt, sizeof tt);
+                fprintf(f, ",%s", tt);
                 fprintf(f, ",%u:%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64, c->atb_stall, c->atb_burst, m->atb_wait,
                         m->fmt_bytes, m->pin_bytes);
                 for (int k = 0; kCsvPathMetrics[k]; k++)
