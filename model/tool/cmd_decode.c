@@ -9,6 +9,7 @@
 #include "etm/config_text.h"
 #include "etm/coresight.h"
 #include "etm/decode_v3.h"
+#include "etm/sigrok.h"
 #include "etm/snapshot.h"
 #include "etm/vector.h"
 #include "json.h"
@@ -29,6 +30,10 @@ static void help(FILE *f)
             "Trace:\n"
             "  --coresight        TRACE is CoreSight formatter frames (ETB/ETR memory dump)\n"
             "  --tpiu             ... a TPIU capture: skip to the first frame sync (implies --coresight)\n"
+            "  --swo              ... the SWO line (implies --coresight): a logic analyzer's capture of\n"
+            "                     the pin (sigrok session file, decoded as etm swo does; --channel,\n"
+            "                     --baud RATE|auto) or the UART bytes a probe delivers; frames from\n"
+            "                     the first byte, without syncs; other IDs (the ITM's) are skipped\n"
             "  --id N             trace ID to decode from the frames (needed with --coresight)\n"
             "  --snapshot DIR     an OpenCSD snapshot folder: the trace buffer, the register image of\n"
             "                     the ETM whose ETMTRACEIDR is --id (needed when it holds several\n"
@@ -389,6 +394,9 @@ typedef struct decode_opts {
     const char *path, *config_path, *snapshot;
     const char *sets[MAX_SETS];
     int nsets, coresight, tpiu, have_id, v7m, stats, json, keep_going, v1_strict;
+    int swo;             /* --swo: TRACE is the SWO line (a sigrok capture, or its bytes) */
+    const char *channel; /* ... its probe */
+    uint64_t baud;       /* ... its rate (0: measured) */
     unsigned id;
     source_opts_t so;    /* VCD options, for an ETMv1 port recording */
     out_t o;
@@ -409,6 +417,13 @@ static int decode_valued(decode_opts_t *d, const char *a, const char *v)
         d->have_id = 1;
     } else if (!strcmp(a, "--snapshot")) {
         d->snapshot = v;
+    } else if (!strcmp(a, "--channel")) {
+        d->channel = v;
+    } else if (!strcmp(a, "--baud")) {
+        if (strcmp(v, "auto") && etm_sigrok_parse_rate(v, &d->baud) != 0) {
+            fprintf(stderr, "etm decode: --baud '%s' is not a rate (8000000, 8M, 115200) or auto\n", v);
+            return -1;
+        }
     } else if (!strcmp(a, "--config")) {
         d->config_path = v;
     } else if (!strcmp(a, "--set")) {
@@ -432,6 +447,8 @@ static int decode_flag(decode_opts_t *d, const char *a)
         d->coresight = 1;
     else if (!strcmp(a, "--tpiu"))
         d->coresight = d->tpiu = 1;
+    else if (!strcmp(a, "--swo"))
+        d->coresight = d->swo = 1;
     else if (!strcmp(a, "--v7m"))
         d->v7m = 1;
     else if (!strcmp(a, "--no-v7m"))
@@ -631,6 +648,13 @@ static int decode_v3(decode_opts_t *d, const etm_config_t *cfg)
         fprintf(stderr, "etm decode: %s: cannot open the trace file\n", d->path);
         etm_v3dec_destroy(dec);
         return 2;
+    }
+    if (d->swo && swo_is_capture(f)) { /* a sigrok session: the pin's samples */
+        fclose(f);
+        if (swo_capture_bytes(d->path, d->channel, d->baud, &f)) {
+            etm_v3dec_destroy(dec);
+            return 2;
+        }
     }
     run_t r;
     memset(&r, 0, sizeof r);

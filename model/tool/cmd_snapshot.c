@@ -222,7 +222,9 @@ static void report(const snapshot_args_t *a, const char *tracepath, unsigned reg
 {
     const char *dir = a->paths[1];
     char lister[1200];
-    snprintf(lister, sizeof lister, "trc_pkt_lister -ss_dir %s -decode%s", dir, a->tpiu ? " -tpiu_hsync" : "");
+    /* SWO: frames from the first byte, no syncs (OpenCSD's memory-aligned frames). */
+    int syncs = a->tpiu && a->tpiu->protocol == ETM_TPIU_PARALLEL;
+    snprintf(lister, sizeof lister, "trc_pkt_lister -ss_dir %s -decode%s", dir, syncs ? " -tpiu_hsync" : "");
     if (!a->json) {
         printf("snapshot in %s: decode with  %s\n", dir, lister);
         return;

@@ -126,6 +126,7 @@ typedef struct swo_run {
     int final;                /* the pass that writes, lists and reports the bytes */
     etm_uart_t uart;
     FILE *out;
+    FILE *sink;               /* swo_capture_bytes: the final pass's bytes go here */
     uint64_t first;           /* the first byte's start edge, UINT64_MAX before one */
     etm_uart_byte_t *bad;     /* the framing errors kept (--max-report of them) */
     unsigned long nbad;
@@ -352,6 +353,8 @@ static int decode_pass(swo_run_t *r)
         fprintf(stderr, "etm swo: cannot create %s\n", r->a->out);
         return 2;
     }
+    if (r->final && r->sink)
+        r->out = r->sink;
     uint8_t *lv = (uint8_t *)malloc(SWO_BLOCK);
     etm_uart_byte_t *bytes = (etm_uart_byte_t *)malloc(SWO_BYTES * sizeof *bytes);
     int status = 2;
@@ -361,7 +364,12 @@ static int decode_pass(swo_run_t *r)
         status = decode_capture(r, lv, bytes);
     free(lv);
     free(bytes);
-    if (r->out && fclose(r->out) != 0 && !status) {
+    if (r->out == r->sink) {
+        if (r->out && fflush(r->out) != 0 && !status) {
+            fprintf(stderr, "etm swo: cannot write a temporary file\n");
+            status = 2;
+        }
+    } else if (r->out && fclose(r->out) != 0 && !status) {
         fprintf(stderr, "etm swo: cannot write %s\n", r->a->out);
         status = 2;
     }
@@ -388,6 +396,49 @@ static int swo_decode(swo_run_t *r)
     }
     r->final = 1;
     return decode_pass(r);
+}
+
+int swo_is_capture(FILE *f)
+{
+    unsigned char m[4];
+    size_t n = fread(m, 1, 4, f);
+    rewind(f);
+    return n == 4 && m[0] == 'P' && m[1] == 'K' && m[2] == 3 && m[3] == 4;
+}
+
+int swo_capture_bytes(const char *path, const char *channel, uint64_t baud, FILE **out)
+{
+    swo_args_t a;
+    memset(&a, 0, sizeof a);
+    a.path = path;
+    a.channel = channel ? channel : "SWO";
+    a.baud = baud;
+    a.max_report = 20;
+    swo_run_t r;
+    memset(&r, 0, sizeof r);
+    r.a = &a;
+    r.baud = baud;
+    r.first = UINT64_MAX;
+    *out = NULL;
+    if (!(r.sink = tmpfile())) {
+        fprintf(stderr, "etm: %s: cannot create a temporary file for the SWO line's bytes\n", path);
+        return 2;
+    }
+    int status = open_capture(&r);
+    if (!status)
+        status = swo_decode(&r);
+    if (!status && r.uart.framing_errors)
+        fprintf(stderr, "etm: %s: %llu framing errors on the SWO line (those bytes are left out; etm swo lists "
+                "them)\n", path, (unsigned long long)r.uart.framing_errors);
+    free(r.bad);
+    etm_sigrok_close(r.sr);
+    if (status) {
+        fclose(r.sink);
+        return status;
+    }
+    rewind(r.sink);
+    *out = r.sink;
+    return 0;
 }
 
 int cmd_swo(int argc, char **argv)

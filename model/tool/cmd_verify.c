@@ -31,6 +31,9 @@ static void help(FILE *f)
             "  --at-reset      the ETM starts from reset: the stimulus programs it through the APB\n"
             "  --coresight     TRACE is CoreSight-formatted frames (an ETB or ETR dump)\n"
             "  --tpiu          ... captured from TPIU pins (starts at the first full frame sync)\n"
+            "  --swo           ... the SWO line: a sigrok capture of the pin (decoded as etm swo does, at\n"
+            "                  the rate it measures) or the UART bytes a probe delivers; frames from the\n"
+            "                  first byte, no syncs\n"
             "  --id N          with either: the ETM's trace ID (default: ETMTRACEIDR)\n"
             "  --max-lag N     instructions the trace may lag behind the core (default 262144)\n"
             "  --overflow-at-end  the design's ETMSR[0] read 1 when the trace ended: an overflow whose\n"
@@ -194,7 +197,7 @@ static int verify_port(etm_verify_t *v, source_t *stim, const source_opts_t *so,
 typedef struct verify_args {
     source_opts_t so;
     const char *sets[MAX_SETS];
-    int nsets, formatted, tpiu, have_id, quiet, ovf_end, json;
+    int nsets, formatted, tpiu, have_id, quiet, ovf_end, json, swo;
     unsigned id;
     etm_verify_opts_t vo;
     const char *paths[2]; /* the stimulus, the trace */
@@ -256,6 +259,8 @@ static int parse_args(verify_args_t *a, int argc, char **argv)
             a->formatted = 1;
         } else if (!strcmp(o, "--tpiu")) {
             a->formatted = a->tpiu = 1;
+        } else if (!strcmp(o, "--swo")) {
+            a->formatted = a->swo = 1;
         } else if (!strcmp(o, "--overflow-at-end")) {
             a->ovf_end = 1;
         } else if (!strcmp(o, "--quiet")) {
@@ -308,6 +313,13 @@ static int verify_open(const verify_args_t *a, source_t *src, trace_in_t *t, etm
         fprintf(stderr, "etm verify: %s: cannot open\n", a->paths[1]);
         source_close(src);
         return 2;
+    }
+    if (a->swo && swo_is_capture(t->f)) { /* a sigrok session: the pin's samples */
+        fclose(t->f);
+        if (swo_capture_bytes(a->paths[1], NULL, 0, &t->f)) {
+            source_close(src);
+            return 2;
+        }
     }
     if (a->formatted && etm_cs_create(&t->cs, a->tpiu ? ETM_CS_WAIT_FSYNC : 0, on_frame_data, t) != ETM_OK) {
         fprintf(stderr, "etm verify: out of memory\n");

@@ -44,6 +44,13 @@ typedef struct run_outputs {
 /* A model run's statistics as the member "stats" of the current JSON object. */
 void json_run_stats(json_t *j, const etm_stats_t *s);
 
+/* A logic analyzer's capture (sigrok session) of the SWO pin, decoded as
+ * `etm swo` decodes it (channel NULL: "SWO"; baud 0: measured), its bytes in
+ * a temporary file, rewound, in *out. Returns 0, or 2 (printed). */
+int swo_capture_bytes(const char *path, const char *channel, uint64_t baud, FILE **out);
+/* Is f a sigrok session file (a zip archive)? Leaves f at its start. */
+int swo_is_capture(FILE *f);
+
 /* "PINS[:DIV]" into a TPIU's parameters; returns 0, or -1 with a message. */
 int tpiu_opt_parse(const char *cmd, const char *v, etm_tpiu_params_t *p);
 

@@ -226,6 +226,13 @@ def main():
           "ID 2: 760 bytes in 8 sessions of 95 (%d: %s)" % (len(cap), [len(s) for s in cs]))
     cap_insns = instructions(etm, p("swo.bin"), elf, True)
     check(len(cap_insns) == 1200, "etm decode --coresight reads the capture to 1200 instructions (%d)" % len(cap_insns))
+    # The pin itself: etm decode --swo reads the sigrok file (UART at the
+    # rate it measures, the frames, ID 2; the ITM's ID 1 skipped).
+    st = run([etm, "decode", "--swo", "--id", "2", "--set", "ETMCR=0x980", "--image", elf, "--no-elements", "--stats",
+              os.path.join(data, "trace_example.sr")]).stdout
+    check("bytes 760, instructions 1200" in st and "TRIGGER 8" in st,
+          "etm decode --swo reads the capture's pin to 760 bytes, 1200 instructions, 8 triggers: %s" %
+          st.strip().splitlines()[0] if st.strip() else "")
 
     # 2. The firmware under QEMU.
     run([sys.executable, FWLOOP, "--plugin", plugin, "--elf", elf, "--raw", p("fw.raw"), "--log", p("fw.log")])
@@ -276,6 +283,18 @@ def main():
     check(cap_n == 1200 and cap_err == 0 and mod_r == cap_r and mod_err == 0,
           "OpenCSD reads silicon's trace to %d instructions (%d errors), the model's sessions to the same ranges: %s"
           % (cap_n, cap_err, mod_r == cap_r))
+    # OpenCSD's own deformatter on the capture's SWO bytes (a snapshot of the
+    # firmware's ETM through a TPIU on SWO, its trace.bin the capture's).
+    run([etm, "snapshot", "--tpiu", "nrz:0", "--set", "ETMCR=0x980", "--set", "ETMFFLR=0x18", "--set",
+         "ETMTRACEIDR=0x2", "--image", elf, p("fw.vec"), p("snapswo")])
+    with open(p("snapswo/trace.bin"), "wb") as f:
+        f.write(swo)
+    lst = run(["trc_pkt_lister", "-ss_dir", p("snapswo"), "-decode", "-logstdout", "-logfilename", os.devnull]).stdout
+    ocsd_bytes = sum(len(m.group(1).split()) for m in re.finditer(r"^Idx:\d+; ID:2; \[([^\]]*)\]", lst, re.M))
+    ocsd_n = sum(int(x) for x in re.findall(r"OCSD_GEN_TRC_ELEM_INSTR_RANGE\(.*num_i\((\d+)\)", lst))
+    check(ocsd_bytes == 760 and ocsd_n == 1200,
+          "OpenCSD's deformatter finds the same 760 bytes of ID 2 in the capture's SWO bytes (%d), 1200 "
+          "instructions (%d)" % (ocsd_bytes, ocsd_n))
     r = run([cosim, "--vectors", p("fw.vec"), "--at-reset", "--quiet"]).stdout
     check(re.search(r"lockstep: \d+ cycles, 0 mismatches", r) is not None,
           "the RTL in lockstep from reset: %s" % r.strip().splitlines()[0] if r.strip() else "no output")
