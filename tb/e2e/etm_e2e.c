@@ -154,6 +154,7 @@ typedef struct opts {
     int use_ocsd, use_own, use_v1, no_cycles, quiet, table;
     uint64_t reprogram;             /* --reprogram N: cycles between reprogrammings */
     int tpiu;                       /* --tpiu: the trace leaves through a TPIU's pins */
+    int hold;                       /* --hold: FIFOFULL holds the timing model's core */
     etm_tpiu_params_t tpiu_p;
     uint64_t win_start, win_cycles; /* win_cycles 0: the whole program */
     const char *stimulus, *trace, *events, *config_out;
@@ -190,6 +191,7 @@ static int count_of(const qrec_stats_t *qs, const etm_cm3_stats_t *ms, const cha
  * judges and their decoders, and the files written. */
 typedef struct prun {
     const opts_t *o;
+    int fifofull;                   /* the ETM's FIFOFULL in the last cycle traced */
     const char *program;
     result_t *res;
     int v1, failed;
@@ -246,7 +248,10 @@ static int open_judges(prun_t *p)
         js[k]->hooks.user = &p->src.img;
     }
     if (p->oj.on) {
-        uint32_t fl = o->tpiu ? OCSD_DFRMTR_HAS_FSYNCS | OCSD_DFRMTR_HAS_HSYNCS : 0;
+        /* The pins: frame and half-word syncs; SWO: frames from the first byte, none. */
+        uint32_t fl = !o->tpiu ? 0
+                      : o->tpiu_p.protocol == ETM_TPIU_PARALLEL ? OCSD_DFRMTR_HAS_FSYNCS | OCSD_DFRMTR_HAS_HSYNCS
+                                                                : OCSD_DFRMTR_FRAME_MEM_ALIGN;
         if (judge_ocsd_open_formatted(&p->ocsd, &o->cfg, &p->oj, fl) != 0)
             return -1;
         for (unsigned s = 0; s < p->src.img.nseg; s++)
@@ -615,6 +620,8 @@ static void run_cycles(prun_t *p)
     etm_diag_t d;
     unsigned nev;
     for (;;) {
+        if (p->o->hold && p->fifofull) /* the closed loop: the core waits this cycle */
+            etm_cm3_stall(p->cm3);
         etm_err_t ce = next_cycle(p, &in, ev, &nev);
         if (p->failed)
             break;
@@ -630,6 +637,7 @@ static void run_cycles(prun_t *p)
         int step = more && p->in_window;
         if (step) {
             step_cycle(p, &in, ev, nev, &out);
+            p->fifofull = out.fifofull;
         } else if (!more) {
             if (!p->ended) {
                 etm_end(p->etm);
@@ -713,6 +721,11 @@ static void print_run(const prun_t *p)
            "%" PRIu64 " of QEMU's instructions signalled in order: %s\n",
            p->program, ms->cycles, qs->insns ? (double)ms->cycles / (double)qs->insns : 0.0, ms->folds, ms->cancels,
            p->rq.matched, p->rq.errors ? p->rq.first_error : "same as QEMU");
+    if (o->hold)
+        printf("%s: closed loop: the core held by FIFOFULL in %" PRIu64 " cycles (%.1f %% more than without)\n",
+               p->program, ms->held_cycles,
+               ms->cycles > ms->held_cycles ? 100.0 * (double)ms->held_cycles / (double)(ms->cycles - ms->held_cycles)
+                                            : 0.0);
     printf("%s: ETMCR=0x%08" PRIx32 " ETMIDR=0x%08" PRIx32 ": %" PRIu64 " cycles traced, %" PRIu64
            " trace bytes, %.3f bits/instruction, %" PRIu64 " overflows, %" PRIu64 " untraceable\n",
            p->program, o->cfg.etmcr, o->cfg.etmidr, p->traced_cycles, st->bytes, p->res->bpi, st->overflows,
@@ -850,6 +863,8 @@ static void help(FILE *f)
             "  --param NAME=N     a timing parameter (etm-qemu params), repeatable\n"
             "  --decoders LIST    ocsd,own,v1 (default: all that apply)\n"
             "  --no-cycles        do not compare cycle counts\n"
+            "  --hold             the closed loop: while the ETM's FIFOFULL is high (ETMCR[7], ETMFFLR)\n"
+            "                     the timing model's core waits, cycle by cycle\n"
             "  --tpiu PINS[:DIV]  the trace leaves through a TPIU: PINS pins at the core clock / DIV,\n"
             "                     CoreSight-formatted, with back-pressure on the ETM (ETMv3)\n"
             "  --reprogram N      program the ETM from reset through its debug APB, then every N\n"
@@ -980,6 +995,8 @@ static int parse_args(opts_t *o, const char **progs, int *nprogs, int argc, char
             return 0;
         } else if (!strcmp(a, "--no-cycles")) {
             o->no_cycles = 1;
+        } else if (!strcmp(a, "--hold")) {
+            o->hold = 1;
         } else if (!strcmp(a, "--quiet")) {
             o->quiet = 1;
         } else if (!strcmp(a, "--table")) {
