@@ -84,7 +84,7 @@ module etm_tpiu #(
   logic [2:0]       pk_q, pk_d;
   logic [7:0]       aux_q, aux_d;
   logic [15:0]      fcount_q, fcount_d;
-  logic [1:0]       fs_left_q, fs_left_d;
+  logic [1:0]       fs_left_q, fs_left_d, fs_left_c;
   logic             ending_q, ending_d;
   logic [15:0]      pair_q [4];
   logic [15:0]      pair_d [4];
@@ -106,12 +106,22 @@ module etm_tpiu #(
   logic             force_id_q, force_id_d;
   logic [7:0]       frames_same_q, frames_same_d;
   // The registers.
-  logic [5:0]       port_bits_q, port_bits_d;
-  logic [1:0]       protocol_q, protocol_d;
-  logic [12:0]      acpr_q, acpr_d;
-  logic             enfcont_q, enfcont_d;
-  logic [11:0]      fscr_q, fscr_d;
+  // The registers: until the first clock after reset they read as the
+  // configuration ports give them (a part ties those), then as held.
+  logic             loaded_q;
+  logic [5:0]       port_bits_q, port_bits_d, port_bits_w;
+  logic [1:0]       protocol_q, protocol_d, protocol_w;
+  logic [12:0]      acpr_q, acpr_d, acpr_w;
+  logic             enfcont_q, enfcont_d, enfcont_w;
+  logic [11:0]      fscr_q, fscr_d, fscr_w;
   logic [3:0]       claim_q, claim_d;
+  assign port_bits_q = loaded_q ? port_bits_w : port_bits_i;
+  assign protocol_q = loaded_q ? protocol_w : protocol_i;
+  assign acpr_q = loaded_q ? acpr_w : acpr_i;
+  assign enfcont_q = loaded_q ? enfcont_w : ffcr_i[1];
+  assign fscr_q = loaded_q ? fscr_w : fsync_frames_i;
+  // The trace port starts with a frame sync (not an ETB, not SWO).
+  assign fs_left_c = loaded_q ? fs_left_q : (port_bits_i != 6'd0 && protocol_i == Parallel) ? 2'd2 : 2'd0;
   logic             is_swo, bypass, trig_en;
   assign is_swo = port_bits_q != 6'd0 && protocol_q != Parallel;
   assign bypass = is_swo && !enfcont_q;
@@ -133,22 +143,24 @@ module etm_tpiu #(
   // SWO's character for a pair (or one byte): NRZ, per byte a start bit (0),
   // the data least significant bit first, a stop bit (1); Manchester, a start
   // bit (high, low), each data bit as two half-bits (1: high, low; 0: low,
-  // high), one bit time low. Returns the units; n_o: how many.
-  function automatic logic [39:0] swo_char(input logic [1:0] proto, input logic [15:0] v, input logic one,
-                                           output logic [5:0] n_o);
+  // high), one bit time low. swo_char: the units, the first in bit 0;
+  // swo_units: how many.
+  function automatic logic [39:0] swo_char(input logic [1:0] proto, input logic [15:0] v, input logic one);
     logic [39:0] sh;
     sh = '0;
     if (proto == Nrz) begin
       sh[9:0] = {1'b1, v[7:0], 1'b0};
       sh[19:10] = {1'b1, v[15:8], 1'b0};
-      n_o = one ? 6'd10 : 6'd20;
     end else begin
       sh[1:0] = 2'b01;
       for (int i = 0; i < 16; i++) sh[2 + 2*i +: 2] = v[i] ? 2'b01 : 2'b10;
       if (one) sh[19:18] = 2'b00;
-      n_o = one ? 6'd20 : 6'd36;
     end
-    return sh;
+    swo_char = sh;
+  endfunction
+  function automatic logic [5:0] swo_units(input logic [1:0] proto, input logic one);
+    if (proto == Nrz) swo_units = one ? 6'd10 : 6'd20;
+    else swo_units = one ? 6'd20 : 6'd36;
   endfunction
 
   always_comb begin : output_side
@@ -184,7 +196,8 @@ module etm_tpiu #(
     end else if (is_swo) begin
       if (sw_units_q == 6'd0 && pr_n_q != 3'd0) begin
         pops = 2'd1;
-        sw_sh_d = swo_char(protocol_q, pair_q[pr_rd_q], single_q[pr_rd_q], sw_units_d);
+        sw_sh_d = swo_char(protocol_q, pair_q[pr_rd_q], single_q[pr_rd_q]);
+        sw_units_d = swo_units(protocol_q, single_q[pr_rd_q]);
         sw_cnt_d = 13'd0;
       end
       if (sw_units_d != 6'd0) begin
@@ -258,7 +271,7 @@ module etm_tpiu #(
     pk_d = pk_q;
     aux_d = aux_q;
     fcount_d = fcount_q;
-    fs_left_d = fs_left_q;
+    fs_left_d = fs_left_c;
     if (pr_after != 3'd4) begin
       if (bypass) begin
         if (n != '0) begin
@@ -267,10 +280,10 @@ module etm_tpiu #(
           single_o = 1'b1;
           fmt_used = 2'd1;
         end
-      end else if (fs_left_q != 2'd0 && port_bits_q != 6'd0) begin
+      end else if (fs_left_c != 2'd0 && port_bits_q != 6'd0) begin
         fmt_do = 1'b1;
-        fmt_v = (fs_left_q == 2'd2) ? Fsync0 : Hsync;
-        fs_left_d = fs_left_q - 2'd1;
+        fmt_v = (fs_left_c == 2'd2) ? Fsync0 : Hsync;
+        fs_left_d = fs_left_c - 2'd1;
       end else begin
         if (n == '0) begin
           if (flush && pk_q != 3'd0) begin
@@ -460,7 +473,7 @@ module etm_tpiu #(
       pk_q       <= '0;
       aux_q      <= '0;
       fcount_q   <= '0;
-      fs_left_q  <= (protocol_i == Parallel) ? 2'd2 : 2'd0;  // the pins start with a frame sync (not an ETB, not SWO)
+      fs_left_q  <= 2'd0;
       ending_q   <= 1'b0;
       pr_rd_q    <= '0;
       pr_n_q     <= '0;
@@ -475,11 +488,12 @@ module etm_tpiu #(
       trig_hist_q <= '0;
       force_id_q <= 1'b0;
       frames_same_q <= '0;
-      port_bits_q <= port_bits_i;
-      protocol_q <= protocol_i;
-      acpr_q     <= acpr_i;
-      enfcont_q  <= ffcr_i[1];
-      fscr_q     <= fsync_frames_i;
+      loaded_q   <= 1'b0;
+      port_bits_w <= '0;
+      protocol_w <= '0;
+      acpr_w     <= '0;
+      enfcont_w  <= 1'b0;
+      fscr_w     <= '0;
       claim_q    <= '0;
     end else begin
       q_rd_q     <= q_rd_d;
@@ -504,11 +518,12 @@ module etm_tpiu #(
       trig_hist_q <= {trig_hist_q[6:0], trigin_i};
       force_id_q <= force_id_d;
       frames_same_q <= frames_same_d;
-      port_bits_q <= port_bits_d;
-      protocol_q <= protocol_d;
-      acpr_q     <= acpr_d;
-      enfcont_q  <= enfcont_d;
-      fscr_q     <= fscr_d;
+      loaded_q   <= 1'b1;
+      port_bits_w <= port_bits_d;
+      protocol_w <= protocol_d;
+      acpr_w     <= acpr_d;
+      enfcont_w  <= enfcont_d;
+      fscr_w     <= fscr_d;
       claim_q    <= claim_d;
     end
   end
@@ -538,7 +553,17 @@ module etm_tpiu #(
   logic [8:0]  f_qb_q;
   logic [3:0]  f_s0_q, f_s1_q;
   logic [24:0] f_etb_q;
+  logic [1:0]  f_proto_q;
+  logic [12:0] f_acpr_q;
+  logic [8:0]  f_ffcr_q;
+  logic [7:0]  f_restate_q;
+  logic [2:0]  f_tdelay_q;
   always @(posedge clk_i) begin
+    f_proto_q <= protocol_i;
+    f_acpr_q <= acpr_i;
+    f_ffcr_q <= ffcr_i;
+    f_restate_q <= id_restate_i;
+    f_tdelay_q <= trig_delay_i;
     f_past <= 1'b1;
     f_pb_q <= port_bits_i;
     f_div_q <= clk_div_i;
@@ -564,18 +589,36 @@ module etm_tpiu #(
     if (f_past)
       assume (port_bits_i == f_pb_q && clk_div_i == f_div_q && fsync_frames_i == f_fs_q && queue_bytes_i == f_qb_q &&
               src0_bytes_i == f_s0_q && src1_bytes_i == f_s1_q && etb_bytes_i == f_etb_q);
+    if (f_past)
+      assume (protocol_i == f_proto_q && acpr_i == f_acpr_q && ffcr_i == f_ffcr_q && id_restate_i == f_restate_q &&
+              trig_delay_i == f_tdelay_q);
     // The registers keep their reset values: no APB writes.
     assume (!psel_i);
     assume (protocol_i != 2'd3 && (port_bits_i != 6'd0 || protocol_i == 2'd0));
   end
+  logic f_regs_kept, f_at_reset;
+  assign f_regs_kept = port_bits_w == port_bits_i && protocol_w == protocol_i && acpr_w == acpr_i &&
+                       enfcont_w == ffcr_i[1] && fscr_w == fsync_frames_i;
+  assign f_at_reset = q_level_q == '0 && pk_q == 3'd0 && pr_n_q == 3'd0 && aux_q == 8'd0 && nbits_q == 6'd0 &&
+                      div_q == 5'd0 && sw_units_q == 6'd0 && fs_left_q == 2'd0 && fcount_q == 16'd0 &&
+                      etb_wr_q == 24'd0;
   always @* begin
     if (rst_ni && f_past) begin
       QueueWithinSize_P: assert (q_level_q <= (QBits + 1)'(queue_bytes_i));
       PairsWithinBuffer_P: assert (pr_n_q <= 3'd4);
-      SyncBetweenFrames_P: assert (fs_left_q == 2'd0 || pk_q == 3'd0 || port_bits_q == 6'd0);
+      SyncBetweenFrames_P: assert (fs_left_c == 2'd0 || pk_q == 3'd0 || port_bits_q == 6'd0);
       SerializerBelowPair_P: assert (port_bits_q == 6'd0 || (nbits_q < 6'd16 && div_q < clk_div_i));
       AuxOnlyInFrame_P: assert (pk_q != 3'd0 || aux_q == 8'd0);
       EtbAddressEven_P: assert (!etb_wr_o || (etb_addr_o[0] == 1'b0 && {1'b0, etb_addr_o} < etb_bytes_i));
+      EtbPointerInBuffer_P: assert (port_bits_q != 6'd0 || (etb_wr_q[0] == 1'b0 && {1'b0, etb_wr_q} < etb_bytes_i));
+      // The registers, unwritten, hold the configuration's values; before the
+      // first clock after reset nothing has moved.
+      RegistersKept_P: assert (!loaded_q || f_regs_kept);
+      ResetUntilLoaded_P: assert (loaded_q || f_at_reset);
+      // SWO: no syncs, the trace port's serializer idle, a character's units
+      // and their clocks within bounds.
+      SwoQuiet_P: assert (!is_swo || (fs_left_c == 2'd0 && nbits_q == 6'd0 && div_q == 5'd0));
+      SwoCharacter_P: assert (sw_units_q <= 6'd36 && (sw_units_q == 6'd0 || sw_cnt_q <= acpr_q));
     end
   end
 `endif
@@ -589,7 +632,7 @@ module etm_tpiu #(
     PairsWithinBuffer_A: assert property (@(posedge clk_i) disable iff (!rst_ni) pr_n_q <= 3'd4)
       else $error("etm_tpiu: pair buffer holds %0d", pr_n_q);
     SyncBetweenFrames_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
-        fs_left_q == 2'd0 || pk_q == 3'd0 || port_bits_q == 6'd0)
+        fs_left_c == 2'd0 || pk_q == 3'd0 || port_bits_q == 6'd0)
       else $error("etm_tpiu: a frame sync inside a frame (half-word %0d)", pk_q);
   end
 `endif
