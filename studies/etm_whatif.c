@@ -114,7 +114,7 @@ static int cmd_run(int argc, char **argv)
                metric_value("peak_rate", m, &c), capacity(&c), m->peak_level, metric_value("held_pct", m, &c));
         char tt[48];
         tpiu_text(&c, tt, sizeof tt);
-        if (c.tpiu_pins || c.atb_stall)
+        if (c.tpiu || c.atb_stall)
             printf("trace path: TPIU %s: formatted %.3f bits/instruction (formatter "
                    "overhead %.1f%%), pins carrying trace %.1f%%; ATVALID waited for ATREADY in %.2f%% of the "
                    "cycles, %" PRIu64 " overflows\n",

@@ -49,9 +49,8 @@ typedef struct conf {
     unsigned stall;         /* ETMFFLR with ETMCR[7]; 0: no stall */
     unsigned issue;         /* generator issue width */
     etm_cm3_params_t params;
-    unsigned tpiu_pins;     /* the ETM's ATB into a TPIU of this many pins (0: none) */
-    unsigned tpiu_div;      /*   at TRACECLK = core clock / tpiu_div */
-    etm_tpiu_params_t tpiu_p; /*   the rest of tpiu=: SWO (protocol, ACPR), queue, FFCR */
+    int tpiu;               /* the ETM's ATB into a TPIU (0: none) ... */
+    etm_tpiu_params_t tpiu_p; /*   as tpiu= gives it: pins and TRACECLK, or SWO; queue, FFCR */
     unsigned atb_stall;     /* ATREADY held low this percent of the cycles (an interconnect) */
     unsigned atb_burst;     /*   in bursts of this many cycles on average */
 } conf_t;
@@ -83,6 +82,7 @@ void conf_default(conf_t *c);
 /* The TPIU of tpiu= as a study's files show it: "PINS:DIV", "nrz:ACPR",
  * "manchester:ACPR" (" bypassed" with the formatter off), or "none". */
 void tpiu_text(const conf_t *c, char *buf, size_t size);
+/* The TPIU's parameters (c->tpiu set): tpiu_p with the ETM's ATB width. */
 void conf_tpiu_params(const conf_t *c, etm_tpiu_params_t *p);
 /* The configuration as the model runs it; 0, or -1 with a sentence in err. */
 int conf_finish(conf_t *c, char *err, size_t errlen);

@@ -115,10 +115,10 @@ void timing_text(const etm_cm3_params_t *p, char *buf, size_t size)
 void tpiu_text(const conf_t *c, char *buf, size_t size)
 {
     const etm_tpiu_params_t *p = &c->tpiu_p;
-    if (!c->tpiu_pins)
+    if (!c->tpiu)
         snprintf(buf, size, "none");
     else if (p->protocol == ETM_TPIU_PARALLEL)
-        snprintf(buf, size, "%u:%u", c->tpiu_pins, c->tpiu_div);
+        snprintf(buf, size, "%u:%u", p->port_bits, p->clk_div);
     else
         snprintf(buf, size, "%s:%u%s", p->protocol == ETM_TPIU_NRZ ? "nrz" : "manchester", p->acpr,
                  p->ffcr & ETM_TPIU_FFCR_ENFCONT ? "" : " bypassed");
@@ -131,7 +131,7 @@ void conf_key(const conf_t *c, char *buf, size_t size)
     timing_text(&c->params, t, sizeof t);
     port_text(&c->port, pt, sizeof pt);
     size_t n = (size_t)snprintf(buf, size, "%s|%u|%u|%s|%u:%u:%u:%u:%u:%x|%u:%u|", pt, c->stall, c->issue, t,
-                                c->tpiu_pins, c->tpiu_div, c->tpiu_p.protocol, c->tpiu_p.acpr, c->tpiu_p.queue_bytes,
+                                c->tpiu ? c->tpiu_p.port_bits : 0, c->tpiu_p.clk_div, c->tpiu_p.protocol, c->tpiu_p.acpr, c->tpiu_p.queue_bytes,
                                 c->tpiu_p.ffcr, c->atb_stall, c->atb_burst);
     for (size_t r = 0; r < etm_register_count && n < size; r++)
         for (unsigned k = 0; k < etm_registers[r].count && n < size; k++)
@@ -188,13 +188,13 @@ int apply_setting(conf_t *c, const char *kv, char *err, size_t errlen)
     } else if (!strcmp(key, "tpiu")) {
         etm_tpiu_params_t tp;
         if (!strcmp(val, "none")) {
-            c->tpiu_pins = 0;
+            c->tpiu = 0;
+            etm_tpiu_params_default(&c->tpiu_p);
         } else if (etm_tpiu_params_parse(&tp, val, 0, &d) != ETM_OK) {
             snprintf(err, errlen, "tpiu=%s: none, or %s", val, d.msg);
             return -1;
         } else {
-            c->tpiu_pins = tp.port_bits;
-            c->tpiu_div = tp.clk_div;
+            c->tpiu = 1;
             c->tpiu_p = tp;
         }
     } else if (!strcmp(key, "atb_stall")) {
@@ -236,8 +236,6 @@ int apply_setting(conf_t *c, const char *kv, char *err, size_t errlen)
 void conf_tpiu_params(const conf_t *c, etm_tpiu_params_t *p)
 {
     *p = c->tpiu_p;
-    p->port_bits = c->tpiu_pins;
-    p->clk_div = c->tpiu_div;
     p->src_bytes[0] = c->cfg.port_bytes;
 }
 
@@ -247,7 +245,6 @@ void conf_default(conf_t *c)
     etm_config_default(&c->cfg);
     etm_cm3_params_default(&c->params);
     c->issue = 1;
-    c->tpiu_div = 1;
     etm_tpiu_params_default(&c->tpiu_p);
     c->atb_burst = 1;
 }
@@ -277,11 +274,11 @@ int conf_finish(conf_t *c, char *err, size_t errlen)
                  c->port.width);
         return -1;
     }
-    if ((c->tpiu_pins || c->atb_stall) && (ETM_V_MAJOR(version_of(&c->cfg)) != 3 || c->port.width)) {
+    if ((c->tpiu || c->atb_stall) && (ETM_V_MAJOR(version_of(&c->cfg)) != 3 || c->port.width)) {
         snprintf(err, errlen, "a TPIU or ATB back-pressure needs an ETMv3 with its own ATB (port=internal)");
         return -1;
     }
-    if (c->tpiu_pins) {
+    if (c->tpiu) {
         etm_tpiu_params_t tp;
         conf_tpiu_params(c, &tp);
         etm_tpiu_t *t;

@@ -43,7 +43,7 @@ int lane_open(lane_t *L, const conf_t *c, const workload_t *w)
         snprintf(L->err, sizeof L->err, "%s: configuration: %s", c->label, d.msg);
         return -1;
     }
-    if (c->tpiu_pins) {
+    if (c->tpiu) {
         etm_tpiu_params_t tp;
         conf_tpiu_params(c, &tp);
         if (etm_tpiu_create(&L->tp, &tp, &d) != ETM_OK) {

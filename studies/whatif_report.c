@@ -175,11 +175,11 @@ int write_report(out_t *o, const char *study_arg, int area_rerun, double seconds
                     snprintf(pt, sizeof pt, "ETM's own, %u byte%s", (unsigned)c->cfg.port_bytes,
                              c->cfg.port_bytes == 1 ? "" : "s");
                 copy(pt2, sizeof pt2, pt);
-                if (c->tpiu_pins && c->tpiu_p.protocol == ETM_TPIU_PARALLEL)
+                if (c->tpiu && c->tpiu_p.protocol == ETM_TPIU_PARALLEL)
                     snprintf(pt2, sizeof pt2, "ATB %u byte%s into a TPIU of %u pin%s, TRACECLK /%u",
-                             (unsigned)c->cfg.port_bytes, c->cfg.port_bytes == 1 ? "" : "s", c->tpiu_pins,
-                             c->tpiu_pins == 1 ? "" : "s", c->tpiu_div);
-                else if (c->tpiu_pins)
+                             (unsigned)c->cfg.port_bytes, c->cfg.port_bytes == 1 ? "" : "s", c->tpiu_p.port_bits,
+                             c->tpiu_p.port_bits == 1 ? "" : "s", c->tpiu_p.clk_div);
+                else if (c->tpiu)
                     snprintf(pt2, sizeof pt2, "ATB %u byte%s into a TPIU on SWO, %s at the core clock /%u%s",
                              (unsigned)c->cfg.port_bytes, c->cfg.port_bytes == 1 ? "" : "s",
                              c->tpiu_p.protocol == ETM_TPIU_NRZ ? "NRZ" : "Manchester", c->tpiu_p.acpr + 1,

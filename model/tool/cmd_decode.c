@@ -649,12 +649,9 @@ static int decode_v3(decode_opts_t *d, const etm_config_t *cfg)
         etm_v3dec_destroy(dec);
         return 2;
     }
-    if (d->swo && swo_is_capture(f)) { /* a sigrok session: the pin's samples */
-        fclose(f);
-        if (swo_capture_bytes(d->path, d->channel, d->baud, &f)) {
-            etm_v3dec_destroy(dec);
-            return 2;
-        }
+    if (d->swo && swo_open_trace(&f, d->path, d->channel, d->baud)) {
+        etm_v3dec_destroy(dec);
+        return 2;
     }
     run_t r;
     memset(&r, 0, sizeof r);

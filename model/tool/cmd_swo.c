@@ -126,7 +126,7 @@ typedef struct swo_run {
     int final;                /* the pass that writes, lists and reports the bytes */
     etm_uart_t uart;
     FILE *out;
-    FILE *sink;               /* swo_capture_bytes: the final pass's bytes go here */
+    FILE *sink;               /* swo_open_trace: the final pass's bytes go here (kept open) */
     uint64_t first;           /* the first byte's start edge, UINT64_MAX before one */
     etm_uart_byte_t *bad;     /* the framing errors kept (--max-report of them) */
     unsigned long nbad;
@@ -364,7 +364,7 @@ static int decode_pass(swo_run_t *r)
         status = decode_capture(r, lv, bytes);
     free(lv);
     free(bytes);
-    if (r->out == r->sink) {
+    if (r->sink && r->out == r->sink) {
         if (r->out && fflush(r->out) != 0 && !status) {
             fprintf(stderr, "etm swo: cannot write a temporary file\n");
             status = 2;
@@ -398,46 +398,57 @@ static int swo_decode(swo_run_t *r)
     return decode_pass(r);
 }
 
-int swo_is_capture(FILE *f)
+/* A run over a's capture: opened and decoded (the bytes to r->sink, when
+ * set, or a->out). Returns 0, or 2 (printed); swo_run_close in any case. */
+static int swo_run(swo_run_t *r, const swo_args_t *a, FILE *sink)
 {
-    unsigned char m[4];
-    size_t n = fread(m, 1, 4, f);
-    rewind(f);
-    return n == 4 && m[0] == 'P' && m[1] == 'K' && m[2] == 3 && m[3] == 4;
+    memset(r, 0, sizeof *r);
+    r->a = a;
+    r->baud = a->baud;
+    r->first = UINT64_MAX;
+    r->sink = sink;
+    int status = open_capture(r);
+    return status ? status : swo_decode(r);
 }
 
-int swo_capture_bytes(const char *path, const char *channel, uint64_t baud, FILE **out)
+static void swo_run_close(swo_run_t *r)
 {
+    free(r->bad);
+    etm_sigrok_close(r->sr);
+}
+
+int swo_open_trace(FILE **f, const char *path, const char *channel, uint64_t baud)
+{
+    unsigned char m[4];
+    size_t n = fread(m, 1, 4, *f);
+    rewind(*f);
+    if (n != 4 || m[0] != 'P' || m[1] != 'K' || m[2] != 3 || m[3] != 4)
+        return 0; /* not a zip archive: the line's bytes themselves */
+    fclose(*f);
+    *f = NULL;
     swo_args_t a;
     memset(&a, 0, sizeof a);
     a.path = path;
     a.channel = channel ? channel : "SWO";
     a.baud = baud;
     a.max_report = 20;
-    swo_run_t r;
-    memset(&r, 0, sizeof r);
-    r.a = &a;
-    r.baud = baud;
-    r.first = UINT64_MAX;
-    *out = NULL;
-    if (!(r.sink = tmpfile())) {
+    FILE *sink = tmpfile();
+    if (!sink) {
         fprintf(stderr, "etm: %s: cannot create a temporary file for the SWO line's bytes\n", path);
         return 2;
     }
-    int status = open_capture(&r);
-    if (!status)
-        status = swo_decode(&r);
+    swo_run_t r;
+    int status = swo_run(&r, &a, sink);
     if (!status && r.uart.framing_errors)
         fprintf(stderr, "etm: %s: %llu framing errors on the SWO line (those bytes are left out; etm swo lists "
                 "them)\n", path, (unsigned long long)r.uart.framing_errors);
-    free(r.bad);
-    etm_sigrok_close(r.sr);
+    swo_run_close(&r);
     if (status) {
-        fclose(r.sink);
+        fclose(sink);
         return status;
     }
-    rewind(r.sink);
-    *out = r.sink;
+    rewind(sink);
+    *f = sink;
     return 0;
 }
 
@@ -448,13 +459,7 @@ int cmd_swo(int argc, char **argv)
     if (status >= 0)
         return status;
     swo_run_t r;
-    memset(&r, 0, sizeof r);
-    r.a = &a;
-    r.baud = a.baud;
-    r.first = UINT64_MAX;
-    status = open_capture(&r);
-    if (!status)
-        status = swo_decode(&r);
+    status = swo_run(&r, &a, NULL);
     if (!status) {
         status = r.uart.framing_errors ? 1 : 0;
         if (a.json) {
@@ -464,7 +469,6 @@ int cmd_swo(int argc, char **argv)
             print_notes(&r);
         }
     }
-    free(r.bad);
-    etm_sigrok_close(r.sr);
+    swo_run_close(&r);
     return status;
 }

@@ -314,12 +314,9 @@ static int verify_open(const verify_args_t *a, source_t *src, trace_in_t *t, etm
         source_close(src);
         return 2;
     }
-    if (a->swo && swo_is_capture(t->f)) { /* a sigrok session: the pin's samples */
-        fclose(t->f);
-        if (swo_capture_bytes(a->paths[1], NULL, 0, &t->f)) {
-            source_close(src);
-            return 2;
-        }
+    if (a->swo && swo_open_trace(&t->f, a->paths[1], NULL, 0)) {
+        source_close(src);
+        return 2;
     }
     if (a->formatted && etm_cs_create(&t->cs, a->tpiu ? ETM_CS_WAIT_FSYNC : 0, on_frame_data, t) != ETM_OK) {
         fprintf(stderr, "etm verify: out of memory\n");

@@ -44,12 +44,12 @@ typedef struct run_outputs {
 /* A model run's statistics as the member "stats" of the current JSON object. */
 void json_run_stats(json_t *j, const etm_stats_t *s);
 
-/* A logic analyzer's capture (sigrok session) of the SWO pin, decoded as
- * `etm swo` decodes it (channel NULL: "SWO"; baud 0: measured), its bytes in
- * a temporary file, rewound, in *out. Returns 0, or 2 (printed). */
-int swo_capture_bytes(const char *path, const char *channel, uint64_t baud, FILE **out);
-/* Is f a sigrok session file (a zip archive)? Leaves f at its start. */
-int swo_is_capture(FILE *f);
+/* The SWO line as --swo reads it from *f (opened on path): the line's bytes
+ * as they are, or, when f is a logic analyzer's capture (a sigrok session, a
+ * zip archive), the pin decoded as `etm swo` decodes it (channel NULL: "SWO";
+ * baud 0: measured), *f then closed and replaced by a temporary file of its
+ * bytes, rewound. Returns 0, or 2 (printed; *f closed). */
+int swo_open_trace(FILE **f, const char *path, const char *channel, uint64_t baud);
 
 /* "PINS[:DIV]" into a TPIU's parameters; returns 0, or -1 with a message. */
 int tpiu_opt_parse(const char *cmd, const char *v, etm_tpiu_params_t *p);

@@ -21,9 +21,8 @@ struct etm_stim {
     int insns_done;
     etm_linereader_t *lr;  /* records file */
     char *path;            /* its name, for diagnostics */
-    uint16_t last_intnum;  /* ETMINTNUM of the last cycle given (generator holds) */
     int delay;             /* vectors, VCD: holds delay the recording */
-    etm_in_t last;         /* ... the last cycle given */
+    etm_in_t last;         /* the last cycle given: what a held cycle follows */
     etm_stim_stats_t st;
 };
 
@@ -246,10 +245,7 @@ etm_err_t etm_stim_next(etm_stim_t *s, int hold, etm_in_t *in, etm_diag_t *diag)
     case ETM_STIM_GEN:
         if (!s->gen_left)
             return ETM_END;
-        if (hold) {
-            memset(in, 0, sizeof *in);
-            in->istall = 1;
-            in->intnum = s->last_intnum;
+        if (hold && etm_stim_held_cycle(in, &s->last)) { /* the generator drives no APB */
             s->st.held++;
         } else {
             etm_gen_next(s->gen, in, NULL);
@@ -262,7 +258,6 @@ etm_err_t etm_stim_next(etm_stim_t *s, int hold, etm_in_t *in, etm_diag_t *diag)
     }
     if (e == ETM_OK) {
         s->last = *in;
-        s->last_intnum = in->intnum;
         s->st.cycles++;
     }
     return e;

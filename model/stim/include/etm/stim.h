@@ -78,9 +78,10 @@ void etm_stim_set_delay(etm_stim_t *s, int on);
 /* The held cycle that follows prev: ETMISTALL, prev's ETMINTNUM, prev's
  * AFVALID (a flush request stays until AFREADY), ATREADY high (a recorded
  * sink's stalls belong to the recording's cycles, which are delayed; a sink
- * in the loop, such as a TPIU, still holds ATREADY low itself), nothing else. Returns 0, and leaves *in alone, where no cycle can be held:
- * prev was the setup phase of an APB transfer, whose access phase must come
- * next. */
+ * in the loop, such as a TPIU, still holds ATREADY low itself), nothing
+ * else. Returns 0, and leaves *in alone, where no cycle can be held: prev
+ * was the setup phase of an APB transfer, whose access phase must come next.
+ * In may be prev. */
 int etm_stim_held_cycle(etm_in_t *in, const etm_in_t *prev);
 
 /* The next core cycle. hold: FIFOFULL of the cycle before (1: the core waits);
