@@ -62,44 +62,16 @@ def run(cmd, **kw):
     return r
 
 
-def deformat(data):
+def frame_bytes(data):
     """CoreSight formatter frames of 16 bytes (IHI 0029 D4.2), the first at
-    byte 0, no syncs (the SWO configuration sends none): bytes per ID."""
-    out = {}
-    cur = None
-    for f0 in range(0, len(data) - 15, 16):
-        fr = data[f0:f0 + 16]
-        aux = fr[15]
-        for k in range(8):
-            b = fr[2 * k]
-            if b & 1:  # a new ID; bit k of the auxiliary byte: the next data byte is the old ID's
-                new = b >> 1
-                if k < 7:
-                    if aux >> k & 1:
-                        out.setdefault(cur, bytearray()).append(fr[2 * k + 1])
-                        cur = new
-                    else:
-                        cur = new
-                        out.setdefault(cur, bytearray()).append(fr[2 * k + 1])
-                else:
-                    cur = new
-            else:
-                out.setdefault(cur, bytearray()).append(b | (aux >> k & 1))
-                if k < 7:
-                    out.setdefault(cur, bytearray()).append(fr[2 * k + 1])
-    return out
-
-
-def etm_with_markers(data):
-    """The frames' ID 2 bytes in order, with None where the TPIU put a
-    trigger marker (ID 0x7D)."""
+    byte 0, no syncs (the SWO configuration sends none): (ID, byte) in order."""
     out, cur = [], None
     for f0 in range(0, len(data) - 15, 16):
         fr = data[f0:f0 + 16]
         aux = fr[15]
         for k in range(8):
             b = fr[2 * k]
-            if b & 1:
+            if b & 1:  # a new ID; bit k of the auxiliary byte: the next data byte is the old ID's
                 new = b >> 1
                 if k < 7:
                     if aux >> k & 1:
@@ -114,7 +86,21 @@ def etm_with_markers(data):
                 out.append((cur, b | (aux >> k & 1)))
                 if k < 7:
                     out.append((cur, fr[2 * k + 1]))
-    return [None if i == 0x7D else b for i, b in out if i in (2, 0x7D)]
+    return out
+
+
+def deformat(data):
+    """The frames' bytes per ID."""
+    out = {}
+    for i, b in frame_bytes(data):
+        out.setdefault(i, bytearray()).append(b)
+    return out
+
+
+def etm_with_markers(data):
+    """The frames' ID 2 bytes in order, with None where the TPIU put a
+    trigger marker (ID 0x7D)."""
+    return [None if i == 0x7D else b for i, b in frame_bytes(data) if i in (2, 0x7D)]
 
 
 def marked_sessions(s):
@@ -185,10 +171,6 @@ def pulse_cycles(vcd, set_addr=0x800030C, clr_addr=0x8000316):
     return out
 
 
-def sessions(b):
-    return sessions_at(b)
-
-
 def instructions(etm, trace, elf, coresight):
     cmd = [etm, "decode", "--image", elf] + (["--coresight", "--id", "2"] if coresight else []) + [trace]
     out = run(cmd).stdout
@@ -221,7 +203,7 @@ def main():
     cap = bytes(ids.get(2, b""))
     check(len(swo) == 7856, "the SWO pin carries 7856 bytes (%d)" % len(swo))
     check(len(ids.get(0x7D, b"")) == 8, "8 trigger markers (ID 0x7D) among the frames (%d)" % len(ids.get(0x7D, b"")))
-    cs = sessions(cap)
+    cs = sessions_at(cap)
     check(len(cap) == 760 and [len(s) for s in cs] == [95] * 8,
           "ID 2: 760 bytes in 8 sessions of 95 (%d: %s)" % (len(cap), [len(s) for s in cs]))
     cap_insns = instructions(etm, p("swo.bin"), elf, True)
@@ -257,7 +239,7 @@ def main():
           "44 accesses to the ETM driven on its APB, none left out")
     run([etm, "run", "--quiet", "--at-reset", "--trace", p("model.bin"), p("fw.vec")])
     model = open(p("model.bin"), "rb").read()
-    ms = sessions(model)
+    ms = sessions_at(model)
 
     # 4. Session by session.
     check(len(ms) >= 9, "the model's trace: boot, then one session an interrupt (%d sessions)" % len(ms))
