@@ -16,7 +16,7 @@
 // after the output side; then the words ATREADY took go in, source 0 first.
 //
 // The configuration is on ports (one Verilated model serves every TPIU); a part
-// ties them. QueueMax bounds queue_bytes_i (a power of two, 8 to QueueMax).
+// ties them. QueueMax bounds queue_bytes_i (a power of two, 4 to QueueMax).
 // port_bits_i, fsync_frames_i, protocol_i, acpr_i and ffcr_i are the reset
 // values of the registers the APB writes.
 module etm_tpiu #(
@@ -580,7 +580,7 @@ module etm_tpiu #(
     assume (port_bits_i == 6'd0 || port_bits_i == 6'd1 || port_bits_i == 6'd2 || port_bits_i == 6'd4 ||
             port_bits_i == 6'd8 || port_bits_i == 6'd16 || port_bits_i == 6'd32);
     assume (clk_div_i >= 5'd1 && clk_div_i <= 5'd16 && 11'(port_bits_i) <= 11'd16 * 11'(clk_div_i));
-    assume (queue_bytes_i == 9'd8 || queue_bytes_i == 9'd16 || queue_bytes_i == 9'd32 || queue_bytes_i == 9'd64 ||
+    assume (queue_bytes_i == 9'd4 || queue_bytes_i == 9'd8 || queue_bytes_i == 9'd16 || queue_bytes_i == 9'd32 || queue_bytes_i == 9'd64 ||
             queue_bytes_i == 9'd128 || queue_bytes_i == 9'd256);
     assume (32'(queue_bytes_i) <= QueueMax);
     assume (width_ok(src0_bytes_i) && (src1_bytes_i == 4'd0 || width_ok(src1_bytes_i)));

@@ -283,7 +283,7 @@ def main():
 
     # 6. SWO as the firmware sets it up, and the closed loop.
     tpiu = [v for a, v in cfg[:3]]  # ACPR, SPPR, FFCR as stored
-    spec = "%s:%d,ffcr=0x%x,queue=8" % ({1: "manchester", 2: "nrz"}[tpiu[1]], tpiu[0], tpiu[2])
+    spec = "%s:%d,ffcr=0x%x,queue=4" % ({1: "manchester", 2: "nrz"}[tpiu[1]], tpiu[0], tpiu[2])
     out = run([etm, "run", "--at-reset", "--hold", "--tpiu", spec, "--trace", p("model_swo.bin"), "--vcd",
                p("hold.vcd"), p("fw.vec")]).stdout
     held = re.search(r"held by FIFOFULL in (\d+) cycles", out)

@@ -158,10 +158,10 @@ etm_err_t etm_tpiu_create(etm_tpiu_t **out, const etm_tpiu_params_t *p, etm_diag
         return etm_util_fail(diag, ETM_ERR_ARG, "ATB source 1 of %u bytes: 0 (none), 1, 2, 4 or 8",
                              p->src_bytes[1]);
     unsigned words = p->src_bytes[0] + p->src_bytes[1];
-    if (p->queue_bytes < 8 || p->queue_bytes > ETM_TPIU_QUEUE_MAX || (p->queue_bytes & (p->queue_bytes - 1)) ||
+    if (p->queue_bytes < 4 || p->queue_bytes > ETM_TPIU_QUEUE_MAX || (p->queue_bytes & (p->queue_bytes - 1)) ||
         p->queue_bytes < words)
         return etm_util_fail(diag, ETM_ERR_ARG,
-                             "TPIU queue of %u bytes: a power of two from 8 to %u, with room for a word of every "
+                             "TPIU queue of %u bytes: a power of two from 4 to %u, with room for a word of every "
                              "source (%u)", p->queue_bytes, ETM_TPIU_QUEUE_MAX, words);
     if (!pb && (p->etb_bytes < 16 || p->etb_bytes > (1u << 24) || p->etb_bytes % 16))
         return etm_util_fail(diag, ETM_ERR_ARG, "ETB of %u bytes: a multiple of 16, 16 to 2^24", p->etb_bytes);

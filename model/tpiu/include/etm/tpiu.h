@@ -51,7 +51,7 @@ typedef struct etm_tpiu_params {
     unsigned port_bits;     /* TRACEDATA pins: 1, 2, 4, 8, 16 or 32; 0: ETB */
     unsigned clk_div;       /* core clocks per TRACECLK, 1 to 16 */
     unsigned fsync_frames;  /* pins: a full frame sync every N frames (0: only before the first) */
-    unsigned queue_bytes;   /* the input queue: source words wait here (a power of two, 8 to 256) */
+    unsigned queue_bytes;   /* the input queue: source words wait here (a power of two, 4 to 256; the Cortex-M3 TPIU has 4) */
     unsigned src_bytes[ETM_TPIU_SOURCES]; /* ATB width of each source in bytes (1, 2, 4, 8; 0: none) */
     unsigned etb_bytes;     /* ETB: buffer size, a multiple of 16 (16 to 2^24) */
     /* The registers' values at reset (the APB below changes them): */
