@@ -29,9 +29,11 @@ static void help(FILE *f)
                "                   TPIU's output: CoreSight-formatted frames (and syncs on pins); SWO\n"
                "                   with --tpiu nrz[:ACPR] or manchester[:ACPR] (,ffcr=V: 0x100 bypasses\n"
                "                   the formatter), the bytes a receiver reads of the pin\n"
-               "  --hold           the closed loop: while FIFOFULL is high (ETMCR[7], ETMFFLR) the core\n"
+               "  --hold[=N]       the closed loop: while FIFOFULL is high (ETMCR[7], ETMFFLR) the core\n"
                "                   waits: the stimulus's next cycle is delayed, a held cycle (ETMISTALL\n"
-               "                   alone) in its place; the summary counts the cycles the core was held\n"
+               "                   alone) in its place; the summary counts the cycles the core was held.\n"
+               "                   N: FIFOFULL at the end of a cycle holds the Nth cycle after it (1 to 16,\n"
+               "                   default 1; the STM32F105's core fits 3, docs/silicon.md)\n"
                "  --strict         stop at the first interface rule violation (exit 1)\n"
                "  --quiet          no summary\n"
                "  --json           the summary as one JSON object (docs/json.md)\n\n%s",
@@ -101,6 +103,15 @@ int tpiu_opt_parse(const char *cmd, const char *v, etm_tpiu_params_t *p)
     if (etm_tpiu_params_parse(p, v, 0, &d) == ETM_OK)
         return 0;
     fprintf(stderr, "etm %s: --tpiu %s\n", cmd, d.msg);
+    return -1;
+}
+
+int hold_opt_parse(const char *cmd, const char *a, unsigned *latency)
+{
+    etm_diag_t d;
+    if (etm_hold_option(a, latency, &d) == 0)
+        return 0;
+    fprintf(stderr, "etm %s: %s\n", cmd, d.msg);
     return -1;
 }
 
@@ -190,7 +201,8 @@ typedef struct run {
     etm_vec_writer_t *ow;
     etm_vcd_writer_t *vw;
     uint64_t cycle;        /* cycles stepped */
-    int fifofull;          /* FIFOFULL of the last cycle */
+    etm_hold_path_t hp;    /* --hold: FIFOFULL on its way to the core */
+    int hold_next;         /* --hold: the next cycle is a held one */
     uint64_t held;         /* --hold: cycles the core was held */
 } run_t;
 
@@ -342,7 +354,7 @@ static etm_err_t run_cycle(run_t *r, etm_apb_driver_t *drv, int programming, etm
     if (programming) {
         memset(in, 0, sizeof *in);
         etm_apb_drive(drv, in);
-    } else if (!(r->o->hold && r->fifofull && r->cycle && etm_stim_held_cycle(in, in))) {
+    } else if (!(r->o->hold && r->hold_next && r->cycle && etm_stim_held_cycle(in, in))) {
         etm_err_t e = source_read_in(&r->src, in);
         if (e != ETM_OK)
             return e;
@@ -362,7 +374,7 @@ static etm_err_t run_cycle(run_t *r, etm_apb_driver_t *drv, int programming, etm
     }
     if (programming)
         etm_apb_observe(drv, &out);
-    r->fifofull = out.fifofull;
+    r->hold_next = etm_hold_path_step(&r->hp, out.fifofull);
     emit(r->tr.t ? NULL : r->tf, r->ow, r->vw, in, &out);
     if (r->tr.t)
         tpiu_cycle(&r->tr, r->tf, &out, stall);
@@ -513,6 +525,7 @@ int run_stimulus(const char *path, const source_opts_t *so, const char *const *s
     memset(&r, 0, sizeof r);
     r.path = path;
     r.o = o;
+    etm_hold_path_init(&r.hp, o->hold);
     int rc = run_open(&r, path, so, sets, nsets, cfg_out);
     if (rc)
         return rc;
@@ -573,8 +586,9 @@ int cmd_run(int argc, char **argv)
             o.program = 1;
         } else if (!strcmp(a, "--at-reset")) {
             o.at_reset = 1;
-        } else if (!strcmp(a, "--hold")) {
-            o.hold = 1;
+        } else if (!strcmp(a, "--hold") || !strncmp(a, "--hold=", 7)) {
+            if (hold_opt_parse("run", a, &o.hold))
+                return 2;
         } else if (!strcmp(a, "--tpiu") && i + 1 < argc) {
             if (tpiu_opt_parse("run", argv[++i], &tp))
                 return 2;

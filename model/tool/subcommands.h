@@ -31,7 +31,8 @@ typedef struct run_outputs {
     void (*json_more)(void *user, struct json *j); /* members the caller adds (may be NULL) */
     int program;       /* from reset, programmed through the debug APB before the stimulus */
     int at_reset;      /* from reset, unprogrammed: the stimulus programs it */
-    int hold;          /* the closed loop: FIFOFULL holds the core, delaying the stimulus */
+    unsigned hold;     /* the closed loop: FIFOFULL holds the core, delaying the stimulus; the
+                        * cycles from FIFOFULL to the held cycle (0: no loop) */
     /* The ETM's ATB into a TPIU (ATREADY from it); the trace file then holds the
      * TPIU's pins, CoreSight-formatted. NULL: the ETM's bytes as they leave. */
     const etm_tpiu_params_t *tpiu;
@@ -53,6 +54,8 @@ int swo_open_trace(FILE **f, const char *path, const char *channel, uint64_t bau
 
 /* "PINS[:DIV]" into a TPIU's parameters; returns 0, or -1 with a message. */
 int tpiu_opt_parse(const char *cmd, const char *v, etm_tpiu_params_t *p);
+/* --hold or --hold=N: *latency 1, or N (1 to ETM_HOLD_LATENCY_MAX); -1 printed. */
+int hold_opt_parse(const char *cmd, const char *a, unsigned *latency);
 
 /* Run the model over a stimulus file with optional register overrides; the
  * configuration used goes to *cfg_out (may be NULL). Returns an exit status. */

@@ -395,7 +395,9 @@ public:
             prog.start_initial();
         uint8_t prev_intstat = 0;
         etm_in_t prev_stim = zero; /* the stimulus's last cycle, before the sink's columns */
-        bool fifofull = false;
+        etm_hold_path_t hold_path;
+        etm_hold_path_init(&hold_path, o_.hold);
+        bool hold_next = false; /* --hold: FIFOFULL has reached the core: the next cycle is held */
         RtlFlushSink flush(o_.seed, o_.flush);
 
         auto trace_on = [&](uint64_t c) { return trace_to != 0 && c >= trace_from && c <= trace_to; };
@@ -451,7 +453,7 @@ public:
         for (;;) {
             if (prog.initial()) {
                 in = zero;
-            } else if (o_.hold && fifofull && cycle && etm_stim_held_cycle(&in, &prev_stim)) {
+            } else if (o_.hold && hold_next && cycle && etm_stim_held_cycle(&in, &prev_stim)) {
                 /* The core waits: the stimulus's next cycle comes later. */
                 if (cov_)
                     cov_->hit("held-cycles");
@@ -485,7 +487,7 @@ public:
             }
             top->eval();
             etm_step(model, &in, &c_out);
-            fifofull = c_out.fifofull != 0;
+            hold_next = etm_hold_path_step(&hold_path, c_out.fifofull) != 0;
             prog.observe(&c_out);
             flush.observe(&c_out);
             uint64_t c_viol = etm_last_rule_mask(model);

@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "cosim_options.h"
+#include "etm/stim.h"
 
 namespace cosim {
 
@@ -26,7 +27,7 @@ int usage()
                  "                 [--vectors FILE] [--vcd FILE] [--allow-violations] [--require BIN]...\n"
                  "                 [--waves FILE | +trace] [--fail-waves FILE] [--window N] [--quiet]\n"
                  "                 [--random-filter SEED] [--reprogram N [--reprogram-modes]] [--walk]\n"
-                 "                 [--inject CYCLE] [--at-reset] [--hold]\n");
+                 "                 [--inject CYCLE] [--at-reset] [--hold[=N]]\n");
     return 2;
 }
 
@@ -197,7 +198,14 @@ int parse_args(Options &o, Args &g, int argc, char **argv)
         else if (a == "--at-reset") /* firmware that programs its own ETM (etm run --at-reset) */
             o.at_reset = true;
         else if (a == "--hold") /* the closed loop: FIFOFULL holds the core (etm run --hold) */
-            o.hold = true;
+            o.hold = 1;
+        else if (a.rfind("--hold=", 0) == 0) { /* and the cycles FIFOFULL takes to reach it */
+            etm_diag_t d;
+            if (etm_hold_option(a.c_str(), &o.hold, &d)) {
+                std::fprintf(stderr, "etm_cosim: %s\n", d.msg);
+                std::exit(2);
+            }
+        }
         else if (a == "+trace")
             o.trace_all = true;
         else if (a == "--quiet")

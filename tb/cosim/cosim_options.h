@@ -31,7 +31,8 @@ struct Options {
     bool walk = false;            /* first every offset of the register space read and written */
     bool at_reset = false;        /* no programming: the stimulus's APB columns program both from reset */
     uint64_t inject = UINT64_MAX; /* self-test: the RTL gets a corrupted input in this cycle */
-    bool hold = false;            /* the closed loop: FIFOFULL holds the core, the stimulus delayed */
+    unsigned hold = 0;            /* the closed loop: FIFOFULL holds the core, the stimulus delayed; the
+                                   * cycles from FIFOFULL to the held cycle (0: no loop) */
     unsigned flush = 0;           /* mean cycles between ATB flush requests (AFVALID; 0: none) */
     bool tpiu = false;            /* --tpiu: the TPIU in the loop (tpiu_loop.h) */
     etm_tpiu_params_t tpiu_p{};

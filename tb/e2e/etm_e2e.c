@@ -154,7 +154,8 @@ typedef struct opts {
     int use_ocsd, use_own, use_v1, no_cycles, quiet, table;
     uint64_t reprogram;             /* --reprogram N: cycles between reprogrammings */
     int tpiu;                       /* --tpiu: the trace leaves through a TPIU's pins */
-    int hold;                       /* --hold: FIFOFULL holds the timing model's core */
+    unsigned hold;                  /* --hold: FIFOFULL holds the timing model's core, this many
+                                     * cycles after it rises (0: no loop) */
     etm_tpiu_params_t tpiu_p;
     uint64_t win_start, win_cycles; /* win_cycles 0: the whole program */
     const char *stimulus, *trace, *events, *config_out;
@@ -191,7 +192,8 @@ static int count_of(const qrec_stats_t *qs, const etm_cm3_stats_t *ms, const cha
  * judges and their decoders, and the files written. */
 typedef struct prun {
     const opts_t *o;
-    int fifofull;                   /* the ETM's FIFOFULL in the last cycle traced */
+    etm_hold_path_t hp;             /* --hold: FIFOFULL on its way to the core */
+    int hold_next;                  /* --hold: the next cycle is a held one */
     const char *program;
     result_t *res;
     int v1, failed;
@@ -620,7 +622,7 @@ static void run_cycles(prun_t *p)
     etm_diag_t d;
     unsigned nev;
     for (;;) {
-        if (p->o->hold && p->fifofull) /* the closed loop: the core waits this cycle */
+        if (p->o->hold && p->hold_next) /* the closed loop: the core waits this cycle */
             etm_cm3_stall(p->cm3);
         etm_err_t ce = next_cycle(p, &in, ev, &nev);
         if (p->failed)
@@ -637,7 +639,7 @@ static void run_cycles(prun_t *p)
         int step = more && p->in_window;
         if (step) {
             step_cycle(p, &in, ev, nev, &out);
-            p->fifofull = out.fifofull;
+            p->hold_next = etm_hold_path_step(&p->hp, out.fifofull);
         } else if (!more) {
             if (!p->ended) {
                 etm_end(p->etm);
@@ -819,6 +821,7 @@ static int run_program(const opts_t *o, const char *program, result_t *res)
     memset(&p, 0, sizeof p);
     memset(res, 0, sizeof *res);
     p.o = o;
+    etm_hold_path_init(&p.hp, o->hold);
     etm_config_version(&o->cfg, &p.version, NULL);
     p.program = program;
     p.res = res;
@@ -863,8 +866,9 @@ static void help(FILE *f)
             "  --param NAME=N     a timing parameter (etm-qemu params), repeatable\n"
             "  --decoders LIST    ocsd,own,v1 (default: all that apply)\n"
             "  --no-cycles        do not compare cycle counts\n"
-            "  --hold             the closed loop: while the ETM's FIFOFULL is high (ETMCR[7], ETMFFLR)\n"
-            "                     the timing model's core waits, cycle by cycle\n"
+            "  --hold[=N]         the closed loop: while the ETM's FIFOFULL is high (ETMCR[7], ETMFFLR)\n"
+            "                     the timing model's core waits, cycle by cycle; N: FIFOFULL reaches\n"
+            "                     the core N cycles later (1 to 16, default 1)\n"
             "  --tpiu PINS[:DIV]  the trace leaves through a TPIU: PINS pins at the core clock / DIV,\n"
             "                     CoreSight-formatted, with back-pressure on the ETM (ETMv3)\n"
             "  --reprogram N      program the ETM from reset through its debug APB, then every N\n"
@@ -995,8 +999,12 @@ static int parse_args(opts_t *o, const char **progs, int *nprogs, int argc, char
             return 0;
         } else if (!strcmp(a, "--no-cycles")) {
             o->no_cycles = 1;
-        } else if (!strcmp(a, "--hold")) {
-            o->hold = 1;
+        } else if (!strcmp(a, "--hold") || !strncmp(a, "--hold=", 7)) {
+            etm_diag_t d;
+            if (etm_hold_option(a, &o->hold, &d)) {
+                fprintf(stderr, "etm-e2e: %s\n", d.msg);
+                return 2;
+            }
         } else if (!strcmp(a, "--quiet")) {
             o->quiet = 1;
         } else if (!strcmp(a, "--table")) {

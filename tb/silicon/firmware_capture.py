@@ -28,8 +28,9 @@ trace_example.elf, its SWO pin sampled by a logic analyzer. Here:
      --at-reset);
   6. the whole path as the part has it: the TPIU as the firmware's stores
      program it (ACPR 0, SPPR 2: NRZ at the core clock; FFCR 0x102), its SWO
-     pin read back by a receiver, and the closed loop (etm run --hold: the
-     firmware's ETMCR[7] and ETMFFLR 24 hold the core): the ETM's bytes and
+     pin read back by a receiver, its 4-byte queue (DEVID), and the closed
+     loop (etm run --hold=3: the firmware's ETMCR[7] and ETMFFLR 24 hold the
+     core, FIFOFULL reaching it 3 cycles after it rises): the ETM's bytes and
      the TPIU's trigger markers in the model's SWO stream, once the ITM's ID
      is left out (the model has no ITM), against the capture's, session by
      session; PC9's pulse around the sort against the part's, measured on
@@ -284,7 +285,7 @@ def main():
     # 6. SWO as the firmware sets it up, and the closed loop.
     tpiu = [v for a, v in cfg[:3]]  # ACPR, SPPR, FFCR as stored
     spec = "%s:%d,ffcr=0x%x,queue=4" % ({1: "manchester", 2: "nrz"}[tpiu[1]], tpiu[0], tpiu[2])
-    out = run([etm, "run", "--at-reset", "--hold", "--tpiu", spec, "--trace", p("model_swo.bin"), "--vcd",
+    out = run([etm, "run", "--at-reset", "--hold=3", "--tpiu", spec, "--trace", p("model_swo.bin"), "--vcd",
                p("hold.vcd"), p("fw.vec")]).stdout
     held = re.search(r"held by FIFOFULL in (\d+) cycles", out)
     check(held and int(held.group(1)) > 0 and "overflows 0 " in out,
@@ -308,13 +309,17 @@ def main():
     model_pulse = pulse_cycles(p("hold.vcd"))[-8:]
     ratio = sum(model_pulse) / sum(part) if part and model_pulse else 0
     print("     PC9 high: the part %s cycles, the model held %s" % ([round(x) for x in part], model_pulse))
-    # Not yet within 10 %: the part had sent none of a session's bytes when PC9
-    # rose and held 9 when it fell; the model's TPIU had taken the session's
-    # first 14 bytes before the rise (docs/silicon.md).
-    check(len(part) == 8 and len(model_pulse) == 8 and 0.80 <= ratio <= 1.10,
+    # The part raised PC9 before its session's first byte reached the pin: its
+    # core ran on through the three instructions after the trace started while
+    # those bytes waited; FIFOFULL reaching the core 3 cycles late does that
+    # in the model (docs/silicon.md).
+    start = pulse_cycles(p("hold.vcd"), 0x8000306, 0x800030C)[-8:]
+    check(len(start) == 8 and max(start) <= 3,
+          "from the first traced instruction to PC9's rise, the core not held: %s cycles" % start)
+    check(len(part) == 8 and len(model_pulse) == 8 and 0.90 <= ratio <= 1.10,
           "PC9's pulse with the core held: the model's %.0f cycles against the part's %.0f (%+.0f %%)" %
           (sum(model_pulse) / 8, sum(part) / 8, 100 * (ratio - 1)))
-    r = run([cosim, "--vectors", p("fw.vec"), "--at-reset", "--hold", "--tpiu", spec, "--set", "ETMTRACEIDR=0x2",
+    r = run([cosim, "--vectors", p("fw.vec"), "--at-reset", "--hold=3", "--tpiu", spec, "--set", "ETMTRACEIDR=0x2",
              "--quiet"]).stdout
     check(re.search(r"lockstep: \d+ cycles, 0 mismatches", r) is not None,
           "the RTL and its TPIU in lockstep with the core held: %s" % (r.strip().splitlines()[0] if r.strip() else ""))

@@ -7,6 +7,7 @@
  *   test_stim VECTOR_FILE TMPDIR
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "etm/etm.h"
 #include "etm/stim.h"
@@ -274,6 +275,52 @@ static void fifofull_case(void)
     CHECK(held[1] > 1000);
 }
 
+/* The path from FIFOFULL to the core: FIFOFULL at the end of cycle n holds
+ * cycle n + latency and no other, for a pseudo-random FIFOFULL; the option's
+ * accepted and refused forms. */
+static void hold_path_case(void)
+{
+    static const unsigned lat[] = {1, 2, 3, 7, ETM_HOLD_LATENCY_MAX};
+    enum { N = 4000 };
+    static uint8_t ff[N];
+    uint32_t x = 12345;
+    for (unsigned n = 0; n < N; n++) {
+        x = x * 1103515245u + 12345u;
+        ff[n] = (uint8_t)((x >> 16) % 3 == 0);
+    }
+    for (unsigned k = 0; k < sizeof lat / sizeof lat[0]; k++) {
+        etm_hold_path_t h;
+        etm_hold_path_init(&h, lat[k]);
+        unsigned wrong = 0;
+        for (unsigned n = 0; n < N; n++) {
+            int held_next = etm_hold_path_step(&h, ff[n]); /* whether cycle n + 1 is held */
+            int want = n + 1 >= lat[k] && ff[n + 1 - lat[k]];
+            wrong += held_next != want;
+        }
+        CHECK_EQ(wrong, 0);
+    }
+    etm_hold_path_t h;
+    etm_hold_path_init(&h, 0); /* below the range: the shortest path */
+    CHECK_EQ(etm_hold_path_step(&h, 1), 1);
+    static const struct { const char *arg; unsigned latency; } ok[] = {
+        {"--hold", 1}, {"--hold=1", 1}, {"--hold=3", 3}, {"--hold=16", 16}, {"--hold=003", 3}};
+    for (unsigned k = 0; k < sizeof ok / sizeof ok[0]; k++) {
+        unsigned l = 99;
+        etm_diag_t d;
+        CHECK_EQ(etm_hold_option(ok[k].arg, &l, &d), 0);
+        CHECK_EQ(l, ok[k].latency);
+    }
+    static const char *const bad[] = {"--hold=", "--hold=0", "--hold=17", "--hold=-1", "--hold=+3", "--hold=3x",
+                                      "--hold= 3", "--hold=0x3", "--hold=18446744073709551619", "--holds"};
+    for (unsigned k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        unsigned l = 99;
+        etm_diag_t d;
+        CHECK_EQ(etm_hold_option(bad[k], &l, &d), -1);
+        CHECK_EQ(l, 99);
+        CHECK(strstr(d.msg, "from 1 to 16") != NULL);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -286,5 +333,6 @@ int main(int argc, char **argv)
     gen_case();
     records_case();
     fifofull_case();
+    hold_path_case();
     return test_report("test_stim");
 }

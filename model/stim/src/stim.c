@@ -189,6 +189,37 @@ int etm_stim_held_cycle(etm_in_t *in, const etm_in_t *prev)
     return 1;
 }
 
+void etm_hold_path_init(etm_hold_path_t *h, unsigned latency)
+{
+    h->fifofull = 0;
+    h->latency = latency < 1 ? 1 : latency > ETM_HOLD_LATENCY_MAX ? ETM_HOLD_LATENCY_MAX : latency;
+}
+
+int etm_hold_path_step(etm_hold_path_t *h, int fifofull)
+{
+    h->fifofull = h->fifofull << 1 | (fifofull != 0);
+    return (int)(h->fifofull >> (h->latency - 1) & 1);
+}
+
+int etm_hold_option(const char *arg, unsigned *latency, etm_diag_t *diag)
+{
+    if (!strcmp(arg, "--hold")) {
+        *latency = 1;
+        return 0;
+    }
+    const char *v = strncmp(arg, "--hold=", 7) ? "" : arg + 7, *p = v;
+    unsigned n = 0;
+    for (; *p >= '0' && *p <= '9' && n <= ETM_HOLD_LATENCY_MAX; p++)
+        n = n * 10 + (unsigned)(*p - '0');
+    if (!*v || *p || n < 1 || n > ETM_HOLD_LATENCY_MAX) {
+        etm_util_fail(diag, ETM_ERR_ARG, "%s: the path from FIFOFULL to the core's stall is a whole number of cycles "
+                      "from 1 to %u", arg, ETM_HOLD_LATENCY_MAX);
+        return -1;
+    }
+    *latency = n;
+    return 0;
+}
+
 const etm_stim_stats_t *etm_stim_get_stats(const etm_stim_t *s) { return &s->st; }
 
 const etm_config_t *etm_stim_config(const etm_stim_t *s) { return s->vec ? etm_vec_config(s->vec) : NULL; }

@@ -84,6 +84,26 @@ void etm_stim_set_delay(etm_stim_t *s, int on);
  * In may be prev. */
 int etm_stim_held_cycle(etm_in_t *in, const etm_in_t *prev);
 
+/* The path from the ETM's FIFOFULL to the core's stall. FIFOFULL at the end
+ * of cycle n holds cycle n + latency: 1, the next cycle (the default, the
+ * shortest a registered FIFOFULL allows), up to ETM_HOLD_LATENCY_MAX. The
+ * STM32F105 capture fits 3 [I] (docs/silicon.md): its core runs on for the
+ * instructions of a few cycles after FIFOFULL rises. */
+#define ETM_HOLD_LATENCY_MAX 16u
+typedef struct etm_hold_path {
+    uint32_t fifofull; /* FIFOFULL of the last cycles, the latest in bit 0 */
+    unsigned latency;
+} etm_hold_path_t;
+
+/* latency 1 to ETM_HOLD_LATENCY_MAX; nothing in flight. */
+void etm_hold_path_init(etm_hold_path_t *h, unsigned latency);
+/* One cycle's FIFOFULL in; returns 1 when the next cycle is a held one. */
+int etm_hold_path_step(etm_hold_path_t *h, int fifofull);
+/* A command line's hold option: "--hold" (latency 1) or "--hold=N" (N of 1
+ * to ETM_HOLD_LATENCY_MAX, decimal digits only). Returns 0 with *latency, or
+ * -1 with the reason in diag. */
+int etm_hold_option(const char *arg, unsigned *latency, etm_diag_t *diag);
+
 /* The next core cycle. hold: FIFOFULL of the cycle before (1: the core waits);
  * a source that cannot hold gives its next cycle anyway and counts the request
  * in holds_ignored. Returns ETM_OK with *in filled, ETM_END when the source has
