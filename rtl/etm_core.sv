@@ -114,6 +114,10 @@ module etm_core #(
   assign portsize = etm_defs_pkg::cr_portsize(reg_etmcr);
   assign v1_port = (portsize == 3'd0) ? 2'd0 : (portsize == 3'd1) ? 2'd1 : 2'd2;
 
+  // The TPIU's select on the same APB: its transfers are not the ETM's.
+  logic unused_tpiu_sel;
+  assign unused_tpiu_sel = PSELTPIU;
+
   // Registers the model does not evaluate (etm_model_supports rejects their use).
   logic unused_cfg;
   assign unused_cfg = ^{reg_etmcr[31:13], reg_etmcr[11], reg_etmcr[9], reg_etmcr[1],

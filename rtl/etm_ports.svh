@@ -44,6 +44,7 @@
   dir logic [11:2]  PADDR, \
   dir logic [31:0]  PWDATA, \
   dir logic         PADDRDBG31, \
+  dir logic         PSELTPIU, \
   dir logic         ATREADY, \
   dir logic         AFVALID, \
 
@@ -145,6 +146,7 @@
   logic [11:2]  PADDR_q; \
   logic [31:0]  PWDATA_q; \
   logic         PADDRDBG31_q; \
+  logic         PSELTPIU_q; \
   logic         ATREADY_q; \
   logic         AFVALID_q; \
   always_ff @(posedge clk) begin \
@@ -178,6 +180,7 @@
     PADDR_q <= PADDR; \
     PWDATA_q <= PWDATA; \
     PADDRDBG31_q <= PADDRDBG31; \
+    PSELTPIU_q <= PSELTPIU; \
     ATREADY_q <= ATREADY; \
     AFVALID_q <= AFVALID; \
   end
@@ -213,6 +216,7 @@
   .PADDR(PADDR_q), \
   .PWDATA(PWDATA_q), \
   .PADDRDBG31(PADDRDBG31_q), \
+  .PSELTPIU(PSELTPIU_q), \
   .ATREADY(ATREADY_q), \
   .AFVALID(AFVALID_q), \
 

@@ -121,16 +121,19 @@ typedef struct tpiu_run {
     etm_tpiu_cap_t cap;
 } tpiu_run_t;
 
-/* One cycle of the TPIU after the ETM's (out NULL: nothing on ATB); its pins'
- * bytes into the trace file. stall: the stimulus held ATREADY low itself. */
-static void tpiu_cycle(tpiu_run_t *tr, FILE *tf, const etm_out_t *out, int stall)
+/* One cycle of the TPIU after the ETM's (out NULL: nothing on ATB; stim
+ * NULL: nothing on its APB); its pins' bytes into the trace file. stall: the
+ * stimulus held ATREADY low itself. */
+static void tpiu_cycle(tpiu_run_t *tr, FILE *tf, const etm_in_t *stim, const etm_out_t *out, int stall)
 {
     etm_tpiu_in_t tin;
     etm_tpiu_out_t to;
     etm_tpiu_in_from_etm(&tin, out, stall);
+    etm_tpiu_in_apb(&tin, stim);
     etm_tpiu_step(tr->t, &tin, &to);
     uint8_t b[4];
     unsigned n = etm_tpiu_cap_step(&tr->cap, &to, b);
+    etm_tpiu_cap_follow(&tr->cap, tr->t);
     if (tf && n)
         fwrite(b, 1, n, tf);
 }
@@ -377,7 +380,7 @@ static etm_err_t run_cycle(run_t *r, etm_apb_driver_t *drv, int programming, etm
     r->hold_next = etm_hold_path_step(&r->hp, out.fifofull);
     emit(r->tr.t ? NULL : r->tf, r->ow, r->vw, in, &out);
     if (r->tr.t)
-        tpiu_cycle(&r->tr, r->tf, &out, stall);
+        tpiu_cycle(&r->tr, r->tf, in, &out, stall);
     r->cycle++;
     return ETM_OK;
 }
@@ -416,19 +419,19 @@ static void run_drain(run_t *r)
     etm_end(r->etm);
     memset(&in, 0, sizeof in);
     if (tr->t)
-        tpiu_cycle(tr, r->tf, NULL, 0); /* the end's edge: no port cycle */
+        tpiu_cycle(tr, r->tf, NULL, NULL, 0); /* the end's edge: no port cycle */
     for (;;) {
         in.atstall = (uint8_t)(tr->t && !etm_tpiu_ready(tr->t, 0));
         if (etm_drain_in(r->etm, &in, &out) != ETM_OK)
             break;
         emit(tr->t ? NULL : r->tf, r->ow, r->vw, &in, &out);
         if (tr->t)
-            tpiu_cycle(tr, r->tf, &out, 0);
+            tpiu_cycle(tr, r->tf, NULL, &out, 0);
     }
     if (tr->t) {
         etm_tpiu_end(tr->t);
         for (unsigned k = 0; k < 1000000 && !etm_tpiu_done(tr->t); k++)
-            tpiu_cycle(tr, r->tf, NULL, 0);
+            tpiu_cycle(tr, r->tf, NULL, NULL, 0);
     }
 }
 

@@ -367,10 +367,9 @@ public:
             etm_tpiu_params_t tpp = o_.tpiu_p;
             tpp.src_bytes[0] = o_.cfg.port_bytes;
             tpp.src_bytes[1] = o_.atb2 ? 1 : 0;
-            tpp.queue_bytes = 32;
             std::string err;
             tp.reset(new cosim::TpiuLoop);
-            if (!tp->open(vctx.get(), tpp, o_.atb2, o_.seed, &err)) {
+            if (!tp->open(vctx.get(), tpp, o_.atb2, o_.seed, &err, o_.at_reset)) {
                 std::fprintf(stderr, "etm_cosim: --tpiu: %s\n", err.c_str());
                 etm_destroy(model);
                 return 2;
@@ -506,7 +505,7 @@ public:
             }
             if (tp) {
                 std::string why;
-                if (!tp->step(c_out, top.get(), ic_stall, &why)) {
+                if (!tp->step(c_out, top.get(), ic_stall, &why, &in)) {
                     std::printf("mismatch at cycle %" PRIu64 " (TPIU):\n%s", cycle, why.c_str());
                     rc = 1;
                     break;

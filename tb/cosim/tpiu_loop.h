@@ -12,8 +12,11 @@
  * manchester:ACPR) starts, as a Cortex-M3's TPIU does, from TPIU_SPPR 1
  * (Manchester), TPIU_ACPR 0 and TPIU_FFCR 0x102, and is programmed through
  * the TPIU's APB in the first cycles, as firmware does; random APB reads of
- * every register then run throughout, their data compared. The SWO pin is
- * compared every cycle and read back by a receiver sampling it.
+ * every register then run throughout, their data compared. With
+ * from_stimulus (etm_cosim --at-reset) the parameters are the TPIU's reset
+ * values and the stimulus's own TPIU transfers (PSELTPIU) program it, as the
+ * firmware in the QEMU flow does. The SWO pin is compared every cycle and read
+ * back by a receiver sampling it (following the line's programming).
  */
 #ifndef ETM_TB_TPIU_LOOP_H
 #define ETM_TB_TPIU_LOOP_H
@@ -38,13 +41,15 @@ constexpr unsigned kSecondId = 0x6F;
 class TpiuLoop {
 public:
     /* Returns false with a message when the parameters are refused. */
-    bool open(VerilatedContext *vctx, const etm_tpiu_params_t &p, unsigned atb2_pct, uint64_t seed, std::string *err)
+    bool open(VerilatedContext *vctx, const etm_tpiu_params_t &p, unsigned atb2_pct, uint64_t seed, std::string *err,
+              bool from_stimulus = false)
     {
         etm_diag_t d;
         std::memset(&d, 0, sizeof d);
         p_ = p;
+        stim_ = from_stimulus;
         etm_tpiu_params_t reset = p;
-        if (p.protocol != ETM_TPIU_PARALLEL) { /* the part's reset values, then the APB */
+        if (p.protocol != ETM_TPIU_PARALLEL && !stim_) { /* the part's reset values, then the APB */
             reset.protocol = ETM_TPIU_MANCHESTER;
             reset.acpr = 0;
             reset.ffcr = ETM_TPIU_FFCR_ENFCONT | (p.ffcr & ETM_TPIU_FFCR_TRIGIN);
@@ -77,7 +82,9 @@ public:
         r_->rst_ni = 1;
         r_->eval();
         etm_tpiu_cap_init(&cap_, p.port_bits);
-        if (p.protocol != ETM_TPIU_PARALLEL) { /* the receiver knows the line the firmware sets */
+        if (stim_) {
+            etm_tpiu_cap_init_for(&cap_, c_); /* the reset line, then what the stimulus sets */
+        } else if (p.protocol != ETM_TPIU_PARALLEL) { /* the receiver knows the line the firmware sets */
             cap_.protocol = p.protocol;
             cap_.unit = p.acpr + 1;
             cap_.prev = 0; /* NRZ: a start is a fall from the idle high the programming sets */
@@ -100,12 +107,12 @@ public:
     /* One cycle, after both ETMs have evaluated it: c the C ETM's outputs,
      * top the RTL's, stall: the interconnect held ATREADY low. Returns false
      * with the differences in *why when the TPIUs disagree. */
-    bool step(const etm_out_t &c, const Vetm_core *top, bool stall, std::string *why)
+    bool step(const etm_out_t &c, const Vetm_core *top, bool stall, std::string *why, const etm_in_t *stim = nullptr)
     {
         next_second();
         etm_tpiu_in_t in;
         etm_tpiu_in_from_etm(&in, &c, stall);
-        bool programmed = wi_ == writes_.size() && !apb_phase_;
+        bool programmed = stim_ || (wi_ == writes_.size() && !apb_phase_);
         in.trigin = in.trigin && programmed; /* the TPIU is programmed before the ETM's trigger counts */
         in.src[1].valid = s_valid_;
         in.src[1].id = kSecondId;
@@ -118,7 +125,10 @@ public:
         r_->atdata1_i = s_byte_;
         r_->end_i = ending_;
         r_->trigin_i = top && programmed ? top->TRIGGER : 0;
-        next_apb(&in);
+        if (stim_)
+            etm_tpiu_in_apb(&in, stim);
+        else
+            next_apb(&in);
         r_->psel_i = in.psel;
         r_->penable_i = in.penable;
         r_->pwrite_i = in.pwrite;
@@ -158,6 +168,7 @@ public:
         }
         uint8_t b[4];
         unsigned nb = etm_tpiu_cap_step(&cap_, &o, b);
+        etm_tpiu_cap_follow(&cap_, c_);
         pins_.insert(pins_.end(), b, b + nb);
         if (!w.empty()) {
             *why = w;
@@ -208,11 +219,12 @@ public:
         etm_cs_deformatter_t *f = nullptr;
         etm_diag_t d;
         std::memset(&d, 0, sizeof d);
-        bool sw = p_.port_bits && p_.protocol != ETM_TPIU_PARALLEL;
+        bool sw = p_.port_bits && etm_tpiu_protocol(c_) != ETM_TPIU_PARALLEL; /* as programmed */
+        unsigned ffcr = etm_tpiu_ffcr(c_);
         if (etm_cs_create(&f, p_.port_bits && !sw ? ETM_CS_WAIT_FSYNC : 0, on_data, &g) != ETM_OK)
             return false;
         etm_err_t e = ETM_OK;
-        if (sw && !(p_.ffcr & ETM_TPIU_FFCR_ENFCONT)) /* bypassed: the line carries the ETM's bytes alone */
+        if (sw && !(ffcr & ETM_TPIU_FFCR_ENFCONT)) /* bypassed: the line carries the ETM's bytes alone */
             g.etm = out;
         else
             e = etm_cs_feed(f, out.data(), out.size(), &d);
@@ -240,7 +252,7 @@ public:
             return ok;
         };
         bool a = same(etm_bytes_, g.etm, "the ETM's trace");
-        bool bypassed = sw && !(p_.ffcr & ETM_TPIU_FFCR_ENFCONT); /* port 0 only: the second source's are dropped */
+        bool bypassed = sw && !(ffcr & ETM_TPIU_FFCR_ENFCONT); /* port 0 only: the second source's are dropped */
         bool b = same(bypassed ? std::vector<uint8_t>() : second_, g.second, "the second source");
         bool m = g.markers == etm_tpiu_get_stats(c_)->triggers || wrapped;
         if (!m) {
@@ -332,6 +344,7 @@ private:
     std::vector<uint8_t> pins_, etm_bytes_, second_;
     unsigned pct_ = 0, burst_ = 0, count_ = 0;
     uint8_t s_valid_ = 0, s_byte_ = 0, ending_ = 0;
+    bool stim_ = false; /* the stimulus programs the TPIU (PSELTPIU) */
     std::vector<std::pair<uint16_t, uint32_t>> writes_;
     size_t wi_ = 0;
     unsigned apb_phase_ = 0, apb_write_ = 0;

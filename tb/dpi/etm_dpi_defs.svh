@@ -44,6 +44,7 @@
   dir int unsigned paddr, \
   dir int unsigned pwdata, \
   dir int unsigned paddrdbg31, \
+  dir int unsigned pseltpiu, \
   dir int unsigned atstall, \
   dir int unsigned afvalid
 
@@ -117,6 +118,7 @@
   input logic [11:2]  PADDR, \
   input logic [31:0]  PWDATA, \
   input logic         PADDRDBG31, \
+  input logic         PSELTPIU, \
   input logic         ATREADY, \
   input logic         AFVALID, \
 
@@ -194,6 +196,7 @@
   32'(PADDR), \
   PWDATA, \
   32'(PADDRDBG31), \
+  32'(PSELTPIU), \
   32'(ATREADY), \
   32'(AFVALID)
 
@@ -219,6 +222,7 @@
 `define ETM_SB_IN_UNKNOWN { \
   $isunknown(AFVALID), \
   $isunknown(ATREADY), \
+  $isunknown(PSELTPIU), \
   $isunknown(PADDRDBG31), \
   $isunknown(PWDATA), \
   $isunknown(PADDR), \
@@ -324,6 +328,7 @@
   logic [11:2] PADDR; \
   logic [31:0] PWDATA; \
   logic PADDRDBG31; \
+  logic PSELTPIU; \
   logic ATREADY; \
   logic AFVALID; \
 
@@ -377,6 +382,7 @@
   int unsigned paddr; \
   int unsigned pwdata; \
   int unsigned paddrdbg31; \
+  int unsigned pseltpiu; \
   int unsigned atstall; \
   int unsigned afvalid; \
 
@@ -411,6 +417,7 @@
   paddr, \
   pwdata, \
   paddrdbg31, \
+  pseltpiu, \
   atstall, \
   afvalid
 
@@ -445,6 +452,7 @@
   PADDR = paddr[9:0]; \
   PWDATA = pwdata[31:0]; \
   PADDRDBG31 = paddrdbg31[0:0]; \
+  PSELTPIU = pseltpiu[0:0]; \
   ATREADY = atstall[0:0]; \
   AFVALID = afvalid[0:0]; \
 

@@ -499,18 +499,21 @@ static void start_reprogramming(prun_t *p);
 
 static void feed(prun_t *p, const uint8_t *buf, const uint64_t *cycles, size_t n);
 
-/* The TPIU's cycle after the ETM's (out NULL: the ETM has ended): the bytes
- * its pins complete go to the decoders. */
-static void tpiu_cycle(prun_t *p, const etm_out_t *out)
+/* The TPIU's cycle after the ETM's (out NULL: the ETM has ended; stim NULL:
+ * nothing on the TPIU's APB, else the program's accesses to it): the bytes its
+ * pins complete go to the decoders. */
+static void tpiu_cycle(prun_t *p, const etm_in_t *stim, const etm_out_t *out)
 {
     if (!p->tp)
         return;
     etm_tpiu_in_t tin;
     etm_tpiu_out_t to;
     etm_tpiu_in_from_etm(&tin, out, 0);
+    etm_tpiu_in_apb(&tin, stim);
     etm_tpiu_step(p->tp, &tin, &to);
     uint8_t b[4];
     unsigned n = etm_tpiu_cap_step(&p->cap, &to, b);
+    etm_tpiu_cap_follow(&p->cap, p->tp);
     for (unsigned i = 0; i < n; i++) {
         p->fbuf[p->nf++] = b[i];
         if (p->nf == sizeof p->fbuf) {
@@ -553,7 +556,7 @@ static void step_cycle(prun_t *p, const etm_in_t *core, const etm_gen_event_t *e
         etm_verify_cycle(p->ver, in);
     if (p->o->reprogram)
         etm_apb_observe(&p->drv, out);
-    tpiu_cycle(p, out);
+    tpiu_cycle(p, in, out);
     if (se == ETM_ERR_RULE) {
         etm_rule_t rules[4];
         unsigned n = etm_last_rules(p->etm, rules, 4);
@@ -652,7 +655,7 @@ static void run_cycles(prun_t *p)
             de = etm_drain_in(p->etm, &din, &out);
             p->prev_ovf |= out.overflow;
             if (de == ETM_OK)
-                tpiu_cycle(p, &out);
+                tpiu_cycle(p, NULL, &out);
         }
         if ((step || !more) && !p->tp) {
             for (unsigned b = 0; b < out.v3_count; b++) {
@@ -676,7 +679,7 @@ static void run_cycles(prun_t *p)
     if (p->tp) { /* the TPIU empties its frame and pins */
         etm_tpiu_end(p->tp);
         for (unsigned k = 0; k < 1000000 && !etm_tpiu_done(p->tp); k++)
-            tpiu_cycle(p, NULL);
+            tpiu_cycle(p, NULL, NULL);
         feed(p, p->fbuf, NULL, p->nf);
         p->nf = 0;
         if (!etm_tpiu_done(p->tp))

@@ -236,8 +236,8 @@ def main():
 
     # 3. Its stimulus, and the model from reset.
     st = run([qemu_tool, "stimulus", "--apb", "--raw", p("fw.raw"), elf, p("fw.vec")]).stderr
-    check("44 accesses on its APB; not driven: 0 stores whose value the recording lacks, 0 accesses" in st,
-          "44 accesses to the ETM driven on its APB, none left out")
+    check("44 accesses on its APB, the TPIU's 3; not driven: 0 stores whose value the recording lacks, 0 accesses"
+          in st, "44 accesses to the ETM and 3 to the TPIU driven on the APB, none left out")
     run([etm, "run", "--quiet", "--at-reset", "--trace", p("model.bin"), p("fw.vec")])
     model = open(p("model.bin"), "rb").read()
     ms = sessions_at(model)
@@ -282,11 +282,19 @@ def main():
     check(re.search(r"lockstep: \d+ cycles, 0 mismatches", r) is not None,
           "the RTL in lockstep from reset: %s" % r.strip().splitlines()[0] if r.strip() else "no output")
 
-    # 6. SWO as the firmware sets it up, and the closed loop.
+    # 6. SWO as the firmware sets it up, and the closed loop. The TPIU starts
+    # from the part's reset values (TPIU_SPPR 1: Manchester, TPIU_ACPR 0,
+    # TPIU_FFCR 0x102; its 4-byte queue, DEVID) and the firmware's own three
+    # stores, on the APB with PSELTPIU in the stimulus, set it up.
     tpiu = [v for a, v in cfg[:3]]  # ACPR, SPPR, FFCR as stored
-    spec = "%s:%d,ffcr=0x%x,queue=4" % ({1: "manchester", 2: "nrz"}[tpiu[1]], tpiu[0], tpiu[2])
+    check(tpiu == [0, 2, 0x102], "the firmware sets the TPIU up: ACPR %s, SPPR %s, FFCR %s" %
+          tuple("0x%x" % v for v in tpiu))
+    spec = "manchester:0,ffcr=0x102,queue=4"
     out = run([etm, "run", "--at-reset", "--hold=3", "--tpiu", spec, "--trace", p("model_swo.bin"), "--vcd",
                p("hold.vcd"), p("fw.vec")]).stdout
+    check("TPIU: SWO, NRZ at the core clock / 1" in out,
+          "the TPIU as the firmware's stores program it: %s" %
+          ([l for l in out.splitlines() if l.startswith("TPIU")] or ["no TPIU line"])[0])
     held = re.search(r"held by FIFOFULL in (\d+) cycles", out)
     check(held and int(held.group(1)) > 0 and "overflows 0 " in out,
           "--tpiu %s --hold: the core held in %s cycles, nothing lost" % (spec, held.group(1) if held else "?"))

@@ -545,9 +545,99 @@ static void test_resync(void)
     etm_tpiu_destroy(t);
 }
 
+/* Firmware's setup through the stimulus: an interface record's PSELTPIU
+ * transfer programs the TPIU, the ETM's own (PSEL) does not reach it; a
+ * receiver set up for the reset line (Manchester) follows the line to NRZ at
+ * a third of the clock and reads the ETM's bytes back. */
+static void test_stimulus_apb(void)
+{
+    etm_tpiu_params_t p;
+    etm_tpiu_t *t;
+    etm_diag_t d;
+    etm_tpiu_params_default(&p);
+    p.port_bits = 1;
+    p.protocol = ETM_TPIU_MANCHESTER; /* the part's reset values */
+    p.queue_bytes = 4;
+    CHECK_EQ(etm_tpiu_create(&t, &p, &d), ETM_OK);
+    etm_tpiu_cap_t cap;
+    etm_tpiu_cap_init_for(&cap, t);
+    static const struct { uint8_t tpiu; uint16_t off; uint32_t v; } wr[] = {
+        {0, 0x0F0, 2}, {1, 0x010, 2}, {1, 0x0F0, 2}, {1, 0x304, 0x102}};
+    etm_in_t rec;
+    etm_tpiu_in_t in;
+    etm_tpiu_out_t o;
+    uint8_t b[4];
+    unsigned got_bytes = 0;
+    uint8_t line[256];
+    for (unsigned k = 0; k < sizeof wr / sizeof wr[0]; k++) {
+        for (unsigned ph = 0; ph < 2; ph++) {
+            memset(&rec, 0, sizeof rec);
+            rec.psel = (uint8_t)!wr[k].tpiu;
+            rec.pseltpiu = wr[k].tpiu;
+            rec.penable = (uint8_t)ph;
+            rec.pwrite = 1;
+            rec.paddr = wr[k].off;
+            rec.pwdata = wr[k].v;
+            etm_tpiu_in_from_etm(&in, NULL, 0);
+            etm_tpiu_in_apb(&in, &rec);
+            CHECK_EQ(in.psel, wr[k].tpiu);
+            etm_tpiu_step(t, &in, &o);
+            got_bytes += etm_tpiu_cap_step(&cap, &o, b);
+            etm_tpiu_cap_follow(&cap, t);
+        }
+        if (k == 0)
+            CHECK_EQ(etm_tpiu_protocol(t), ETM_TPIU_MANCHESTER); /* the ETM's transfer */
+    }
+    CHECK_EQ(etm_tpiu_protocol(t), ETM_TPIU_NRZ);
+    CHECK_EQ(etm_tpiu_acpr(t), 2);
+    CHECK_EQ(got_bytes, 0);
+    /* The ETM's bytes (ID 0x10) over the line as programmed. */
+    etm_out_t eo;
+    unsigned sent = 0, n = 0;
+    for (unsigned cyc = 0; cyc < 20000 && !(sent == 40 && etm_tpiu_done(t)); cyc++) {
+        memset(&eo, 0, sizeof eo);
+        if (sent < 40 && etm_tpiu_ready(t, 0)) {
+            eo.atvalid = 1;
+            eo.atid = 0x10;
+            eo.v3_count = 1;
+            eo.v3_bytes[0] = (uint8_t)(0x40 + sent++);
+        }
+        if (sent == 40)
+            etm_tpiu_end(t);
+        etm_tpiu_in_from_etm(&in, &eo, 0);
+        etm_tpiu_in_apb(&in, NULL);
+        etm_tpiu_step(t, &in, &o);
+        unsigned k = etm_tpiu_cap_step(&cap, &o, b);
+        for (unsigned i = 0; i < k && n < sizeof line; i++)
+            line[n++] = b[i];
+        etm_tpiu_cap_follow(&cap, t);
+    }
+    CHECK_EQ(cap.framing_errors, 0);
+    streams_t got;
+    memset(&got, 0, sizeof got);
+    got.ids[0] = 0x10;
+    got.ids[1] = 0x7F;
+    got.b[0] = (uint8_t *)malloc(MAXB);
+    got.b[1] = (uint8_t *)malloc(MAXB);
+    etm_cs_deformatter_t *f;
+    CHECK_EQ(etm_cs_create(&f, 0, on_data, &got), ETM_OK);
+    CHECK_EQ(etm_cs_feed(f, line, n, &d), ETM_OK);
+    CHECK_EQ(etm_cs_end(f, &d), ETM_OK);
+    etm_cs_destroy(f);
+    CHECK_EQ(got.n[0], 40);
+    unsigned wrong = 0;
+    for (unsigned i = 0; i < got.n[0]; i++)
+        wrong += got.b[0][i] != 0x40 + i;
+    CHECK_EQ(wrong, 0);
+    free(got.b[0]);
+    free(got.b[1]);
+    etm_tpiu_destroy(t);
+}
+
 int main(void)
 {
     test_resync();
+    test_stimulus_apb();
     test_hand_frame();
     test_registers();
     test_restate(8);

@@ -250,13 +250,13 @@ static void test_malformed(void)
 /* The parts of the interface (signals.def) against the TRMs' tables: Cortex-M3
  * table 16.1 has 15 input signals, slot 1 mirrors ETMIVALID..ETMICCFAIL and
  * ETMIA, the ARM1176 data slot has ETMDACTL, ETMDA, ETMDDCTL, ETMDD, and the
- * debug APB has AMBA 3 APB's PSEL, PENABLE, PWRITE, PADDR, PWDATA and
- * CoreSight's PADDRDBG31. */
+ * debug APB has AMBA 3 APB's PSEL, PENABLE, PWRITE, PADDR, PWDATA,
+ * CoreSight's PADDRDBG31 and the TPIU's select on the same bus. */
 static void test_signal_parts(void)
 {
     static const char *const slot1[] = { "ETMIVALID1", "ETMIBRANCH1", "ETMIINDBR1", "ETMICCFAIL1", "ETMIA1" };
     static const char *const data[] = { "ETMDACTL", "ETMDA", "ETMDDCTL", "ETMDD" };
-    static const char *const apb[] = { "PSEL", "PENABLE", "PWRITE", "PADDR", "PWDATA", "PADDRDBG31" };
+    static const char *const apb[] = { "PSEL", "PENABLE", "PWRITE", "PADDR", "PWDATA", "PADDRDBG31", "PSELTPIU" };
     uint64_t core = etm_signal_flag_mask(etm_in_signals, etm_in_signal_count, ETM_SIGF_CORE);
     uint64_t s1 = etm_signal_flag_mask(etm_in_signals, etm_in_signal_count, ETM_SIGF_SLOT1);
     uint64_t d = etm_signal_flag_mask(etm_in_signals, etm_in_signal_count, ETM_SIGF_DATA);

@@ -37,8 +37,9 @@ static void help(FILE *f)
             "  -o FILE           output of record (default: standard output)\n"
             "  --events FILE     stimulus: also write what retired in each cycle\n"
             "  --apb             stimulus: the debug APB columns too: the program's loads and stores\n"
-            "                    to the ETM's registers (0xE0041000) drive them, the core held for\n"
-            "                    each as the private peripheral bus holds it (etm run --at-reset)\n"
+            "                    to the ETM's registers (0xE0041000) drive them, and to the TPIU's\n"
+            "                    (0xE0040000) with PSELTPIU in place of PSEL, the core held for each\n"
+            "                    as the private peripheral bus holds it (etm run --at-reset)\n"
             "  --param NAME=N    a timing parameter (etm-qemu params), repeatable\n"
             "  --set REG=0xV     a register of the configuration in the vector file header\n"
             "  --preset NAME     the configuration's starting point (default etm-m3)\n"
@@ -164,10 +165,10 @@ static void print_stats(FILE *f, const char *program, const qrec_stats_t *s, con
                    " stall, %" PRIu64 " exception cycles, %" PRIu64 " folded IT, %" PRIu64 " cancelled\n",
                 program, m->cycles, m->insns ? (double)m->cycles / (double)m->insns : 0.0, m->refill_cycles,
                 m->stall_cycles, m->exception_cycles, m->folds, m->cancels);
-    if (m && (m->etm_accesses || m->etm_unknown_stores || m->etm_undriven))
-        fprintf(f, "%s: the ETM's registers: %" PRIu64 " accesses on its APB; not driven: %" PRIu64
+    if (m && (m->etm_accesses || m->tpiu_accesses || m->etm_unknown_stores || m->etm_undriven))
+        fprintf(f, "%s: the ETM's registers: %" PRIu64 " accesses on its APB, the TPIU's %" PRIu64 "; not driven: %" PRIu64
                    " stores whose value the recording lacks, %" PRIu64 " accesses of one cycle\n",
-                program, m->etm_accesses, m->etm_unknown_stores, m->etm_undriven);
+                program, m->etm_accesses, m->tpiu_accesses, m->etm_unknown_stores, m->etm_undriven);
 }
 
 static void note_stopped(const qrec_source_t *src, const char *program)

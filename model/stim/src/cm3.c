@@ -218,7 +218,8 @@ static unsigned sigbits(uint32_t v)
  * clears ETMCR[10], its last the store that sets it: docs/silicon.md). */
 static int ppb_apb(uint32_t addr) { return addr >= 0xE0040000u && addr <= 0xE00FFFFFu; }
 
-/* The ETM's 4 KB on it (DDI 0337 table 2-3). */
+/* The TPIU's and the ETM's 4 KB on it (DDI 0337 table 2-3). */
+#define CM3_TPIU_BASE 0xE0040000u
 #define CM3_ETM_BASE 0xE0041000u
 
 /* Execute cycles of an instruction (without refill). */
@@ -321,7 +322,8 @@ static int cancellable(const etm_cm3_insn_t *e)
     }
 }
 
-/* A load or store of r to the ETM's registers, as its APB sees it: the setup
+/* A load or store of r to the ETM's or the TPIU's registers, as the APB sees
+ * it (PSEL for the ETM, PSELTPIU for the TPIU, the rest shared): the setup
  * and access phases in the instruction's third and second last cycles, its
  * last the response's way back to the core (n cycles queued for it, the last n
  * in the queue); an instruction of two cycles (ppb_apb 0, a what-if) has the
@@ -331,8 +333,9 @@ static void drive_etm_apb(etm_cm3_t *m, const etm_cm3_insn_t *r, unsigned n)
 {
     for (unsigned i = 0; i < r->nmem && i < ETM_CM3_MAX_MEM; i++) {
         const etm_cm3_mem_t *a = &r->mem[i];
-        if (a->addr < CM3_ETM_BASE || a->addr > CM3_ETM_BASE + 0xFFFu)
+        if (a->addr < CM3_TPIU_BASE || a->addr > CM3_ETM_BASE + 0xFFFu)
             continue;
+        int tpiu = a->addr < CM3_ETM_BASE;
         if (a->write && !a->value_known) {
             m->st.etm_unknown_stores++;
             continue;
@@ -345,14 +348,18 @@ static void drive_etm_apb(etm_cm3_t *m, const etm_cm3_insn_t *r, unsigned n)
         cyc_t *setup = &m->q[(m->qhead + m->qlen - span) % CQ], *acc = &m->q[(m->qhead + m->qlen - span + 1) % CQ];
         for (int k = 0; k < 2; k++) {
             etm_in_t *in = k ? &acc->in : &setup->in;
-            in->psel = 1;
+            in->psel = (uint8_t)!tpiu;
+            in->pseltpiu = (uint8_t)tpiu;
             in->penable = (uint8_t)k;
             in->pwrite = a->write;
             in->paddr = (uint16_t)(a->addr & 0xFFCu);
             in->pwdata = a->write ? (uint32_t)a->value << 8 * (a->addr & 3u) : 0;
             in->paddrdbg31 = 0; /* software: the core, not the debugger */
         }
-        m->st.etm_accesses++;
+        if (tpiu)
+            m->st.tpiu_accesses++;
+        else
+            m->st.etm_accesses++;
         return; /* one transfer an instruction: a single load or store */
     }
 }

@@ -179,7 +179,7 @@ void etm_stim_set_delay(etm_stim_t *s, int on)
 
 int etm_stim_held_cycle(etm_in_t *in, const etm_in_t *prev)
 {
-    if (prev->psel && !prev->penable)
+    if ((prev->psel || prev->pseltpiu) && !prev->penable)
         return 0;
     etm_in_t p = *prev; /* in may be prev */
     memset(in, 0, sizeof *in);

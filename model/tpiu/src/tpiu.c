@@ -539,6 +539,16 @@ void etm_tpiu_in_from_etm(etm_tpiu_in_t *in, const etm_out_t *out, int stalled)
     in->trigin = out->trigger;
 }
 
+void etm_tpiu_in_apb(etm_tpiu_in_t *in, const etm_in_t *stim)
+{
+    int sel = stim && stim->pseltpiu;
+    in->psel = (uint8_t)sel;
+    in->penable = (uint8_t)(sel && stim->penable);
+    in->pwrite = (uint8_t)(sel && stim->pwrite);
+    in->paddr = sel ? stim->paddr : 0;
+    in->pwdata = sel ? stim->pwdata : 0;
+}
+
 void etm_tpiu_end(etm_tpiu_t *t) { t->ending = 1; }
 
 int etm_tpiu_done(const etm_tpiu_t *t)
@@ -662,6 +672,17 @@ void etm_tpiu_cap_init_for(etm_tpiu_cap_t *c, const etm_tpiu_t *t)
         c->unit = t->p.acpr + 1;
         c->prev = t->p.protocol == ETM_TPIU_NRZ;
     }
+}
+
+void etm_tpiu_cap_follow(etm_tpiu_cap_t *c, const etm_tpiu_t *t)
+{
+    if (!swo(t) || c->phase || (c->protocol == t->p.protocol && c->unit == t->p.acpr + 1))
+        return;
+    c->protocol = t->p.protocol;
+    c->unit = t->p.acpr + 1;
+    /* No false start from the old line's idle level: NRZ starts at a fall
+     * after a high, Manchester at a rise after a low. */
+    c->prev = t->p.protocol == ETM_TPIU_MANCHESTER;
 }
 
 /* SWO as a receiver sees it, one sample a core clock. NRZ: a falling edge

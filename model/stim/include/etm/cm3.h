@@ -253,8 +253,9 @@ typedef struct etm_cm3_stats {
     uint64_t entries, returns, tail_chains, cancels, folds;
     uint64_t refill_cycles, stall_cycles, exception_cycles;
     uint64_t held_cycles;       /* cycles held by etm_cm3_stall (in cycles too) */
-    uint64_t etm_accesses;      /* loads and stores to the ETM's registers, driven on its APB */
-    uint64_t etm_unknown_stores; /* ... stores among them whose value the record does not hold (not driven) */
+    uint64_t etm_accesses;      /* loads and stores to the ETM's registers, driven on its APB (PSEL) */
+    uint64_t tpiu_accesses;     /* loads and stores to the TPIU's, driven on the same APB (PSELTPIU) */
+    uint64_t etm_unknown_stores; /* ... stores among both whose value the record does not hold (not driven) */
     uint64_t etm_undriven;      /* ... accesses of one cycle: no room for an APB transfer (not driven) */
 } etm_cm3_stats_t;
 

@@ -80,7 +80,8 @@ void etm_stim_set_delay(etm_stim_t *s, int on);
  * sink's stalls belong to the recording's cycles, which are delayed; a sink
  * in the loop, such as a TPIU, still holds ATREADY low itself), nothing
  * else. Returns 0, and leaves *in alone, where no cycle can be held: prev
- * was the setup phase of an APB transfer, whose access phase must come next.
+ * was the setup phase of an APB transfer (the ETM's or the TPIU's), whose
+ * access phase must come next.
  * In may be prev. */
 int etm_stim_held_cycle(etm_in_t *in, const etm_in_t *prev);
 

@@ -141,6 +141,11 @@ void etm_tpiu_step(etm_tpiu_t *t, const etm_tpiu_in_t *in, etm_tpiu_out_t *out);
  * busy interconnect), so the word does not reach it. */
 void etm_tpiu_in_from_etm(etm_tpiu_in_t *in, const etm_out_t *out, int stalled);
 
+/* The TPIU's APB from an interface record (stim NULL: idle): the transfer the
+ * record's PSELTPIU selects, on the PENABLE, PWRITE, PADDR and PWDATA it shares
+ * with the ETM's PSEL (a Cortex-M3's external PPB; etm-qemu stimulus --apb). */
+void etm_tpiu_in_apb(etm_tpiu_in_t *in, const etm_in_t *stim);
+
 /* The sources have ended: the formatter completes its frame with padding (ID
  * 0x00) once the queue is empty, so the last bytes reach the pins or the ETB. */
 void etm_tpiu_end(etm_tpiu_t *t);
@@ -184,6 +189,10 @@ void etm_tpiu_cap_init(etm_tpiu_cap_t *c, unsigned port_bits);
 void etm_tpiu_cap_init_for(etm_tpiu_cap_t *c, const etm_tpiu_t *t);
 /* One cycle's output: the bytes it completes go to bytes (at most 4); returns their count. */
 unsigned etm_tpiu_cap_step(etm_tpiu_cap_t *c, const etm_tpiu_out_t *o, uint8_t bytes[4]);
+/* A receiver of t's SWO pin follows t's programming: once TPIU_SPPR or
+ * TPIU_ACPR has changed (firmware setting the line up), it reads the new line
+ * from the next character on, as a probe is told the line's protocol and rate. */
+void etm_tpiu_cap_follow(etm_tpiu_cap_t *c, const etm_tpiu_t *t);
 
 #ifdef __cplusplus
 }
