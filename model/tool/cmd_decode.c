@@ -34,6 +34,7 @@ static void help(FILE *f)
             "                     the pin (sigrok session file, decoded as etm swo does; --channel,\n"
             "                     --baud RATE|auto) or the UART bytes a probe delivers; frames from\n"
             "                     the first byte, without syncs; other IDs (the ITM's) are skipped\n"
+            "  --manchester       ... a capture of the pin in Manchester mode (implies --swo)\n"
             "  --id N             trace ID to decode from the frames (needed with --coresight)\n"
             "  --snapshot DIR     an OpenCSD snapshot folder: the trace buffer, the register image of\n"
             "                     the ETM whose ETMTRACEIDR is --id (needed when it holds several\n"
@@ -395,6 +396,7 @@ typedef struct decode_opts {
     const char *sets[MAX_SETS];
     int nsets, coresight, tpiu, have_id, v7m, stats, json, keep_going, v1_strict;
     int swo;             /* --swo: TRACE is the SWO line (a sigrok capture, or its bytes) */
+    int manchester;      /* --manchester: ... a capture of the pin in Manchester mode */
     const char *channel; /* ... its probe */
     uint64_t baud;       /* ... its rate (0: measured) */
     unsigned id;
@@ -449,6 +451,8 @@ static int decode_flag(decode_opts_t *d, const char *a)
         d->coresight = d->tpiu = 1;
     else if (!strcmp(a, "--swo"))
         d->coresight = d->swo = 1;
+    else if (!strcmp(a, "--manchester"))
+        d->coresight = d->swo = d->manchester = 1;
     else if (!strcmp(a, "--v7m"))
         d->v7m = 1;
     else if (!strcmp(a, "--no-v7m"))
@@ -649,7 +653,7 @@ static int decode_v3(decode_opts_t *d, const etm_config_t *cfg)
         etm_v3dec_destroy(dec);
         return 2;
     }
-    if (d->swo && swo_open_trace(&f, d->path, d->channel, d->baud)) {
+    if (d->swo && swo_open_trace(&f, d->path, d->channel, d->baud, d->manchester)) {
         etm_v3dec_destroy(dec);
         return 2;
     }

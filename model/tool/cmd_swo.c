@@ -20,7 +20,7 @@ static void help(FILE *f)
     fprintf(f, "usage: etm swo [options] CAPTURE.sr\n\n"
                "Decodes one probe of a logic analyzer's capture (a sigrok session file) as an\n"
                "asynchronous serial line, 8N1, least significant bit first, idle high: the SWO pin\n"
-               "of a Cortex-M whose TPIU sends in NRZ mode. Each byte is timed from its start bit's\n"
+               "of a Cortex-M whose TPIU sends in NRZ mode (or, --manchester, in Manchester mode). Each byte is timed from its start bit's\n"
                "falling edge and each bit read at its centre, so a line a percent or two off its\n"
                "nominal rate decodes (the tolerance is printed); the line's real rate is measured\n"
                "from the falling edges inside the bytes. Framing errors (a stop bit that reads 0)\n"
@@ -30,6 +30,9 @@ static void help(FILE *f)
                "  --baud RATE|auto  the line's nominal rate: 8000000, 8M, 2.25M, 115200; auto guesses\n"
                "                    it from the shortest pulses, decodes once to measure it and\n"
                "                    decodes at what it measured (default auto)\n"
+               "  --manchester      the TPIU sends in Manchester mode (TPIU_SPPR 1): idle low, a start\n"
+               "                    bit 1, each bit high-low (1) or low-high (0), a bit low to end the\n"
+               "                    byte; each half read at its centre (at least 4 samples a bit)\n"
                "  --out FILE        write the bytes to FILE (a byte with a framing error is left out)\n"
                "  --list            print every byte: the sample of its start edge, its time, its value\n"
                "  --max-report N    print (or keep for --json) at most N framing errors (default 20);\n"
@@ -43,6 +46,7 @@ typedef struct swo_args {
     const char *path, *channel, *out;
     uint64_t baud;            /* 0: auto */
     int list, json;
+    int manchester;           /* the line's code: Manchester, not NRZ */
     unsigned long max_report;
 } swo_args_t;
 
@@ -91,6 +95,8 @@ static int parse_args(swo_args_t *a, int argc, char **argv)
             return 0;
         } else if (!strcmp(o, "--list")) {
             a->list = 1;
+        } else if (!strcmp(o, "--manchester")) {
+            a->manchester = 1;
         } else if (!strcmp(o, "--json")) {
             a->json = 1;
         } else if (!strcmp(o, "--channel") || !strcmp(o, "--baud") || !strcmp(o, "--out") ||
@@ -186,6 +192,8 @@ static int guess_baud(swo_run_t *r)
                 r->bit + 1);
         return 2;
     }
+    if (r->a->manchester)
+        bit *= 2; /* the shortest pulses are half bits */
     r->baud = r->guess = (uint64_t)llround((double)r->info->samplerate / bit);
     return 0;
 }
@@ -197,8 +205,11 @@ static void framing_error(swo_run_t *r, const etm_uart_byte_t *b)
         if (r->a->json)
             r->bad[r->nbad] = *b;
         else
-            fprintf(stderr, "%s: sample %llu (%.3f us): framing error: the stop bit, read at sample %llu, is 0 "
-                            "(data bits 0x%02x)\n", r->a->path, (unsigned long long)b->start, usec(r, b->start),
+            fprintf(stderr, r->a->manchester
+                                ? "%s: sample %llu (%.3f us): framing error: a bit without its mid transition, or a "
+                                  "stop that is not low, read by sample %llu (data bits 0x%02x)\n"
+                                : "%s: sample %llu (%.3f us): framing error: the stop bit, read at sample %llu, is 0 "
+                                  "(data bits 0x%02x)\n", r->a->path, (unsigned long long)b->start, usec(r, b->start),
                     (unsigned long long)b->stop, b->value);
     }
     r->nbad++;
@@ -230,7 +241,9 @@ static int take_bytes(swo_run_t *r, const etm_uart_byte_t *b, size_t n)
 static int decode_capture(swo_run_t *r, uint8_t *lv, etm_uart_byte_t *bytes)
 {
     etm_diag_t d;
-    if (etm_uart_init(&r->uart, r->info->samplerate, r->baud, &d) != ETM_OK) {
+    etm_err_t ie = r->a->manchester ? etm_uart_init_manchester(&r->uart, r->info->samplerate, r->baud, &d)
+                                    : etm_uart_init(&r->uart, r->info->samplerate, r->baud, &d);
+    if (ie != ETM_OK) {
         fprintf(stderr, "etm swo: %s: %s\n", r->a->path, d.msg);
         return 2;
     }
@@ -270,15 +283,16 @@ static void print_summary(const swo_run_t *r)
     if (r->guess)
         printf("rate: %s guessed from the shortest pulses; %s measured at it\n", si((double)r->guess, 6, "baud", b1, 32),
                si((double)r->baud, 7, "baud", b2, 32));
-    printf("UART 8N1 at %s, %.3f samples a bit: %llu bytes, %llu framing errors, %llu glitches\n",
-           si((double)r->baud, 7, "baud", b1, 32), (double)in->samplerate / (double)r->baud,
+    printf("%s at %s, %.3f samples a bit: %llu bytes, %llu framing errors, %llu glitches\n",
+           r->a->manchester ? "Manchester" : "UART 8N1", si((double)r->baud, 7, "baud", b1, 32), (double)in->samplerate / (double)r->baud,
            (unsigned long long)u->bytes, (unsigned long long)u->framing_errors, (unsigned long long)u->glitches);
     if (r->first != UINT64_MAX)
         printf("first byte at sample %llu (%.3f us)\n", (unsigned long long)r->first, usec(r, r->first));
     if (etm_uart_measured_baud(u) > 0)
-        printf("the line runs at %s (%+.2f %% from %s; decoding holds within +-%.1f %%), from %llu falling edges\n",
+        printf("the line runs at %s (%+.2f %% from %s; decoding holds within +-%.1f %%), from %llu %s\n",
                si(etm_uart_measured_baud(u), 4, "baud", b1, 32), 100.0 * rate_error(r),
-               si((double)r->baud, 6, "baud", b2, 32), 100.0 * etm_uart_tolerance(u), (unsigned long long)u->edges);
+               si((double)r->baud, 6, "baud", b2, 32), 100.0 * etm_uart_tolerance(u), (unsigned long long)u->edges,
+               r->a->manchester ? "bit middles" : "falling edges");
 }
 
 /* What the figures call for, on stderr: a rate beyond the tolerance, no good
@@ -313,6 +327,7 @@ static void print_json(const swo_run_t *r, int status)
     json_str(&j, "channel", r->info->probe_name[r->bit][0] ? r->info->probe_name[r->bit] : NULL);
     json_u64(&j, "samplerate", r->info->samplerate);
     json_u64(&j, "samples", r->info->samples);
+    json_str(&j, "protocol", r->a->manchester ? "manchester" : "nrz");
     json_u64(&j, "baud", r->baud);
     if (r->guess)
         json_u64(&j, "baud_guess", r->guess);
@@ -417,7 +432,7 @@ static void swo_run_close(swo_run_t *r)
     etm_sigrok_close(r->sr);
 }
 
-int swo_open_trace(FILE **f, const char *path, const char *channel, uint64_t baud)
+int swo_open_trace(FILE **f, const char *path, const char *channel, uint64_t baud, int manchester)
 {
     unsigned char m[4];
     size_t n = fread(m, 1, 4, *f);
@@ -431,6 +446,7 @@ int swo_open_trace(FILE **f, const char *path, const char *channel, uint64_t bau
     a.path = path;
     a.channel = channel ? channel : "SWO";
     a.baud = baud;
+    a.manchester = manchester;
     a.max_report = 20;
     FILE *sink = tmpfile();
     if (!sink) {

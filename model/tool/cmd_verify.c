@@ -34,6 +34,7 @@ static void help(FILE *f)
             "  --swo           ... the SWO line: a sigrok capture of the pin (decoded as etm swo does, at\n"
             "                  the rate it measures) or the UART bytes a probe delivers; frames from the\n"
             "                  first byte, no syncs\n"
+            "  --manchester    ... a sigrok capture of the pin in Manchester mode (implies --swo)\n"
             "  --id N          with either: the ETM's trace ID (default: ETMTRACEIDR)\n"
             "  --max-lag N     instructions the trace may lag behind the core (default 262144)\n"
             "  --overflow-at-end  the design's ETMSR[0] read 1 when the trace ended: an overflow whose\n"
@@ -197,7 +198,7 @@ static int verify_port(etm_verify_t *v, source_t *stim, const source_opts_t *so,
 typedef struct verify_args {
     source_opts_t so;
     const char *sets[MAX_SETS];
-    int nsets, formatted, tpiu, have_id, quiet, ovf_end, json, swo;
+    int nsets, formatted, tpiu, have_id, quiet, ovf_end, json, swo, manchester;
     unsigned id;
     etm_verify_opts_t vo;
     const char *paths[2]; /* the stimulus, the trace */
@@ -261,6 +262,8 @@ static int parse_args(verify_args_t *a, int argc, char **argv)
             a->formatted = a->tpiu = 1;
         } else if (!strcmp(o, "--swo")) {
             a->formatted = a->swo = 1;
+        } else if (!strcmp(o, "--manchester")) {
+            a->formatted = a->swo = a->manchester = 1;
         } else if (!strcmp(o, "--overflow-at-end")) {
             a->ovf_end = 1;
         } else if (!strcmp(o, "--quiet")) {
@@ -314,7 +317,7 @@ static int verify_open(const verify_args_t *a, source_t *src, trace_in_t *t, etm
         source_close(src);
         return 2;
     }
-    if (a->swo && swo_open_trace(&t->f, a->paths[1], NULL, 0)) {
+    if (a->swo && swo_open_trace(&t->f, a->paths[1], NULL, 0, a->manchester)) {
         source_close(src);
         return 2;
     }

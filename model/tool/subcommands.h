@@ -48,9 +48,10 @@ void json_run_stats(json_t *j, const etm_stats_t *s);
 /* The SWO line as --swo reads it from *f (opened on path): the line's bytes
  * as they are, or, when f is a logic analyzer's capture (a sigrok session, a
  * zip archive), the pin decoded as `etm swo` decodes it (channel NULL: "SWO";
- * baud 0: measured), *f then closed and replaced by a temporary file of its
- * bytes, rewound. Returns 0, or 2 (printed; *f closed). */
-int swo_open_trace(FILE **f, const char *path, const char *channel, uint64_t baud);
+ * baud 0: measured; manchester: the pin in Manchester mode), *f then closed
+ * and replaced by a temporary file of its bytes, rewound. Returns 0, or 2
+ * (printed; *f closed). */
+int swo_open_trace(FILE **f, const char *path, const char *channel, uint64_t baud, int manchester);
 
 /* "PINS[:DIV]" into a TPIU's parameters; returns 0, or -1 with a message. */
 int tpiu_opt_parse(const char *cmd, const char *v, etm_tpiu_params_t *p);

@@ -1,5 +1,5 @@
-"""A serial line (8N1, least significant bit first, idle 1) drawn sample by
-sample, and sigrok session files holding it on probe 5 (SWO), for the tests of
+"""A serial line (8N1, least significant bit first, idle 1; or Manchester)
+drawn sample by sample, and sigrok session files holding it on probe 5 (SWO), for the tests of
 etm swo (tb/cli/swo_sigrok.py, tb/data/swo/make_captures.py). Written from the
 frame's definition, as tb/common/uartline.h: sample i reads the bit whose time
 span [t0 + k*T, t0 + (k+1)*T) holds i."""
@@ -23,6 +23,24 @@ def line(n, t0, T, values, gaps):
                 lv[i] = bit
         t += (10 + g) * T
     return lv
+
+
+def manchester_line(n, t0, T, packets, gaps):
+    """n samples of a Manchester line (idle 0): each packet (a list of bytes)
+    from its start bit (a 1) through its bytes' bits, least significant
+    first, then gaps[k] bits low; each bit two halves of T/2, 1 high then low,
+    0 low then high. Returns the samples and each packet's first sample."""
+    lv, t, starts = bytearray(n), t0, []
+    for pk, g in zip(packets, gaps):
+        bits = [1] + [(b >> i) & 1 for b in pk for i in range(8)]
+        starts.append(math.ceil(t))
+        for k, bit in enumerate(bits):
+            for h in range(2):
+                a = t + k * T + h * T / 2
+                for i in range(math.ceil(a), min(n, math.ceil(a + T / 2))):
+                    lv[i] = bit if h == 0 else 1 - bit
+        t += (len(bits) + g) * T
+    return lv, starts
 
 
 def write_capture(path, lv, rate="24 MHz", unit=1, method=zipfile.ZIP_DEFLATED, meta=None, chunk=500, square=50):

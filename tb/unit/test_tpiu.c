@@ -117,13 +117,17 @@ static void round_trip_swo(unsigned port_bits, unsigned clk_div, unsigned queue,
     unsigned burst[2] = { 0, 0 };
     etm_tpiu_cap_t cap_pins;
     etm_tpiu_cap_init_for(&cap_pins, t);
-    /* NRZ: the SWO tool's UART decoder (model/decode/src/uart.c) reads the pin
-     * too, two samples a core clock, as a logic analyzer would. */
+    /* The SWO tool's line decoder (model/decode/src/uart.c) reads the pin
+     * too, two samples a core clock, as a logic analyzer would: NRZ (a bit of
+     * ACPR + 1 clocks), and Manchester (a bit of two halves of ACPR + 1). */
     etm_uart_t uart;
     uint8_t *uout = (uint8_t *)malloc(cap);
     size_t nu = 0;
+    int read_line = protocol == ETM_TPIU_NRZ || protocol == ETM_TPIU_MANCHESTER;
     if (protocol == ETM_TPIU_NRZ)
         CHECK_EQ(etm_uart_init(&uart, 2000000ull * (acpr + 1), 1000000, &d), ETM_OK);
+    else if (read_line)
+        CHECK_EQ(etm_uart_init_manchester(&uart, 2000000ull * (acpr + 1), 500000, &d), ETM_OK);
     int stable = 1;
     etm_tpiu_in_t prev = in;
     uint8_t prev_wait[2] = { 0, 0 };
@@ -147,7 +151,7 @@ static void round_trip_swo(unsigned port_bits, unsigned clk_div, unsigned queue,
         uint8_t rdy[2] = { (uint8_t)etm_tpiu_ready(t, 0), (uint8_t)etm_tpiu_ready(t, 1) };
         in.trigin = feeding && test_rand(&r) % 997 == 0;
         etm_tpiu_step(t, &in, &o);
-        if (protocol == ETM_TPIU_NRZ) {
+        if (read_line) {
             etm_uart_byte_t ub[2];
             uint8_t lv[2] = { o.swo, o.swo };
             size_t k = 0;
@@ -201,8 +205,20 @@ static void round_trip_swo(unsigned port_bits, unsigned clk_div, unsigned queue,
         CHECK_EQ(st->frames * 16, nout);
         CHECK_EQ(st->swo_bytes, nout);
     }
-    if (protocol == ETM_TPIU_NRZ) {
+    if (read_line) {
+        /* The analyzer samples on a little after the line has gone idle:
+         * a Manchester packet ends where a bit without its middle shows. */
+        uint8_t idle[64];
+        memset(idle, protocol == ETM_TPIU_NRZ, sizeof idle);
+        etm_uart_byte_t ub[2];
+        size_t k = 0;
+        etm_uart_feed(&uart, idle, 8u * (acpr + 1), ub, 2, &k);
+        for (size_t i = 0; i < k && nu < cap; i++)
+            if (!ub[i].framing_error)
+                uout[nu++] = ub[i].value;
         etm_uart_end(&uart);
+        CHECK_EQ(uart.framing_errors, 0);
+        CHECK_EQ(uart.glitches, 0);
         CHECK_EQ(nu, nout);
         CHECK(nu == nout && memcmp(uout, out, nout) == 0);
     }

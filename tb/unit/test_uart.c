@@ -25,11 +25,13 @@ typedef struct result {
 
 static result_t R;
 
+static int manchester; /* decode() reads a Manchester line */
+
 /* Decode lv[0..n) fed piece samples at a time, at most max bytes a call. */
 static etm_err_t decode(const uint8_t *lv, size_t n, uint64_t rate, uint64_t baud, size_t piece, size_t max)
 {
     memset(&R, 0, sizeof R);
-    etm_err_t e = etm_uart_init(&R.u, rate, baud, NULL);
+    etm_err_t e = manchester ? etm_uart_init_manchester(&R.u, rate, baud, NULL) : etm_uart_init(&R.u, rate, baud, NULL);
     if (e != ETM_OK)
         return e;
     for (size_t i = 0; i < n;) {
@@ -238,6 +240,100 @@ static void test_init(void)
     CHECK_STR_CONTAINS(d.msg, "samples a bit");
 }
 
+/* Manchester: every value in packets of 1, 2 and 3 bytes at 5, 10 and 24
+ * samples a bit, lines off their rate by up to 0.95 of the tolerance at ten
+ * phases, fed whole or in pieces: every byte, each packet's first byte at its
+ * start, the rate measured; a bit without its middle and a packet that ends
+ * high are framing errors, the packets after them still read; a pulse that is
+ * no start bit a glitch; a line that starts high; fewer than 4 samples a bit
+ * refused. */
+static void test_manchester(void)
+{
+    manchester = 1;
+    uint8_t v[256];
+    uint64_t starts[256];
+    for (unsigned k = 0; k < 256; k++)
+        v[k] = (uint8_t)(k * 37 + 11);
+    static const double spbs[] = { 5, 10, 24 };
+    static const double parts[] = { -0.95, 0, 0.95 };
+    for (unsigned a = 0; a < 3; a++) {
+        uint64_t rate = (uint64_t)(spbs[a] * 1000000), baud = 1000000;
+        etm_uart_t probe;
+        CHECK_EQ(etm_uart_init_manchester(&probe, rate, baud, NULL), ETM_OK);
+        double tol = etm_uart_tolerance(&probe);
+        CHECK(fabs(tol - (0.25 - 1 / spbs[a])) < 1e-12);
+        for (unsigned p = 0; p < 3; p++)
+            for (unsigned ph = 0; ph < 10; ph++)
+                for (unsigned per = 1; per <= 3; per++) {
+                    double T = spbs[a] / (1 + parts[p] * tol), gap = 1 + 0.37 * per;
+                    size_t n = (size_t)(10 + 256 * 9 * T + 256 * (1 + gap) * T + 3 * T);
+                    manchline_bytes(LV, n, 10 + ph / 10.0, T, gap, v, 256, per, starts);
+                    decode(LV, n, rate, baud, p == 1 ? 97 : n, p == 2 ? 3 : MAXB);
+                    CHECK(same_bytes(v, NULL, 256));
+                    CHECK_EQ(R.u.glitches, 0);
+                    unsigned wrong = 0;
+                    for (unsigned k = 0; k < 256; k += per)
+                        wrong += R.n == 256 && R.b[k].start != starts[k / per];
+                    CHECK_EQ(wrong, 0);
+                    double meas = etm_uart_measured_baud(&R.u), real = (double)rate / T;
+                    CHECK(fabs(meas / real - 1) < 0.01);
+                }
+    }
+    /* The fewest samples a bit, 4, on the nominal rate. */
+    manchline_bytes(LV, 20000, 10.5, 4.0, 1, v, 256, 2, NULL);
+    decode(LV, 20000, 4000000, 1000000, 20000, MAXB);
+    CHECK(same_bytes(v, NULL, 256));
+    CHECK_EQ(etm_uart_tolerance(&R.u), 0.0);
+    /* A bit without its middle, then a packet whose end is high: framing
+     * errors; the packets after each are read. */
+    static const uint8_t w[4] = { 0xA5, 0x3C, 0x0F, 0x81 };
+    double t = 10;
+    memset(LV, 0, 2000);
+    t = manchline_packet(LV, 2000, t, 10.0, &w[0], 1);
+    for (size_t i = 10 + 30; i < 10 + 40; i++)
+        LV[i] = 1; /* 0xA5's bit 2 (a 1): high in both halves */
+    t = manchline_packet(LV, 2000, t + 30, 10.0, &w[1], 1);
+    double t2 = t + 30;
+    t = manchline_packet(LV, 2000, t2, 10.0, &w[2], 1);
+    for (size_t i = (size_t)t; i < (size_t)t + 20; i++)
+        LV[i] = 1; /* 0x0F's end: high */
+    manchline_packet(LV, 2000, t + 50, 10.0, &w[3], 1);
+    decode(LV, 2000, 10000000, 1000000, 2000, MAXB);
+    CHECK(R.u.framing_errors >= 2);
+    CHECK(R.n >= 4 && R.b[0].framing_error);
+    int seen3c = 0, seen81 = 0, bad0f = 0;
+    for (size_t k = 0; k < R.n; k++) {
+        seen3c += !R.b[k].framing_error && R.b[k].value == 0x3C && R.b[k].start == 10 + 90 + 30;
+        seen81 += !R.b[k].framing_error && R.b[k].value == 0x81;
+        bad0f += R.b[k].framing_error && R.b[k].value == 0x0F && R.b[k].start == (uint64_t)t2;
+    }
+    CHECK(seen3c == 1 && seen81 == 1 && bad0f == 1);
+    /* A pulse that is no start bit (high for a whole bit): a glitch. */
+    memset(LV, 0, 400);
+    for (size_t i = 50; i < 60; i++)
+        LV[i] = 1;
+    manchline_packet(LV, 400, 200, 10.0, &w[1], 1);
+    decode(LV, 400, 10000000, 1000000, 400, MAXB);
+    CHECK_EQ(R.u.glitches, 1);
+    CHECK(R.n == 1 && R.b[0].value == 0x3C && !R.b[0].framing_error);
+    /* A line that starts high finds its first packet after it was low. */
+    memset(LV, 0, 400);
+    memset(LV, 1, 30);
+    manchline_packet(LV, 400, 100, 10.0, &w[3], 1);
+    decode(LV, 400, 10000000, 1000000, 400, MAXB);
+    CHECK(R.n == 1 && R.b[0].value == 0x81 && R.u.glitches == 0);
+    /* The capture ends before a packet's end: its last byte is cut. */
+    memset(LV, 0, 400);
+    manchline_packet(LV, 400, 100, 10.0, w, 2);
+    decode(LV, 100 + 170 + 5, 10000000, 1000000, 400, MAXB);
+    CHECK(R.n == 1 && R.b[0].value == 0xA5 && R.u.cut == 100 + 90);
+    etm_diag_t d;
+    CHECK_EQ(etm_uart_init_manchester(&R.u, 3999999, 1000000, &d), ETM_ERR_ARG);
+    CHECK(strstr(d.msg, "at least 4 samples") != NULL);
+    CHECK_EQ(etm_uart_init_manchester(&R.u, 4000000, 1000000, &d), ETM_OK);
+    manchester = 0;
+}
+
 int main(void)
 {
     test_every_value();
@@ -249,5 +345,6 @@ int main(void)
     test_pieces();
     test_runs();
     test_init();
+    test_manchester();
     return test_report("test_uart");
 }

@@ -1,4 +1,5 @@
-/* uart.c - bytes from the samples of an NRZ serial line, 8N1 (etm/uart.h). */
+/* uart.c - bytes from the samples of an NRZ serial line, 8N1, or of a
+ * Manchester one (etm/uart.h). */
 #include "etm/uart.h"
 
 #include <string.h>
@@ -28,6 +29,32 @@ etm_err_t etm_uart_init(etm_uart_t *u, uint64_t samplerate, uint64_t baud, etm_d
     uint64_t q = samplerate / (2 * baud), r = samplerate % (2 * baud);
     for (unsigned k = 0; k < ETM_UART_FRAME_BITS; k++)
         u->at[k] = (2 * k + 1) * q + (2 * k + 1) * r / (2 * baud);
+    return ETM_OK;
+}
+
+etm_err_t etm_uart_init_manchester(etm_uart_t *u, uint64_t samplerate, uint64_t baud, etm_diag_t *diag)
+{
+    memset(u, 0, sizeof *u);
+    u->cut = UINT64_MAX;
+    u->manchester = 1;
+    if (!samplerate || !baud)
+        return etm_util_fail(diag, ETM_ERR_ARG, "a sample rate and a baud rate above 0 are needed");
+    if (samplerate / 4 < baud)
+        return etm_util_fail(diag, ETM_ERR_ARG,
+                             "%llu baud sampled at %llu Hz: a Manchester bit needs at least 4 samples (a rate of %llu "
+                             "baud or less)", (unsigned long long)baud, (unsigned long long)samplerate,
+                             (unsigned long long)(samplerate / 4));
+    if (samplerate / baud > UART_MAX_SAMPLES_PER_BIT)
+        return etm_util_fail(diag, ETM_ERR_ARG, "%llu baud sampled at %llu Hz: more than %u samples a bit",
+                             (unsigned long long)baud, (unsigned long long)samplerate, UART_MAX_SAMPLES_PER_BIT);
+    u->samplerate = samplerate;
+    u->baud = baud;
+    /* k quarters of a bit, rounded: (k * samplerate + 2 * baud) / (4 * baud), without overflow */
+    uint64_t q = samplerate / (4 * baud), r = samplerate % (4 * baud);
+    u->q1 = q + (r + 2 * baud) / (4 * baud);
+    u->q2 = 2 * q + (2 * r + 2 * baud) / (4 * baud);
+    u->q3 = 3 * q + (3 * r + 2 * baud) / (4 * baud);
+    u->q5 = 5 * q + (5 * r + 2 * baud) / (4 * baud);
     return ETM_OK;
 }
 
@@ -88,9 +115,137 @@ static size_t hunt(etm_uart_t *u, const uint8_t *lv, size_t n)
     return i;
 }
 
+/* Manchester: a byte out (into *b): good, or a framing error. */
+static void manch_byte(etm_uart_t *u, etm_uart_byte_t *b, uint8_t value, uint64_t start, uint64_t stop, int good)
+{
+    b->start = start;
+    b->stop = stop;
+    b->value = value;
+    b->framing_error = (uint8_t)!good;
+    if (good)
+        u->bytes++;
+    else
+        u->framing_errors++;
+}
+
+/* Manchester: the packet is over at sample u->pos, the line at lv. Returns
+ * the bytes put in b (0 or 1: the byte waiting, or the part of one). */
+static size_t manch_end(etm_uart_t *u, unsigned lv, etm_uart_byte_t *b)
+{
+    size_t n = 0;
+    unsigned part = u->pbits % 8;
+    int good = !lv && !part && u->pbits; /* low after whole bytes */
+    if (u->pending) {
+        manch_byte(u, b, u->pending_value, u->pending_start, u->pending_stop, good);
+        n = 1;
+    } else if (part) {
+        manch_byte(u, b, (uint8_t)u->value, u->byte_start, u->pos, 0);
+        n = 1;
+    } else {
+        u->glitches++; /* a start bit and no data: not a packet */
+    }
+    if (good) {
+        u->edge_samples += u->mid - u->first_mid;
+        u->edge_bits += u->pbits;
+        u->edges += u->pbits;
+    }
+    u->pending = 0;
+    u->in_byte = 0;
+    u->seen_idle = !lv;
+    return n;
+}
+
+/* Manchester: one sample of a packet. Returns the bytes put in b (0 or 1). */
+static size_t manch_sample(etm_uart_t *u, unsigned lv, etm_uart_byte_t *b)
+{
+    int edge = lv != u->prev;
+    if (u->bit == 0) { /* the start bit's middle: a fall a quarter to three quarters in */
+        uint64_t rel = u->pos - u->start;
+        if ((edge && !(!lv && rel >= u->q1 && rel <= u->q3)) || (!edge && rel > u->q3)) {
+            u->glitches++;
+            u->in_byte = 0;
+            u->seen_idle = !lv;
+            return 0;
+        }
+        if (edge) {
+            u->bit = 1;
+            u->mid = u->first_mid = u->pos;
+            u->byte_start = u->start;
+        }
+        return 0;
+    }
+    uint64_t rel = u->pos - u->mid;
+    if (rel > u->q5) { /* no middle where the next bit's should be: the packet is over */
+        size_t n = manch_end(u, u->prev, b); /* the line as it stayed */
+        if (lv && !u->prev) { /* and this sample is the next packet's rising edge */
+            u->in_byte = 1;
+            u->start = u->pos;
+            u->bit = 0;
+            u->pbits = 0;
+            u->value = 0;
+        }
+        return n;
+    }
+    if (edge && rel >= u->q3) { /* the next bit's middle; the level before it is its value */
+        size_t n = 0;
+        if (u->pending) { /* more bits follow the waiting byte: it was whole */
+            manch_byte(u, b, u->pending_value, u->pending_start, u->pending_stop, 1);
+            u->pending = 0;
+            n = 1;
+        }
+        if (u->pbits % 8 == 0) {
+            u->value = 0;
+            if (u->pbits) /* the first byte starts at the packet's edge */
+                u->byte_start = u->pos - u->q2;
+        }
+        u->value |= u->prev << (u->pbits % 8);
+        u->pbits++;
+        u->mid = u->pos;
+        if (u->pbits % 8 == 0) {
+            u->pending = 1;
+            u->pending_value = (uint8_t)u->value;
+            u->pending_start = u->byte_start;
+            u->pending_stop = u->pos;
+        }
+        return n;
+    }
+    return 0; /* a transition between two bits */
+}
+
+static size_t manch_feed(etm_uart_t *u, const uint8_t *levels, size_t n, etm_uart_byte_t *out, size_t max,
+                         size_t *nout)
+{
+    size_t i = 0;
+    *nout = 0;
+    for (; i < n; i++, u->pos++) {
+        unsigned lv = levels[i] != 0;
+        if (!u->in_byte) {
+            if (lv && u->seen_idle && !u->prev) { /* a rising edge after the line was low */
+                u->in_byte = 1;
+                u->start = u->pos;
+                u->bit = 0;
+                u->pbits = 0;
+                u->value = 0;
+                u->pending = 0;
+            } else if (!lv) {
+                u->seen_idle = 1;
+            }
+            u->prev = (uint8_t)lv;
+            continue;
+        }
+        if (*nout == max)
+            break; /* a byte may end here: room first */
+        *nout += manch_sample(u, lv, &out[*nout]);
+        u->prev = (uint8_t)lv;
+    }
+    return i;
+}
+
 size_t etm_uart_feed(etm_uart_t *u, const uint8_t *levels, size_t n, etm_uart_byte_t *out, size_t max,
                      size_t *nout)
 {
+    if (u->manchester)
+        return manch_feed(u, levels, n, out, max, nout);
     size_t i = 0;
     *nout = 0;
     while (i < n) {
@@ -123,8 +278,9 @@ size_t etm_uart_feed(etm_uart_t *u, const uint8_t *levels, size_t n, etm_uart_by
 void etm_uart_end(etm_uart_t *u)
 {
     if (u->in_byte)
-        u->cut = u->start;
+        u->cut = u->manchester && u->pending ? u->pending_start : u->start;
     u->in_byte = 0;
+    u->pending = 0;
 }
 
 double etm_uart_measured_baud(const etm_uart_t *u)
@@ -137,6 +293,8 @@ double etm_uart_measured_baud(const etm_uart_t *u)
 double etm_uart_tolerance(const etm_uart_t *u)
 {
     double s = (double)u->samplerate / (double)u->baud;
+    if (u->manchester)
+        return s > 4.0 ? 0.25 - 1.0 / s : 0.0;
     return s > 2.0 ? (0.5 - 1.0 / s) / 10.0 : 0.0;
 }
 

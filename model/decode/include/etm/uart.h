@@ -32,6 +32,24 @@
  * idle time between bytes (rising edges are left out: a probe's threshold may
  * favour one direction). etm_uart_measured_baud returns it.
  *
+ * Manchester (TPIU_SPPR = 1; etm_uart_init_manchester). The line idles at 0.
+ * A packet is a start bit (a 1), one or more bytes of eight data bits least
+ * significant first, then the line low for at least a bit's time (the end);
+ * each bit is two halves, 1 high then low, 0 low then high, so every bit has
+ * a transition at its middle. A rising edge after the line was low starts a
+ * packet; its middle's fall must come between a quarter and three quarters
+ * of a bit after it (else a glitch). Each next bit is the next transition
+ * between three quarters and five quarters of a bit after the last middle,
+ * its value the level before it (high: 1); timing from each middle, so the
+ * rate may be off by +-(0.25 - 1/s) (s samples a bit, at least 4). No
+ * transition there ends the packet: with the line low after whole bytes it
+ * ended well; high, or after a part of a byte, the byte is a framing error
+ * (a byte cut short reports its bits so far) and the next packet starts at
+ * the next rising edge after the line was low. A byte's start is the sample
+ * of its first bit's start (the packet's rising edge for the first), its
+ * stop the sample at which its last bit was read. The middles of a good
+ * packet measure the rate.
+ *
  * Streaming: the decoder holds one byte's state; memory does not grow.
  */
 #ifndef ETM_UART_H
@@ -58,9 +76,22 @@ typedef struct etm_uart_byte {
 typedef struct etm_uart {
     uint64_t samplerate, baud;
     uint64_t at[ETM_UART_FRAME_BITS]; /* bit k's centre, in samples after the start edge */
+    uint8_t manchester;    /* the line's code: 0 NRZ, 1 Manchester */
+    /* Manchester: the packet being read. */
+    uint64_t q1, q3, q5;   /* a quarter, three and five quarters of a bit, in samples (rounded) */
+    uint64_t mid;          /* the last bit's middle */
+    uint64_t first_mid;    /* the start bit's middle */
+    unsigned pbits;        /* bits read in the packet after the start */
+    uint64_t q2;           /* half a bit, in samples (rounded) */
+    uint64_t byte_start;   /* the byte being read: its first bit's start */
+    uint8_t pending;       /* a whole byte waits for what follows it: more bits, or the end */
+    uint8_t pending_value;
+    uint64_t pending_start, pending_stop;
     /* The byte being read. */
     uint64_t pos;          /* samples taken so far */
-    uint8_t prev;          /* the last sample's level; 0 until the line is first high */
+    uint8_t prev;          /* the last sample's level; 0 until the line is first high (Manchester:
+                            * the level, and hunting starts once it has been 0) */
+    uint8_t seen_idle;     /* Manchester: the line has been low since the last packet */
     uint8_t in_byte;
     unsigned bit;          /* the next bit to read, 0 to 9 */
     unsigned value;
@@ -80,6 +111,8 @@ typedef struct etm_uart {
  * Returns ETM_OK, or ETM_ERR_ARG (a rate of 0, fewer than 2 samples a bit, or
  * more than 2^24; diag says which). */
 etm_err_t etm_uart_init(etm_uart_t *u, uint64_t samplerate, uint64_t baud, etm_diag_t *diag);
+/* The same for a Manchester line (at least 4 samples a bit). */
+etm_err_t etm_uart_init_manchester(etm_uart_t *u, uint64_t samplerate, uint64_t baud, etm_diag_t *diag);
 
 /* Take the next samples (levels[i]: 0, or non-zero for 1). Each byte finished
  * goes to out (a framing error too, flagged); *nout of them, at most max (1 or more).
@@ -96,7 +129,8 @@ void etm_uart_end(etm_uart_t *u);
 double etm_uart_measured_baud(const etm_uart_t *u);
 
 /* How far off its nominal rate the line may run and still decode at any
- * phase: (0.5 - 1/s) / 10 for s samples a bit (0.017 for 3). */
+ * phase: (0.5 - 1/s) / 10 for s samples a bit (0.017 for 3); Manchester
+ * 0.25 - 1/s. */
 double etm_uart_tolerance(const etm_uart_t *u);
 
 /* ---- A first guess of the rate (etm swo --baud auto) ------------------------ */
