@@ -1,7 +1,8 @@
 /* fuzz_sigrok.c - the sigrok session file reader (etm/sigrok.h) and the UART
  * decoder (etm/uart.h) behind it, as etm swo uses them: the first byte picks
- * the probe (bit 7 set: by the name "SWO", else the number 1 + byte % 8), the
- * second the samples a bit (2 to 33), the rest is the capture, a zip. The
+ * the probe (bit 7 set: by the name "SWO", else the number 1 + byte % 8) and,
+ * bit 6, a Manchester line rather than NRZ; the second the samples a bit (2
+ * to 33, Manchester 4 to 35), the rest is the capture, a zip. The
  * capture is read to its end, an error or 2^18 samples, in pieces of a size the
  * second byte also picks. An error must name the file and say what broke; no
  * read gives more samples than the directory counts, a level other than 0 or
@@ -16,12 +17,14 @@
 #define PIECE_MAX 4096
 
 /* The samples through the decoder, checking the reader and the decoder. */
-static etm_err_t read_all(etm_sigrok_t *s, unsigned spb, size_t piece, etm_diag_t *diag)
+static etm_err_t read_all(etm_sigrok_t *s, unsigned spb, int manchester, size_t piece, etm_diag_t *diag)
 {
     static uint8_t lv[PIECE_MAX];
     etm_uart_byte_t out[64];
     etm_uart_t u;
-    etm_uart_init(&u, 1000000u * spb, 1000000u, NULL);
+    if ((manchester ? etm_uart_init_manchester(&u, 1000000u * spb, 1000000u, NULL)
+                    : etm_uart_init(&u, 1000000u * spb, 1000000u, NULL)) != ETM_OK)
+        fuzz_fail("a line decoder refused a rate it takes");
     uint64_t total = 0, last = 0;
     size_t n, got;
     etm_err_t e;
@@ -65,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (e == ETM_OK)
             e = etm_sigrok_start(s, bit, &diag);
         if (e == ETM_OK)
-            e = read_all(s, 2 + o2 % 32, 1 + (o2 * 61u) % PIECE_MAX, &diag);
+            e = read_all(s, ((o1 & 0x40) ? 4 : 2) + o2 % 32, (o1 & 0x40) != 0, 1 + (o2 * 61u) % PIECE_MAX, &diag);
         etm_sigrok_close(s);
     } else if (s) {
         fuzz_fail("a failed open returned a reader");
