@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "etm/number.h"
 #include "whatif.h"
 
 /* ---- Small helpers ------------------------------------------------------------- */
@@ -308,16 +309,25 @@ int parse_workload(const char *s, workload_t *w, char *err, size_t errlen)
     copy(w->name, sizeof w->name, "random");
     if (!s[6])
         return 0;
-    char *end;
-    w->seed = strtoull(s + 7, &end, 0);
-    if (*end != ':' || !end[1]) {
+    const char *colon = strchr(s + 7, ':');
+    char seed[32];
+    etm_diag_t d;
+    uint64_t v;
+    if (!colon || (size_t)(colon - (s + 7)) >= sizeof seed) {
         snprintf(err, errlen, "'%s': want random or random:SEED:CYCLES", s);
         return -1;
     }
-    w->cycles = strtoull(end + 1, &end, 0);
-    if (*end || !w->cycles) {
-        snprintf(err, errlen, "'%s': want random or random:SEED:CYCLES", s);
+    memcpy(seed, s + 7, (size_t)(colon - (s + 7)));
+    seed[colon - (s + 7)] = 0;
+    if (etm_number_parse(seed, 0, UINT64_MAX, &v, &d) != ETM_OK) {
+        snprintf(err, errlen, "'%s': SEED %s", s, d.msg);
         return -1;
     }
+    w->seed = v;
+    if (etm_number_parse(colon + 1, 1, UINT64_MAX, &v, &d) != ETM_OK) {
+        snprintf(err, errlen, "'%s': CYCLES %s", s, d.msg);
+        return -1;
+    }
+    w->cycles = v;
     return 0;
 }

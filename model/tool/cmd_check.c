@@ -1,4 +1,5 @@
 /* cmd_check.c - `etm check`: run the interface checker over a stimulus file. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,11 +57,14 @@ static int parse_args(check_args_t *a, int argc, char **argv)
                 printf("%-28s %s\n", etm_rule_name((etm_rule_t)r), etm_rule_text((etm_rule_t)r));
             return 0;
         } else if (!strcmp(argv[i], "--max-report")) {
-            char *end;
-            if (i + 1 >= argc || (a->max_report = strtoul(argv[++i], &end, 10), *end)) {
+            uint64_t n;
+            if (i + 1 >= argc) {
                 fprintf(stderr, "etm check: --max-report needs a number\n");
                 return 2;
             }
+            if (opt_number("check", "--max-report", argv[++i], 0, ULONG_MAX, &n))
+                return 2;
+            a->max_report = (unsigned long)n;
         } else if (argv[i][0] == '-' && argv[i][1]) {
             fprintf(stderr, "etm check: unknown option '%s' (try --help)\n", argv[i]);
             return 2;

@@ -13,6 +13,7 @@
 #include "etm/snapshot.h"
 #include "etm/vector.h"
 #include "json.h"
+#include "source.h"
 #include "subcommands.h"
 
 #define MAX_SETS 32
@@ -409,12 +410,9 @@ typedef struct decode_opts {
 static int decode_valued(decode_opts_t *d, const char *a, const char *v)
 {
     if (!strcmp(a, "--id")) {
-        char *end;
-        unsigned long n = strtoul(v, &end, 0);
-        if (*end || n == 0 || n >= 0x70) {
-            fprintf(stderr, "etm decode: --id wants a trace ID 0x01-0x6f, not '%s'\n", v);
+        uint64_t n;
+        if (opt_number("decode", "--id (a trace ID, 0x01-0x6f)", v, 1, 0x6F, &n))
             return -1;
-        }
         d->id = (unsigned)n;
         d->have_id = 1;
     } else if (!strcmp(a, "--snapshot")) {

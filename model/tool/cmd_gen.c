@@ -42,25 +42,20 @@ static void help(FILE *f)
                "  --json            print what was generated as one JSON object (docs/json.md)\n");
 }
 
-static int num_arg(int argc, char **argv, int *i, unsigned long long *v)
+/* The value of a numeric option within [min, max]. Returns 0, or -1 printed. */
+static int num_arg(int argc, char **argv, int *i, uint64_t min, uint64_t max, uint64_t *v)
 {
-    char *end;
     if (*i + 1 >= argc) {
         fprintf(stderr, "etm gen: %s needs a value\n", argv[*i]);
         return -1;
     }
-    const char *s = argv[++*i];
-    *v = strtoull(s, &end, 0);
-    if (!*s || *end || *s == '-') {
-        fprintf(stderr, "etm gen: %s: '%s' is not a number\n", argv[*i - 1], s);
-        return -1;
-    }
-    return 0;
+    ++*i;
+    return opt_number("gen", argv[*i - 1], argv[*i], min, max, v);
 }
 
 typedef struct gen_opts {
     etm_gen_params_t gp;
-    unsigned long long cycles, reprogram;
+    uint64_t cycles, reprogram;
     const char *out, *config, *preset, *image, *events_path;
     int json;
     unsigned long long events[4]; /* instructions, cancels, exception entries, returns generated */
@@ -69,28 +64,25 @@ typedef struct gen_opts {
 /* A numeric option into the generator's parameters: 1 taken, 0 not one, -1 bad. */
 static int gen_numeric(gen_opts_t *o, int argc, char **argv, int *i)
 {
-    const struct { const char *name; unsigned *field; } opts[] = {
-        { "--issue-width", &o->gp.issue_width }, { "--irq-period", &o->gp.irq_period },
-        { "--max-intnum", &o->gp.max_intnum },   { "--stall-pct", &o->gp.stall_pct },
-        { "--sleep", &o->gp.sleep_pct },         { "--data-delay", &o->gp.data_delay },
-        { "--atb-stall", &o->gp.atb_stall_pct }, { "--atb-burst", &o->gp.atb_burst },
+    /* Each with its documented range (help above; etm_gen_create checks the same). */
+    const struct { const char *name; unsigned *field; unsigned min, max; } opts[] = {
+        { "--issue-width", &o->gp.issue_width, 1, 2 },     { "--irq-period", &o->gp.irq_period, 0, UINT32_MAX },
+        { "--max-intnum", &o->gp.max_intnum, 16, 511 },    { "--stall-pct", &o->gp.stall_pct, 0, 100 },
+        { "--sleep", &o->gp.sleep_pct, 0, 1000 },          { "--data-delay", &o->gp.data_delay, 0, 16 },
+        { "--atb-stall", &o->gp.atb_stall_pct, 0, 99 },    { "--atb-burst", &o->gp.atb_burst, 1, 1000000 },
     };
     const char *a = argv[*i];
-    unsigned long long v;
+    uint64_t v;
     if (!strcmp(a, "--cycles"))
-        return num_arg(argc, argv, i, &o->cycles) ? -1 : 1;
+        return num_arg(argc, argv, i, 0, UINT64_MAX, &o->cycles) ? -1 : 1;
     if (!strcmp(a, "--reprogram"))
-        return num_arg(argc, argv, i, &o->reprogram) ? -1 : 1;
-    if (!strcmp(a, "--seed")) {
-        if (num_arg(argc, argv, i, &v))
-            return -1;
-        o->gp.seed = v;
-        return 1;
-    }
+        return num_arg(argc, argv, i, 0, UINT64_MAX, &o->reprogram) ? -1 : 1;
+    if (!strcmp(a, "--seed"))
+        return num_arg(argc, argv, i, 0, UINT64_MAX, &o->gp.seed) ? -1 : 1;
     for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++) {
         if (strcmp(a, opts[k].name))
             continue;
-        if (num_arg(argc, argv, i, &v))
+        if (num_arg(argc, argv, i, opts[k].min, opts[k].max, &v))
             return -1;
         *opts[k].field = (unsigned)v;
         if (!strcmp(a, "--data-delay"))
@@ -229,7 +221,8 @@ static etm_err_t gen_write(gen_opts_t *o, const etm_config_t *cfg, etm_gen_t *g,
     int vcd = is_wave_path(o->out);
     uint64_t mask = gen_columns(o);
     char comment[160];
-    snprintf(comment, sizeof comment, "etm gen --seed %llu --cycles %llu", (unsigned long long)o->gp.seed, o->cycles);
+    snprintf(comment, sizeof comment, "etm gen --seed %llu --cycles %llu", (unsigned long long)o->gp.seed,
+             (unsigned long long)o->cycles);
     etm_vec_writer_t *vw = NULL;
     etm_vcd_writer_t *cw = NULL;
     etm_err_t e = vcd ? etm_vcd_writer_open(&cw, f, mask, 0, comment)

@@ -63,7 +63,6 @@ static const char *value_of(int argc, char **argv, int *i)
 /* One option with its value into *a. Returns 0, or 2 (printed). */
 static int parse_value(swo_args_t *a, const char *opt, const char *v)
 {
-    char *end;
     if (!strcmp(opt, "--channel")) {
         a->channel = v;
     } else if (!strcmp(opt, "--out")) {
@@ -75,9 +74,11 @@ static int parse_value(swo_args_t *a, const char *opt, const char *v)
             fprintf(stderr, "etm swo: --baud '%s' is not a rate (8000000, 8M, 115200) or auto\n", v);
             return 2;
         }
-    } else if ((a->max_report = strtoul(v, &end, 10), *end || !*v)) {
-        fprintf(stderr, "etm swo: --max-report needs a number, not '%s'\n", v);
-        return 2;
+    } else {
+        uint64_t n;
+        if (opt_number("swo", "--max-report", v, 0, 1000000, &n))
+            return 2;
+        a->max_report = (unsigned long)n;
     }
     return 0;
 }

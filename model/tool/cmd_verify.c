@@ -208,7 +208,6 @@ typedef struct verify_args {
 /* An option with a value: --set, --id or --max-lag. Returns 0, or 2 (printed). */
 static int parse_value_option(verify_args_t *a, const char *opt, const char *v)
 {
-    char *end;
     if (!strcmp(opt, "--set")) {
         if (a->nsets == MAX_SETS) {
             fprintf(stderr, "etm verify: at most %d --set options\n", MAX_SETS);
@@ -216,19 +215,15 @@ static int parse_value_option(verify_args_t *a, const char *opt, const char *v)
         }
         a->sets[a->nsets++] = v;
     } else if (!strcmp(opt, "--id")) {
-        unsigned long n = strtoul(v, &end, 0);
-        if (*end || !*v || n == 0 || n >= 0x70) {
-            fprintf(stderr, "etm verify: --id wants a trace ID 0x01-0x6f, not '%s'\n", v);
+        uint64_t n;
+        if (opt_number("verify", "--id (a trace ID, 0x01-0x6f)", v, 1, 0x6F, &n))
             return 2;
-        }
         a->id = (unsigned)n;
         a->have_id = 1;
     } else {
-        unsigned long long n = strtoull(v, &end, 0);
-        if (*end || !*v || n == 0 || n > (1ull << 30)) {
-            fprintf(stderr, "etm verify: --max-lag wants 1 to 2^30 instructions, not '%s'\n", v);
+        uint64_t n;
+        if (opt_number("verify", "--max-lag (instructions)", v, 1, 1ull << 30, &n))
             return 2;
-        }
         a->vo.max_lag = n;
     }
     return 0;

@@ -2,6 +2,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "source.h"
 
+#include "etm/number.h"
+
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -180,16 +182,13 @@ static int need_value(int argc, char **argv, int *i)
     return 0;
 }
 
-static int parse_u64(const char *opt, const char *s, uint64_t *v)
+int opt_number(const char *cmd, const char *opt, const char *v, uint64_t min, uint64_t max, uint64_t *out)
 {
-    char *end;
-    unsigned long long x = strtoull(s, &end, 0);
-    if (!*s || *end || s[0] == '-') {
-        fprintf(stderr, "etm: %s: '%s' is not a number\n", opt, s);
-        return -1;
-    }
-    *v = x;
-    return 0;
+    etm_diag_t d;
+    if (etm_number_parse(v, min, max, out, &d) == ETM_OK)
+        return 0;
+    fprintf(stderr, "etm%s%s: %s %s\n", cmd ? " " : "", cmd ? cmd : "", opt, d.msg);
+    return -1;
 }
 
 int source_opts_parse(source_opts_t *o, int argc, char **argv, int *i)
@@ -225,13 +224,10 @@ int source_opts_parse(source_opts_t *o, int argc, char **argv, int *i)
     } else if (!strcmp(a, "--clock"))
         o->vcd.clock = v;
     else if (!strcmp(a, "--period")) {
-        if (parse_u64(a, v, &o->vcd.period) || o->vcd.period == 0) {
-            if (o->vcd.period == 0)
-                fprintf(stderr, "etm: --period must be above 0\n");
+        if (opt_number(NULL, a, v, 1, UINT64_MAX, &o->vcd.period))
             return -1;
-        }
     } else if (!strcmp(a, "--offset")) {
-        if (parse_u64(a, v, &o->vcd.offset))
+        if (opt_number(NULL, a, v, 0, UINT64_MAX, &o->vcd.offset))
             return -1;
     } else if (!strcmp(a, "--reset")) {
         o->vcd.reset = v;

@@ -84,4 +84,9 @@ void print_diag(const etm_diag_t *d);
 void progress(const char *what, uint64_t cycle);
 void progress_done(void);
 
+/* A numeric option's value: a whole number within [min, max] (etm/number.h)
+ * into *out. Returns 0, or -1 printed as "etm CMD: OPT 'V' is ..." (cmd NULL:
+ * "etm: OPT ..."). */
+int opt_number(const char *cmd, const char *opt, const char *v, uint64_t min, uint64_t max, uint64_t *out);
+
 #endif

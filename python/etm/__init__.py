@@ -171,6 +171,19 @@ def _check(err, diag, what):
         raise EtmError(f"{what}: {msg or _lib.etm_strerror(err).decode()}")
 
 
+_proto("etm_number_parse", ctypes.c_int, ctypes.c_char_p, _u64, _u64, ctypes.POINTER(_u64), ctypes.POINTER(_Diag))
+
+
+def _number(name, value, lo, hi):
+    """value as the tool takes a number (etm/number.h: the same parser, the
+    same messages): a whole number (an int, not a bool) within [lo, hi]."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise EtmError(f"{name}: {value!r} is no whole number")
+    out, d = _u64(), _Diag()
+    _check(_lib.etm_number_parse(str(value).encode(), lo, hi, ctypes.byref(out), ctypes.byref(d)), d, name)
+    return out.value
+
+
 def _record_dtype():
     count = _size.in_dll(_lib, "etm_in_signal_count").value
     table = (_Signal * count).in_dll(_lib, "etm_in_signals")
@@ -327,11 +340,16 @@ def generate(cycles, seed=1, issue_width=1, irq_period=300, data=False, data_mix
     """Legal random interface activity of a Cortex-M3 running a random
     program (the generator of `etm gen`, the same records for the same
     arguments): an array of `cycles` records."""
+    cycles = _number("cycles", cycles, 0, 2**63 - 1)
     p = _GenParams()
     _lib.etm_gen_params_default(ctypes.byref(p))
-    p.seed, p.issue_width, p.irq_period = seed, issue_width, irq_period
+    p.seed = _number("seed", seed, 0, 2**64 - 1)
+    p.issue_width = _number("issue_width", issue_width, 1, 2)
+    p.irq_period = _number("irq_period", irq_period, 0, 2**32 - 1)
     p.data, p.data_mix, p.triggers = int(data or data_mix), int(data_mix), int(triggers)
-    p.sleep_pct, p.atb_stall_pct, p.atb_burst = sleep_pct, atb_stall_pct, atb_burst
+    p.sleep_pct = _number("sleep_pct", sleep_pct, 0, 1000)
+    p.atb_stall_pct = _number("atb_stall_pct", atb_stall_pct, 0, 99)
+    p.atb_burst = _number("atb_burst", atb_burst, 1, 1000000)
     g = _vp()
     d = _Diag()
     _check(_lib.etm_gen_create(ctypes.byref(g), ctypes.byref(p), ctypes.byref(d)), d, "generator")

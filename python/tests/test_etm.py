@@ -97,6 +97,19 @@ class Bindings(unittest.TestCase):
         with self.assertRaises(TypeError):
             etm.Etm().run(np.zeros(4, dtype=np.uint8))
 
+    def test_numbers_refused_not_wrapped(self):
+        # The tool's number parser (etm/number.h): no wrap past 2^64, no sign,
+        # no value outside the documented range, no bool or float.
+        for kw, msg in ((dict(seed=2**70), "above 2\\^64-1"), (dict(seed=-1), "has a sign"),
+                        (dict(seed=True), "no whole number"), (dict(seed=1.0), "no whole number"),
+                        (dict(issue_width=3), "out of range: 1 to 2"), (dict(atb_stall_pct=100), "0 to 99"),
+                        (dict(irq_period=2**32), "out of range"), (dict(sleep_pct=1001), "0 to 1000")):
+            with self.assertRaisesRegex(etm.EtmError, msg):
+                etm.generate(10, **kw)
+        with self.assertRaisesRegex(etm.EtmError, "cycles: '-1' has a sign"):
+            etm.generate(-1)
+        self.assertEqual(len(etm.generate(10, seed=2**64 - 1)), 10)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -9,7 +9,7 @@
  *
  * Returns -1 to go on with *cycles set (left at its default without an
  * argument), 0 after printing the usage for --help, 2 after naming a bad count
- * (not a number, 0, or more than one argument). */
+ * (not a whole number from 1 to 2^64-1, or more than one argument). */
 #ifndef ETM_TB_BENCH_ARGS_H
 #define ETM_TB_BENCH_ARGS_H
 
@@ -20,6 +20,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "etm/number.h"
 #include "etm/signals.h"
 
 /* Seconds on the monotonic clock. */
@@ -65,14 +66,18 @@ static inline int bench_args(int argc, char **argv, const char *name, const char
         fputs(usage, stdout);
         return 0;
     }
-    if (argc >= 2) {
-        char *end = NULL;
-        errno = 0;
-        *cycles = strtoull(argv[1], &end, 0);
-        if (argc > 2 || !*argv[1] || *end || errno || *cycles == 0) {
-            fprintf(stderr, "%s: CYCLES is a number above 0, not '%s' (--help)\n", name, argv[argc - 1]);
+    if (argc > 2) {
+        fprintf(stderr, "%s: one argument, CYCLES (--help)\n", name);
+        return 2;
+    }
+    if (argc == 2) {
+        uint64_t n;
+        etm_diag_t d;
+        if (etm_number_parse(argv[1], 1, UINT64_MAX, &n, &d) != ETM_OK) {
+            fprintf(stderr, "%s: CYCLES %s (--help)\n", name, d.msg);
             return 2;
         }
+        *cycles = n;
     }
     return -1;
 }

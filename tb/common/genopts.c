@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "etm/number.h"
 #include "randfilter.h"
 
 void genopts_init(genopts_t *g, const char *preset)
@@ -17,9 +18,20 @@ void genopts_init(genopts_t *g, const char *preset)
     g->preset = preset;
 }
 
+/* A numeric option's value within [min, max] (etm/number.h). Returns 0, or -1 printed. */
+static int num(const char *a, const char *v, uint64_t min, uint64_t max, uint64_t *out)
+{
+    etm_diag_t d;
+    if (etm_number_parse(v, min, max, out, &d) == ETM_OK)
+        return 0;
+    fprintf(stderr, "%s %s\n", a, d.msg);
+    return -1;
+}
+
 static int parse_valued(genopts_t *g, const char *a, const char *v)
 {
     etm_diag_t d;
+    uint64_t n;
     if (!strcmp(a, "--preset")) {
         g->preset = v;
         if (etm_config_preset(&g->cfg, v) != ETM_OK) {
@@ -32,24 +44,37 @@ static int parse_valued(genopts_t *g, const char *a, const char *v)
             return -1;
         }
     } else if (!strcmp(a, "--cycles")) {
-        g->cycles = strtoull(v, NULL, 0);
+        if (num(a, v, 0, UINT64_MAX, &g->cycles))
+            return -1;
     } else if (!strcmp(a, "--seed")) {
-        g->gp.seed = strtoull(v, NULL, 0);
+        if (num(a, v, 0, UINT64_MAX, &g->gp.seed))
+            return -1;
     } else if (!strcmp(a, "--issue-width")) {
-        g->gp.issue_width = (unsigned)strtoul(v, NULL, 0);
+        if (num(a, v, 1, 2, &n))
+            return -1;
+        g->gp.issue_width = (unsigned)n;
         g->cfg.issue_width = g->gp.issue_width;
     } else if (!strcmp(a, "--irq-period")) {
-        g->gp.irq_period = (unsigned)strtoul(v, NULL, 0);
+        if (num(a, v, 0, UINT32_MAX, &n))
+            return -1;
+        g->gp.irq_period = (unsigned)n;
     } else if (!strcmp(a, "--sleep")) {
-        g->gp.sleep_pct = (unsigned)strtoul(v, NULL, 0);
+        if (num(a, v, 0, 1000, &n))
+            return -1;
+        g->gp.sleep_pct = (unsigned)n;
     } else if (!strcmp(a, "--max-intnum")) {
-        g->gp.max_intnum = (unsigned)strtoul(v, NULL, 0);
+        if (num(a, v, 16, 511, &n))
+            return -1;
+        g->gp.max_intnum = (unsigned)n;
     } else if (!strcmp(a, "--data-delay")) {
+        if (num(a, v, 0, 16, &n))
+            return -1;
         g->gp.data = 1;
-        g->gp.data_delay = (unsigned)strtoul(v, NULL, 0);
+        g->gp.data_delay = (unsigned)n;
     } else if (!strcmp(a, "--random-filter")) {
         g->random_filter = 1;
-        g->filter_seed = strtoull(v, NULL, 0);
+        if (num(a, v, 0, UINT64_MAX, &g->filter_seed))
+            return -1;
     } else {
         return 0;
     }

@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "cosim_options.h"
+#include "etm/number.h"
 #include "etm/stim.h"
 
 namespace cosim {
@@ -92,18 +93,31 @@ struct Args {
 };
 
 /* A generator option with a value: true when a is one. */
+/* A numeric option's value within [min, max] (etm/number.h); a bad one ends
+ * the program with the option, the value and the range. */
+uint64_t number(const std::string &a, const char *v, uint64_t min, uint64_t max)
+{
+    uint64_t n = 0;
+    etm_diag_t d;
+    if (etm_number_parse(v, min, max, &n, &d) != ETM_OK) {
+        std::fprintf(stderr, "etm_cosim: %s %s\n", a.c_str(), d.msg);
+        std::exit(2);
+    }
+    return n;
+}
+
 bool gen_option(Options &o, const std::string &a, const char *v)
 {
-    const struct { const char *name; unsigned *field; } opts[] = {
-        { "--issue-width", &o.gen.issue_width }, { "--irq-period", &o.gen.irq_period },
-        { "--max-intnum", &o.gen.max_intnum },   { "--stall", &o.gen.stall_pct },
-        { "--fold", &o.gen.fold_pct },           { "--sleep", &o.gen.sleep_pct },
-        { "--data-delay", &o.gen.data_delay },   { "--atb-stall", &o.gen.atb_stall_pct },
-        { "--atb-burst", &o.gen.atb_burst },
+    const struct { const char *name; unsigned *field; unsigned min, max; } opts[] = {
+        { "--issue-width", &o.gen.issue_width, 1, 2 },  { "--irq-period", &o.gen.irq_period, 0, UINT32_MAX },
+        { "--max-intnum", &o.gen.max_intnum, 16, 511 }, { "--stall", &o.gen.stall_pct, 0, 100 },
+        { "--fold", &o.gen.fold_pct, 0, 100 },          { "--sleep", &o.gen.sleep_pct, 0, 1000 },
+        { "--data-delay", &o.gen.data_delay, 0, 16 },   { "--atb-stall", &o.gen.atb_stall_pct, 0, 99 },
+        { "--atb-burst", &o.gen.atb_burst, 1, 1000000 },
     };
     for (const auto &opt : opts)
         if (a == opt.name) {
-            *opt.field = (unsigned)std::strtoul(v, nullptr, 0);
+            *opt.field = (unsigned)number(a, v, opt.min, opt.max);
             return true;
         }
     return false;
@@ -119,9 +133,9 @@ bool valued_option(Options &o, Args &g, const std::string &a, const char *v)
     else if (a == "--set")
         g.sets.push_back(v);
     else if (a == "--seed")
-        o.seed = std::strtoull(v, nullptr, 0);
+        o.seed = number(a, v, 0, UINT64_MAX);
     else if (a == "--cycles") {
-        o.cycles = std::strtoull(v, nullptr, 0);
+        o.cycles = number(a, v, 0, UINT64_MAX);
         g.cycles_given = true;
     } else if (a == "--shard") {
         if (std::sscanf(v, "%u/%u", &o.shard, &o.shards) != 2 || !o.shards || o.shard >= o.shards)
@@ -138,13 +152,13 @@ bool valued_option(Options &o, Args &g, const std::string &a, const char *v)
     } else if (a == "--fail-waves")
         o.fail_waves = v;
     else if (a == "--window")
-        o.window = (unsigned)std::strtoul(v, nullptr, 0);
+        o.window = (unsigned)number(a, v, 0, UINT32_MAX);
     else if (a == "--random-filter")
-        g.filter_seed = std::strtoull(v, nullptr, 0);
+        g.filter_seed = number(a, v, 0, UINT64_MAX);
     else if (a == "--inject")
-        o.inject = std::strtoull(v, nullptr, 0);
+        o.inject = number(a, v, 0, UINT64_MAX);
     else if (a == "--flush")
-        o.flush = (unsigned)std::strtoul(v, nullptr, 0);
+        o.flush = (unsigned)number(a, v, 0, 100);
     else if (a == "--tpiu") {
         etm_diag_t d;
         if (etm_tpiu_params_parse(&o.tpiu_p, v, 1, &d) != ETM_OK) {
@@ -153,9 +167,9 @@ bool valued_option(Options &o, Args &g, const std::string &a, const char *v)
         }
         o.tpiu = true;
     } else if (a == "--atb2")
-        o.atb2 = (unsigned)std::strtoul(v, nullptr, 0);
+        o.atb2 = (unsigned)number(a, v, 0, 100);
     else if (a == "--reprogram")
-        o.reprogram = std::strtoull(v, nullptr, 0);
+        o.reprogram = number(a, v, 0, UINT64_MAX);
     else
         return gen_option(o, a, v);
     return true;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "etm/number.h"
 #include "etm/etm.h"
 #include "etm/stim.h"
 
@@ -390,10 +391,10 @@ int etm_dpi_mode(void *h, const char *mode)
     d->semantic = 1;
     d->max_latency = 0;
     if (mode[8] == ':') {
-        char *end;
-        unsigned long long n = strtoull(mode + 9, &end, 0);
-        if (!mode[9] || *end || n == 0)
-            return fail(d, "mode '%s': the latency bound after 'semantic:' must be a number of cycles", mode);
+        uint64_t n;
+        etm_diag_t nd;
+        if (etm_number_parse(mode + 9, 1, UINT64_MAX, &n, &nd) != ETM_OK)
+            return fail(d, "mode '%s': the latency bound after 'semantic:' (cycles) %s", mode, nd.msg);
         d->max_latency = n;
     }
     return 0;

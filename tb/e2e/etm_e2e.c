@@ -44,6 +44,7 @@
 #include "etm/decode_v1.h"
 #include "etm/decode_v3.h"
 #include "etm/etm.h"
+#include "etm/number.h"
 #include "judge.h"
 #include "judge_ocsd.h"
 #include "qrec.h"
@@ -913,16 +914,16 @@ static int valued_option(opts_t *o, const char *a, const char *v)
     } else if (!strcmp(a, "--param")) {
         char name[64];
         const char *eq = strchr(v, '=');
-        char *end;
         if (!eq || (size_t)(eq - v) >= sizeof name) {
             fprintf(stderr, "etm-e2e: --param wants NAME=N\n");
             return 2;
         }
         memcpy(name, v, (size_t)(eq - v));
         name[eq - v] = 0;
-        unsigned long n = strtoul(eq + 1, &end, 0);
-        if (!eq[1] || *end || etm_cm3_param_set(&o->params, name, (unsigned)n, &d) != ETM_OK) {
-            fprintf(stderr, "etm-e2e: --param %s: %s\n", v, d.msg[0] ? d.msg : "not a number");
+        unsigned n;
+        if (etm_number_parse_u32(eq + 1, 0, UINT32_MAX, &n, &d) != ETM_OK ||
+            etm_cm3_param_set(&o->params, name, n, &d) != ETM_OK) {
+            fprintf(stderr, "etm-e2e: --param %s: %s\n", v, d.msg);
             return 2;
         }
     } else if (!strcmp(a, "--decoders")) {
@@ -936,12 +937,11 @@ static int valued_option(opts_t *o, const char *a, const char *v)
         }
         strcpy(o->require[o->nrequire++], v);
     } else if (!strcmp(a, "--reprogram")) {
-        o->reprogram = strtoull(v, NULL, 0);
-        o->no_cycles = 1;
-        if (!o->reprogram) {
-            fprintf(stderr, "etm-e2e: --reprogram wants a number of cycles above 0\n");
+        if (etm_number_parse(v, 1, UINT64_MAX, &o->reprogram, &d) != ETM_OK) {
+            fprintf(stderr, "etm-e2e: --reprogram (cycles) %s\n", d.msg);
             return 2;
         }
+        o->no_cycles = 1;
     } else if (!strcmp(a, "--tpiu")) {
         if (etm_tpiu_params_parse(&o->tpiu_p, v, 0, &d) != ETM_OK) {
             fprintf(stderr, "etm-e2e: --tpiu %s\n", d.msg);
@@ -973,8 +973,13 @@ static int file_option(opts_t *o, const char *a, const char *v)
         o->config_out = v;
     else if (!strcmp(a, "--events"))
         o->events = v;
-    else if (!strcmp(a, "--icount"))
-        o->so.qemu.icount_shift = (unsigned)strtoul(v, NULL, 10);
+    else if (!strcmp(a, "--icount")) {
+        etm_diag_t d;
+        if (etm_number_parse_u32(v, 0, 10, &o->so.qemu.icount_shift, &d) != ETM_OK) {
+            fprintf(stderr, "etm-e2e: --icount (QEMU's shift) %s\n", d.msg);
+            return 2;
+        }
+    }
     else if (!strcmp(a, "--qemu"))
         o->so.qemu.qemu = v;
     else if (!strcmp(a, "--plugin"))
@@ -983,8 +988,13 @@ static int file_option(opts_t *o, const char *a, const char *v)
         o->so.raw = v;
     else if (!strcmp(a, "--log"))
         o->so.qemu.log_path = v;
-    else if (!strcmp(a, "--max-insns"))
-        o->so.max_insns = strtoull(v, NULL, 0);
+    else if (!strcmp(a, "--max-insns")) {
+        etm_diag_t d;
+        if (etm_number_parse(v, 0, UINT64_MAX, &o->so.max_insns, &d) != ETM_OK) {
+            fprintf(stderr, "etm-e2e: --max-insns %s\n", d.msg);
+            return 2;
+        }
+    }
     else {
         fprintf(stderr, "etm-e2e: unknown option '%s' (try --help)\n", a);
         return 2;

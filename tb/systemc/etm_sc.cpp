@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "etm/number.h"
+
 namespace etm_sc {
 
 using namespace sc_core;
@@ -723,7 +725,6 @@ int parse_option(Options &o, int argc, char **argv, int &i)
     std::string v = argv[++i];
     etm_diag_t d;
     etm_diag_clear(&d);
-    char *end = nullptr;
     if (a == "--records")
         o.records = v;
     else if (a == "--vectors")
@@ -733,9 +734,10 @@ int parse_option(Options &o, int argc, char **argv, int &i)
     else if (a == "--waves")
         o.waves = v;
     else if (a == "--gen" || a == "--cycles" || a == "--issue-width") {
-        unsigned long long n = std::strtoull(v.c_str(), &end, 0);
-        if (v.empty() || *end) {
-            std::fprintf(stderr, "%s: '%s' is not a number\n", a.c_str(), v.c_str());
+        uint64_t n = 0;
+        if (etm_number_parse(v.c_str(), a == "--issue-width" ? 1 : 0, a == "--issue-width" ? 2 : UINT64_MAX, &n,
+                             &d) != ETM_OK) {
+            std::fprintf(stderr, "%s %s\n", a.c_str(), d.msg);
             return -1;
         }
         if (a == "--gen")
@@ -746,9 +748,10 @@ int parse_option(Options &o, int argc, char **argv, int &i)
             o.cfg.issue_width = o.gen.issue_width = (unsigned)n;
     } else if (a == "--param") {
         size_t eq = v.find('=');
-        unsigned long n = eq == std::string::npos ? 0 : std::strtoul(v.c_str() + eq + 1, &end, 0);
-        if (eq == std::string::npos || !end || *end ||
-            etm_cm3_param_set(&o.params, v.substr(0, eq).c_str(), (unsigned)n, &d) != ETM_OK) {
+        unsigned n = 0;
+        if (eq == std::string::npos ||
+            etm_number_parse_u32(v.c_str() + eq + 1, 0, UINT32_MAX, &n, &d) != ETM_OK ||
+            etm_cm3_param_set(&o.params, v.substr(0, eq).c_str(), n, &d) != ETM_OK) {
             std::fprintf(stderr, "--param %s: %s\n", v.c_str(), d.msg[0] ? d.msg : "wants NAME=N");
             return -1;
         }

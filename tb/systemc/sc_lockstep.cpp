@@ -30,6 +30,7 @@
 
 #include "etm_sc.h"
 #include "etm_sc_rtl.h"
+#include "etm/number.h"
 
 using namespace sc_core;
 using namespace etm_sc;
@@ -133,11 +134,19 @@ static int parse_args(LockstepArgs &a, int argc, char **argv)
             a.trace = argv[++i];
         else if (s == "--verify")
             a.verify = true;
-        else if (s == "--inject" && i + 1 < argc)
-            a.inject = std::strtoull(argv[++i], nullptr, 0);
-        else if (s == "--tlm-reprogram" && i + 1 < argc) {
+        else if (s == "--inject" && i + 1 < argc) {
+            etm_diag_t d;
+            if (etm_number_parse(argv[++i], 0, UINT64_MAX, &a.inject, &d) != ETM_OK) {
+                std::fprintf(stderr, "sc_lockstep: --inject %s\n", d.msg);
+                return 2;
+            }
+        } else if (s == "--tlm-reprogram" && i + 1 < argc) {
             a.tlm = true;
-            a.tlm_every = std::strtoull(argv[++i], nullptr, 0);
+            etm_diag_t d;
+            if (etm_number_parse(argv[++i], 1, UINT64_MAX, &a.tlm_every, &d) != ETM_OK) {
+                std::fprintf(stderr, "sc_lockstep: --tlm-reprogram %s\n", d.msg);
+                return 2;
+            }
         }
         else
             return usage();

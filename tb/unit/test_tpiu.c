@@ -303,10 +303,19 @@ static void test_params(void)
     CHECK(p.port_bits == 4 && p.clk_div == 1);
     CHECK_EQ(etm_tpiu_params_parse(&p, "16:2", 0, &d), ETM_OK);
     CHECK(p.port_bits == 16 && p.clk_div == 2);
-    static const char *const bad[] = { "4x", "2:", ":2", "0", "4:2:1", "", "etb:64" };
+    /* Refused: the form (what is wanted), or a number (which, and why: etm/number.h). */
+    static const struct { const char *s, *says; } bad[] = {
+        { "4x", "PINS '4x' is no number" }, { "2:", "DIV (TRACECLK divider) '' is no number" },
+        { ":2", "want PINS[:DIV]" }, { "0", "PINS '0' is out of range: 1 to 32" }, { "4:2:1", "want PINS[:DIV]" },
+        { "", "want PINS[:DIV]" }, { "etb:64", "want PINS[:DIV]" },
+        { "4294967297", "PINS '4294967297' is out of range: 1 to 32" },
+        { "nrz:-1", "ACPR (the SWO prescaler) '-1' has a sign" },
+        { "nrz:0,queue=4294967300", "queue (bytes) '4294967300' is out of range: 4 to 256" },
+        { "nrz:0,trigdelay=18446744073709551617", "trigdelay (clocks) '18446744073709551617' is above 2^64-1" },
+    };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        CHECK_EQ(etm_tpiu_params_parse(&p, bad[i], 0, &d), ETM_ERR_ARG);
-        CHECK_STR_CONTAINS(d.msg, "want PINS[:DIV]");
+        CHECK_EQ(etm_tpiu_params_parse(&p, bad[i].s, 0, &d), ETM_ERR_ARG);
+        CHECK_STR_CONTAINS(d.msg, bad[i].says);
     }
     CHECK_EQ(etm_tpiu_params_parse(&p, "nrz:0", 0, &d), ETM_OK);
     CHECK(p.protocol == ETM_TPIU_NRZ && p.acpr == 0);
@@ -320,6 +329,8 @@ static void test_params(void)
     CHECK_EQ(etm_tpiu_params_parse(&p, "etb:4096", 1, &d), ETM_OK);
     CHECK(p.port_bits == 0 && p.etb_bytes == 4096);
     CHECK_EQ(etm_tpiu_params_parse(&p, "etb:4k", 1, &d), ETM_ERR_ARG);
+    CHECK_STR_CONTAINS(d.msg, "etb: (bytes) '4k' is no number");
+    CHECK_EQ(etm_tpiu_params_parse(&p, "etb", 1, &d), ETM_ERR_ARG);
     CHECK_STR_CONTAINS(d.msg, "or etb:BYTES");
     etm_tpiu_params_default(&p);
     p.port_bits = 0;

@@ -1,4 +1,5 @@
 /* snapshot.c - OpenCSD snapshot folders (etm/snapshot.h); code images are image.c's. */
+#include "etm/number.h"
 #include "etm/snapshot.h"
 
 #include <stdio.h>
@@ -185,10 +186,15 @@ static etm_err_t snap_device(void *user, const char *section, const char *key, c
             if (e != ETM_OK)
                 return e;
             return snap_path(s, s->dump_file, value, path, line, diag);
-        } else if (!strcmp(key, "address")) {
-            s->dump_addr = strtoull(value, NULL, 0);
-        } else if (!strcmp(key, "length")) {
-            s->dump_len = strtoull(value, NULL, 0);
+        } else if (!strcmp(key, "address") || !strcmp(key, "length")) {
+            uint64_t v;
+            etm_diag_t nd;
+            if (etm_number_parse(value, 0, !strcmp(key, "address") ? UINT32_MAX : 1ull << 32, &v, &nd) != ETM_OK)
+                return etm_util_fail(diag, ETM_ERR_BAD_NUMBER, "%s:%lu: %s %s", path, line, key, nd.msg);
+            if (!strcmp(key, "address"))
+                s->dump_addr = v;
+            else
+                s->dump_len = v;
         }
         s->have_dump = 1;
     }

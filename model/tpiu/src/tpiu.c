@@ -15,9 +15,12 @@
  */
 #include "etm/tpiu.h"
 
+#include "etm/number.h"
+
 #include <stdlib.h>
 #include <string.h>
 
+#include "etm/number.h"
 #include "util.h"
 
 #define HSYNC 0x7FFFu  /* bytes FF 7F */
@@ -71,41 +74,48 @@ void etm_tpiu_params_default(etm_tpiu_params_t *p)
     p->trig_delay = 2;
 }
 
-/* A decimal number at *s, moving *s past it; 0 when there is none. */
-static int number(const char **s, unsigned *v)
+/* The number at *s, up to the next ',' or ':' (or the end), within [min,
+ * max] (etm/number.h), moving *s past it. what names it in the message. */
+static etm_err_t number(const char **s, const char *what, uint64_t min, uint64_t max, unsigned *v, etm_diag_t *diag)
 {
-    char *end;
-    if (**s < '0' || **s > '9')
-        return 0;
-    unsigned long n = strtoul(*s, &end, 10);
-    *v = n > 0xFFFFFFFFul ? 0xFFFFFFFFu : (unsigned)n;
-    *s = end;
-    return 1;
+    size_t n = strcspn(*s, ",:");
+    char buf[48];
+    etm_diag_t d;
+    uint64_t x;
+    if (n >= sizeof buf)
+        return etm_util_fail(diag, ETM_ERR_ARG, "%s: '%.*s...' is no number", what, 20, *s);
+    memcpy(buf, *s, n);
+    buf[n] = 0;
+    if (etm_number_parse(buf, min, max, &x, &d) != ETM_OK)
+        return etm_util_fail(diag, ETM_ERR_ARG, "%s %s", what, d.msg);
+    *v = (unsigned)x;
+    *s += n;
+    return ETM_OK;
 }
 
-/* ",key=N" options after the output side; returns 0 when one is bad. */
-static int parse_options(etm_tpiu_params_t *p, const char *c)
+/* ",key=N" options after the output side. Returns ETM_OK, ETM_ERR_SYNTAX
+ * (not one: the caller says what is wanted) or ETM_ERR_ARG (a value out of
+ * its range: in diag). */
+static etm_err_t parse_options(etm_tpiu_params_t *p, const char *c, etm_diag_t *diag)
 {
     while (*c == ',') {
         c++;
-        static const char *const keys[] = {"ffcr=", "fsync=", "queue=", "restate=", "trigdelay="};
+        static const struct { const char *key, *what; unsigned min, max; } keys[] = {
+            {"ffcr=", "ffcr (TPIU_FFCR)", 0, 0xFFFF}, {"fsync=", "fsync (frames)", 0, 0xFFF},
+            {"queue=", "queue (bytes)", 4, ETM_TPIU_QUEUE_MAX}, {"restate=", "restate (frames)", 0, 255},
+            {"trigdelay=", "trigdelay (clocks)", 0, 7}};
         unsigned *dst[] = {&p->ffcr, &p->fsync_frames, &p->queue_bytes, &p->id_restate, &p->trig_delay};
         unsigned k = 0;
-        while (k < 5 && strncmp(c, keys[k], strlen(keys[k])))
+        while (k < 5 && strncmp(c, keys[k].key, strlen(keys[k].key)))
             k++;
         if (k == 5)
-            return 0;
-        c += strlen(keys[k]);
-        char *end;
-        if (*c < '0' || *c > '9')
-            return 0;
-        unsigned long long n = strtoull(c, &end, 0);
-        if (n > 0xFFFFFFFFull)
-            return 0;
-        *dst[k] = (unsigned)n;
-        c = end;
+            return ETM_ERR_SYNTAX;
+        c += strlen(keys[k].key);
+        etm_err_t e = number(&c, keys[k].what, keys[k].min, keys[k].max, dst[k], diag);
+        if (e != ETM_OK)
+            return e;
     }
-    return *c == 0;
+    return *c == 0 ? ETM_OK : ETM_ERR_SYNTAX;
 }
 
 etm_err_t etm_tpiu_params_parse(etm_tpiu_params_t *p, const char *s, int allow_etb, etm_diag_t *diag)
@@ -113,25 +123,34 @@ etm_err_t etm_tpiu_params_parse(etm_tpiu_params_t *p, const char *s, int allow_e
     etm_tpiu_params_default(p);
     const char *c = s;
     unsigned a = 0, b = 1;
-    int ok = 0;
+    etm_err_t e = ETM_ERR_SYNTAX;
     if (allow_etb && !strncmp(c, "etb:", 4)) {
         c += 4;
-        if (number(&c, &a)) {
+        e = number(&c, "etb: (bytes)", 16, 1u << 24, &a, diag);
+        if (e == ETM_OK) {
             p->port_bits = 0;
             p->etb_bytes = a;
-            ok = 1;
         }
     } else if (!strncmp(c, "nrz", 3) || !strncmp(c, "manchester", 10)) {
         p->protocol = c[0] == 'n' ? ETM_TPIU_NRZ : ETM_TPIU_MANCHESTER;
         c += c[0] == 'n' ? 3 : 10;
-        ok = *c != ':' || (++c, number(&c, &p->acpr));
-    } else if (number(&c, &a) && a && (*c != ':' || (++c, number(&c, &b)))) {
-        p->port_bits = a;
-        p->clk_div = b;
-        ok = 1;
+        e = *c == ':' ? (++c, number(&c, "ACPR (the SWO prescaler)", 0, ETM_TPIU_ACPR_MAX, &p->acpr, diag))
+                      : *c == 0 || *c == ',' ? ETM_OK : ETM_ERR_SYNTAX;
+    } else if (*c >= '0' && *c <= '9') {
+        e = number(&c, "PINS", 1, 32, &a, diag);
+        if (e == ETM_OK && *c == ':') {
+            c++;
+            e = number(&c, "DIV (TRACECLK divider)", 1, 16, &b, diag);
+        }
+        if (e == ETM_OK) {
+            p->port_bits = a;
+            p->clk_div = b;
+        }
     }
-    if (ok && parse_options(p, c))
-        return ETM_OK;
+    if (e == ETM_OK)
+        e = parse_options(p, c, diag);
+    if (e == ETM_OK || e == ETM_ERR_ARG)
+        return e;
     return etm_util_fail(diag, ETM_ERR_ARG,
                          "'%s': want PINS[:DIV], nrz[:ACPR] or manchester[:ACPR]%s, then any of ,ffcr=V ,fsync=N "
                          ",queue=N ,restate=N ,trigdelay=N; e.g. 4, 2:2, nrz:0 or manchester:3,ffcr=0x100",
