@@ -303,7 +303,7 @@ static void hold_path_case(void)
     etm_hold_path_init(&h, 0); /* below the range: the shortest path */
     CHECK_EQ(etm_hold_path_step(&h, 1), 1);
     static const struct { const char *arg; unsigned latency; } ok[] = {
-        {"--hold", 1}, {"--hold=1", 1}, {"--hold=3", 3}, {"--hold=16", 16}, {"--hold=003", 3}};
+        {"--hold", 1}, {"--hold=1", 1}, {"--hold=3", 3}, {"--hold=16", 16}, {"--hold=003", 3}, {"--hold=0x3", 3}};
     for (unsigned k = 0; k < sizeof ok / sizeof ok[0]; k++) {
         unsigned l = 99;
         etm_diag_t d;
@@ -311,7 +311,7 @@ static void hold_path_case(void)
         CHECK_EQ(l, ok[k].latency);
     }
     static const char *const bad[] = {"--hold=", "--hold=0", "--hold=17", "--hold=-1", "--hold=+3", "--hold=3x",
-                                      "--hold= 3", "--hold=0x3", "--hold=18446744073709551619", "--holds"};
+                                      "--hold= 3", "--hold=0x", "--hold=18446744073709551619", "--holds"};
     for (unsigned k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         unsigned l = 99;
         etm_diag_t d;

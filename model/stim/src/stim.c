@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "etm/number.h"
 #include "etm/vector.h"
 #include "util.h"
 
@@ -207,11 +208,10 @@ int etm_hold_option(const char *arg, unsigned *latency, etm_diag_t *diag)
         *latency = 1;
         return 0;
     }
-    const char *v = strncmp(arg, "--hold=", 7) ? "" : arg + 7, *p = v;
+    const char *v = strncmp(arg, "--hold=", 7) ? "" : arg + 7;
     unsigned n = 0;
-    for (; *p >= '0' && *p <= '9' && n <= ETM_HOLD_LATENCY_MAX; p++)
-        n = n * 10 + (unsigned)(*p - '0');
-    if (!*v || *p || n < 1 || n > ETM_HOLD_LATENCY_MAX) {
+    etm_diag_t nd;
+    if (etm_number_parse_u32(v, 1, ETM_HOLD_LATENCY_MAX, &n, &nd) != ETM_OK) {
         etm_util_fail(diag, ETM_ERR_ARG, "%s: the path from FIFOFULL to the core's stall is a whole number of cycles "
                       "from 1 to %u", arg, ETM_HOLD_LATENCY_MAX);
         return -1;
