@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "etm/etm.h"
+#include "outfile.h"
 #include "source.h"
 #include "subcommands.h"
 
@@ -77,15 +78,20 @@ int cmd_convert(int argc, char **argv)
                 out_vcd ? "a VCD" : "expected output");
         return 2;
     }
+    const char *inputs[] = { paths[0], so.config_path, NULL };
+    if (!so.config_path)
+        inputs[1] = NULL;
+    outfile_t of;
+    if (outfile_is_input(paths[1], inputs, NULL)) /* before reading a byte of it */
+        return outfile_open(&of, "convert", paths[1], inputs);
     source_t src;
     if (source_open(&src, paths[0], &so, kind))
         return 2;
-    FILE *f = !strcmp(paths[1], "-") ? stdout : out_vcd ? wave_create(paths[1]) : fopen(paths[1], "wb");
-    if (!f) {
-        fprintf(stderr, "etm: %s: cannot create the file\n", paths[1]);
+    if (outfile_open(&of, "convert", paths[1], inputs)) {
         source_close(&src);
         return 2;
     }
+    FILE *f = of.f;
     uint64_t mask = source_signal_mask(&src);
     etm_err_t e = ETM_OK, we = ETM_OK;
     uint64_t n = 0;
@@ -124,11 +130,11 @@ int cmd_convert(int argc, char **argv)
     }
     progress_done();
     source_close(&src);
-    if (f != stdout && (out_vcd ? wave_finish(f, paths[1]) : fclose(f)) != 0 && we == ETM_OK)
-        we = ETM_ERR_IO;
-    if (we != ETM_OK) {
-        fprintf(stderr, "etm: %s: %s\n", paths[1], etm_strerror(we));
+    if (we != ETM_OK || e != ETM_END) { /* the input's error is printed; the output is not left half written */
+        if (we != ETM_OK)
+            fprintf(stderr, "etm convert: %s: %s\n", paths[1], etm_strerror(we));
+        outfile_discard(&of);
         return 2;
     }
-    return (e == ETM_END) ? 0 : 2;
+    return outfile_commit(&of, "convert");
 }

@@ -5,6 +5,7 @@
 
 #include "etm/etm.h"
 #include "json.h"
+#include "outfile.h"
 #include "source.h"
 #include "subcommands.h"
 
@@ -274,30 +275,53 @@ int cmd_gen(int argc, char **argv)
         fprintf(stderr, "etm gen: %s\n", d.msg);
         return 2;
     }
-    int wave = is_wave_path(o.out);
-    FILE *f = !strcmp(o.out, "-") ? stdout : wave ? wave_create(o.out) : fopen(o.out, "w");
-    FILE *ef = o.events_path ? fopen(o.events_path, "w") : NULL;
-    if (!f || (o.events_path && !ef)) {
-        fprintf(stderr, "etm gen: cannot create %s\n", !f ? o.out : o.events_path);
+    /* Every file whole or not at all, none over the configuration it reads
+     * (outfile.h); the image's two files are written at the end. */
+    const char *inputs[] = { o.config, NULL };
+    outfile_t of, evf, imf[2];
+    memset(&evf, 0, sizeof evf);
+    memset(imf, 0, sizeof imf);
+    char imp[2][600];
+    if (o.image) {
+        snprintf(imp[0], sizeof imp[0], "%s.thread.bin", o.image);
+        snprintf(imp[1], sizeof imp[1], "%s.handler.bin", o.image);
+    }
+    if (outfile_open(&of, "gen", o.out, inputs)) {
         etm_gen_free(g);
         return 2;
     }
-    etm_err_t e = gen_write(&o, &cfg, g, f, ef);
-    if (f != stdout && (wave ? wave_finish(f, o.out) : fclose(f)) != 0 && e == ETM_OK)
-        e = ETM_ERR_IO;
-    if (ef && fclose(ef) != 0 && e == ETM_OK)
-        e = ETM_ERR_IO;
-    if (e == ETM_OK && o.image) {
-        char p1[512], p2[512];
-        snprintf(p1, sizeof p1, "%s.thread.bin", o.image);
-        snprintf(p2, sizeof p2, "%s.handler.bin", o.image);
-        e = etm_gen_write_image(g, p1, p2);
-    }
-    etm_gen_free(g);
-    if (e != ETM_OK) {
-        fprintf(stderr, "etm gen: %s\n", etm_strerror(e));
+    if ((o.events_path && outfile_open(&evf, "gen", o.events_path, inputs)) ||
+        (o.image && (outfile_open(&imf[0], "gen", imp[0], inputs) || outfile_open(&imf[1], "gen", imp[1], inputs)))) {
+        outfile_discard(&of);
+        outfile_discard(&evf);
+        outfile_discard(&imf[0]);
+        etm_gen_free(g);
         return 2;
     }
+    etm_err_t e = gen_write(&o, &cfg, g, of.f, evf.f);
+    for (int w = 0; w < 2 && o.image && e == ETM_OK; w++) {
+        uint32_t base, size;
+        const uint8_t *mem = etm_gen_image(g, (unsigned)w, &base, &size);
+        if (!mem || fwrite(mem, 1, size, imf[w].f) != size)
+            e = ETM_ERR_IO;
+    }
+    etm_gen_free(g);
+    rc = 0;
+    if (e != ETM_OK) {
+        fprintf(stderr, "etm gen: %s: %s\n", o.out, etm_strerror(e));
+        rc = 2;
+    }
+    outfile_t *files[] = { &of, &evf, &imf[0], &imf[1] };
+    for (int k = 0; k < 4; k++) {
+        if (!files[k]->f)
+            continue;
+        if (rc)
+            outfile_discard(files[k]);
+        else if (outfile_commit(files[k], "gen"))
+            rc = 2;
+    }
+    if (rc)
+        return rc;
     if (o.json) {
         json_t j;
         json_begin(&j, stdout, "gen", 0);

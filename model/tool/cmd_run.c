@@ -5,6 +5,7 @@
 
 #include "etm/etm.h"
 #include "etm/stim.h"
+#include "outfile.h"
 #include "source.h"
 #include "subcommands.h"
 
@@ -201,6 +202,7 @@ typedef struct run {
     etm_ctx_t *etm;
     tpiu_run_t tr;         /* tr.t NULL: no TPIU */
     FILE *tf, *of, *vf;    /* --trace, --out, --vcd */
+    outfile_t tfo, ofo, vfo; /* ... written whole or not at all (outfile.h) */
     etm_vec_writer_t *ow;
     etm_vcd_writer_t *vw;
     uint64_t cycle;        /* cycles stepped */
@@ -244,7 +246,7 @@ static int run_open(run_t *r, const char *path, const source_opts_t *so, const c
 
 /* The TPIU of --tpiu (when asked for) and the output files. Returns 0, or 2
  * (printed). */
-static int run_open_files(run_t *r)
+static int run_open_files(run_t *r, const char *const *inputs)
 {
     const run_outputs_t *o = r->o;
     if (o->tpiu) {
@@ -263,11 +265,13 @@ static int run_open_files(run_t *r)
         }
         etm_tpiu_cap_init_for(&r->tr.cap, r->tr.t);
     }
-    if ((o->trace && !(r->tf = fopen(o->trace, "wb"))) || (o->out && !(r->of = fopen(o->out, "w"))) ||
-        (o->vcd && !(r->vf = wave_create(o->vcd)))) {
-        fprintf(stderr, "etm: cannot create an output file\n");
+    const char *cmd = o->json_command ? o->json_command : "run";
+    if ((o->trace && outfile_open(&r->tfo, cmd, o->trace, inputs)) || (o->out && outfile_open(&r->ofo, cmd, o->out, inputs)) ||
+        (o->vcd && outfile_open(&r->vfo, cmd, o->vcd, inputs)))
         return 2;
-    }
+    r->tf = r->tfo.f;
+    r->of = r->ofo.f;
+    r->vf = r->vfo.f;
     return 0;
 }
 
@@ -510,12 +514,16 @@ static void run_summary(const run_t *r)
 static int run_close(run_t *r, int rc)
 {
     etm_tpiu_destroy(r->tr.t);
-    if (r->tf && fclose(r->tf) != 0)
-        rc = 2;
-    if (r->of && fclose(r->of) != 0)
-        rc = 2;
-    if (r->vf && wave_finish(r->vf, r->o->vcd) != 0)
-        rc = 2;
+    outfile_t *files[] = { &r->tfo, &r->ofo, &r->vfo };
+    const char *cmd = r->o->json_command ? r->o->json_command : "run";
+    for (int k = 0; k < 3; k++) { /* complete (rc 0, or 1: the violations reported): in place; else none */
+        if (!files[k]->f)
+            continue;
+        if (rc <= 1 && outfile_commit(files[k], cmd))
+            rc = 2;
+        else if (rc > 1)
+            outfile_discard(files[k]);
+    }
     etm_destroy(r->etm);
     source_close(&r->src);
     return rc;
@@ -532,7 +540,10 @@ int run_stimulus(const char *path, const source_opts_t *so, const char *const *s
     int rc = run_open(&r, path, so, sets, nsets, cfg_out);
     if (rc)
         return rc;
-    rc = run_open_files(&r);
+    const char *inputs[] = { path, so->config_path, NULL };
+    if (!so->config_path)
+        inputs[1] = NULL;
+    rc = run_open_files(&r, inputs);
     if (rc == 0) {
         rc = run_open_writers(&r);
         if (rc == 0)

@@ -1,9 +1,12 @@
 /* cmd_snapshot.c - `etm snapshot`: an OpenCSD snapshot folder for the model's
  * trace, so that `trc_pkt_lister -ss_dir DIR -decode` decodes it. */
+#define _XOPEN_SOURCE 700 /* mkdtemp */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "etm/etm.h"
 #include "json.h"
@@ -32,7 +35,7 @@ static void help(FILE *f)
 
 static FILE *open_in(const char *dir, const char *name)
 {
-    char path[1024];
+    char path[1300];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     return fopen(path, "w");
 }
@@ -174,7 +177,7 @@ static int write_etm_ini(const char *dir, unsigned ver, const readback_t *rb)
 static int write_dumps(FILE *f, const char *dir, const etm_image_t *im)
 {
     for (unsigned i = 0; i < im->n; i++) {
-        char name[64], dst[1100];
+        char name[64], dst[1300];
         snprintf(name, sizeof name, "image%u.bin", i);
         snprintf(dst, sizeof dst, "%s/%s", dir, name);
         FILE *out = fopen(dst, "wb");
@@ -191,30 +194,59 @@ static int write_dumps(FILE *f, const char *dir, const etm_image_t *im)
     return 1;
 }
 
-/* cpu_0.ini: a Cortex-M3 with each region of each image (an ELF file's
- * segments, a raw binary) as a dump; the images are loaded and written only
- * while ok (nothing has failed before). *regions: how many. Returns 1 written,
- * else 0 (an image's failure printed). */
-static int write_cpu_ini(const char *dir, const char *const *img, int nimg, int ok, unsigned *regions)
+/* cpu_0.ini: a Cortex-M3 with each region of the images (an ELF file's
+ * segments, a raw binary) as a dump. Returns 1 written, else 0. */
+static int write_cpu_ini(const char *dir, const etm_image_t *im)
 {
     FILE *f = open_in(dir, "cpu_0.ini");
     if (!f)
         return 0;
     fprintf(f, "[device]\nname=cpu_0\nclass=core\ntype=Cortex-M3\n\n[regs]\nPC=0x0\n");
-    etm_image_t im;
-    memset(&im, 0, sizeof im);
-    etm_diag_t dd;
-    etm_diag_clear(&dd);
-    for (int i = 0; i < nimg && ok; i++)
-        if (etm_image_load_arg(&im, img[i], &dd) != ETM_OK) {
-            fprintf(stderr, "etm snapshot: --image %s\n", dd.msg);
-            ok = 0;
-        }
-    if (ok)
-        ok = write_dumps(f, dir, &im);
-    *regions = im.n;
-    etm_image_free(&im);
+    int ok = write_dumps(f, dir, im);
     return (fclose(f) == 0) & ok;
+}
+
+/* The folder being written and what it holds: removed on any failure. */
+static void remove_folder(const char *dir, unsigned regions)
+{
+    static const char *const names[] = { "snapshot.ini", "trace.ini", "etm_0.ini", "cpu_0.ini", "trace.bin" };
+    char p[1300];
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        snprintf(p, sizeof p, "%s/%s", dir, names[k]);
+        unlink(p);
+    }
+    for (unsigned i = 0; i < regions; i++) {
+        snprintf(p, sizeof p, "%s/image%u.bin", dir, i);
+        unlink(p);
+    }
+    rmdir(dir);
+}
+
+/* The finished folder tmp into place as dir: renamed when dir is not there
+ * (or empty), else its files moved in one by one (each replaced whole).
+ * Returns 1, or 0 (printed). */
+static int place_folder(const char *tmp, const char *dir, unsigned regions)
+{
+    if (rename(tmp, dir) == 0)
+        return 1;
+    static const char *const names[] = { "snapshot.ini", "trace.ini", "etm_0.ini", "cpu_0.ini", "trace.bin" };
+    char from[1300], to[1300];
+    for (size_t k = 0; k < sizeof names / sizeof names[0] + regions; k++) {
+        char img[32];
+        const char *n = names[k < 5 ? k : 0];
+        if (k >= 5) {
+            snprintf(img, sizeof img, "image%u.bin", (unsigned)(k - 5));
+            n = img;
+        }
+        snprintf(from, sizeof from, "%s/%s", tmp, n);
+        snprintf(to, sizeof to, "%s/%s", dir, n);
+        if (rename(from, to) != 0) {
+            fprintf(stderr, "etm snapshot: %s: cannot write: %s\n", to, strerror(errno));
+            return 0;
+        }
+    }
+    rmdir(tmp);
+    return 1;
 }
 
 /* What was written, as text or one JSON object. */
@@ -248,26 +280,59 @@ int cmd_snapshot(int argc, char **argv)
     if (rc >= 0)
         return rc;
     const char *dir = a.paths[1];
-    mkdir(dir, 0777);
-    char tracepath[1024];
-    snprintf(tracepath, sizeof tracepath, "%s/trace.bin", dir);
+    /* What could fail before anything is written is checked first: the
+     * folder's place, the images. */
+    struct stat st;
+    if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "etm snapshot: %s: exists and is not a folder\n", dir);
+        return 2;
+    }
+    etm_image_t im;
+    memset(&im, 0, sizeof im);
+    etm_diag_t dd;
+    etm_diag_clear(&dd);
+    for (int i = 0; i < a.nimg; i++)
+        if (etm_image_load_arg(&im, a.img[i], &dd) != ETM_OK) {
+            fprintf(stderr, "etm snapshot: --image %s\n", dd.msg);
+            etm_image_free(&im);
+            return 2;
+        }
+    /* The folder is made beside its place and moved there when complete. */
+    char tmp[1100];
+    size_t dl = strlen(dir);
+    while (dl > 1 && dir[dl - 1] == '/')
+        dl--;
+    snprintf(tmp, sizeof tmp, "%.*s.etm-XXXXXX", (int)dl, dir);
+    if (!mkdtemp(tmp)) {
+        fprintf(stderr, "etm snapshot: %s: cannot make a folder beside it: %s\n", dir, strerror(errno));
+        etm_image_free(&im);
+        return 2;
+    }
+    char tracepath[1200];
+    snprintf(tracepath, sizeof tracepath, "%s/trace.bin", tmp);
     readback_t rb;
     etm_config_t cfg;
     rc = run_model(&a, tracepath, &rb, &cfg);
-    if (rc)
+    if (rc) {
+        remove_folder(tmp, 0);
+        etm_image_free(&im);
         return rc;
+    }
     etm_diag_t d;
-    unsigned ver = 0, regions = 0;
+    unsigned ver = 0, regions = im.n;
     etm_config_version(&cfg, &ver, &d);
-    int ok = write_snapshot_ini(dir);
-    ok &= write_trace_ini(dir, a.tpiu != NULL);
-    ok &= write_etm_ini(dir, ver, &rb);
-    if (!write_cpu_ini(dir, a.img, a.nimg, ok, &regions))
-        ok = 0;
-    if (!ok) {
-        fprintf(stderr, "etm snapshot: cannot write %s\n", dir);
+    int ok = write_snapshot_ini(tmp);
+    ok = ok && write_trace_ini(tmp, a.tpiu != NULL);
+    ok = ok && write_etm_ini(tmp, ver, &rb);
+    ok = ok && write_cpu_ini(tmp, &im);
+    etm_image_free(&im);
+    if (!ok)
+        fprintf(stderr, "etm snapshot: cannot write in %s: %s\n", tmp, strerror(errno));
+    if (!ok || !place_folder(tmp, dir, regions)) {
+        remove_folder(tmp, regions);
         return 2;
     }
+    snprintf(tracepath, sizeof tracepath, "%s/trace.bin", dir);
     report(&a, tracepath, regions, &rb);
     return 0;
 }

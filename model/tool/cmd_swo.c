@@ -9,6 +9,7 @@
 #include "etm/sigrok.h"
 #include "etm/uart.h"
 #include "json.h"
+#include "outfile.h"
 #include "source.h"
 #include "subcommands.h"
 
@@ -365,9 +366,13 @@ static void print_json(const swo_run_t *r, int status)
  * open). Returns 0, or 2 (printed). */
 static int decode_pass(swo_run_t *r)
 {
-    if (r->final && r->a->out && !(r->out = fopen(r->a->out, "wb"))) {
-        fprintf(stderr, "etm swo: cannot create %s\n", r->a->out);
-        return 2;
+    outfile_t of;
+    memset(&of, 0, sizeof of);
+    if (r->final && r->a->out) {
+        const char *inputs[] = { r->a->path, NULL };
+        if (outfile_open(&of, "swo", r->a->out, inputs))
+            return 2;
+        r->out = of.f;
     }
     if (r->final && r->sink)
         r->out = r->sink;
@@ -385,9 +390,11 @@ static int decode_pass(swo_run_t *r)
             fprintf(stderr, "etm swo: cannot write a temporary file\n");
             status = 2;
         }
-    } else if (r->out && fclose(r->out) != 0 && !status) {
-        fprintf(stderr, "etm swo: cannot write %s\n", r->a->out);
-        status = 2;
+    } else if (of.f) { /* the bytes whole, or no file */
+        if (status)
+            outfile_discard(&of);
+        else
+            status = outfile_commit(&of, "swo");
     }
     r->out = NULL;
     return status;
@@ -475,6 +482,11 @@ int cmd_swo(int argc, char **argv)
     int status = parse_args(&a, argc, argv);
     if (status >= 0)
         return status;
+    const char *inputs[] = { a.path, NULL };
+    if (a.out && outfile_is_input(a.out, inputs, NULL)) { /* before the capture is read */
+        outfile_t of;
+        return outfile_open(&of, "swo", a.out, inputs);
+    }
     swo_run_t r;
     status = swo_run(&r, &a, NULL);
     if (!status) {

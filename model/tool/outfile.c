@@ -1,0 +1,145 @@
+/* outfile.c - writing a file whole or not at all, never over an input (outfile.h). */
+#define _XOPEN_SOURCE 700
+#include "outfile.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "etm/vcd.h"
+
+int outfile_is_input(const char *path, const char *const *inputs, const char **which)
+{
+    struct stat out, in;
+    if (!inputs || stat(path, &out) != 0)
+        return 0; /* nothing there yet: no input can be it */
+    for (const char *const *p = inputs; *p; p++)
+        if (strcmp(*p, "-") && stat(*p, &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
+            if (which)
+                *which = *p;
+            return 1;
+        }
+    return 0;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && !strcmp(s + n - m, suffix);
+}
+
+int outfile_open(outfile_t *o, const char *cmd, const char *path, const char *const *inputs)
+{
+    memset(o, 0, sizeof *o);
+    o->shown = path;
+    if (!strcmp(path, "-")) {
+        o->f = stdout;
+        return 0;
+    }
+    const char *in = NULL;
+    if (outfile_is_input(path, inputs, &in)) {
+        fprintf(stderr, "etm %s: %s: that is the input %s: refusing to write over it (name another output)\n",
+                cmd, path, in);
+        return 2;
+    }
+    /* A symbolic link is written where it points; a dangling one as named. */
+    struct stat st;
+    char *real = lstat(path, &st) == 0 && S_ISLNK(st.st_mode) ? realpath(path, NULL) : NULL;
+    const char *dest = real ? real : path;
+    if (strlen(dest) >= sizeof o->dest) {
+        fprintf(stderr, "etm %s: %s: the path is too long\n", cmd, path);
+        free(real);
+        return 2;
+    }
+    strcpy(o->dest, dest);
+    free(real);
+    if (stat(o->dest, &st) == 0 && S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "etm %s: %s: is a directory\n", cmd, path);
+        return 2;
+    }
+    const char *slash = strrchr(o->dest, '/');
+    int dirlen = slash ? (int)(slash - o->dest + 1) : 0;
+    snprintf(o->tmp, sizeof o->tmp, "%.*s.%s.etm-XXXXXX", dirlen, o->dest, o->dest + dirlen);
+    int fd = mkstemp(o->tmp);
+    if (fd < 0) {
+        fprintf(stderr, "etm %s: %s: cannot create a file beside it: %s\n", cmd, path, strerror(errno));
+        o->tmp[0] = 0;
+        return 2;
+    }
+    mode_t mask = umask(0);
+    umask(mask);
+    if (fchmod(fd, 0666 & ~mask) != 0) { /* as a new file gets: mkstemp made it 0600 */
+        /* not fatal: the file stays the user's own */
+    }
+    o->fst = ends_with(path, ".fst");
+    if (o->fst) {
+        close(fd); /* the FST is converted into it at the end */
+        o->f = tmpfile();
+    } else {
+        o->f = fdopen(fd, "wb");
+        if (!o->f)
+            close(fd);
+    }
+    if (!o->f) {
+        fprintf(stderr, "etm %s: %s: cannot write: %s\n", cmd, path, strerror(errno));
+        unlink(o->tmp);
+        o->tmp[0] = 0;
+        return 2;
+    }
+    return 0;
+}
+
+void outfile_discard(outfile_t *o)
+{
+    if (o->f && o->f != stdout)
+        fclose(o->f);
+    if (o->tmp[0])
+        unlink(o->tmp);
+    o->f = NULL;
+    o->tmp[0] = 0;
+}
+
+int outfile_commit(outfile_t *o, const char *cmd)
+{
+    if (!o->f)
+        return 2;
+    if (o->f == stdout) {
+        o->f = NULL;
+        if (fflush(stdout) != 0) {
+            fprintf(stderr, "etm %s: cannot write standard output: %s\n", cmd, strerror(errno));
+            return 2;
+        }
+        return 0;
+    }
+    int ok = fflush(o->f) == 0 && !ferror(o->f);
+    int err = errno;
+    if (ok && o->fst) {
+        etm_diag_t d;
+        etm_diag_clear(&d);
+        rewind(o->f);
+        if (etm_vcd_to_fst(o->f, o->tmp, &d) != ETM_OK) {
+            fprintf(stderr, "etm %s: %s\n", cmd, d.msg);
+            outfile_discard(o);
+            return 2;
+        }
+    }
+    ok &= fclose(o->f) == 0;
+    if (!ok)
+        err = errno;
+    o->f = NULL;
+    if (ok && rename(o->tmp, o->dest) != 0) {
+        ok = 0;
+        err = errno;
+    }
+    if (!ok) {
+        fprintf(stderr, "etm %s: %s: cannot write: %s (the old file, if any, is left)\n", cmd, o->shown,
+                strerror(err));
+        unlink(o->tmp);
+        o->tmp[0] = 0;
+        return 2;
+    }
+    o->tmp[0] = 0;
+    return 0;
+}
