@@ -651,6 +651,13 @@ static int decode_v3(decode_opts_t *d, const etm_config_t *cfg)
         etm_v3dec_destroy(dec);
         return 2;
     }
+    const char *kind = not_trace_kind(f, d->swo);
+    if (kind) {
+        fprintf(stderr, "etm decode: %s: %s\n", d->path, kind);
+        fclose(f);
+        etm_v3dec_destroy(dec);
+        return 2;
+    }
     if (d->swo && swo_open_trace(&f, d->path, d->channel, d->baud, d->manchester)) {
         etm_v3dec_destroy(dec);
         return 2;
@@ -672,6 +679,20 @@ static int decode_v3(decode_opts_t *d, const etm_config_t *cfg)
     decode_file(&r, f, cs);
     fclose(f);
     fflush(stdout);
+    /* Trace the decoder never synchronised on is no success. */
+    const etm_v3dec_stats_t *dst = etm_v3dec_get_stats(dec);
+    if (!r.errors && !dst->bytes) {
+        if (d->coresight)
+            fprintf(stderr, "etm decode: %s: no byte of trace ID 0x%02x in the frames (is it the ETM's ID?)\n",
+                    d->path, d->id);
+        else
+            fprintf(stderr, "etm decode: %s: the file is empty: no trace\n", d->path);
+        r.errors++;
+    } else if (!r.errors && !dst->packets[ETM_V3PKT_ASYNC]) {
+        fprintf(stderr, "etm decode: %s: %" PRIu64 " bytes and no A-sync: the decoder never synchronised (not ETMv3 "
+                        "trace, or formatted: --coresight, --swo)\n", d->path, dst->bytes);
+        r.errors++;
+    }
     if (d->json)
         json_stats(dec, d->o.cycle_acc, d->path, (unsigned long)r.errors);
     else if (d->stats)

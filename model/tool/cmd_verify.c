@@ -312,6 +312,15 @@ static int verify_open(const verify_args_t *a, source_t *src, trace_in_t *t, etm
         source_close(src);
         return 2;
     }
+    /* An ETMv1's trace is an expected-output vector file (PIPESTAT, TRACEPKT). */
+    int v1 = !ETM_FIELD_GET(ETM_CCR_ETMIDR, cfg.etmccr);
+    const char *kind = v1 ? NULL : not_trace_kind(t->f, a->swo);
+    if (kind) {
+        fprintf(stderr, "etm verify: %s: %s\n", a->paths[1], kind);
+        fclose(t->f);
+        source_close(src);
+        return 2;
+    }
     if (a->swo && swo_open_trace(&t->f, a->paths[1], NULL, 0, a->manchester)) {
         source_close(src);
         return 2;

@@ -182,6 +182,23 @@ static int need_value(int argc, char **argv, int *i)
     return 0;
 }
 
+const char *not_trace_kind(FILE *f, int zip_ok)
+{
+    unsigned char h[16];
+    size_t n = fread(h, 1, sizeof h, f);
+    rewind(f);
+    if (n >= 11 && !memcmp(h, "etm-vectors", 11))
+        return "a vector file (stimulus or expected output), not trace: etm run --trace writes the trace";
+    if (n >= 4 && h[0] == '$' && (!memcmp(h, "$date", 5) || !memcmp(h, "$version", 8) || !memcmp(h, "$timescale", 10) ||
+                                  !memcmp(h, "$scope", 6) || !memcmp(h, "$comment", 8)))
+        return "a VCD, not trace: etm run reads it as stimulus";
+    if (n >= 4 && h[0] == 'P' && h[1] == 'K' && h[2] == 3 && h[3] == 4 && !zip_ok)
+        return "a zip archive (a sigrok capture of a pin?), not trace: give --swo to decode the pin";
+    if (n >= 4 && h[0] == 0x7F && h[1] == 'E' && h[2] == 'L' && h[3] == 'F')
+        return "an ELF file, not trace: a program is given as --image";
+    return NULL;
+}
+
 int opt_number(const char *cmd, const char *opt, const char *v, uint64_t min, uint64_t max, uint64_t *out)
 {
     etm_diag_t d;

@@ -84,6 +84,11 @@ void print_diag(const etm_diag_t *d);
 void progress(const char *what, uint64_t cycle);
 void progress_done(void);
 
+/* What the file f (at its start; rewound) recognisably is when it is not
+ * trace: a vector file, a VCD, a zip archive (unless zip_ok: an SWO capture
+ * is expected), an ELF file; NULL when it may be trace. */
+const char *not_trace_kind(FILE *f, int zip_ok);
+
 /* A numeric option's value: a whole number within [min, max] (etm/number.h)
  * into *out. Returns 0, or -1 printed as "etm CMD: OPT 'V' is ..." (cmd NULL:
  * "etm: OPT ..."). */
