@@ -13,7 +13,9 @@ static void help(FILE *f)
 {
     fprintf(f, "usage: etm check [options] STIMULUS\n\n"
                "Checks every cycle of STIMULUS (vector file or VCD) against the ETM interface rules\n"
-               "(docs/interface.md). Each violation is reported as\n"
+               "(docs/interface.md), the programmer's model's among them (APB_*: the model runs,\n"
+               "programmed as the file's header says, so the verdict is etm run's). Each violation\n"
+               "is reported as\n"
                "  FILE:LINE: cycle N: RULE: what the rule says\n\n"
                "  --warn         report every violation and continue (default: stop at the first)\n"
                "  --max-report N in --warn mode, print at most N violations (default 100); all are counted\n"
@@ -93,7 +95,8 @@ typedef struct seen_rule {
 typedef struct check_run {
     const check_args_t *a;
     source_t src;
-    etm_check_t chk;
+    etm_check_t chk;        /* the counts (cycle, total, counts[]) of what the model reported */
+    etm_ctx_t *etm;         /* the model: the interface checker and the programmer's model's rules (APB_*) */
     seen_rule_t *seen;      /* --json: the violations reported */
     unsigned long reported; /* violations reported (or, past --max-report, not) */
     int stopped;            /* stopped at the first violation */
@@ -130,14 +133,20 @@ static void report_violation(check_run_t *c, uint64_t cycle, etm_rule_t rule)
 static etm_err_t check_cycles(check_run_t *c)
 {
     etm_in_t in;
+    etm_out_t out;
     etm_err_t e;
     while ((e = source_read_in(&c->src, &in)) == ETM_OK) {
         etm_rule_t fired[ETM_RULE_COUNT];
-        uint64_t cycle = c->chk.cycle;
+        uint64_t cycle = c->chk.cycle++;
         progress("check", cycle);
-        unsigned n = etm_check_step(&c->chk, &in, fired, ETM_RULE_COUNT);
-        for (unsigned k = 0; k < n; k++)
+        /* The model itself: every rule `etm run` reports, with the same state
+         * behind the programmer's model's (the programming bit, the lock). */
+        unsigned n = etm_step(c->etm, &in, &out) == ETM_ERR_RULE ? etm_last_rules(c->etm, fired, ETM_RULE_COUNT) : 0;
+        for (unsigned k = 0; k < n; k++) {
+            c->chk.counts[fired[k]]++;
+            c->chk.total++;
             report_violation(c, cycle, fired[k]);
+        }
         if (n && !c->a->warn) {
             c->stopped = 1;
             break;
@@ -204,13 +213,21 @@ int cmd_check(int argc, char **argv)
     if (source_open(&c.src, a.path, &a.so, ETM_VEC_STIMULUS))
         return 2;
     etm_check_init(&c.chk, &c.src.cfg);
+    etm_diag_t d;
+    if (etm_create(&c.etm, &c.src.cfg, &d) != ETM_OK) {
+        fprintf(stderr, "etm check: %s: %s\n", a.path, d.msg);
+        source_close(&c.src);
+        return 2;
+    }
     c.seen = a.json ? (seen_rule_t *)calloc(a.warn ? a.max_report + 1 : 1, sizeof *c.seen) : NULL;
     if (a.json && !c.seen) {
         fprintf(stderr, "etm check: out of memory\n");
+        etm_destroy(c.etm);
         source_close(&c.src);
         return 2;
     }
     etm_err_t e = check_cycles(&c);
+    etm_destroy(c.etm);
     source_close(&c.src);
     if (e != ETM_OK && e != ETM_END) {
         free(c.seen);
