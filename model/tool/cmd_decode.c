@@ -645,9 +645,10 @@ static int decode_v3(decode_opts_t *d, const etm_config_t *cfg)
         etm_v3dec_on_element(dec, print_element, &d->o);
     if (d->image->n)
         etm_v3dec_set_image(dec, etm_image_read, d->image);
-    FILE *f = fopen(d->path, "rb");
+    etm_diag_t od;
+    FILE *f = etm_open_read(d->path, "cannot open the trace file", &od);
     if (!f) {
-        fprintf(stderr, "etm decode: %s: cannot open the trace file\n", d->path);
+        fprintf(stderr, "etm decode: %s: %s\n", d->path, od.msg);
         etm_v3dec_destroy(dec);
         return 2;
     }

@@ -306,9 +306,9 @@ static int verify_open(const verify_args_t *a, source_t *src, trace_in_t *t, etm
     memset(t, 0, sizeof *t);
     t->path = a->paths[1];
     t->id = a->have_id ? a->id : cfg.etmtraceidr & 0x7fu;
-    t->f = fopen(a->paths[1], "rb");
+    t->f = etm_open_read(a->paths[1], "cannot open the trace", &d);
     if (!t->f) {
-        fprintf(stderr, "etm verify: %s: cannot open\n", a->paths[1]);
+        fprintf(stderr, "etm verify: %s: %s\n", a->paths[1], d.msg);
         source_close(src);
         return 2;
     }

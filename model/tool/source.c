@@ -339,9 +339,6 @@ int source_open(source_t *s, const char *path, const source_opts_t *o, etm_vecki
         }
     } else {
         etm_config_default(&s->cfg);
-        if (kind == ETM_VEC_STIMULUS) /* a VCD carries no register image: say what stands in for one */
-            fprintf(stderr, "etm: %s: a VCD holds no configuration and --config was not given: using the etm-m3 "
-                            "preset (etm config --preset etm-m3 shows it)\n", path);
     }
     etm_vcd_opts_t vo = o->vcd;
     vo.kind = kind;
@@ -350,6 +347,9 @@ int source_open(source_t *s, const char *path, const source_opts_t *o, etm_vecki
         print_diag(&d);
         return 2;
     }
+    if (!o->config_path && kind == ETM_VEC_STIMULUS) /* a VCD carries no register image: say what stands in for one */
+        fprintf(stderr, "etm: %s: a VCD holds no configuration and --config was not given: using the etm-m3 "
+                        "preset (etm config --preset etm-m3 shows it)\n", path);
     for (const char *n = etm_vcd_notes(s->vcd); *n;) {
         const char *e = strchr(n, '\n');
         int len = e ? (int)(e - n) : (int)strlen(n);

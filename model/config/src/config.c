@@ -674,11 +674,11 @@ static etm_err_t validate_choices(const etm_config_t *c, unsigned ver, etm_diag_
 /* The model parameters' ranges. */
 static etm_err_t validate_params(const etm_config_t *c, unsigned ver, etm_diag_t *diag, int *bad_slot)
 {
-    if (c->fifo_depth < 16 || c->fifo_depth > 65535)
+    if (c->fifo_depth < 24 || c->fifo_depth > 65535)
         return fail_at(bad_slot, "FIFO_DEPTH", 0,
                        etm_util_fail(diag, ETM_ERR_FIELD_WIDTH,
-                                     "FIFO_DEPTH=%u: the model needs 16 to 65535 bytes (a FIFO must hold the "
-                                     "largest packet)", (unsigned)c->fifo_depth));
+                                     "FIFO_DEPTH=%u: the model needs 24 to 65535 bytes (at least the most one cycle "
+                                     "can produce when trace starts)", (unsigned)c->fifo_depth));
     if (c->fifo_write < 1 || c->fifo_write > ETM_MAX_FIFO_WRITE)
         return fail_at(bad_slot, "FIFO_WRITE", 0,
                        etm_util_fail(diag, ETM_ERR_FIELD_WIDTH,

@@ -173,8 +173,8 @@ etm_err_t etm_model_supports(const etm_config_t *c, etm_diag_t *diag)
                              (unsigned)c->etmffrr);
     if (c->fifo_depth < 24)
         return etm_util_fail(diag, ETM_ERR_UNSUPPORTED,
-                             "FIFO_DEPTH=%u: the model needs at least 24 bytes, the most one cycle can produce "
-                             "when trace starts", (unsigned)c->fifo_depth);
+                             "FIFO_DEPTH=%u: the model needs 24 to 65535 bytes (at least the most one cycle "
+                             "can produce when trace starts)", (unsigned)c->fifo_depth);
     int data = (c->etmcr & (ETM_FIELD_PUT(ETM_CR_DATA_ACCESS, ETM_DATA_ACCESS_ADDR) |
                             ETM_FIELD_PUT(ETM_CR_DATA_ACCESS, ETM_DATA_ACCESS_VALUE))) != 0;
     if (!v1 && c->pkt_queue && data)

@@ -78,9 +78,11 @@ etm_err_t etm_elf_parse(const uint8_t *data, size_t size, const char *name, etm_
 static etm_err_t read_file(const char *path, uint8_t **out, size_t *size, etm_diag_t *diag)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
+    char what[600];
+    snprintf(what, sizeof what, "%s: cannot open the code image", path);
+    FILE *f = etm_open_read(path, what, diag);
     if (!f)
-        return etm_util_fail(diag, ETM_ERR_IO, "%s: cannot open the code image", path);
+        return ETM_ERR_IO;
     size_t cap = 1 << 16, n = 0, got;
     uint8_t *b = (uint8_t *)malloc(cap);
     while (b && (got = fread(b + n, 1, cap - n, f)) > 0) {

@@ -30,9 +30,11 @@ static char *trim(char *s)
 
 static etm_err_t ini_read(const char *path, ini_fn fn, void *user, etm_diag_t *diag)
 {
-    FILE *f = fopen(path, "r");
+    char what[600];
+    snprintf(what, sizeof what, "%s: cannot open", path);
+    FILE *f = etm_open_read(path, what, diag);
     if (!f)
-        return etm_util_fail(diag, ETM_ERR_IO, "%s: cannot open", path);
+        return ETM_ERR_IO;
     etm_linereader_t lr;
     lr.f = f;
     lr.line = 0;

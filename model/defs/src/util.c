@@ -1,6 +1,10 @@
 /* util.c - small text helpers shared by the library's readers. */
 #include "util.h"
 
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -84,10 +88,15 @@ etm_err_t etm_lr_next(etm_linereader_t *lr, etm_diag_t *diag)
 {
     if (!fgets(lr->buf, sizeof lr->buf, lr->f)) {
         if (ferror(lr->f))
-            return etm_util_fail(diag, ETM_ERR_IO, "read error after line %lu", lr->line);
+            return etm_util_fail(diag, ETM_ERR_IO, "read error after line %lu: %s", lr->line, strerror(errno));
         return ETM_END;
     }
     lr->line++;
+    if (lr->line == 1 && (unsigned char)lr->buf[0] == 0xEF && (unsigned char)lr->buf[1] == 0xBB &&
+        (unsigned char)lr->buf[2] == 0xBF)
+        return etm_util_fail(diag, ETM_ERR_SYNTAX,
+                             "the file starts with a UTF-8 byte-order mark (bytes EF BB BF), which no text read "
+                             "here has: save it without one");
     size_t n = strlen(lr->buf);
     if (n == sizeof lr->buf - 1 && lr->buf[n - 1] != '\n' && !feof(lr->f))
         return etm_util_fail(diag, ETM_ERR_TOO_LONG, "line longer than %d characters", ETM_LINE_MAX - 2);
@@ -98,4 +107,17 @@ etm_err_t etm_lr_next(etm_linereader_t *lr, etm_diag_t *diag)
     while (n > 0 && (lr->buf[n - 1] == '\n' || lr->buf[n - 1] == '\r'))
         lr->buf[--n] = '\0';
     return ETM_OK;
+}
+
+FILE *etm_open_read(const char *path, const char *what, etm_diag_t *diag)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        etm_util_fail(diag, ETM_ERR_IO, "%s: is a directory, not a file", what);
+        return NULL;
+    }
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        etm_util_fail(diag, ETM_ERR_IO, "%s: %s", what, strerror(errno));
+    return f;
 }

@@ -12,10 +12,10 @@ etm_err_t etm_config_read_file(etm_config_t *cfg, const char *path, etm_diag_t *
     etm_diag_clear(diag);
     if (diag)
         diag->file = path;
-    FILE *f = fopen(path, "r");
+    FILE *f = etm_open_read(path, "cannot open the file", diag);
     if (!f) {
         etm_config_default(cfg);
-        return etm_util_fail(diag, ETM_ERR_IO, "cannot open the file");
+        return ETM_ERR_IO;
     }
     etm_err_t e = etm_config_read_stream(cfg, f, path, diag);
     fclose(f);

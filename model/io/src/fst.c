@@ -54,9 +54,9 @@ etm_err_t etm_fst_to_vcd(const char *path, FILE *out, etm_diag_t *diag)
     /* The FST library trusts what it reads: the file's blocks are walked first.
      * Each is a type byte and a big-endian 64-bit length that counts itself and
      * the payload; the first is the header (type 0, length 329). */
-    FILE *probe = fopen(path, "rb");
+    FILE *probe = etm_open_read(path, "cannot open the file", diag);
     if (!probe)
-        return etm_util_fail(diag, ETM_ERR_IO, "cannot open the file");
+        return ETM_ERR_IO;
     unsigned char head[9];
     static const unsigned char want[9] = { 0, 0, 0, 0, 0, 0, 0, 0x01, 0x49 };
     long size = fseek(probe, 0, SEEK_END) == 0 ? ftell(probe) : -1;

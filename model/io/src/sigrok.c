@@ -376,12 +376,12 @@ etm_err_t etm_sigrok_open_stream(etm_sigrok_t **out, FILE *f, const char *name, 
 etm_err_t etm_sigrok_open(etm_sigrok_t **out, const char *path, etm_diag_t *diag)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
+    etm_diag_clear(diag);
+    FILE *f = etm_open_read(path, "cannot open the capture", diag);
     if (!f) {
-        etm_diag_clear(diag);
         if (diag)
             diag->file = path;
-        return etm_util_fail(diag, ETM_ERR_IO, "cannot open the capture");
+        return ETM_ERR_IO;
     }
     etm_err_t err = etm_sigrok_open_stream(out, f, path, diag);
     if (err != ETM_OK)

@@ -181,9 +181,9 @@ static etm_err_t vcd_open_common(etm_vcd_reader_t **out, FILE *f, int owns, cons
     etm_err_t e = vcd_setup_targets(r, diag);
     r->owns_file = owns;
     if (e == ETM_OK) {
-        r->tk.f = f ? f : fopen(path, "r");
+        r->tk.f = f ? f : etm_open_read(path, "cannot open the file", diag);
         if (!r->tk.f)
-            e = etm_util_fail(diag, ETM_ERR_IO, "cannot open the file");
+            e = ETM_ERR_IO;
     }
     if (e == ETM_OK)
         e = vcd_read_header(r, diag);

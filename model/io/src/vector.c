@@ -320,9 +320,9 @@ etm_err_t etm_vec_open(etm_vec_reader_t **out, const char *path, etm_diag_t *dia
         diag->file = path;
     if (strcmp(path, "-") == 0)
         return open_common(out, stdin, 0, "<stdin>", diag);
-    FILE *f = fopen(path, "rb");
+    FILE *f = etm_open_read(path, "cannot open the file", diag);
     if (!f)
-        return etm_util_fail(diag, ETM_ERR_IO, "cannot open the file");
+        return ETM_ERR_IO;
     return open_common(out, f, 1, path, diag);
 }
 

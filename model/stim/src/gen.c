@@ -65,8 +65,11 @@ etm_err_t etm_gen_create(etm_gen_t **out, const etm_gen_params_t *p, etm_diag_t 
         return etm_util_fail(diag, ETM_ERR_ARG, "issue width %u: must be 1 or 2", p->issue_width);
     if (p->max_intnum < 16 || p->max_intnum > 511)
         return etm_util_fail(diag, ETM_ERR_ARG, "highest exception number %u: must be 16 to 511", p->max_intnum);
-    if (p->stall_pct > 100 || p->fold_pct > 100 || p->sleep_pct > 1000)
-        return etm_util_fail(diag, ETM_ERR_ARG, "a percentage is above 100");
+    if (p->stall_pct > 100 || p->fold_pct > 100)
+        return etm_util_fail(diag, ETM_ERR_ARG, "stall %u %%, fold %u %%: a percentage is 0 to 100", p->stall_pct,
+                             p->fold_pct);
+    if (p->sleep_pct > 1000)
+        return etm_util_fail(diag, ETM_ERR_ARG, "sleep %u per mille: 0 to 1000", p->sleep_pct);
     if (p->data_delay > 16)
         return etm_util_fail(diag, ETM_ERR_ARG, "data value delay %u: at most 16 extra cycles", p->data_delay);
     if (p->atb_stall_pct > 99)

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -75,6 +76,11 @@ size_t etm_diag_size(void);
 /* Formats "file:line: message" (or "cycle N: message", or "offset N: message",
  * whichever location fields are known) into buf; returns buf. */
 char *etm_diag_format(const etm_diag_t *d, char *buf, size_t size);
+
+/* path opened for reading (binary), or NULL with the reason in diag: "WHAT:
+ * SYSTEM ERROR TEXT" (No such file or directory, Permission denied, ...), or
+ * "WHAT: is a directory, not a file" (which fopen opens and no read can use). */
+FILE *etm_open_read(const char *path, const char *what, etm_diag_t *diag);
 
 #ifdef __cplusplus
 }
