@@ -40,6 +40,8 @@ static void help(FILE *f)
             "  --snapshot DIR     an OpenCSD snapshot folder: the trace buffer, the register image of\n"
             "                     the ETM whose ETMTRACEIDR is --id (needed when it holds several\n"
             "                     ETMs), and the cores' memory dumps\n"
+            "  --snapshot-outside ... whose .ini files may name files outside it (an absolute path,\n"
+            "                     '..', a symbolic link out): refused without this\n"
             "Configuration (default: the etm-m3 preset):\n"
             "  --config FILE      register image (NAME=0xVALUE lines) or a vector file (its header)\n"
             "  --set NAME=0xV     override one register (repeatable)\n"
@@ -398,6 +400,7 @@ typedef struct decode_opts {
     int nsets, coresight, tpiu, have_id, v7m, stats, json, keep_going, v1_strict;
     int swo;             /* --swo: TRACE is the SWO line (a sigrok capture, or its bytes) */
     int manchester;      /* --manchester: ... a capture of the pin in Manchester mode */
+    int snapshot_outside; /* --snapshot-outside: a snapshot's .ini may name files outside its folder */
     const char *channel; /* ... its probe */
     uint64_t baud;       /* ... its rate (0: measured) */
     unsigned id;
@@ -451,6 +454,8 @@ static int decode_flag(decode_opts_t *d, const char *a)
         d->coresight = d->swo = 1;
     else if (!strcmp(a, "--manchester"))
         d->coresight = d->swo = d->manchester = 1;
+    else if (!strcmp(a, "--snapshot-outside"))
+        d->snapshot_outside = 1;
     else if (!strcmp(a, "--v7m"))
         d->v7m = 1;
     else if (!strcmp(a, "--no-v7m"))
@@ -517,8 +522,9 @@ static int decode_config(decode_opts_t *d, etm_config_t *cfg)
         }
         etm_diag_t sd;
         etm_diag_clear(&sd);
-        etm_err_t e = etm_snapshot_load(d->snapshot, d->have_id ? d->id : 0, cfg, d->image, snap_trace,
-                                        sizeof snap_trace, &d->coresight, &sd);
+        etm_err_t e = etm_snapshot_load_flags(d->snapshot, d->have_id ? d->id : 0,
+                                              d->snapshot_outside ? ETM_SNAPSHOT_ALLOW_OUTSIDE : 0u, cfg, d->image,
+                                              snap_trace, sizeof snap_trace, &d->coresight, &sd);
         if (e != ETM_OK) {
             fprintf(stderr, "etm decode: %s%s\n", sd.msg, e == ETM_ERR_ARG ? " with --id" : "");
             return -1;

@@ -1,10 +1,12 @@
 /* snapshot.c - OpenCSD snapshot folders (etm/snapshot.h); code images are image.c's. */
-#include "etm/number.h"
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "etm/snapshot.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "etm/number.h"
 
 #include "etm/config.h"
 #include "util.h"
@@ -92,7 +94,41 @@ typedef struct snapshot {
     uint64_t dump_addr, dump_len;
     int have_dump;
     etm_image_t *image;
+    unsigned flags;        /* ETM_SNAPSHOT_* */
+    char *realdir;         /* the folder, resolved (owned) */
 } snapshot_t;
+
+/* A file name from an .ini (value, as full: dir/value) stays inside the
+ * folder unless the caller allows otherwise: no absolute path, no "..", no
+ * symbolic link resolving outside. */
+static etm_err_t snap_inside(const snapshot_t *s, const char *value, const char *full, const char *path,
+                             unsigned long line, etm_diag_t *diag)
+{
+    if (s->flags & ETM_SNAPSHOT_ALLOW_OUTSIDE)
+        return ETM_OK;
+    static const char allow[] = " (a snapshot's files stay inside its folder; etm decode --snapshot-outside reads it)";
+    if (value[0] == '/')
+        return etm_util_fail(diag, ETM_ERR_IO, "%s:%lu: '%s' is an absolute path%s", path, line, value, allow);
+    for (const char *c = value; *c;) {
+        size_t n = strcspn(c, "/");
+        if (n == 2 && c[0] == '.' && c[1] == '.')
+            return etm_util_fail(diag, ETM_ERR_IO, "%s:%lu: '%s' leads out of the folder ('..')%s", path, line, value,
+                                 allow);
+        c += n;
+        while (*c == '/')
+            c++;
+    }
+    char *real = s->realdir ? realpath(full, NULL) : NULL;
+    if (real) {
+        size_t k = strlen(s->realdir);
+        int inside = !strncmp(real, s->realdir, k) && (real[k] == '/' || (k == 1 && s->realdir[0] == '/'));
+        free(real);
+        if (!inside)
+            return etm_util_fail(diag, ETM_ERR_IO, "%s:%lu: '%s' is a symbolic link out of the folder%s", path, line,
+                                 value, allow);
+    }
+    return ETM_OK;
+}
 
 static etm_err_t snap_list(void *user, const char *section, const char *key, const char *value, const char *path,
                            unsigned long line, etm_diag_t *diag)
@@ -108,6 +144,11 @@ static etm_err_t snap_list(void *user, const char *section, const char *key, con
     if (!p)
         return etm_util_fail(diag, ETM_ERR_NOMEM, "%s:%lu: out of memory", path, line);
     snprintf(p, n, "%s/%s", s->dir, value);
+    etm_err_t e = snap_inside(s, value, p, path, line, diag);
+    if (e != ETM_OK) {
+        free(p);
+        return e;
+    }
     s->devices[s->ndev++] = p;
     return ETM_OK;
 }
@@ -119,7 +160,7 @@ static etm_err_t snap_path(const snapshot_t *s, char *out, const char *value, co
     if ((size_t)snprintf(out, PATH_LEN, "%s/%s", s->dir, value) >= PATH_LEN)
         return etm_util_fail(diag, ETM_ERR_TOO_LONG, "%s:%lu: the file's path is longer than %d characters", path,
                              line, PATH_LEN - 1);
-    return ETM_OK;
+    return snap_inside(s, value, out, path, line, diag);
 }
 
 static etm_err_t snap_trace(void *user, const char *section, const char *key, const char *value, const char *path,
@@ -276,12 +317,20 @@ static etm_err_t snap_devices(snapshot_t *s, unsigned id, etm_config_t *cfg, etm
 etm_err_t etm_snapshot_load(const char *dir, unsigned id, etm_config_t *cfg, etm_image_t *image, char *trace_path,
                             size_t trace_path_size, int *formatted, etm_diag_t *diag)
 {
+    return etm_snapshot_load_flags(dir, id, 0, cfg, image, trace_path, trace_path_size, formatted, diag);
+}
+
+etm_err_t etm_snapshot_load_flags(const char *dir, unsigned id, unsigned flags, etm_config_t *cfg, etm_image_t *image,
+                                  char *trace_path, size_t trace_path_size, int *formatted, etm_diag_t *diag)
+{
     char path[PATH_LEN + 32];
     snapshot_t *s = (snapshot_t *)calloc(1, sizeof *s);
     if (!s)
         return etm_util_fail(diag, ETM_ERR_NOMEM, "out of memory");
     s->dir = dir;
     s->image = image;
+    s->flags = flags;
+    s->realdir = realpath(dir, NULL);
     etm_err_t e;
     if (strlen(dir) >= PATH_LEN) {
         e = etm_util_fail(diag, ETM_ERR_TOO_LONG, "the snapshot folder's path is longer than %d characters",
@@ -309,6 +358,7 @@ etm_err_t etm_snapshot_load(const char *dir, unsigned id, etm_config_t *cfg, etm
 out:
     for (unsigned i = 0; i < s->ndev; i++)
         free(s->devices[i]);
+    free(s->realdir);
     free(s);
     return e;
 }

@@ -93,6 +93,15 @@ void etm_image_free(etm_image_t *im);
 etm_err_t etm_snapshot_load(const char *dir, unsigned id, etm_config_t *cfg, etm_image_t *image, char *trace_path,
                             size_t trace_path_size, int *formatted, etm_diag_t *diag);
 
+/* The files an .ini names (devices, the trace buffer, memory dumps) stay
+ * inside dir: an absolute path, a ".." or a symbolic link resolving outside is
+ * ETM_ERR_IO naming the file and line. With this flag they are read anyway. */
+#define ETM_SNAPSHOT_ALLOW_OUTSIDE 1u
+
+/* etm_snapshot_load with flags (ETM_SNAPSHOT_*; etm_snapshot_load is 0). */
+etm_err_t etm_snapshot_load_flags(const char *dir, unsigned id, unsigned flags, etm_config_t *cfg, etm_image_t *image,
+                                  char *trace_path, size_t trace_path_size, int *formatted, etm_diag_t *diag);
+
 #ifdef __cplusplus
 }
 #endif
