@@ -21,7 +21,7 @@ bytes() { for b in "$@"; do printf "\\x$(printf %02x "$b")"; done; }
 cut_to() { head -c "$1"; }
 
 rm -rf "$c"
-mkdir -p "$c"/{vector,vcd,config_text,snapshot,decode_v3,deformat,decode_v1,encoder,verify,sigrok}
+mkdir -p "$c"/{vector,vcd,config_text,snapshot,decode_v3,deformat,decode_v1,encoder,verify,sigrok,cli}
 
 # Stimulus of several kinds.
 $etm gen --cycles 150 --seed 3 "$tmp/m3.vec" >/dev/null
@@ -148,4 +148,20 @@ for f in "$root"/tb/data/swo/*.sr; do { bytes $((0x80)) 6; cat "$f"; } >"$c/sigr
 { bytes 4 1; cat "$root/tb/data/swo/hello.sr"; } >"$c/sigrok/hello-probe5.sr"
 swo=$root/../shared/data/stm32f105-etm-m3/trace_example.sr
 if [ -f "$swo" ]; then { bytes $((0x80)) 1; cut_to 16000 <"$swo"; } >"$c/sigrok/stm32f105.sr"; fi
+# cli: the subcommand's index, the argument count, each argument's index in
+# fuzz_cli.c's table (in.dat 0, out.vec 3, out.vcd 4, out.bin 5, snapdir 7,
+# --warn 12, --trace 14, --set 18, --hold 21, --tpiu 23, --cycles 25, --stats 44,
+# ETMCR=0x810 71, nrz:0 75, 100 83), then in.dat's bytes.
+$etm run --quiet --trace "$tmp/m3.bin" "$tmp/m3.vec"
+$etm config --preset etm-m3 >"$tmp/m3.txt"
+{ bytes 0 3 14 5 0; cut_to 6000 <"$tmp/m3.vec"; } >"$c/cli/run.bin"
+{ bytes 0 6 23 75 21 18 71 0; cut_to 6000 <"$tmp/m3.vec"; } >"$c/cli/run-swo-hold.bin"
+{ bytes 1 2 12 0; cut_to 6000 <"$tmp/data.vec"; } >"$c/cli/check.bin"
+{ bytes 2 2 0 4; cut_to 6000 <"$tmp/m3.vec"; } >"$c/cli/convert.bin"
+{ bytes 3 1 0; cat "$tmp/m3.txt"; } >"$c/cli/config.bin"
+{ bytes 4 2 0 7; cut_to 6000 <"$tmp/m3.vec"; } >"$c/cli/snapshot.bin"
+{ bytes 5 2 44 0; cut_to 2000 <"$tmp/m3.bin"; } >"$c/cli/decode.bin"
+{ bytes 6 2 0 0; cut_to 6000 <"$tmp/m3.vec"; } >"$c/cli/verify.bin"
+{ bytes 7 3 25 83 3; } >"$c/cli/gen.bin"
+{ bytes 8 1 0; cat "$root/tb/data/swo/hello.sr"; } >"$c/cli/swo.bin"
 echo "seeds written to $c"
