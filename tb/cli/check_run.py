@@ -15,16 +15,12 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from clitest import expect, finish  # noqa: E402
+
 etm, real, work = sys.argv[1:4]
 os.makedirs(work, exist_ok=True)
 os.chdir(work)
-failures = []
-
-
-def expect(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
 
 
 subprocess.run([etm, "gen", "--cycles", "30000", "--seed", "4", "--reprogram", "4000", "rp.vec"], check=True)
@@ -65,5 +61,4 @@ listed = [l.split()[0] for l in subprocess.run([etm, "check", "--rules"], captur
                                                text=True).stdout.splitlines() if l.strip()]
 expect(all(k in listed for k in ("APB_LOCKED", "APB_READ_ONLY", "APB_UNMAPPED", "IBRANCH_WITHOUT_IVALID")),
        "etm check --rules lists the rules it reported (%d listed)" % len(listed))
-if failures:
-    sys.exit(1)
+finish()

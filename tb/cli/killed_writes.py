@@ -13,18 +13,14 @@ import os
 import signal
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from clitest import expect, finish  # noqa: E402
 import time
 
 etm, work = sys.argv[1:3]
 os.makedirs(work, exist_ok=True)
 os.chdir(work)
-failures = []
-
-
-def expect(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
 
 
 def kill_while_writing(args, pattern, what):
@@ -101,6 +97,4 @@ for f in glob.glob(".*.etm-*"):  # the killed runs' temporaries stay, named so
 for d in glob.glob("*.etm-*"):
     subprocess.run(["rm", "-rf", d])
 
-if failures:
-    print("%d failed" % len(failures))
-    sys.exit(1)
+finish()

@@ -7,16 +7,7 @@
 etm=$1 stim=$2 work=$3
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 2
 fail=0
-says() { # TEXT ARGS...: exit 2, TEXT on stderr
-    want=$1
-    shift
-    "$etm" "$@" > out.txt 2> err.txt
-    rc=$?
-    if [ $rc -ne 2 ] || ! grep -qF -- "$want" err.txt; then
-        echo "FAIL: etm $* -> exit $rc: $(cat err.txt) (want '$want')"
-        fail=1
-    fi
-}
+. "$(dirname "$0")/says.sh"
 mkdir folder.vec
 says "folder.vec: cannot open the file: is a directory, not a file" run folder.vec
 says "folder.vec: cannot open the trace file: is a directory, not a file" decode folder.vec

@@ -16,16 +16,7 @@ elf=prog.elf
 "$etm" run --quiet --trace t.bin --out o.vec "$stim" || exit 2
 "$etm" convert "$stim" s.vcd 2> /dev/null || exit 2
 python3 -c "import zipfile; zipfile.ZipFile('c.sr', 'w').writestr('metadata', 'x')"
-says() { # TEXT ARGS...: exit 2 and TEXT on stderr
-    want=$1
-    shift
-    "$etm" "$@" > out.txt 2> err.txt
-    rc=$?
-    if [ $rc -ne 2 ] || ! grep -qF -- "$want" err.txt; then
-        echo "FAIL: etm $* -> exit $rc: $(cat err.txt) (want '$want')"
-        fail=1
-    fi
-}
+. "$(dirname "$0")/says.sh"
 says "4096 bytes and no A-sync: the decoder never synchronised" decode rnd.bin
 says "4096 bytes and no A-sync: the decoder never synchronised" decode x80.bin
 says "the file is empty: no trace" decode empty.bin

@@ -11,16 +11,7 @@ fail=0
 printf '\000\000\000\000\000\200' > code.bin
 "$etm" snapshot --image 0x0:code.bin "$stim" snap > /dev/null || exit 2
 "$etm" decode --snapshot snap --no-elements --stats > out.txt 2> err.txt || { echo "FAIL: as written: $(cat err.txt)"; fail=1; }
-says() { # TEXT ARGS...: exit 2, TEXT on stderr
-    want=$1
-    shift
-    "$etm" "$@" > out.txt 2> err.txt
-    rc=$?
-    if [ $rc -ne 2 ] || ! grep -qF -- "$want" err.txt; then
-        echo "FAIL: etm $* -> exit $rc: $(cat err.txt) (want '$want')"
-        fail=1
-    fi
-}
+. "$(dirname "$0")/says.sh"
 variant() { # NAME: a copy of snap as NAME
     rm -rf "$1" && cp -r snap "$1"
 }

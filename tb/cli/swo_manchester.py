@@ -17,18 +17,12 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from clitest import expect, finish  # noqa: E402
 from srline import manchester_line, write_capture  # noqa: E402
 
 etm, stim, config, work = sys.argv[1:5]
 os.makedirs(work, exist_ok=True)
 os.chdir(work)
-failures = []
-
-
-def expect(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
 
 
 def run(args, rc=0):
@@ -92,6 +86,4 @@ expect(a and b and a.group(1) == b.group(1) and int(a.group(1)) > 1000,
 v = run([etm, "verify", "--manchester", "--id", "0x15"] + sets + [stim, "manch.sr"])
 expect("the trace is right" in v.stdout, "etm verify --manchester: %s" % v.stdout.strip().splitlines()[-1])
 
-if failures:
-    print("%d failed" % len(failures))
-    sys.exit(1)
+finish()

@@ -9,22 +9,34 @@
 #define UART_MAX_SAMPLES_PER_BIT (1u << 24)
 #define UART_STOP_BIT (ETM_UART_FRAME_BITS - 1)
 
-etm_err_t etm_uart_init(etm_uart_t *u, uint64_t samplerate, uint64_t baud, etm_diag_t *diag)
+/* u cleared for a line of the code given, the rates checked: a bit of at
+ * least need samples (2 NRZ, 4 Manchester), at most UART_MAX_SAMPLES_PER_BIT. */
+static etm_err_t init_rates(etm_uart_t *u, uint64_t samplerate, uint64_t baud, int manchester, etm_diag_t *diag)
 {
     memset(u, 0, sizeof *u);
     u->cut = UINT64_MAX;
+    u->manchester = (uint8_t)(manchester != 0);
+    unsigned need = manchester ? 4 : 2;
     if (!samplerate || !baud)
         return etm_util_fail(diag, ETM_ERR_ARG, "a sample rate and a baud rate above 0 are needed");
-    if (samplerate / 2 < baud)
+    if (samplerate / need < baud)
         return etm_util_fail(diag, ETM_ERR_ARG,
-                             "%llu baud sampled at %llu Hz: a bit needs at least 2 samples (a rate of %llu baud or less)",
-                             (unsigned long long)baud, (unsigned long long)samplerate,
-                             (unsigned long long)(samplerate / 2));
+                             "%llu baud sampled at %llu Hz: a %sbit needs at least %u samples (a rate of %llu baud or "
+                             "less)", (unsigned long long)baud, (unsigned long long)samplerate,
+                             manchester ? "Manchester " : "", need, (unsigned long long)(samplerate / need));
     if (samplerate / baud > UART_MAX_SAMPLES_PER_BIT)
         return etm_util_fail(diag, ETM_ERR_ARG, "%llu baud sampled at %llu Hz: more than %u samples a bit",
                              (unsigned long long)baud, (unsigned long long)samplerate, UART_MAX_SAMPLES_PER_BIT);
     u->samplerate = samplerate;
     u->baud = baud;
+    return ETM_OK;
+}
+
+etm_err_t etm_uart_init(etm_uart_t *u, uint64_t samplerate, uint64_t baud, etm_diag_t *diag)
+{
+    etm_err_t e = init_rates(u, samplerate, baud, 0, diag);
+    if (e != ETM_OK)
+        return e;
     /* floor((2k + 1) * samplerate / (2 * baud)) without overflow */
     uint64_t q = samplerate / (2 * baud), r = samplerate % (2 * baud);
     for (unsigned k = 0; k < ETM_UART_FRAME_BITS; k++)
@@ -34,21 +46,9 @@ etm_err_t etm_uart_init(etm_uart_t *u, uint64_t samplerate, uint64_t baud, etm_d
 
 etm_err_t etm_uart_init_manchester(etm_uart_t *u, uint64_t samplerate, uint64_t baud, etm_diag_t *diag)
 {
-    memset(u, 0, sizeof *u);
-    u->cut = UINT64_MAX;
-    u->manchester = 1;
-    if (!samplerate || !baud)
-        return etm_util_fail(diag, ETM_ERR_ARG, "a sample rate and a baud rate above 0 are needed");
-    if (samplerate / 4 < baud)
-        return etm_util_fail(diag, ETM_ERR_ARG,
-                             "%llu baud sampled at %llu Hz: a Manchester bit needs at least 4 samples (a rate of %llu "
-                             "baud or less)", (unsigned long long)baud, (unsigned long long)samplerate,
-                             (unsigned long long)(samplerate / 4));
-    if (samplerate / baud > UART_MAX_SAMPLES_PER_BIT)
-        return etm_util_fail(diag, ETM_ERR_ARG, "%llu baud sampled at %llu Hz: more than %u samples a bit",
-                             (unsigned long long)baud, (unsigned long long)samplerate, UART_MAX_SAMPLES_PER_BIT);
-    u->samplerate = samplerate;
-    u->baud = baud;
+    etm_err_t e = init_rates(u, samplerate, baud, 1, diag);
+    if (e != ETM_OK)
+        return e;
     /* k quarters of a bit, rounded: (k * samplerate + 2 * baud) / (4 * baud), without overflow */
     uint64_t q = samplerate / (4 * baud), r = samplerate % (4 * baud);
     u->q1 = q + (r + 2 * baud) / (4 * baud);
