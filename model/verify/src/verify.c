@@ -102,16 +102,18 @@ static int grow(etm_verify_t *v)
 
 void vfy_push(etm_verify_t *v, const vitem_t *x)
 {
-    if (v->len == v->cap && v->len < v->lag_max && grow(v) != 0) {
-        vfy_fail(v, ETM_VFAIL_LATENCY, x->cycle, v->r.bytes,
-             "no memory for more than %zu instructions waiting for their trace (the instruction at 0x%08" PRIx32
-             " in cycle %" PRIu64 ")", v->len, x->addr, x->cycle);
-        return;
-    }
-    if (v->len == v->lag_max) {
+    /* The lag is what the report says: instructions executed and not yet
+     * matched by the trace (the matched ones wait only for their release). */
+    if (v->len - v->cur >= v->lag_max) {
         vfy_fail(v, ETM_VFAIL_LATENCY, x->cycle, v->r.bytes,
              "the trace lags more than %zu instructions behind the core (the instruction at 0x%08" PRIx32
              " in cycle %" PRIu64 " has no room)", v->lag_max, x->addr, x->cycle);
+        return;
+    }
+    if (v->len == v->cap && grow(v) != 0) {
+        vfy_fail(v, ETM_VFAIL_LATENCY, x->cycle, v->r.bytes,
+             "no memory for more than %zu instructions waiting for their trace (the instruction at 0x%08" PRIx32
+             " in cycle %" PRIu64 ")", v->len, x->addr, x->cycle);
         return;
     }
     *vfy_item(v, v->len++) = *x;
