@@ -51,14 +51,29 @@ static int is_digit_run(const char *s)
     return n > 0;
 }
 
-/* The scratch folder's entries that are temporaries (.NAME.etm-XXXXXX, DIR.etm-XXXXXX). */
+/* Whether name is a temporary's: ".NAME.etm-XXXXXX" or "DIR.etm-XXXXXX", six
+ * letters or digits at the end (a name the fuzzer types is at most 11
+ * characters: it cannot be one). */
+static int temporary_name(const char *name)
+{
+    size_t n = strlen(name);
+    if (n < 11 || strncmp(name + n - 11, ".etm-", 5))
+        return 0;
+    for (size_t i = n - 6; i < n; i++)
+        if (!((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'z') ||
+              (name[i] >= 'A' && name[i] <= 'Z')))
+            return 0;
+    return 1;
+}
+
+/* The scratch folder's entries that are temporaries. */
 static int temporaries(void)
 {
     DIR *d = opendir(".");
     int n = 0;
     struct dirent *e;
     while (d && (e = readdir(d)) != NULL)
-        n += strstr(e->d_name, ".etm-") != NULL;
+        n += temporary_name(e->d_name);
     if (d)
         closedir(d);
     return n;
