@@ -560,6 +560,8 @@ static void on_exception(etm_verify_t *v, const etm_v3el_t *e)
  * Then the held elements are matched for real from there. */
 
 static void on_element(void *user, const etm_v3el_t *e);
+/* An element past the branch-packet hold (on_element): held elements replay here. */
+static void take_element(etm_verify_t *v, const etm_v3el_t *e);
 
 /* Does candidate c still agree after element e? */
 static void cand_step(etm_verify_t *v, size_t c, const etm_v3el_t *e)
@@ -621,7 +623,7 @@ static void resolve_as(etm_verify_t *v, int at_end)
         e.exc_number = h->exc_number;
         e.cancel = h->cancel;
         e.withdrawn = h->withdrawn;
-        on_element(v, &e);
+        take_element(v, &e);
     }
 }
 
@@ -631,7 +633,7 @@ static void hold_element(etm_verify_t *v, const etm_v3el_t *e)
 {
     if (e->kind == ETM_V3EL_OVERFLOW) {
         resolve(v);
-        on_element(v, e);
+        take_element(v, e);
         return;
     }
     if (v->nheld == v->held_cap) {
@@ -639,7 +641,7 @@ static void hold_element(etm_verify_t *v, const etm_v3el_t *e)
         held_t *h = (held_t *)realloc(v->held, cap * sizeof *h);
         if (!h) { /* no room to tell them apart: take the first that agrees */
             resolve(v);
-            on_element(v, e);
+            take_element(v, e);
             return;
         }
         v->held = h;
@@ -672,9 +674,8 @@ static void hold_element(etm_verify_t *v, const etm_v3el_t *e)
         resolve(v);
 }
 
-static void on_element(void *user, const etm_v3el_t *e)
+static void take_element(etm_verify_t *v, const etm_v3el_t *e)
 {
-    etm_verify_t *v = (etm_verify_t *)user;
     if (vfy_failed(v))
         return;
     if (v->resolving) {
@@ -748,6 +749,37 @@ static void on_element(void *user, const etm_v3el_t *e)
              e->offset, etm_v3el_kind_name(e->kind));
         break;
     }
+}
+
+/* A branch packet held until the next element: IHI 0014Q 7.3.5, several
+ * branch packets may be output for one instruction, each interpreted in turn
+ * and all but the final one ignored. Two branch packets with nothing between
+ * are for one instruction (every instruction that branches has its atom): the
+ * later replaces the earlier, and the one held is judged when anything else
+ * comes, or at the end. */
+static void flush_branch(etm_verify_t *v)
+{
+    if (!v->have_branch)
+        return;
+    v->have_branch = 0;
+    etm_v3el_t b = v->branch_held;
+    take_element(v, &b);
+}
+
+static void on_element(void *user, const etm_v3el_t *e)
+{
+    etm_verify_t *v = (etm_verify_t *)user;
+    if (vfy_failed(v))
+        return;
+    if (e->kind == ETM_V3EL_BRANCH && e->addr_valid) {
+        if (v->have_branch)
+            v->r.branches++; /* the superseded one counts as a packet */
+        v->branch_held = *e;
+        v->have_branch = 1;
+        return;
+    }
+    flush_branch(v);
+    take_element(v, e);
 }
 
 /* Packets: the rules of the configured mode beyond the decoder's grammar, and
@@ -934,6 +966,8 @@ etm_err_t etm_verify_end(etm_verify_t *v, int untraced_overflow)
     } else {
         if (!vfy_failed(v) && etm_v3dec_end(v->dec, &d) != ETM_OK)
             vfy_fail(v, ETM_VFAIL_GRAMMAR, v->now, d.offset, "at the end: %s", d.msg);
+        if (!vfy_failed(v))
+            flush_branch(v);
         if (v->resolving)
             resolve_as(v, !untraced_overflow);
         confirm(v);

@@ -128,6 +128,8 @@ struct etm_verify {
 
     /* The trace's side. */
     int addr_given;            /* an address point came since the last atom */
+    int have_branch;           /* a branch packet waits for what follows it (verify.c, flush_branch) */
+    etm_v3el_t branch_held;
     int exc_given, ret_given;
     int overflow_pending;
     int have_offset;           /* cycle-accurate: decoded cycle - executed cycle is known */
