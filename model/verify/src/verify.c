@@ -259,7 +259,7 @@ static void gap_text(const etm_verify_t *v, size_t j, char *buf, size_t size)
  * (the candidates after it are followed: docs/scoreboard.md, "Overflow"),
  * with timed bytes one executed before the I-sync left the design. Returns
  * the index or -1. */
-static long restart_at(const etm_verify_t *v, uint32_t addr, uint64_t sync_cycle)
+static long restart_at(const etm_verify_t *v, uint32_t addr, uint64_t sync_cycle, int has_cc)
 {
     for (size_t f = v->cur; f < v->len; f++) {
         const vitem_t *x = vfy_item(v, f);
@@ -267,7 +267,7 @@ static long restart_at(const etm_verify_t *v, uint32_t addr, uint64_t sync_cycle
             break;
         if (x->addr != addr)
             continue;
-        if (!(v->ca && v->have_offset) || (int64_t)x->cycle + v->offset >= (int64_t)sync_cycle)
+        if (!(v->ca && v->have_offset && has_cc) || (int64_t)x->cycle + v->offset >= (int64_t)sync_cycle)
             return (long)f;
     }
     return -1;
@@ -299,20 +299,20 @@ static void restart_from(etm_verify_t *v, size_t j)
 /* An address point: the next atom is for the instruction at addr. kind: "branch
  * packet", "exception packet", "I-sync". */
 static void address_point(etm_verify_t *v, uint32_t addr, const char *kind, uint64_t off, int overflow, int entry,
-                          uint64_t sync_cycle)
+                          uint64_t sync_cycle, int has_cc)
 {
     char gap[200];
     if (overflow) {
         /* Trace was lost: it goes on at addr. */
         confirm(v);
-        long j = restart_at(v, addr, sync_cycle);
+        long j = restart_at(v, addr, sync_cycle, has_cc);
         if (j < 0) {
             vfy_fail(v, ETM_VFAIL_BRANCH_TARGET, v->cur < v->len ? vfy_item(v, v->cur)->cycle : 0, off,
                  "the overflow restart's I-sync gives 0x%08" PRIx32 ", which the core has not executed since the "
                  "last instruction traced", addr);
             return;
         }
-        if (!(v->ca && v->have_offset)) {
+        if (!(v->ca && v->have_offset && has_cc)) {
             /* Which of the instructions at addr? The elements that follow tell
              * (with timed bytes, of those executed before the I-sync left). */
             v->ncand = 0;
@@ -471,7 +471,7 @@ static void on_atom(etm_verify_t *v, const etm_v3el_t *e)
         vfy_hold(v, &v->sus, ETM_VFAIL_ATOM_EN, x->cycle, e->offset,
                 "the instruction at 0x%08" PRIx32 " (cycle %" PRIu64 ") %s, but its atom at byte %" PRIu64 " is %c",
                 x->addr, x->cycle, x->exec ? "executed" : "failed its condition", e->offset, e->executed ? 'E' : 'N');
-    if (v->ca && !v->sus.on) {
+    if (v->ca && !v->sus.on && !v->cc_pending) {
         int64_t off = (int64_t)e->cycle - (int64_t)x->cycle;
         if (!v->have_offset) {
             v->offset = off;
@@ -545,7 +545,7 @@ static void on_exception(etm_verify_t *v, const etm_v3el_t *e)
              "byte %" PRIu64 " says %u", x->exc, x->addr, x->cycle, e->offset, e->exc_number);
         return;
     }
-    address_point(v, e->addr, "exception packet", e->offset, 0, 1, 0);
+    address_point(v, e->addr, "exception packet", e->offset, 0, 1, 0, 0);
     v->addr_given = v->exc_given = 1;
 }
 
@@ -623,6 +623,8 @@ static void resolve_as(etm_verify_t *v, int at_end)
         e.exc_number = h->exc_number;
         e.cancel = h->cancel;
         e.withdrawn = h->withdrawn;
+        e.reason = h->reason;
+        e.has_cycle_count = h->has_cycle_count;
         take_element(v, &e);
     }
 }
@@ -658,6 +660,8 @@ static void hold_element(etm_verify_t *v, const etm_v3el_t *e)
     h->lsip = (uint8_t)e->lsip;
     h->cancel = (uint8_t)e->cancel;
     h->withdrawn = (uint8_t)e->withdrawn;
+    h->reason = (uint8_t)e->reason;
+    h->has_cycle_count = (uint8_t)e->has_cycle_count;
     /* The candidates that still agree, in their order: most part soon. */
     size_t agree = 0;
     for (size_t c = 0; c < v->ncand; c++) {
@@ -697,7 +701,7 @@ static void take_element(etm_verify_t *v, const etm_v3el_t *e)
     case ETM_V3EL_BRANCH:
         v->r.branches++;
         if (e->addr_valid) {
-            address_point(v, e->addr, "branch packet", e->offset, 0, 0, 0);
+            address_point(v, e->addr, "branch packet", e->offset, 0, 0, 0, 0);
             v->addr_given = 1;
         }
         break;
@@ -717,8 +721,21 @@ static void take_element(etm_verify_t *v, const etm_v3el_t *e)
         break;
     case ETM_V3EL_SYNC:
         v->r.isyncs++;
+        /* IHI 0014Q 7.3.4: cycle-accurate, a non-periodic I-sync carries its
+         * count, or a cycle-count packet follows it before the next
+         * non-periodic I-sync; until it has come, the cycles of the
+         * instructions after the I-sync are not known (the decoder adds the
+         * count where its packet is). */
+        if (v->ca && e->reason != ETM_V3_REASON_PERIODIC) {
+            if (v->cc_pending)
+                vfy_fail(v, ETM_VFAIL_CYCLE, 0, e->offset,
+                     "byte %" PRIu64 ": a non-periodic I-sync, and the one before it (byte %" PRIu64 ") carried no cycle "
+                     "count and no cycle-count packet followed it (7.3.4)", e->offset, v->cc_pending_at);
+            v->cc_pending = !e->has_cycle_count;
+            v->cc_pending_at = e->offset;
+        }
         if (e->addr_valid) {
-            address_point(v, e->addr, "I-sync", e->offset, v->overflow_pending, 0, e->cycle);
+            address_point(v, e->addr, "I-sync", e->offset, v->overflow_pending, 0, e->cycle, e->has_cycle_count);
             v->addr_given = 1;
         }
         v->overflow_pending = 0;
@@ -731,6 +748,8 @@ static void take_element(etm_verify_t *v, const etm_v3el_t *e)
                  e->offset, v->triggers_fired);
         break;
     case ETM_V3EL_CYCLE_COUNT:
+        v->cc_pending = 0; /* the count of the I-sync before it: the cycles are known again */
+        break;
     case ETM_V3EL_TIMESTAMP:
     case ETM_V3EL_CONTEXT:
     case ETM_V3EL_NO_IMAGE:

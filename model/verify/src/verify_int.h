@@ -43,7 +43,7 @@ typedef struct held {
     uint64_t offset, cycle;
     uint32_t addr;
     uint16_t exc_number;
-    uint8_t kind, executed, addr_valid, lsip, cancel, withdrawn;
+    uint8_t kind, executed, addr_valid, lsip, cancel, withdrawn, reason, has_cycle_count;
 } held_t;
 
 /* ETMv3 data trace (verify_data.c): a transfer of a traced instruction that
@@ -129,6 +129,9 @@ struct etm_verify {
     /* The trace's side. */
     int addr_given;            /* an address point came since the last atom */
     int have_branch;           /* a branch packet waits for what follows it (verify.c, flush_branch) */
+    int cc_pending;            /* cycle-accurate: a non-periodic I-sync without its count; the count
+                                * packet has not come yet (7.3.4) */
+    uint64_t cc_pending_at;    /* ... that I-sync's byte */
     etm_v3el_t branch_held;
     int exc_given, ret_given;
     int overflow_pending;
