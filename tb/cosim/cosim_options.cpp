@@ -158,7 +158,7 @@ bool valued_option(Options &o, Args &g, const std::string &a, const char *v)
     else if (a == "--inject")
         o.inject = number(a, v, 0, UINT64_MAX);
     else if (a == "--flush")
-        o.flush = (unsigned)number(a, v, 0, 100);
+        o.flush = (unsigned)number(a, v, 0, UINT32_MAX); /* mean cycles between flush requests */
     else if (a == "--tpiu") {
         etm_diag_t d;
         if (etm_tpiu_params_parse(&o.tpiu_p, v, 1, &d) != ETM_OK) {
