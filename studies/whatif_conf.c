@@ -312,7 +312,7 @@ int parse_workload(const char *s, workload_t *w, char *err, size_t errlen)
     const char *colon = strchr(s + 7, ':');
     char seed[32];
     etm_diag_t d;
-    uint64_t v;
+    uint64_t v = 0;
     if (!colon || (size_t)(colon - (s + 7)) >= sizeof seed) {
         snprintf(err, errlen, "'%s': want random or random:SEED:CYCLES", s);
         return -1;

@@ -59,7 +59,7 @@ static int parse_args(check_args_t *a, int argc, char **argv)
                 printf("%-28s %s\n", etm_rule_name((etm_rule_t)r), etm_rule_text((etm_rule_t)r));
             return 0;
         } else if (!strcmp(argv[i], "--max-report")) {
-            uint64_t n;
+            uint64_t n = 0;
             if (i + 1 >= argc) {
                 fprintf(stderr, "etm check: --max-report needs a number\n");
                 return 2;

@@ -413,7 +413,7 @@ typedef struct decode_opts {
 static int decode_valued(decode_opts_t *d, const char *a, const char *v)
 {
     if (!strcmp(a, "--id")) {
-        uint64_t n;
+        uint64_t n = 0;
         if (opt_number("decode", "--id (a trace ID, 0x01-0x6f)", v, 1, 0x6F, &n))
             return -1;
         d->id = (unsigned)n;

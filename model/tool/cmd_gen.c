@@ -73,7 +73,7 @@ static int gen_numeric(gen_opts_t *o, int argc, char **argv, int *i)
         { "--atb-stall", &o->gp.atb_stall_pct, 0, 99 },    { "--atb-burst", &o->gp.atb_burst, 1, 1000000 },
     };
     const char *a = argv[*i];
-    uint64_t v;
+    uint64_t v = 0;
     if (!strcmp(a, "--cycles"))
         return num_arg(argc, argv, i, 0, UINT64_MAX, &o->cycles) ? -1 : 1;
     if (!strcmp(a, "--reprogram"))

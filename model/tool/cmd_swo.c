@@ -76,7 +76,7 @@ static int parse_value(swo_args_t *a, const char *opt, const char *v)
             return 2;
         }
     } else {
-        uint64_t n;
+        uint64_t n = 0;
         if (opt_number("swo", "--max-report", v, 0, 1000000, &n))
             return 2;
         a->max_report = (unsigned long)n;

@@ -215,13 +215,13 @@ static int parse_value_option(verify_args_t *a, const char *opt, const char *v)
         }
         a->sets[a->nsets++] = v;
     } else if (!strcmp(opt, "--id")) {
-        uint64_t n;
+        uint64_t n = 0;
         if (opt_number("verify", "--id (a trace ID, 0x01-0x6f)", v, 1, 0x6F, &n))
             return 2;
         a->id = (unsigned)n;
         a->have_id = 1;
     } else {
-        uint64_t n;
+        uint64_t n = 0;
         if (opt_number("verify", "--max-lag (instructions)", v, 1, 1ull << 30, &n))
             return 2;
         a->vo.max_lag = n;

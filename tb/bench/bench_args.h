@@ -71,7 +71,7 @@ static inline int bench_args(int argc, char **argv, const char *name, const char
         return 2;
     }
     if (argc == 2) {
-        uint64_t n;
+        uint64_t n = 0;
         etm_diag_t d;
         if (etm_number_parse(argv[1], 1, UINT64_MAX, &n, &d) != ETM_OK) {
             fprintf(stderr, "%s: CYCLES %s (--help)\n", name, d.msg);

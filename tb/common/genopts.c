@@ -31,7 +31,7 @@ static int num(const char *a, const char *v, uint64_t min, uint64_t max, uint64_
 static int parse_valued(genopts_t *g, const char *a, const char *v)
 {
     etm_diag_t d;
-    uint64_t n;
+    uint64_t n = 0;
     if (!strcmp(a, "--preset")) {
         g->preset = v;
         if (etm_config_preset(&g->cfg, v) != ETM_OK) {

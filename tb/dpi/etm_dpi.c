@@ -391,7 +391,7 @@ int etm_dpi_mode(void *h, const char *mode)
     d->semantic = 1;
     d->max_latency = 0;
     if (mode[8] == ':') {
-        uint64_t n;
+        uint64_t n = 0;
         etm_diag_t nd;
         if (etm_number_parse(mode + 9, 1, UINT64_MAX, &n, &nd) != ETM_OK)
             return fail(d, "mode '%s': the latency bound after 'semantic:' (cycles) %s", mode, nd.msg);

@@ -920,7 +920,7 @@ static int valued_option(opts_t *o, const char *a, const char *v)
         }
         memcpy(name, v, (size_t)(eq - v));
         name[eq - v] = 0;
-        unsigned n;
+        unsigned n = 0;
         if (etm_number_parse_u32(eq + 1, 0, UINT32_MAX, &n, &d) != ETM_OK ||
             etm_cm3_param_set(&o->params, name, n, &d) != ETM_OK) {
             fprintf(stderr, "etm-e2e: --param %s: %s\n", v, d.msg);

@@ -230,7 +230,7 @@ static etm_err_t snap_device(void *user, const char *section, const char *key, c
                 return e;
             return snap_path(s, s->dump_file, value, path, line, diag);
         } else if (!strcmp(key, "address") || !strcmp(key, "length")) {
-            uint64_t v;
+            uint64_t v = 0;
             etm_diag_t nd;
             if (etm_number_parse(value, 0, !strcmp(key, "address") ? UINT32_MAX : 1ull << 32, &v, &nd) != ETM_OK)
                 return etm_util_fail(diag, ETM_ERR_BAD_NUMBER, "%s:%lu: %s %s", path, line, key, nd.msg);

@@ -64,7 +64,7 @@ etm_err_t etm_number_parse(const char *s, uint64_t min, uint64_t max, uint64_t *
 
 etm_err_t etm_number_parse_u32(const char *s, uint32_t min, uint32_t max, unsigned *out, etm_diag_t *diag)
 {
-    uint64_t v;
+    uint64_t v = 0;
     etm_err_t e = etm_number_parse(s, min, max, &v, diag);
     if (e == ETM_OK)
         *out = (unsigned)v;

@@ -81,7 +81,7 @@ static etm_err_t number(const char **s, const char *what, uint64_t min, uint64_t
     size_t n = strcspn(*s, ",:");
     char buf[48];
     etm_diag_t d;
-    uint64_t x;
+    uint64_t x = 0;
     if (n >= sizeof buf)
         return etm_util_fail(diag, ETM_ERR_ARG, "%s: '%.*s...' is no number", what, 20, *s);
     memcpy(buf, *s, n);
