@@ -32,7 +32,7 @@ static char *trim(char *s)
 
 static etm_err_t ini_read(const char *path, ini_fn fn, void *user, etm_diag_t *diag)
 {
-    char what[600];
+    char what[PATH_LEN + 64];
     snprintf(what, sizeof what, "%s: cannot open", path);
     FILE *f = etm_open_read(path, what, diag);
     if (!f)
