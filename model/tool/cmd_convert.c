@@ -82,8 +82,8 @@ int cmd_convert(int argc, char **argv)
     if (!so.config_path)
         inputs[1] = NULL;
     outfile_t of;
-    if (outfile_is_input(paths[1], inputs, NULL)) /* before reading a byte of it */
-        return outfile_open(&of, "convert", paths[1], inputs);
+    if (outfile_refuse("convert", paths[1], inputs)) /* before reading a byte of it */
+        return 2;
     source_t src;
     if (source_open(&src, paths[0], &so, kind))
         return 2;
@@ -130,11 +130,8 @@ int cmd_convert(int argc, char **argv)
     }
     progress_done();
     source_close(&src);
-    if (we != ETM_OK || e != ETM_END) { /* the input's error is printed; the output is not left half written */
-        if (we != ETM_OK)
-            fprintf(stderr, "etm convert: %s: %s\n", paths[1], etm_strerror(we));
-        outfile_discard(&of);
-        return 2;
-    }
-    return outfile_commit(&of, "convert");
+    if (we != ETM_OK) /* the input's error is printed; the output is not left half written */
+        fprintf(stderr, "etm convert: %s: %s\n", paths[1], etm_strerror(we));
+    int ok = we == ETM_OK && e == ETM_END;
+    return outfile_finish(&of, ok, "convert") || !ok ? 2 : 0;
 }

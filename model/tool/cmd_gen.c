@@ -312,14 +312,9 @@ int cmd_gen(int argc, char **argv)
         rc = 2;
     }
     outfile_t *files[] = { &of, &evf, &imf[0], &imf[1] };
-    for (int k = 0; k < 4; k++) {
-        if (!files[k]->f)
-            continue;
-        if (rc)
-            outfile_discard(files[k]);
-        else if (outfile_commit(files[k], "gen"))
+    for (int k = 0; k < 4; k++)
+        if (outfile_finish(files[k], !rc, "gen"))
             rc = 2;
-    }
     if (rc)
         return rc;
     if (o.json) {

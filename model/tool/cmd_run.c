@@ -516,14 +516,9 @@ static int run_close(run_t *r, int rc)
     etm_tpiu_destroy(r->tr.t);
     outfile_t *files[] = { &r->tfo, &r->ofo, &r->vfo };
     const char *cmd = r->o->json_command ? r->o->json_command : "run";
-    for (int k = 0; k < 3; k++) { /* complete (rc 0, or 1: the violations reported): in place; else none */
-        if (!files[k]->f)
-            continue;
-        if (rc <= 1 && outfile_commit(files[k], cmd))
+    for (int k = 0; k < 3; k++) /* complete (rc 0, or 1: the violations reported): in place; else none */
+        if (outfile_finish(files[k], rc <= 1, cmd))
             rc = 2;
-        else if (rc > 1)
-            outfile_discard(files[k]);
-    }
     etm_destroy(r->etm);
     source_close(&r->src);
     return rc;

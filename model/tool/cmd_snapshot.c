@@ -206,17 +206,25 @@ static int write_cpu_ini(const char *dir, const etm_image_t *im)
     return (fclose(f) == 0) & ok;
 }
 
+/* The files of a snapshot folder: the fixed ones, then image0.bin ... one
+ * a memory region; k counts them all. */
+#define FOLDER_FIXED 5
+static const char *folder_file(size_t k, char img[32])
+{
+    static const char *const names[FOLDER_FIXED] = { "snapshot.ini", "trace.ini", "etm_0.ini", "cpu_0.ini",
+                                                     "trace.bin" };
+    if (k < FOLDER_FIXED)
+        return names[k];
+    snprintf(img, 32, "image%u.bin", (unsigned)(k - FOLDER_FIXED));
+    return img;
+}
+
 /* The folder being written and what it holds: removed on any failure. */
 static void remove_folder(const char *dir, unsigned regions)
 {
-    static const char *const names[] = { "snapshot.ini", "trace.ini", "etm_0.ini", "cpu_0.ini", "trace.bin" };
-    char p[1300];
-    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
-        snprintf(p, sizeof p, "%s/%s", dir, names[k]);
-        unlink(p);
-    }
-    for (unsigned i = 0; i < regions; i++) {
-        snprintf(p, sizeof p, "%s/image%u.bin", dir, i);
+    char p[1300], img[32];
+    for (size_t k = 0; k < FOLDER_FIXED + regions; k++) {
+        snprintf(p, sizeof p, "%s/%s", dir, folder_file(k, img));
         unlink(p);
     }
     rmdir(dir);
@@ -229,15 +237,9 @@ static int place_folder(const char *tmp, const char *dir, unsigned regions)
 {
     if (rename(tmp, dir) == 0)
         return 1;
-    static const char *const names[] = { "snapshot.ini", "trace.ini", "etm_0.ini", "cpu_0.ini", "trace.bin" };
-    char from[1300], to[1300];
-    for (size_t k = 0; k < sizeof names / sizeof names[0] + regions; k++) {
-        char img[32];
-        const char *n = names[k < 5 ? k : 0];
-        if (k >= 5) {
-            snprintf(img, sizeof img, "image%u.bin", (unsigned)(k - 5));
-            n = img;
-        }
+    char from[1300], to[1300], img[32];
+    for (size_t k = 0; k < FOLDER_FIXED + regions; k++) {
+        const char *n = folder_file(k, img);
         snprintf(from, sizeof from, "%s/%s", tmp, n);
         snprintf(to, sizeof to, "%s/%s", dir, n);
         if (rename(from, to) != 0) {

@@ -390,11 +390,8 @@ static int decode_pass(swo_run_t *r)
             fprintf(stderr, "etm swo: cannot write a temporary file\n");
             status = 2;
         }
-    } else if (of.f) { /* the bytes whole, or no file */
-        if (status)
-            outfile_discard(&of);
-        else
-            status = outfile_commit(&of, "swo");
+    } else if (outfile_finish(&of, !status, "swo")) { /* the bytes whole, or no file */
+        status = 2;
     }
     r->out = NULL;
     return status;
@@ -442,10 +439,7 @@ static void swo_run_close(swo_run_t *r)
 
 int swo_open_trace(FILE **f, const char *path, const char *channel, uint64_t baud, int manchester)
 {
-    unsigned char m[4];
-    size_t n = fread(m, 1, 4, *f);
-    rewind(*f);
-    if (n != 4 || m[0] != 'P' || m[1] != 'K' || m[2] != 3 || m[3] != 4)
+    if (!file_is_zip(*f))
         return 0; /* not a zip archive: the line's bytes themselves */
     fclose(*f);
     *f = NULL;
@@ -483,10 +477,8 @@ int cmd_swo(int argc, char **argv)
     if (status >= 0)
         return status;
     const char *inputs[] = { a.path, NULL };
-    if (a.out && outfile_is_input(a.out, inputs, NULL)) { /* before the capture is read */
-        outfile_t of;
-        return outfile_open(&of, "swo", a.out, inputs);
-    }
+    if (a.out && outfile_refuse("swo", a.out, inputs)) /* before the capture is read */
+        return 2;
     swo_run_t r;
     status = swo_run(&r, &a, NULL);
     if (!status) {

@@ -10,7 +10,7 @@
 
 #include "etm/vcd.h"
 
-int outfile_is_input(const char *path, const char *const *inputs, const char **which)
+static int is_input(const char *path, const char *const *inputs, const char **which)
 {
     struct stat out, in;
     if (!inputs || stat(path, &out) != 0)
@@ -24,10 +24,15 @@ int outfile_is_input(const char *path, const char *const *inputs, const char **w
     return 0;
 }
 
-static int ends_with(const char *s, const char *suffix)
+int outfile_refuse(const char *cmd, const char *path, const char *const *inputs)
 {
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && !strcmp(s + n - m, suffix);
+    const char *in = NULL;
+    if (strcmp(path, "-") && is_input(path, inputs, &in)) {
+        fprintf(stderr, "etm %s: %s: that is the input %s: refusing to write over it (name another output)\n",
+                cmd, path, in);
+        return 2;
+    }
+    return 0;
 }
 
 int outfile_open(outfile_t *o, const char *cmd, const char *path, const char *const *inputs)
@@ -38,12 +43,8 @@ int outfile_open(outfile_t *o, const char *cmd, const char *path, const char *co
         o->f = stdout;
         return 0;
     }
-    const char *in = NULL;
-    if (outfile_is_input(path, inputs, &in)) {
-        fprintf(stderr, "etm %s: %s: that is the input %s: refusing to write over it (name another output)\n",
-                cmd, path, in);
+    if (outfile_refuse(cmd, path, inputs))
         return 2;
-    }
     /* A symbolic link is written where it points; a dangling one as named. */
     struct stat st;
     char *real = lstat(path, &st) == 0 && S_ISLNK(st.st_mode) ? realpath(path, NULL) : NULL;
@@ -73,7 +74,7 @@ int outfile_open(outfile_t *o, const char *cmd, const char *path, const char *co
     if (fchmod(fd, 0666 & ~mask) != 0) { /* as a new file gets: mkstemp made it 0600 */
         /* not fatal: the file stays the user's own */
     }
-    o->fst = ends_with(path, ".fst");
+    o->fst = etm_is_fst_path(path);
     if (o->fst) {
         close(fd); /* the FST is converted into it at the end */
         o->f = tmpfile();
@@ -141,5 +142,15 @@ int outfile_commit(outfile_t *o, const char *cmd)
         return 2;
     }
     o->tmp[0] = 0;
+    return 0;
+}
+
+int outfile_finish(outfile_t *o, int ok, const char *cmd)
+{
+    if (!o->f)
+        return 0;
+    if (ok)
+        return outfile_commit(o, cmd);
+    outfile_discard(o);
     return 0;
 }

@@ -33,7 +33,12 @@ int outfile_commit(outfile_t *o, const char *cmd);
 /* Something failed: the temporary removed, the old file left. */
 void outfile_discard(outfile_t *o);
 
-/* Whether path names the same file as one of inputs (NULL-terminated). */
-int outfile_is_input(const char *path, const char *const *inputs, const char **which);
+/* Finish o as the command came out: ok, committed (0, or 2 printed); else
+ * discarded (0). A file never opened is left alone (0). */
+int outfile_finish(outfile_t *o, int ok, const char *cmd);
+
+/* Refuse path, before any input is read, when it names the same file as one
+ * of inputs (NULL-terminated): 2 printed as outfile_open prints it, else 0. */
+int outfile_refuse(const char *cmd, const char *path, const char *const *inputs);
 
 #endif

@@ -182,6 +182,14 @@ static int need_value(int argc, char **argv, int *i)
     return 0;
 }
 
+int file_is_zip(FILE *f)
+{
+    unsigned char m[4];
+    size_t n = fread(m, 1, sizeof m, f);
+    rewind(f);
+    return n == 4 && m[0] == 'P' && m[1] == 'K' && m[2] == 3 && m[3] == 4;
+}
+
 const char *not_trace_kind(FILE *f, int zip_ok)
 {
     unsigned char h[16];
@@ -192,7 +200,7 @@ const char *not_trace_kind(FILE *f, int zip_ok)
     if (n >= 4 && h[0] == '$' && (!memcmp(h, "$date", 5) || !memcmp(h, "$version", 8) || !memcmp(h, "$timescale", 10) ||
                                   !memcmp(h, "$scope", 6) || !memcmp(h, "$comment", 8)))
         return "a VCD, not trace: etm run reads it as stimulus";
-    if (n >= 4 && h[0] == 'P' && h[1] == 'K' && h[2] == 3 && h[3] == 4 && !zip_ok)
+    if (!zip_ok && file_is_zip(f))
         return "a zip archive (a sigrok capture of a pin?), not trace: give --swo to decode the pin";
     if (n >= 4 && h[0] == 0x7F && h[1] == 'E' && h[2] == 'L' && h[3] == 'F')
         return "an ELF file, not trace: a program is given as --image";
@@ -278,27 +286,6 @@ static int ends_with(const char *s, const char *suffix)
 }
 
 int is_wave_path(const char *path) { return ends_with(path, ".vcd") || ends_with(path, ".fst"); }
-
-FILE *wave_create(const char *path)
-{
-    /* An FST is written as VCD text first, then converted (etm/vcd.h). */
-    return etm_is_fst_path(path) ? tmpfile() : fopen(path, "w");
-}
-
-int wave_finish(FILE *f, const char *path)
-{
-    int ok = fflush(f) == 0 && !ferror(f);
-    if (ok && etm_is_fst_path(path)) {
-        etm_diag_t d;
-        etm_diag_clear(&d);
-        rewind(f);
-        if (etm_vcd_to_fst(f, path, &d) != ETM_OK) {
-            fprintf(stderr, "etm: %s\n", d.msg);
-            ok = 0;
-        }
-    }
-    return (fclose(f) == 0) && ok ? 0 : -1;
-}
 
 int source_open(source_t *s, const char *path, const source_opts_t *o, etm_veckind_t kind)
 {

@@ -66,11 +66,6 @@ unsigned long source_line(const source_t *s);
 
 /* A waveform file's path: .vcd or .fst. */
 int is_wave_path(const char *path);
-/* A waveform file to write the VCD writer's text into: path itself for a VCD,
- * a temporary file for an FST; wave_finish closes it (writing the FST). Returns
- * NULL when it cannot be created; wave_finish 0, or -1 (printed). */
-FILE *wave_create(const char *path);
-int wave_finish(FILE *f, const char *path);
 
 /* Apply the --set NAME=0xV items to cfg; on a bad one print "CMD: --set ITEM:
  * why" and return -1, else 0. */
@@ -83,6 +78,9 @@ void print_diag(const etm_diag_t *d);
  * only when standard error is a terminal. progress_done() clears the line. */
 void progress(const char *what, uint64_t cycle);
 void progress_done(void);
+
+/* Whether f (at its start; rewound) begins as a zip archive does (PK 03 04). */
+int file_is_zip(FILE *f);
 
 /* What the file f (at its start; rewound) recognisably is when it is not
  * trace: a vector file, a VCD, a zip archive (unless zip_ok: an SWO capture

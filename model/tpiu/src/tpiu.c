@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "etm/number.h"
 #include "util.h"
 
 #define HSYNC 0x7FFFu  /* bytes FF 7F */
