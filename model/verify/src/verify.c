@@ -715,6 +715,7 @@ static void take_element(etm_verify_t *v, const etm_v3el_t *e)
     case ETM_V3EL_OVERFLOW:
         v->r.overflows++;
         v->overflow_pending = 1;
+        v->cc_pending = 0; /* 7.3.4: an overflow may take the count packet that was to follow an I-sync */
         if (v->sus.on && v->sus.rule == ETM_VFAIL_CANCEL)
             v->sus.on = 0; /* the packet that would have withdrawn the atom was lost */
         vfy_data_overflow(v);
@@ -775,7 +776,10 @@ static void take_element(etm_verify_t *v, const etm_v3el_t *e)
  * and all but the final one ignored. Two branch packets with nothing between
  * are for one instruction (every instruction that branches has its atom): the
  * later replaces the earlier, and the one held is judged when anything else
- * comes, or at the end. */
+ * comes, or at the end. A branch packet with exception information is a
+ * branch packet too: one right after a plain one is the final one (a branch,
+ * direct or indirect, whose target an exception preempted; or whose
+ * instruction it cancelled). */
 static void flush_branch(etm_verify_t *v)
 {
     if (!v->have_branch)
@@ -796,6 +800,10 @@ static void on_element(void *user, const etm_v3el_t *e)
         v->branch_held = *e;
         v->have_branch = 1;
         return;
+    }
+    if (e->kind == ETM_V3EL_EXCEPTION && e->addr_valid && v->have_branch) {
+        v->have_branch = 0; /* superseded by the exception's packet */
+        v->r.branches++;
     }
     flush_branch(v);
     take_element(v, e);
@@ -990,6 +998,11 @@ etm_err_t etm_verify_end(etm_verify_t *v, int untraced_overflow)
         if (v->resolving)
             resolve_as(v, !untraced_overflow);
         confirm(v);
+        if (!vfy_failed(v) && v->ca && v->cc_pending && !untraced_overflow)
+            vfy_fail(v, ETM_VFAIL_CYCLE, v->now, v->r.bytes,
+                 "the non-periodic I-sync at byte %" PRIu64 " carried no cycle count and no cycle-count packet "
+                 "followed it before the trace ended (7.3.4): the cycles after it are not in the trace",
+                 v->cc_pending_at);
     }
     if (!vfy_failed(v) && untraced_overflow) {
         v->r.overflows++;
