@@ -165,6 +165,7 @@ struct qrec {
     unsigned timeout_s, idle_s; /* limits (0: none) */
     uint64_t stop_after;        /* end after this many instructions (0: at the program's end) */
     int stopped;
+    int asleep;                 /* with stop_after: the core slept past the idle limit first */
     uint32_t last_pc, last_opcode; /* of the last instruction record */
     uint8_t last_size;
     const char *name;
@@ -202,6 +203,13 @@ void qrec_set_limits(qrec_t *q, unsigned timeout_s, unsigned idle_s, uint64_t st
 }
 
 int qrec_stopped(const qrec_t *q) { return q->stopped; }
+
+int qrec_asleep(const qrec_t *q, uint32_t *pc)
+{
+    if (pc)
+        *pc = q->last_pc;
+    return q->asleep;
+}
 
 void qrec_free(qrec_t *q) { free(q); }
 const char *qrec_error(const qrec_t *q) { return q->err; }
@@ -272,6 +280,10 @@ static int refill(qrec_t *q)
                 if (q->st.raw_insns == 0)
                     return fail(q, NULL, "QEMU executed nothing for %u s (--idle-timeout): it did not start the "
                                 "program", q->idle_s);
+                if (q->stop_after) { /* firmware asleep for good before N: what it ran is the recording */
+                    q->asleep = q->stopped = 1;
+                    return 0;
+                }
                 return fail(q, NULL, "QEMU executed nothing for %u s (--idle-timeout) after %" PRIu64
                             " instructions, the last at 0x%08" PRIx32 " (%s): the core sleeps with nothing to wake it, "
                             "or QEMU is stuck", q->idle_s, q->st.raw_insns, q->last_pc,
@@ -357,6 +369,10 @@ static int read_cand(qrec_t *q, cand_t *c)
         int k = read_byte(q);
         if (k == -2 || (k == EOF && q->failed))
             return -1;
+        if (k == EOF && q->asleep) { /* --stop-after: the core sleeps for good; the last record is whole */
+            q->at_end = 1;
+            return have;
+        }
         if (k == EOF)
             return fail(q, NULL, "the stream ends without an end record: QEMU stopped before the program exited");
         uint8_t buf[24];

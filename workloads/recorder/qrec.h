@@ -102,11 +102,16 @@ void qrec_set_max_insns(qrec_t *q, uint64_t max);
  * timeout_s of wall-clock time in all, idle_s without a byte (a core asleep in
  * WFI with nothing to wake it executes nothing); 0 turns a limit off.
  * stop_after: qrec_next ends (returns 0) after that many instructions, whether
- * or not the program has exited; 0 reads to the program's end. */
+ * or not the program has exited, or earlier when the core sleeps for idle_s
+ * (firmware asleep for good: qrec_asleep); 0 reads to the program's end. */
 void qrec_set_limits(qrec_t *q, unsigned timeout_s, unsigned idle_s, uint64_t stop_after);
 
 /* 1 when qrec_next ended because of stop_after. */
 int qrec_stopped(const qrec_t *q);
+/* With stop_after: whether the recording ended because the core slept (nothing
+ * executed for the idle limit) before stop_after instructions; *pc the last
+ * instruction's address (its WFI or WFE). */
+int qrec_asleep(const qrec_t *q, uint32_t *pc);
 void qrec_free(qrec_t *q);
 
 /* The next instruction: 1 with *out filled, 0 at the end of the program, -1 on

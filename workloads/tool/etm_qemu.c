@@ -50,7 +50,8 @@ static void help(FILE *f)
             "  --log FILE        QEMU's standard error\n"
             "  --max-insns N     give up after N instructions (default 10^8: the program hangs)\n"
             "  --stop-after N    record the first N instructions and stop QEMU: a success whether or\n"
-            "                    not the program has exited (firmware that never ends)\n"
+            "                    not the program has exited (firmware that never ends); firmware that\n"
+            "                    sleeps for good sooner ends after --idle-timeout with what it ran\n"
             "  --timeout S       give up after S seconds in all (default %u)\n"
             "  --idle-timeout S  give up when QEMU executes nothing for S seconds (default %u: a core\n"
             "                    asleep in WFI with no interrupt to wake it)\n"
@@ -173,7 +174,12 @@ static void print_stats(FILE *f, const char *program, const qrec_stats_t *s, con
 
 static void note_stopped(const qrec_source_t *src, const char *program)
 {
-    if (qrec_stopped(src->q))
+    uint32_t pc = 0;
+    if (qrec_asleep(src->q, &pc))
+        fprintf(stderr, "%s: the core went to sleep for good at 0x%08" PRIx32 " after %" PRIu64 " instructions, "
+                "before --stop-after's count: stopped there; the program had not exited\n",
+                program, pc, qrec_get_stats(src->q)->insns);
+    else if (qrec_stopped(src->q))
         fprintf(stderr, "%s: stopped after %" PRIu64 " instructions (--stop-after); the program had not exited\n",
                 program, qrec_get_stats(src->q)->insns);
 }
