@@ -54,6 +54,8 @@ install(FILES ${PROJECT_SOURCE_DIR}/docs/man/etm.1 DESTINATION ${CMAKE_INSTALL_M
 install(FILES ${PROJECT_SOURCE_DIR}/scripts/etm-completion.bash DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions
         RENAME etm)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# The vector format, which etm convert --help and the man page name.
+install(FILES ${PROJECT_SOURCE_DIR}/vectors/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR}/vectors)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs PATTERN "man" EXCLUDE)
 
 # ---- pkg-config and the CMake package -------------------------------------------------------
@@ -80,5 +82,7 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# The Python package (import etm) needs NumPy; the libraries' own needs come from shlibdeps.
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "python3, python3-numpy")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "verilator, libsystemc-dev, pkg-config")
 include(CPack)

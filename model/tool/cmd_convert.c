@@ -10,13 +10,18 @@
 static void help(FILE *f)
 {
     fprintf(f, "usage: etm convert [options] INPUT OUTPUT\n\n"
-               "Converts per-cycle signals between a vector file and a VCD (chosen by the file\n"
-               "names: .vcd is VCD, anything else a vector file; OUTPUT '-' is standard output\n"
-               "as a vector file). A vector file written from a VCD has the columns found in it.\n"
-               "Binary stimulus (vectors/README.md) is read wherever a vector file is.\n\n"
-               "  --kind stimulus|expected  what INPUT holds when it is a VCD (default stimulus)\n"
+               "Converts per-cycle signals between a vector file and a VCD or FST waveform (chosen\n"
+               "by the file names: .vcd is VCD, .fst FST, anything else a vector file; OUTPUT '-'\n"
+               "is standard output as a vector file). A vector file written from a waveform has\n"
+               "the columns found in it. Binary stimulus is read wherever a vector file is (the\n"
+               "format: vectors/README.md, installed in share/doc/etm-model/vectors).\n"
+               "A waveform does not carry the register image: one that is not the etm-m3 preset\n"
+               "(what a waveform is read with by default) is not dropped without --drop-config;\n"
+               "read the waveform with --config INPUT instead (a vector file's header serves).\n\n"
+               "  --kind stimulus|expected  what INPUT holds when it is a waveform (default stimulus)\n"
                "  --binary                  write stimulus as a binary vector file (fixed-size\n"
-               "                            records, read many times faster than text)\n\n%s",
+               "                            records, read many times faster than text)\n"
+               "  --drop-config             write a waveform even though the register image is lost\n\n%s",
             source_opts_help);
 }
 
@@ -25,7 +30,7 @@ int cmd_convert(int argc, char **argv)
     source_opts_t so;
     source_opts_init(&so);
     etm_veckind_t kind = ETM_VEC_STIMULUS;
-    int kind_given = 0, binary = 0;
+    int kind_given = 0, binary = 0, drop_config = 0;
     const char *paths[2] = { NULL, NULL };
     int npaths = 0;
     for (int i = 1; i < argc; i++) {
@@ -39,6 +44,8 @@ int cmd_convert(int argc, char **argv)
             return 0;
         } else if (!strcmp(argv[i], "--binary")) {
             binary = 1;
+        } else if (!strcmp(argv[i], "--drop-config")) {
+            drop_config = 1;
         } else if (!strcmp(argv[i], "--kind")) {
             if (i + 1 >= argc || (strcmp(argv[i + 1], "stimulus") && strcmp(argv[i + 1], "expected"))) {
                 fprintf(stderr, "etm convert: --kind must be stimulus or expected\n");
@@ -87,6 +94,15 @@ int cmd_convert(int argc, char **argv)
     source_t src;
     if (source_open(&src, paths[0], &so, kind))
         return 2;
+    etm_config_t m3;
+    if (out_vcd && !drop_config && etm_config_preset(&m3, "etm-m3") == ETM_OK && !etm_config_equal(&src.cfg, &m3)) {
+        fprintf(stderr, "etm convert: %s: a waveform does not carry the register image of %s, which is not the "
+                        "etm-m3 preset a waveform is read with by default: read the waveform with --config %s "
+                        "(its header serves), or give --drop-config to write it anyway\n",
+                paths[1], paths[0], in_vcd && so.config_path ? so.config_path : paths[0]);
+        source_close(&src);
+        return 2;
+    }
     if (outfile_open(&of, "convert", paths[1], inputs)) {
         source_close(&src);
         return 2;

@@ -84,35 +84,6 @@ static int parse_image_opt(etm_image_t *im, const char *arg)
 
 /* ---- Configuration ------------------------------------------------------------- */
 
-static int load_config(const char *path, etm_config_t *cfg)
-{
-    etm_diag_t d;
-    etm_diag_clear(&d);
-    FILE *f = fopen(path, "r");
-    char first[32] = "";
-    if (f) {
-        if (!fgets(first, sizeof first, f))
-            first[0] = '\0';
-        fclose(f);
-    }
-    if (!strncmp(first, "etm-vectors", 11)) {
-        etm_vec_reader_t *r;
-        if (etm_vec_open(&r, path, &d) != ETM_OK) {
-            char buf[400];
-            fprintf(stderr, "etm decode: %s\n", etm_diag_format(&d, buf, sizeof buf));
-            return -1;
-        }
-        *cfg = *etm_vec_config(r);
-        etm_vec_close(r);
-        return 0;
-    }
-    if (etm_config_read_file(cfg, path, &d) != ETM_OK) {
-        char buf[400];
-        fprintf(stderr, "etm decode: %s\n", etm_diag_format(&d, buf, sizeof buf));
-        return -1;
-    }
-    return 0;
-}
 
 /* ---- Printing ---------------------------------------------------------------- */
 
@@ -552,7 +523,7 @@ static int decode_config(decode_opts_t *d, etm_config_t *cfg)
         if (!strncmp(first, "etm-vectors", 11))
             d->config_path = d->path;
     }
-    if (d->config_path && load_config(d->config_path, cfg) != 0)
+    if (d->config_path && config_load_file("decode", d->config_path, cfg) != 0)
         return -1;
     for (int i = 0; i < d->nsets; i++) {
         etm_diag_t e;

@@ -90,10 +90,27 @@ void json_run_stats(json_t *j, const etm_stats_t *s)
     json_u64(j, "fifofull_cycles", s->fifofull_cycles);
     json_u64(j, "staged_cycles", s->staged_cycles);
     json_u64(j, "stage_overflows", s->stage_overflows);
+    /* The decoder's packet names (etm_pkt_kind_id), kinds sharing one summed. */
     json_object(j, "packets");
-    for (int k = 0; k < ETM_PKT_ALL_COUNT; k++)
-        if (s->packets[k])
-            json_u64(j, etm_pkt_kind_name((etm_pkt_kind_t)k), s->packets[k]);
+    for (int k = 0; k < ETM_PKT_ALL_COUNT; k++) {
+        const char *id = etm_pkt_kind_id((etm_pkt_kind_t)k);
+        uint64_t n = 0;
+        int first = 1;
+        for (int m = 0; m < ETM_PKT_ALL_COUNT; m++)
+            if (!strcmp(etm_pkt_kind_id((etm_pkt_kind_t)m), id)) {
+                first &= m >= k;
+                n += s->packets[m];
+            }
+        if (first && n)
+            json_u64(j, id, n);
+    }
+    json_end(j);
+    json_object(j, "p_header_formats"); /* the packing, format by format */
+    for (int f = 0; f < 4; f++)
+        if (s->packets[ETM_PKT_PHDR_F1 + f]) {
+            char key[2] = { (char)('1' + f), 0 };
+            json_u64(j, key, s->packets[ETM_PKT_PHDR_F1 + f]);
+        }
     json_end(j);
     json_end(j);
 }

@@ -18,7 +18,7 @@ static const struct subcommand {
 } subcommands[] = {
     { "run", cmd_run, "run the model on a stimulus file: trace bytes, per-cycle outputs, summary" },
     { "check", cmd_check, "check interface signals against the ETM interface rules" },
-    { "convert", cmd_convert, "convert between vector files and VCD" },
+    { "convert", cmd_convert, "convert between vector files and VCD or FST waveforms" },
     { "config", cmd_config, "validate, explain or print a register image" },
     { "snapshot", cmd_snapshot, "run the model and write an OpenCSD snapshot folder of its trace" },
     { "decode", cmd_decode, "decode an ETMv3 trace (raw or CoreSight frames) into packets and instructions" },

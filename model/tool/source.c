@@ -159,8 +159,10 @@ void source_opts_init(source_opts_t *o)
 }
 
 const char source_opts_help[] =
-    "Input options (a file ending in .vcd is read as VCD, anything else as a vector file):\n"
-    "  --config FILE      register image for a VCD input (default: the etm-m3 preset)\n"
+    "Input options (a file ending in .vcd is read as VCD, .fst as FST, anything else as a\n"
+    "vector file):\n"
+    "  --config FILE      register image for a VCD or FST input, or a vector file whose header\n"
+    "                     holds it (default: the etm-m3 preset)\n"
     "  --format vec|vcd   override the choice by file name\n"
     "  --clock NAME       VCD clock (default: CLK, HCLK, FCLK, clk_i or clock)\n"
     "  --period P         VCD without a clock: sample every P time units\n"
@@ -177,6 +179,36 @@ static int need_value(int argc, char **argv, int *i)
 {
     if (*i + 1 >= argc) {
         fprintf(stderr, "etm: %s needs a value\n", argv[*i]);
+        return -1;
+    }
+    return 0;
+}
+
+int config_load_file(const char *cmd, const char *path, etm_config_t *cfg)
+{
+    etm_diag_t d;
+    etm_diag_clear(&d);
+    FILE *f = fopen(path, "r");
+    char first[32] = "";
+    if (f) {
+        if (!fgets(first, sizeof first, f))
+            first[0] = '\0';
+        fclose(f);
+    }
+    etm_err_t e;
+    if (!strncmp(first, "etm-vectors", 11)) {
+        etm_vec_reader_t *r;
+        e = etm_vec_open(&r, path, &d);
+        if (e == ETM_OK) {
+            *cfg = *etm_vec_config(r);
+            etm_vec_close(r);
+        }
+    } else {
+        e = etm_config_read_file(cfg, path, &d);
+    }
+    if (e != ETM_OK) {
+        char buf[400];
+        fprintf(stderr, "etm%s%s: %s\n", cmd ? " " : "", cmd ? cmd : "", etm_diag_format(&d, buf, sizeof buf));
         return -1;
     }
     return 0;
@@ -320,10 +352,8 @@ int source_open(source_t *s, const char *path, const source_opts_t *o, etm_vecki
         return 0;
     }
     if (o->config_path) {
-        if (etm_config_read_file(&s->cfg, o->config_path, &d) != ETM_OK) {
-            print_diag(&d);
+        if (config_load_file(NULL, o->config_path, &s->cfg) != 0)
             return 2;
-        }
     } else {
         etm_config_default(&s->cfg);
     }

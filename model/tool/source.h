@@ -79,6 +79,10 @@ void print_diag(const etm_diag_t *d);
 void progress(const char *what, uint64_t cycle);
 void progress_done(void);
 
+/* A register image from path: NAME=0xVALUE lines, or a vector file's header.
+ * Returns 0, or -1 printed ("etm CMD: file:line: why"; "etm: ..." for a NULL cmd). */
+int config_load_file(const char *cmd, const char *path, etm_config_t *cfg);
+
 /* Whether f (at its start; rewound) begins as a zip archive does (PK 03 04). */
 int file_is_zip(FILE *f);
 

@@ -117,6 +117,7 @@ _proto("etm_untraced_overflow", ctypes.c_int, _vp)
 _proto("etm_run_records", ctypes.c_int, _vp, _vp, _size, ctypes.c_int, _vp, _size, ctypes.POINTER(_size),
        ctypes.POINTER(_size))
 _proto("etm_pkt_kind_name", ctypes.c_char_p, ctypes.c_int)
+_proto("etm_pkt_kind_id", ctypes.c_char_p, ctypes.c_int)
 _proto("etm_strerror", ctypes.c_char_p, ctypes.c_int)
 _proto("etm_gen_params_default", None, ctypes.POINTER(_GenParams))
 _proto("etm_gen_create", ctypes.c_int, ctypes.POINTER(_vp), ctypes.POINTER(_GenParams), ctypes.POINTER(_Diag))
@@ -265,7 +266,15 @@ def _stats_dict(ptr):
     for n in _STATS_SCALARS_BEFORE:
         out[n] = v[i]
         i += 1
-    out["packets"] = {_lib.etm_pkt_kind_name(k).decode(): v[i + k] for k in range(_PKT_KINDS) if v[i + k]}
+    # The JSON results' names (etm_pkt_kind_id: the decoder's), kinds sharing one summed,
+    # and the P-header formats one by one.
+    packets = {}
+    for k in range(_PKT_KINDS):
+        if v[i + k]:
+            name = _lib.etm_pkt_kind_id(k).decode()
+            packets[name] = packets.get(name, 0) + v[i + k]
+    out["packets"] = packets
+    out["p_header_formats"] = {str(f + 1): v[i + f] for f in range(4) if v[i + f]}
     i += _PKT_KINDS
     for n in _STATS_SCALARS_AFTER:
         out[n] = v[i]

@@ -4,7 +4,8 @@ documented schema (docs/schema/etm-result-v1.schema.json) with Debian's
 python3-jsonschema, and the figures checked against one another: the cycles
 gen wrote are the cycles run, check, verify and snapshot read; the trace bytes
 run counted are the bytes decode and verify read; a wrong trace fails verify
-with its rule; a broken stimulus fails check with its rule and line. A
+with its rule; a broken stimulus fails check with its rule and line; run,
+snapshot and decode name and count the packets of one trace alike. A
 mutilated result must fail the schema too, so the validator is shown to bite.
 
     test_json.py ETM SCHEMA WORKDIR RULES_DIR SWO_DIR
@@ -83,6 +84,12 @@ if None not in (gen, runr, tpiu, check, bad, dec, ver, wrong, snap, v1ver, swo, 
     expect(tb == os.path.getsize("t.bin"), "run: trace_bytes is not the size of the trace file")
     expect(dec["stats"]["bytes"] == tb and dec["errors"] == 0, "decode: bytes differ from run's, or errors")
     expect(ver["result"]["bytes"] == tb and ver["passed"] and ver["first_failure"] is None, "verify: the right trace")
+    # One vocabulary: run and decode name and count the same trace's packets alike.
+    expect(runr["stats"]["packets"] == dec["stats"]["packets"],
+           f"run and decode count the packets otherwise: {runr['stats']['packets']} {dec['stats']['packets']}")
+    expect(sum(runr["stats"]["p_header_formats"].values()) == runr["stats"]["packets"].get("P_HDR"),
+           "run: the P-header formats do not add up to its P_HDR count")
+    expect(snap["stats"]["packets"] == runr["stats"]["packets"], "snapshot: packets named or counted otherwise than run's")
     expect(runr["stats"]["overflows"] > 0, "run: the stalled ATB made no overflow")
     expect(ver["result"]["overflows"] == runr["stats"]["overflows"], "verify: overflows differ from run's")
     expect(tpiu.get("tpiu", {}).get("pins") == 4 and tpiu["tpiu"]["frames"] > 0, "run --tpiu: the TPIU's figures")
@@ -102,6 +109,7 @@ if None not in (gen, runr, tpiu, check, bad, dec, ver, wrong, snap, v1ver, swo, 
             ("run with an unknown member", runr, lambda d: d.__setitem__("extra", 1)),
             ("check with violations as text", check, lambda d: d.__setitem__("violations", "0")),
             ("decode of another protocol", dec, lambda d: d.__setitem__("protocol", "etmv4")),
+            ("run naming a packet otherwise", runr, lambda d: d["stats"]["packets"].__setitem__("P-header format 1", 1)),
             ("another schema version", gen, lambda d: d.__setitem__("schema_version", 2)),
             ("swo with a byte value above 255", swo_bad, lambda d: d["reported"][0].__setitem__("value", 256))):
         d = copy.deepcopy(doc)

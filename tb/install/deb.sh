@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The Debian package (docs/install.md):
 #   tb/install/deb.sh BUILD_DIR WORK_DIR
-# builds it with cpack -G DEB, installs it with dpkg -i, runs the installed
-# etm --help, shows its man page and imports the Python package, then removes
+# builds it with cpack -G DEB (its Depends with python3-numpy), installs it with
+# dpkg -i, runs the installed etm --help (FST named), shows its man page (FST
+# named), finds vectors/README.md, imports the Python package, then removes
 # it and checks that nothing of it is left. Needs root (it installs into /usr): exit 77 (skipped) without.
 set -euo pipefail
 build=$1 work=$2
@@ -22,7 +23,10 @@ mkdir -p "$work"
 (cd "$work" && cpack --config "$build/CPackConfig.cmake" -G DEB -B "$work" >cpack.log) ||
   { cat "$work/cpack.log"; fail "cpack"; }
 deb=$(ls "$work"/etm-model_*.deb)
-dpkg-deb --info "$deb" | grep -E "Package|Version|Depends"
+info=$(dpkg-deb --info "$deb")
+grep -E "Package|Version|Depends" <<<"$info"
+# The Python package it installs needs NumPy: the package says so.
+grep -Eq "^ Depends:.*python3-numpy" <<<"$info" || fail "the package does not depend on python3-numpy"
 trap 'dpkg -r etm-model >/dev/null 2>&1 || true' EXIT
 dpkg -i "$deb" >"$work/dpkg-i.log" || { cat "$work/dpkg-i.log"; fail "dpkg -i"; }
 help=$(/usr/bin/etm --help)
@@ -31,6 +35,11 @@ grep -q "Subcommands:" <<<"$help" || fail "the installed etm --help"
 page=$(man -P cat etm 2>/dev/null || true)
 grep -Eq "protocol +scoreboard" <<<"$page" || fail "man etm"
 pkg-config --exists etm || fail "pkg-config does not find etm.pc"
+# The vector format the tool's help and man page point to.
+[ -s /usr/share/doc/etm-model/vectors/README.md ] || fail "vectors/README.md is not installed"
+grep -q "vectors/README.md" <<<"$(/usr/bin/etm convert --help)" || fail "etm convert --help names no vector format"
+grep -q "FST" <<<"$help" || fail "etm --help does not name FST"
+grep -q "FST" <<<"$page" || fail "man etm does not name FST"
 /usr/bin/python3 -c "import etm; print('python3: import etm:', etm.__version__, etm._lib._name)" ||
   fail "python3 -c 'import etm'"
 files=$(dpkg -L etm-model | grep -c .)

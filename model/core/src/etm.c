@@ -32,6 +32,14 @@ static const char *const pkt_names[ETM_PKT_ALL_COUNT] = {
 
 const char *etm_pkt_kind_name(etm_pkt_kind_t k) { return (unsigned)k < ETM_PKT_ALL_COUNT ? pkt_names[k] : "?"; }
 
+static const char *const pkt_ids[ETM_PKT_ALL_COUNT] = {
+    "P_HDR", "P_HDR", "P_HDR", "P_HDR", "BRANCH", "BRANCH", "A_SYNC", "I_SYNC", "I_SYNC_CC",
+    "CYCLE_COUNT", "TRIGGER", "EXC_RETURN", "IGNORE",
+    "NORMAL_DATA", "VALUE_NOT_TRACED", "OOO_PLACEHOLDER", "OOO_DATA", "STORE_FAILED",
+};
+
+const char *etm_pkt_kind_id(etm_pkt_kind_t k) { return (unsigned)k < ETM_PKT_ALL_COUNT ? pkt_ids[k] : "?"; }
+
 size_t etm_ctx_size(void) { return sizeof(struct etm_ctx); }
 size_t etm_stats_size(void) { return sizeof(etm_stats_t); }
 

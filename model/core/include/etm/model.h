@@ -50,6 +50,12 @@ typedef enum etm_pkt_kind {
 /* Name of a packet kind ("P-header format 1", "branch address", ...). */
 const char *etm_pkt_kind_name(etm_pkt_kind_t k);
 
+/* The packet kind's identifier as the ETMv3 decoder names packets
+ * (etm_v3pkt_kind_name: "P_HDR", "BRANCH", "A_SYNC", ...), the one vocabulary
+ * of the JSON results: the four P-header formats are all P_HDR, a branch
+ * packet with or without exception information BRANCH. */
+const char *etm_pkt_kind_id(etm_pkt_kind_t k);
+
 typedef struct etm_stats {
     uint64_t cycles;           /* etm_step calls */
     uint64_t instructions;     /* instructions signalled (a folded IT counts) */
