@@ -43,6 +43,11 @@ int outfile_open(outfile_t *o, const char *cmd, const char *path, const char *co
         o->f = stdout;
         return 0;
     }
+    size_t len = strlen(path);
+    if (len == 0 || path[len - 1] == '/') { /* no name to rename the temporary to */
+        fprintf(stderr, "etm %s: '%s': %s\n", cmd, path, len ? "names a folder, not a file" : "an empty file name");
+        return 2;
+    }
     if (outfile_refuse(cmd, path, inputs))
         return 2;
     /* A symbolic link is written where it points; a dangling one as named. */
