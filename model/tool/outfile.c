@@ -65,6 +65,21 @@ int outfile_open(outfile_t *o, const char *cmd, const char *path, const char *co
         fprintf(stderr, "etm %s: %s: is a directory\n", cmd, path);
         return 2;
     }
+    if (stat(o->dest, &st) == 0 && !S_ISREG(st.st_mode)) {
+        /* A device, a FIFO, a socket (/dev/null, a pipe): written as it comes, as
+         * standard output is; renaming a file over it would replace the node. */
+        if (etm_is_fst_path(path)) {
+            fprintf(stderr, "etm %s: %s: is not a regular file (an FST is written whole, into a file)\n", cmd, path);
+            return 2;
+        }
+        o->f = fopen(o->dest, "wb");
+        if (!o->f) {
+            fprintf(stderr, "etm %s: %s: cannot write: %s\n", cmd, path, strerror(errno));
+            return 2;
+        }
+        o->special = 1;
+        return 0;
+    }
     const char *slash = strrchr(o->dest, '/');
     int dirlen = slash ? (int)(slash - o->dest + 1) : 0;
     snprintf(o->tmp, sizeof o->tmp, "%.*s.%s.etm-XXXXXX", dirlen, o->dest, o->dest + dirlen);
@@ -100,7 +115,7 @@ int outfile_open(outfile_t *o, const char *cmd, const char *path, const char *co
 void outfile_discard(outfile_t *o)
 {
     if (o->f && o->f != stdout)
-        fclose(o->f);
+        fclose(o->f); /* a device or FIFO has had what was written */
     if (o->tmp[0])
         unlink(o->tmp);
     o->f = NULL;
@@ -115,6 +130,20 @@ int outfile_commit(outfile_t *o, const char *cmd)
         o->f = NULL;
         if (fflush(stdout) != 0) {
             fprintf(stderr, "etm %s: cannot write standard output: %s\n", cmd, strerror(errno));
+            return 2;
+        }
+        return 0;
+    }
+    if (o->special) { /* written in place */
+        int ok = fflush(o->f) == 0 && !ferror(o->f);
+        int err = errno;
+        if (fclose(o->f) != 0 && ok) {
+            ok = 0;
+            err = errno;
+        }
+        o->f = NULL;
+        if (!ok) {
+            fprintf(stderr, "etm %s: %s: cannot write: %s\n", cmd, o->shown, strerror(err));
             return 2;
         }
         return 0;

@@ -4,7 +4,9 @@
  * temporary file beside the destination, renamed over it only when complete,
  * so an error or a kill leaves the old file or none (and, after a kill, the
  * temporary, named .NAME.etm-XXXXXX). "-" is standard output, written as it
- * comes. A destination that is a symbolic link is replaced where it points.
+ * comes, and so is a destination that is not a regular file (a device such
+ * as /dev/null, a FIFO: renaming over it would replace the node). A
+ * destination that is a symbolic link is replaced where it points.
  * An FST destination is written as VCD text into an unnamed temporary file
  * and converted at the end (etm/vcd.h), into the temporary beside it. */
 #ifndef ETM_TOOL_OUTFILE_H
@@ -18,6 +20,7 @@ typedef struct outfile {
     char dest[4096];        /* the destination, a link resolved */
     char tmp[4096 + 32];    /* the temporary beside it ("" for standard output) */
     int fst;                /* f holds VCD text for an FST destination */
+    int special;            /* a device or FIFO, written in place */
     const char *shown;      /* the destination as the user named it, for messages */
 } outfile_t;
 
