@@ -90,18 +90,16 @@ void json_run_stats(json_t *j, const etm_stats_t *s)
     json_u64(j, "fifofull_cycles", s->fifofull_cycles);
     json_u64(j, "staged_cycles", s->staged_cycles);
     json_u64(j, "stage_overflows", s->stage_overflows);
-    /* The decoder's packet names (etm_pkt_kind_id), kinds sharing one summed. */
+    /* The decoder's packet names (etm_pkt_kind_id); the kinds sharing one are
+     * neighbours (the P-header formats, the branch packets), summed. */
     json_object(j, "packets");
-    for (int k = 0; k < ETM_PKT_ALL_COUNT; k++) {
+    for (int k = 0; k < ETM_PKT_ALL_COUNT;) {
         const char *id = etm_pkt_kind_id((etm_pkt_kind_t)k);
         uint64_t n = 0;
-        int first = 1;
-        for (int m = 0; m < ETM_PKT_ALL_COUNT; m++)
-            if (!strcmp(etm_pkt_kind_id((etm_pkt_kind_t)m), id)) {
-                first &= m >= k;
-                n += s->packets[m];
-            }
-        if (first && n)
+        do
+            n += s->packets[k++];
+        while (k < ETM_PKT_ALL_COUNT && !strcmp(etm_pkt_kind_id((etm_pkt_kind_t)k), id));
+        if (n)
             json_u64(j, id, n);
     }
     json_end(j);

@@ -61,11 +61,12 @@ int outfile_open(outfile_t *o, const char *cmd, const char *path, const char *co
     }
     strcpy(o->dest, dest);
     free(real);
-    if (stat(o->dest, &st) == 0 && S_ISDIR(st.st_mode)) {
+    int exists = stat(o->dest, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode)) {
         fprintf(stderr, "etm %s: %s: is a directory\n", cmd, path);
         return 2;
     }
-    if (stat(o->dest, &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (exists && !S_ISREG(st.st_mode)) {
         /* A device, a FIFO, a socket (/dev/null, a pipe): written as it comes, as
          * standard output is; renaming a file over it would replace the node. */
         if (etm_is_fst_path(path)) {
@@ -134,20 +135,6 @@ int outfile_commit(outfile_t *o, const char *cmd)
         }
         return 0;
     }
-    if (o->special) { /* written in place */
-        int ok = fflush(o->f) == 0 && !ferror(o->f);
-        int err = errno;
-        if (fclose(o->f) != 0 && ok) {
-            ok = 0;
-            err = errno;
-        }
-        o->f = NULL;
-        if (!ok) {
-            fprintf(stderr, "etm %s: %s: cannot write: %s\n", cmd, o->shown, strerror(err));
-            return 2;
-        }
-        return 0;
-    }
     int ok = fflush(o->f) == 0 && !ferror(o->f);
     int err = errno;
     if (ok && o->fst) {
@@ -164,14 +151,15 @@ int outfile_commit(outfile_t *o, const char *cmd)
     if (!ok)
         err = errno;
     o->f = NULL;
-    if (ok && rename(o->tmp, o->dest) != 0) {
+    if (ok && !o->special && rename(o->tmp, o->dest) != 0) { /* a device or FIFO was written in place */
         ok = 0;
         err = errno;
     }
     if (!ok) {
-        fprintf(stderr, "etm %s: %s: cannot write: %s (the old file, if any, is left)\n", cmd, o->shown,
-                strerror(err));
-        unlink(o->tmp);
+        fprintf(stderr, "etm %s: %s: cannot write: %s%s\n", cmd, o->shown, strerror(err),
+                o->special ? "" : " (the old file, if any, is left)");
+        if (o->tmp[0])
+            unlink(o->tmp);
         o->tmp[0] = 0;
         return 2;
     }

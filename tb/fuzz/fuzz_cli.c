@@ -132,6 +132,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int argc = 0;
     argv[argc++] = (char *)"etm";
     argv[argc++] = (char *)cmds[fuzz_u8(&in) % (sizeof cmds / sizeof cmds[0])];
+    int gen = !strcmp(argv[1], "gen");
     unsigned nargs = fuzz_u8(&in) % 12;
     for (unsigned k = 0; k < nargs; k++) {
         unsigned b = fuzz_u8(&in);
@@ -147,11 +148,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         tok[k][j] = 0;
         if (is_digit_run(tok[k]) && j > 4)
             tok[k][4] = 0;
-        if (is_digit_run(tok[k]) && j > 3 && !strcmp(argv[1], "gen") && !strcmp(argv[argc - 1], "--cycles"))
+        if (is_digit_run(tok[k]) && j > 3 && gen && !strcmp(argv[argc - 1], "--cycles"))
             tok[k][3] = 0; /* at most 999 cycles */
         argv[argc++] = tok[k];
     }
-    int has_cycles = 0, gen = !strcmp(argv[1], "gen");
+    int has_cycles = 0;
     for (int k = 2; k < argc; k++)
         has_cycles |= !strcmp(argv[k], "--cycles");
     if (gen && !has_cycles) {

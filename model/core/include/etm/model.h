@@ -53,7 +53,8 @@ const char *etm_pkt_kind_name(etm_pkt_kind_t k);
 /* The packet kind's identifier as the ETMv3 decoder names packets
  * (etm_v3pkt_kind_name: "P_HDR", "BRANCH", "A_SYNC", ...), the one vocabulary
  * of the JSON results: the four P-header formats are all P_HDR, a branch
- * packet with or without exception information BRANCH. */
+ * packet with or without exception information BRANCH (kinds sharing an
+ * identifier are neighbours in etm_pkt_kind_t). */
 const char *etm_pkt_kind_id(etm_pkt_kind_t k);
 
 typedef struct etm_stats {
